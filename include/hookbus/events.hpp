@@ -1,0 +1,653 @@
+#pragma once
+// The event catalogue: every lifecycle event an agent engine emits, as plain
+// described structs, and `HookEvent`, the one variant that holds any of them.
+//
+// Each event carries
+//   - `type`: its wire name, a compile-time constant;
+//   - `Result` and `reduction`, when handlers can change what happens next
+//     (see results.hpp and reducers.hpp); observe-only events have neither;
+//   - `closing = true` for the second half of a before/after pair, which the bus
+//     can run in reverse registration order (HooksOptions::nested_ordering).
+// The compile-time index of an event in HookEvent is the bus's dispatch key:
+// no string is compared on the emit path.
+
+#include <hookbus/results.hpp>
+
+#include <cstddef>
+#include <type_traits>
+
+namespace hookbus {
+
+enum class Reduction {
+  observe,     // no result; handlers only look
+  block,       // first block/deny stops; input replacements chain
+  patch,       // each patch sets only its fields; handlers see earlier patches
+  replace,     // each handler sees and may replace the previous replacement
+  last_wins,   // the last non-empty value wins
+  cancel,      // first cancel stops; otherwise supplied fields, last wins
+  collect,     // every handler's items accumulate in handler order
+  transform,   // transforms chain; handled/reject stops
+  first_wins,  // the first handler that handles it wins
+};
+BOOST_DESCRIBE_ENUM(Reduction, observe, block, patch, replace, last_wins, cancel, collect, transform, first_wins)
+
+// ------------------------------------------------------------------ session
+
+enum class SessionStartReason { startup, reload, new_session, resume, fork };
+BOOST_DESCRIBE_ENUM(SessionStartReason, startup, reload, new_session, resume, fork)
+
+enum class SessionSwitchReason { new_session, resume };
+BOOST_DESCRIBE_ENUM(SessionSwitchReason, new_session, resume)
+
+enum class SessionShutdownReason { quit, switch_session, new_session, reload, error };
+BOOST_DESCRIBE_ENUM(SessionShutdownReason, quit, switch_session, new_session, reload, error)
+
+struct SessionStartEvent {
+  static constexpr std::string_view type = "session_start";
+  EventContext context;
+  SessionStartReason reason = SessionStartReason::startup;
+  std::optional<std::string> previous_session_file;
+  bool operator==(const SessionStartEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(SessionStartEvent, (), (context, reason, previous_session_file))
+
+struct SessionBeforeSwitchEvent {
+  static constexpr std::string_view type = "session_before_switch";
+  using Result = SessionBeforeSwitchResult;
+  static constexpr Reduction reduction = Reduction::cancel;
+  EventContext context;
+  SessionSwitchReason reason = SessionSwitchReason::new_session;
+  std::optional<std::string> target_session_file;
+  bool operator==(const SessionBeforeSwitchEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(SessionBeforeSwitchEvent, (), (context, reason, target_session_file))
+
+struct SessionBeforeForkEvent {
+  static constexpr std::string_view type = "session_before_fork";
+  using Result = SessionBeforeForkResult;
+  static constexpr Reduction reduction = Reduction::cancel;
+  EventContext context;
+  std::string entry_id;
+  std::uint64_t position = 0;  // index of the entry in the current branch
+  bool operator==(const SessionBeforeForkEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(SessionBeforeForkEvent, (), (context, entry_id, position))
+
+struct SessionBeforeCompactEvent {
+  static constexpr std::string_view type = "session_before_compact";
+  using Result = SessionBeforeCompactResult;
+  static constexpr Reduction reduction = Reduction::cancel;
+  EventContext context;
+  CompactionPreparation preparation;
+  std::vector<boost::json::object> branch_entries;
+  std::optional<std::string> custom_instructions;
+  bool operator==(const SessionBeforeCompactEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(SessionBeforeCompactEvent, (), (context, preparation, branch_entries, custom_instructions))
+
+struct SessionCompactEvent {
+  static constexpr std::string_view type = "session_compact";
+  EventContext context;
+  CompactionEntry compaction_entry;
+  bool from_extension = false;
+  bool operator==(const SessionCompactEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(SessionCompactEvent, (), (context, compaction_entry, from_extension))
+
+struct SessionShutdownEvent {
+  static constexpr std::string_view type = "session_shutdown";
+  EventContext context;
+  SessionShutdownReason reason = SessionShutdownReason::quit;
+  std::optional<std::string> target_session_file;
+  bool operator==(const SessionShutdownEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(SessionShutdownEvent, (), (context, reason, target_session_file))
+
+struct SessionBeforeTreeEvent {
+  static constexpr std::string_view type = "session_before_tree";
+  using Result = SessionBeforeTreeResult;
+  static constexpr Reduction reduction = Reduction::cancel;
+  EventContext context;
+  TreePreparation preparation;
+  bool operator==(const SessionBeforeTreeEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(SessionBeforeTreeEvent, (), (context, preparation))
+
+struct SessionTreeEvent {
+  static constexpr std::string_view type = "session_tree";
+  EventContext context;
+  std::optional<std::string> new_leaf_id;
+  std::optional<std::string> old_leaf_id;
+  std::optional<BranchSummaryEntry> summary_entry;
+  bool operator==(const SessionTreeEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(SessionTreeEvent, (), (context, new_leaf_id, old_leaf_id, summary_entry))
+
+// -------------------------------------------------------------------- agent
+
+enum class InputSource { interactive, rpc, extension };
+BOOST_DESCRIBE_ENUM(InputSource, interactive, rpc, extension)
+
+struct AgentInitializedEvent {
+  static constexpr std::string_view type = "agent_initialized";
+  EventContext context;
+  std::string agent_id;
+  std::string name;
+  bool operator==(const AgentInitializedEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(AgentInitializedEvent, (), (context, agent_id, name))
+
+struct InputEvent {
+  static constexpr std::string_view type = "input";
+  using Result = InputResult;
+  static constexpr Reduction reduction = Reduction::transform;
+  EventContext context;
+  std::string text;
+  InputSource source = InputSource::interactive;
+  std::vector<ImagePart> images;
+  bool operator==(const InputEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(InputEvent, (), (context, text, source, images))
+
+struct BeforeAgentStartEvent {
+  static constexpr std::string_view type = "before_agent_start";
+  using Result = BeforeAgentStartResult;
+  static constexpr Reduction reduction = Reduction::last_wins;
+  EventContext context;
+  std::string prompt;
+  std::string system_prompt;
+  bool operator==(const BeforeAgentStartEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(BeforeAgentStartEvent, (), (context, prompt, system_prompt))
+
+struct BootstrapFilesEvent {
+  static constexpr std::string_view type = "bootstrap_files";
+  using Result = BootstrapFilesResult;
+  static constexpr Reduction reduction = Reduction::collect;
+  EventContext context;
+  std::string agent_id;
+  bool operator==(const BootstrapFilesEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(BootstrapFilesEvent, (), (context, agent_id))
+
+struct ContextEvent {
+  static constexpr std::string_view type = "context";
+  using Result = ContextResult;
+  static constexpr Reduction reduction = Reduction::replace;
+  EventContext context;
+  std::vector<Message> messages;
+  bool operator==(const ContextEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(ContextEvent, (), (context, messages))
+
+struct AgentStartEvent {
+  static constexpr std::string_view type = "agent_start";
+  EventContext context;
+  bool operator==(const AgentStartEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(AgentStartEvent, (), (context))
+
+struct AgentEndEvent {
+  static constexpr std::string_view type = "agent_end";
+  using Result = AgentEndResult;
+  static constexpr Reduction reduction = Reduction::collect;
+  static constexpr bool closing = true;
+  EventContext context;
+  std::vector<Message> messages;
+  bool operator==(const AgentEndEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(AgentEndEvent, (), (context, messages))
+
+struct AgentErrorEvent {
+  static constexpr std::string_view type = "agent_error";
+  EventContext context;
+  std::string error;
+  bool operator==(const AgentErrorEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(AgentErrorEvent, (), (context, error))
+
+struct SavePointEvent {
+  static constexpr std::string_view type = "save_point";
+  EventContext context;
+  bool operator==(const SavePointEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(SavePointEvent, (), (context))
+
+struct SettledEvent {
+  static constexpr std::string_view type = "settled";
+  EventContext context;
+  bool operator==(const SettledEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(SettledEvent, (), (context))
+
+// --------------------------------------------------------- turn and message
+
+struct TurnStartEvent {
+  static constexpr std::string_view type = "turn_start";
+  EventContext context;
+  std::uint32_t turn_index = 0;
+  Timestamp timestamp{};
+  bool operator==(const TurnStartEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(TurnStartEvent, (), (context, turn_index, timestamp))
+
+struct TurnEndEvent {
+  static constexpr std::string_view type = "turn_end";
+  EventContext context;
+  std::uint32_t turn_index = 0;
+  Message message;
+  std::vector<ToolResult> tool_results;
+  bool operator==(const TurnEndEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(TurnEndEvent, (), (context, turn_index, message, tool_results))
+
+struct MessageStartEvent {
+  static constexpr std::string_view type = "message_start";
+  EventContext context;
+  Message message;
+  bool operator==(const MessageStartEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(MessageStartEvent, (), (context, message))
+
+struct MessageUpdateEvent {
+  static constexpr std::string_view type = "message_update";
+  EventContext context;
+  Message message;
+  bool operator==(const MessageUpdateEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(MessageUpdateEvent, (), (context, message))
+
+struct MessageEndEvent {
+  static constexpr std::string_view type = "message_end";
+  EventContext context;
+  Message message;
+  bool operator==(const MessageEndEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(MessageEndEvent, (), (context, message))
+
+// -------------------------------------------------------------------- model
+
+enum class ModelSelectSource { set, cycle, restore };
+BOOST_DESCRIBE_ENUM(ModelSelectSource, set, cycle, restore)
+
+enum class ThinkingLevel { off, minimal, low, medium, high, xhigh };
+BOOST_DESCRIBE_ENUM(ThinkingLevel, off, minimal, low, medium, high, xhigh)
+
+struct BeforeModelCallEvent {
+  static constexpr std::string_view type = "before_model_call";
+  EventContext context;
+  std::string model;
+  std::vector<Message> messages;
+  bool operator==(const BeforeModelCallEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(BeforeModelCallEvent, (), (context, model, messages))
+
+struct AfterModelCallEvent {
+  static constexpr std::string_view type = "after_model_call";
+  static constexpr bool closing = true;
+  EventContext context;
+  std::string model;
+  std::optional<Message> response;  // set on success
+  std::optional<std::string> error; // set on failure
+  bool operator==(const AfterModelCallEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(AfterModelCallEvent, (), (context, model, response, error))
+
+struct ModelSelectEvent {
+  static constexpr std::string_view type = "model_select";
+  EventContext context;
+  std::string model;
+  std::optional<std::string> previous_model;
+  ModelSelectSource source = ModelSelectSource::set;
+  bool operator==(const ModelSelectEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(ModelSelectEvent, (), (context, model, previous_model, source))
+
+struct ThinkingLevelSelectEvent {
+  static constexpr std::string_view type = "thinking_level_select";
+  EventContext context;
+  ThinkingLevel level = ThinkingLevel::off;
+  std::optional<ThinkingLevel> previous_level;
+  bool operator==(const ThinkingLevelSelectEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(ThinkingLevelSelectEvent, (), (context, level, previous_level))
+
+// --------------------------------------------------------------------- tool
+
+enum class CallerRole { agent, user, system };
+BOOST_DESCRIBE_ENUM(CallerRole, agent, user, system)
+
+struct ToolCallEvent {
+  static constexpr std::string_view type = "tool_call";
+  using Result = ToolCallResult;
+  static constexpr Reduction reduction = Reduction::block;
+  EventContext context;
+  std::string tool_call_id;
+  std::string tool_name;
+  boost::json::object input;
+  bool operator==(const ToolCallEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(ToolCallEvent, (), (context, tool_call_id, tool_name, input))
+
+struct ToolResultEvent {
+  static constexpr std::string_view type = "tool_result";
+  using Result = ToolResultResult;
+  static constexpr Reduction reduction = Reduction::patch;
+  static constexpr bool closing = true;
+  EventContext context;
+  std::string tool_call_id;
+  std::string tool_name;
+  boost::json::object input;
+  std::vector<ContentPart> content;
+  bool is_error = false;
+  bool operator==(const ToolResultEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(ToolResultEvent, (), (context, tool_call_id, tool_name, input, content, is_error))
+
+struct ToolResultPersistEvent {
+  static constexpr std::string_view type = "tool_result_persist";
+  using Result = ToolResultPersistResult;
+  static constexpr Reduction reduction = Reduction::replace;
+  EventContext context;
+  std::string tool_call_id;
+  std::string tool_name;
+  std::vector<ContentPart> content;
+  bool operator==(const ToolResultPersistEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(ToolResultPersistEvent, (), (context, tool_call_id, tool_name, content))
+
+struct ToolExecutionStartEvent {
+  static constexpr std::string_view type = "tool_execution_start";
+  EventContext context;
+  ToolCall tool_call;
+  bool operator==(const ToolExecutionStartEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(ToolExecutionStartEvent, (), (context, tool_call))
+
+struct ToolExecutionUpdateEvent {
+  static constexpr std::string_view type = "tool_execution_update";
+  EventContext context;
+  ToolResult partial_tool_result;
+  bool operator==(const ToolExecutionUpdateEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(ToolExecutionUpdateEvent, (), (context, partial_tool_result))
+
+struct ToolExecutionEndEvent {
+  static constexpr std::string_view type = "tool_execution_end";
+  static constexpr bool closing = true;
+  EventContext context;
+  ToolResult tool_result;
+  Duration duration{};
+  bool operator==(const ToolExecutionEndEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(ToolExecutionEndEvent, (), (context, tool_result, duration))
+
+struct ToolExecutionFailureEvent {
+  static constexpr std::string_view type = "tool_execution_failure";
+  EventContext context;
+  std::string tool_call_id;
+  std::string tool_name;
+  boost::json::object input;
+  std::string error;
+  std::uint32_t attempt = 1;
+  bool operator==(const ToolExecutionFailureEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(ToolExecutionFailureEvent, (), (context, tool_call_id, tool_name, input, error, attempt))
+
+struct PermissionDeniedEvent {
+  static constexpr std::string_view type = "permission_denied";
+  EventContext context;
+  std::string tool_name;
+  boost::json::object parameters;
+  CallerRole role = CallerRole::agent;
+  bool operator==(const PermissionDeniedEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(PermissionDeniedEvent, (), (context, tool_name, parameters, role))
+
+struct TokenBudgetExceededEvent {
+  static constexpr std::string_view type = "token_budget_exceeded";
+  EventContext context;
+  std::string tool_name;
+  boost::json::object parameters;
+  std::uint64_t budget = 0;
+  std::uint64_t used = 0;
+  bool operator==(const TokenBudgetExceededEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(TokenBudgetExceededEvent, (), (context, tool_name, parameters, budget, used))
+
+struct ToolsDisabledEvent {
+  static constexpr std::string_view type = "tools_disabled";
+  EventContext context;
+  std::string tool_name;
+  CallerRole role = CallerRole::agent;
+  bool operator==(const ToolsDisabledEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(ToolsDisabledEvent, (), (context, tool_name, role))
+
+// ----------------------------------------------------------------- subagent
+
+enum class SubagentStatus { completed, failed, cancelled };
+BOOST_DESCRIBE_ENUM(SubagentStatus, completed, failed, cancelled)
+
+struct SubagentStartEvent {
+  static constexpr std::string_view type = "subagent_start";
+  EventContext context;
+  std::string task_id;
+  std::string label;
+  std::string task;
+  bool operator==(const SubagentStartEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(SubagentStartEvent, (), (context, task_id, label, task))
+
+struct SubagentEndEvent {
+  static constexpr std::string_view type = "subagent_end";
+  EventContext context;
+  std::string task_id;
+  std::string label;
+  SubagentStatus status = SubagentStatus::completed;
+  std::string result;
+  bool operator==(const SubagentEndEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(SubagentEndEvent, (), (context, task_id, label, status, result))
+
+// ------------------------------------------------------ gateway and channel
+
+struct GatewayStartupEvent {
+  static constexpr std::string_view type = "gateway:startup";
+  EventContext context;
+  std::vector<std::string> channel_ids;
+  bool operator==(const GatewayStartupEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(GatewayStartupEvent, (), (context, channel_ids))
+
+struct GatewayStopEvent {
+  static constexpr std::string_view type = "gateway:stop";
+  EventContext context;
+  std::vector<std::string> channel_ids;
+  bool operator==(const GatewayStopEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(GatewayStopEvent, (), (context, channel_ids))
+
+struct ChannelConnectEvent {
+  static constexpr std::string_view type = "channel:connect";
+  using Result = ChannelConnectResult;
+  static constexpr Reduction reduction = Reduction::block;
+  EventContext context;
+  std::string channel_id;
+  bool operator==(const ChannelConnectEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(ChannelConnectEvent, (), (context, channel_id))
+
+struct ChannelDisconnectEvent {
+  static constexpr std::string_view type = "channel:disconnect";
+  EventContext context;
+  std::string channel_id;
+  bool operator==(const ChannelDisconnectEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(ChannelDisconnectEvent, (), (context, channel_id))
+
+struct MessageReceiveEvent {
+  static constexpr std::string_view type = "message:receive";
+  using Result = MessageReceiveResult;
+  static constexpr Reduction reduction = Reduction::transform;
+  EventContext context;
+  std::string channel_id;
+  std::string chat_id;
+  std::string user_id;
+  std::string text;
+  std::vector<ContentPart> parts;
+  bool operator==(const MessageReceiveEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(MessageReceiveEvent, (), (context, channel_id, chat_id, user_id, text, parts))
+
+struct MessageSendEvent {
+  static constexpr std::string_view type = "message:send";
+  using Result = MessageSendResult;
+  static constexpr Reduction reduction = Reduction::collect;
+  EventContext context;
+  std::string channel_id;
+  std::string chat_id;
+  std::string input_text;
+  std::string response_text;
+  bool is_voice = false;
+  bool operator==(const MessageSendEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(MessageSendEvent, (), (context, channel_id, chat_id, input_text, response_text, is_voice))
+
+struct MessageCancelEvent {
+  static constexpr std::string_view type = "message:cancel";
+  EventContext context;
+  std::string channel_id;
+  std::string chat_id;
+  bool operator==(const MessageCancelEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(MessageCancelEvent, (), (context, channel_id, chat_id))
+
+struct GatewayErrorEvent {
+  static constexpr std::string_view type = "gateway:error";
+  EventContext context;
+  std::string channel_id;
+  std::string error;
+  bool operator==(const GatewayErrorEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(GatewayErrorEvent, (), (context, channel_id, error))
+
+// --------------------------------------------------------------------- misc
+
+enum class ResourcesDiscoverReason { startup, reload };
+BOOST_DESCRIBE_ENUM(ResourcesDiscoverReason, startup, reload)
+
+struct UserBashEvent {
+  static constexpr std::string_view type = "user_bash";
+  using Result = UserBashResult;
+  static constexpr Reduction reduction = Reduction::first_wins;
+  EventContext context;
+  std::string command;
+  bool exclude_from_context = false;
+  std::string cwd;
+  bool operator==(const UserBashEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(UserBashEvent, (), (context, command, exclude_from_context, cwd))
+
+struct ResourcesDiscoverEvent {
+  static constexpr std::string_view type = "resources_discover";
+  using Result = ResourcesDiscoverResult;
+  static constexpr Reduction reduction = Reduction::collect;
+  EventContext context;
+  std::string cwd;
+  ResourcesDiscoverReason reason = ResourcesDiscoverReason::startup;
+  bool operator==(const ResourcesDiscoverEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(ResourcesDiscoverEvent, (), (context, cwd, reason))
+
+struct RetryStartEvent {
+  static constexpr std::string_view type = "retry_start";
+  EventContext context;
+  std::uint32_t attempt = 1;
+  std::uint32_t max_retries = 0;
+  bool operator==(const RetryStartEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(RetryStartEvent, (), (context, attempt, max_retries))
+
+struct RetryEndEvent {
+  static constexpr std::string_view type = "retry_end";
+  EventContext context;
+  std::uint32_t attempt = 1;
+  bool success = false;
+  std::optional<std::string> error;
+  bool operator==(const RetryEndEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(RetryEndEvent, (), (context, attempt, success, error))
+
+// ------------------------------------------------------------------ HookEvent
+
+using HookEvent = std::variant<
+    SessionStartEvent, SessionBeforeSwitchEvent, SessionBeforeForkEvent, SessionBeforeCompactEvent,
+    SessionCompactEvent, SessionShutdownEvent, SessionBeforeTreeEvent, SessionTreeEvent,
+    AgentInitializedEvent, InputEvent, BeforeAgentStartEvent, BootstrapFilesEvent, ContextEvent,
+    AgentStartEvent, AgentEndEvent, AgentErrorEvent, SavePointEvent, SettledEvent,
+    TurnStartEvent, TurnEndEvent, MessageStartEvent, MessageUpdateEvent, MessageEndEvent,
+    BeforeModelCallEvent, AfterModelCallEvent, ModelSelectEvent, ThinkingLevelSelectEvent,
+    ToolCallEvent, ToolResultEvent, ToolResultPersistEvent, ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent, ToolExecutionEndEvent, ToolExecutionFailureEvent,
+    PermissionDeniedEvent, TokenBudgetExceededEvent, ToolsDisabledEvent,
+    SubagentStartEvent, SubagentEndEvent,
+    GatewayStartupEvent, GatewayStopEvent, ChannelConnectEvent, ChannelDisconnectEvent,
+    MessageReceiveEvent, MessageSendEvent, MessageCancelEvent, GatewayErrorEvent,
+    UserBashEvent, ResourcesDiscoverEvent, RetryStartEvent, RetryEndEvent>;
+
+inline constexpr std::size_t event_count = std::variant_size_v<HookEvent>;
+
+namespace detail {
+template <class E, class V> struct index_in;
+template <class E, class... Ts> struct index_in<E, std::variant<Ts...>> {
+  static constexpr std::size_t value = [] {
+    constexpr bool hits[] = {std::is_same_v<E, Ts>...};
+    for (std::size_t i = 0; i < sizeof...(Ts); ++i)
+      if (hits[i]) return i;
+    return sizeof...(Ts);
+  }();
+};
+}  // namespace detail
+
+// True for exactly the alternatives of HookEvent.
+template <class E>
+concept Event = detail::index_in<E, HookEvent>::value < event_count;
+
+// The event's position in HookEvent: the bus's compile-time dispatch key.
+template <Event E>
+inline constexpr std::size_t event_index = detail::index_in<E, HookEvent>::value;
+
+// True for exactly the result types (the alternatives of HookOutcome but monostate).
+template <class R>
+concept ResultType = !std::is_same_v<R, std::monostate> &&
+                     detail::index_in<R, HookOutcome>::value < std::variant_size_v<HookOutcome>;
+
+template <class E>
+concept EventWithResult = Event<E> && requires { typename E::Result; };
+
+// The result type handlers of E return, or void for observe-only events.
+template <class E> struct event_result { using type = void; };
+template <EventWithResult E> struct event_result<E> { using type = typename E::Result; };
+template <class E> using result_t = typename event_result<E>::type;
+
+template <Event E>
+inline constexpr Reduction reduction_of = [] {
+  if constexpr (EventWithResult<E>) return E::reduction;
+  else return Reduction::observe;
+}();
+
+// Closing events of a before/after pair (tool_result, tool_execution_end,
+// after_model_call, agent_end).
+template <Event E>
+inline constexpr bool is_closing = [] {
+  if constexpr (requires { E::closing; }) return E::closing;
+  else return false;
+}();
+
+// Gating reductions turn a fail-closed handler failure into a refusal.
+constexpr bool is_gating(Reduction r) {
+  return r == Reduction::block || r == Reduction::cancel || r == Reduction::transform;
+}
+
+}  // namespace hookbus

@@ -1,0 +1,62 @@
+#pragma once
+// JSON, the wire format: every event, result and value type converts to JSON
+// and back with nothing lost, driven by Boost.Describe.
+//
+// Writing: described structs become objects (one key per described member, in
+// declaration order); enums become their names (a trailing '_' is dropped, so
+// InputAction::continue_ is "continue"); std::optional that is empty is left
+// out; content parts and events carry a "type" key; Timestamp and Duration are
+// integer milliseconds.
+//
+// Reading is lenient where it should be and strict where it must be:
+//   - unknown keys are ignored;
+//   - a missing key leaves the member at its default when the member is a
+//     std::optional, a container, a bool, a JSON object/value, or the event
+//     `context`, and always for result types (missing means "no change");
+//     any other missing member (strings, numbers, enums, nested structs of an
+//     event) is an error;
+//   - a value of the wrong type is an error;
+// and every error is a JsonError naming the path, e.g.
+//   "tool_call.input: expected object, got string".
+// Nothing is ever half-filled: a read either returns a whole value or throws.
+//
+// The templates below are defined in the library and instantiated there for
+// every catalogue type, to keep Boost.JSON's conversion machinery out of the
+// headers an engine includes everywhere.
+
+#include <hookbus/events.hpp>
+#include <hookbus/errors.hpp>
+
+#include <boost/json/value.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace hookbus {
+
+// Any catalogue type: an event, a result, or a shared value type.
+template <class T> boost::json::value to_json(const T& value);
+template <class T> T from_json(const boost::json::value& json);
+
+// An event as JSON, with its "type" key.
+boost::json::value to_json(const HookEvent& event);
+
+// Reads an event, picking the alternative from "type" (aliases accepted).
+// Throws JsonError for a missing/unknown "type" or a bad payload.
+HookEvent event_from_json(const boost::json::value& json);
+
+// Reads an event of a known kind (by HookEvent index); a "type" key, if present, is ignored.
+HookEvent event_from_json(std::size_t event_index, const boost::json::value& json);
+
+// The outcome of an event as JSON (null for observe-only events).
+boost::json::value to_json(const HookOutcome& outcome);
+
+// Reads the result of the event at `event_index` (lenient: missing fields mean
+// no change). Observe-only events give monostate and ignore the JSON.
+HookOutcome outcome_from_json(std::size_t event_index, const boost::json::value& json);
+
+// Parses text, turning a syntax error into a JsonError with the given source
+// name and the byte offset ("stdin: invalid JSON at offset 12: ...").
+boost::json::value parse_json(std::string_view text, std::string_view source);
+
+}  // namespace hookbus

@@ -1,0 +1,88 @@
+#include <hookbus/hookbus.hpp>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace hookbus {
+namespace {
+
+using ::testing::HasSubstr;
+
+template <class E>
+constexpr bool name_matches_index() {
+  return std::variant_alternative_t<event_index<E>, HookEvent>::type == E::type;
+}
+
+TEST(Catalogue, EveryWireNameIsUniqueAndIndexed) {
+  std::set<std::string_view> seen(event_names().begin(), event_names().end());
+  EXPECT_EQ(seen.size(), event_count);
+  for (std::size_t i = 0; i < event_count; ++i) EXPECT_EQ(find_event(event_names()[i]), i);
+}
+
+TEST(Catalogue, EventIndexIsTheVariantPosition) {
+  static_assert(name_matches_index<ToolCallEvent>());
+  static_assert(name_matches_index<MessageReceiveEvent>());
+  EXPECT_EQ(event_name(event_index<GatewayStartupEvent>), "gateway:startup");
+  EXPECT_EQ(event_name(HookEvent{ToolResultEvent{}}), "tool_result");
+}
+
+TEST(Catalogue, TraitsMapEventsToResultsAndReductions) {
+  static_assert(std::is_same_v<result_t<ToolCallEvent>, ToolCallResult>);
+  static_assert(std::is_same_v<result_t<TurnStartEvent>, void>);
+  static_assert(reduction_of<ToolCallEvent> == Reduction::block);
+  static_assert(reduction_of<ToolResultEvent> == Reduction::patch);
+  static_assert(reduction_of<ContextEvent> == Reduction::replace);
+  static_assert(reduction_of<TurnStartEvent> == Reduction::observe);
+  static_assert(is_closing<ToolResultEvent> && is_closing<AgentEndEvent> && !is_closing<ToolCallEvent>);
+  SUCCEED();
+}
+
+struct AliasCase {
+  std::string_view alias;
+  std::string_view name;
+};
+
+class AliasResolution : public ::testing::TestWithParam<AliasCase> {};
+
+TEST_P(AliasResolution, ResolvesToCatalogueName) {
+  EXPECT_EQ(event_name(resolve_event(GetParam().alias)), GetParam().name);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    OtherSystems, AliasResolution,
+    ::testing::Values(AliasCase{"before_tool_call", "tool_call"}, AliasCase{"on_before_tool", "tool_call"},
+                      AliasCase{"BeforeToolCallEvent", "tool_call"}, AliasCase{"after_tool_call", "tool_result"},
+                      AliasCase{"on_after_tool", "tool_result"}, AliasCase{"AfterToolCallEvent", "tool_result"},
+                      AliasCase{"on_tool_error", "tool_execution_failure"}, AliasCase{"user_message_send", "input"},
+                      AliasCase{"agent_stop", "agent_end"}, AliasCase{"on_turn_start", "turn_start"},
+                      AliasCase{"on_turn_end", "turn_end"}, AliasCase{"on_error", "agent_error"},
+                      AliasCase{"on_permission_denied", "permission_denied"},
+                      AliasCase{"on_token_budget_exceeded", "token_budget_exceeded"},
+                      AliasCase{"on_tools_disabled", "tools_disabled"}, AliasCase{"MessageAddedEvent", "message_end"},
+                      AliasCase{"BeforeInvocationEvent", "agent_start"}, AliasCase{"AfterInvocationEvent", "agent_end"},
+                      AliasCase{"BeforeModelCallEvent", "before_model_call"},
+                      AliasCase{"AfterModelCallEvent", "after_model_call"}, AliasCase{"tool_call", "tool_call"}));
+
+TEST(Names, UnknownNameErrorListsValidNames) {
+  try {
+    resolve_event("tool_cal");
+    FAIL() << "expected UnknownEventError";
+  } catch (const UnknownEventError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("unknown event 'tool_cal'"));
+    EXPECT_THAT(e.what(), HasSubstr("tool_call"));
+    EXPECT_THAT(e.what(), HasSubstr("message:receive"));
+  }
+}
+
+TEST(Names, FindEventReturnsNulloptForUnknownName) { EXPECT_EQ(find_event("nope"), std::nullopt); }
+
+TEST(Names, EventNameOutOfRangeThrows) { EXPECT_THROW(event_name(event_count), std::out_of_range); }
+
+TEST(Names, MakeEventBuildsTheIndexedAlternative) {
+  for (std::size_t i = 0; i < event_count; ++i) EXPECT_EQ(make_event(i).index(), i);
+}
+
+}  // namespace
+}  // namespace hookbus
