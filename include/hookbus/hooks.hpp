@@ -1,0 +1,277 @@
+#pragma once
+// hookbus::Hooks, the bus. Each event type has its own Boost.Signals2 signal
+// (kept inside the library, out of this header), and catch-all subscribers see
+// every event after its typed handlers. docs/semantics.md is the contract.
+//
+//   hookbus::Hooks hooks;
+//   auto policy = hooks.on<hookbus::ToolCallEvent>(
+//       [](const hookbus::ToolCallEvent& e) -> std::optional<hookbus::ToolCallResult> {
+//         if (e.tool_name == "bash") return hookbus::ToolCallResult{.block = true, .reason = "no shell"};
+//         return std::nullopt;
+//       },
+//       {.label = "no-shell", .failure = hookbus::FailurePolicy::fail_closed});
+//   hookbus::ToolCallResult outcome = hooks.emit(hookbus::ToolCallEvent{...});
+
+#include <hookbus/connection.hpp>
+#include <hookbus/events.hpp>
+
+#include <atomic>
+#include <concepts>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace hookbus {
+
+// What a throwing handler turns into.
+enum class FailurePolicy {
+  fail_open,    // logged, reported, skipped: the chain continues from the last good value
+  fail_closed,  // for gating events (block, cancel, reject, deny), also a refusal naming the handler
+};
+
+struct HandlerOptions {
+  std::string label;        // for introspection and error reports; "" becomes "<event>#<n>"
+  int priority = 0;         // lower runs first; equal priorities keep registration order
+  FailurePolicy failure = FailurePolicy::fail_open;
+  // Tool events only: the tool names this handler sees. An exact name or a glob
+  // (`*`, `?`), always matched against the whole name, with `|` alternatives:
+  // "bash", "mcp__github__*", "Bash|Shell". Empty means every tool.
+  std::string tools;
+  // When set, the handler stops by itself once this owner is destroyed.
+  std::optional<std::weak_ptr<const void>> track;
+};
+
+struct HooksOptions {
+  // Closing events of before/after pairs (tool_result, tool_execution_end,
+  // after_model_call, agent_end) run in reverse registration order within a
+  // priority group, so the first "before" handler is the last "after" one.
+  bool nested_ordering = false;
+};
+
+// What error listeners receive when a handler throws.
+struct HookError {
+  std::string event;    // wire name
+  std::string handler;  // label
+  std::string message;  // what() of the exception
+};
+
+// A handler written against the variant: returns the result for the event it
+// was given (or monostate for "no change").
+using NamedHandler = std::function<HookOutcome(const HookEvent&)>;
+using Subscriber = std::function<void(const HookEvent&)>;
+using ErrorListener = std::function<void(const HookError&)>;
+
+// The type-erased form every typed handler is stored as.
+template <Event E>
+using Handler = std::conditional_t<EventWithResult<E>, std::function<std::optional<result_t<E>>(const E&)>,
+                                   std::function<void(const E&)>>;
+
+class Registrar;
+
+namespace detail {
+struct BusState;  // the signals, registries and counters; defined in the library
+
+// Per-type listener counts, checked inline before anything else so an event
+// nobody listens to costs two relaxed loads.
+struct ListenerCounts {
+  std::atomic<std::uint32_t> typed[event_count] = {};
+  std::atomic<std::uint32_t> catch_all{0};
+};
+
+template <Event E, class F>
+Handler<E> make_handler(F&& f) {
+  using Fn = std::decay_t<F>;
+  if constexpr (!EventWithResult<E>) {
+    static_assert(std::is_invocable_v<Fn&, const E&>, "an observe-only handler takes (const E&)");
+    return Handler<E>(std::forward<F>(f));
+  } else {
+    using R = result_t<E>;
+    static_assert(std::is_invocable_v<Fn&, const E&>, "a handler takes (const E&)");
+    using Ret = std::invoke_result_t<Fn&, const E&>;
+    if constexpr (std::is_void_v<Ret>) {
+      return [g = Fn(std::forward<F>(f))](const E& e) mutable -> std::optional<R> {
+        g(e);
+        return std::nullopt;
+      };
+    } else {
+      static_assert(std::is_convertible_v<Ret, std::optional<R>>,
+                    "a handler returns void, the event's Result, or std::optional<Result>");
+      return Handler<E>(std::forward<F>(f));
+    }
+  }
+}
+}  // namespace detail
+
+class Hooks {
+ public:
+  explicit Hooks(HooksOptions options = {});
+  ~Hooks();
+  Hooks(const Hooks&) = delete;
+  Hooks& operator=(const Hooks&) = delete;
+
+  // ------------------------------------------------------------ registration
+
+  // A typed handler: `void(const E&)` for any event; for events with a result
+  // also `Result(const E&)` or `std::optional<Result>(const E&)`, where nullopt
+  // means "no change".
+  template <Event E, class F>
+  Connection on(F&& handler, HandlerOptions options = {}) {
+    return connect<E>(detail::make_handler<E>(std::forward<F>(handler)), std::move(options));
+  }
+
+  // A member function of an object the caller keeps alive.
+  template <Event E, class C, class M>
+    requires std::is_member_function_pointer_v<M>
+  Connection on(M method, C* object, HandlerOptions options = {}) {
+    return on<E>([method, object](const E& e) { return (object->*method)(e); }, std::move(options));
+  }
+
+  // A member function of a shared object: tracked, so it stops when the object dies.
+  template <Event E, class C, class M>
+    requires std::is_member_function_pointer_v<M>
+  Connection on(M method, const std::shared_ptr<C>& object, HandlerOptions options = {}) {
+    options.track = std::weak_ptr<const void>(object);
+    return on<E>(method, object.get(), std::move(options));
+  }
+
+  // By wire name or alias ("tool_call", "before_tool_call"): for handlers
+  // written against HookEvent, such as file-loaded and external hooks. Throws
+  // UnknownEventError, listing the valid names, for an unknown name.
+  Connection on(std::string_view event_name, NamedHandler handler, HandlerOptions options = {});
+
+  // Every event, after that event's typed handlers; sees the event as they left it.
+  Connection subscribe(Subscriber subscriber, HandlerOptions options = {});
+
+  // Called when a handler or subscriber throws.
+  Connection on_error(ErrorListener listener);
+
+  // A provider registers several handlers at once; they disconnect together.
+  template <class P>
+    requires requires(P& p, Registrar& r) { p.register_hooks(r); }
+  ConnectionGroup add(P& provider);
+
+  // Installs every provider registered with HOOKBUS_STATIC_PROVIDER in this process.
+  ConnectionGroup install_static_providers();
+
+  // ------------------------------------------------------------------- emit
+
+  // Runs E's handlers in order, then the catch-all subscribers, and returns the
+  // reduced result (the neutral, default-constructed one when nobody changes
+  // anything). Returns void for observe-only events.
+  template <Event E>
+  result_t<E> emit(const E& event) {
+    if (!listened(event_index<E>)) return result_t<E>();
+    return dispatch(event);
+  }
+
+  // Same, but the bus may apply handlers' changes to the event in place, so no
+  // copy is ever made.
+  template <Event E>
+  result_t<E> emit(E&& event) {
+    if (!listened(event_index<E>)) return result_t<E>();
+    return dispatch(std::move(event));
+  }
+
+  // The variant form; the outcome holds the event's result type, or monostate.
+  HookOutcome emit(const HookEvent& event);
+
+  // ----------------------------------------------------------- introspection
+
+  [[nodiscard]] std::size_t handler_count(std::string_view event_name) const;  // typed + by-name handlers
+  template <Event E>
+  [[nodiscard]] bool has_handlers() const noexcept {
+    return counts_->typed[event_index<E>].load(std::memory_order_relaxed) != 0;
+  }
+  [[nodiscard]] std::vector<std::string> registered_events() const;  // names with at least one handler
+  [[nodiscard]] std::vector<std::string> handlers(std::string_view event_name) const;  // labels, call order
+  [[nodiscard]] std::size_t subscriber_count() const;
+  void clear(std::string_view event_name);  // that event's handlers
+  void clear();                             // every event's handlers (not subscribers or error listeners)
+  void clear_subscribers();
+
+ private:
+  bool listened(std::size_t index) const noexcept {
+    return counts_->typed[index].load(std::memory_order_relaxed) != 0 ||
+           counts_->catch_all.load(std::memory_order_relaxed) != 0;
+  }
+
+  // Defined in the library and instantiated there for every event, which keeps
+  // Signals2 out of this header.
+  template <Event E> Connection connect(Handler<E> handler, HandlerOptions options);
+  template <Event E> result_t<E> dispatch(const E& event);
+  template <Event E> result_t<E> dispatch(E&& event);
+
+  std::shared_ptr<detail::BusState> state_;
+  detail::ListenerCounts* counts_;
+};
+
+// Collects what a provider registers into one ConnectionGroup.
+class Registrar {
+ public:
+  explicit Registrar(Hooks& hooks) noexcept : hooks_(hooks) {}
+
+  template <Event E, class F>
+  void on(F&& handler, HandlerOptions options = {}) {
+    group_.add(hooks_.on<E>(std::forward<F>(handler), std::move(options)));
+  }
+  template <Event E, class C, class M>
+    requires std::is_member_function_pointer_v<M>
+  void on(M method, C* object, HandlerOptions options = {}) {
+    group_.add(hooks_.on<E>(method, object, std::move(options)));
+  }
+  void on(std::string_view event_name, NamedHandler handler, HandlerOptions options = {}) {
+    group_.add(hooks_.on(event_name, std::move(handler), std::move(options)));
+  }
+  void subscribe(Subscriber subscriber, HandlerOptions options = {}) {
+    group_.add(hooks_.subscribe(std::move(subscriber), std::move(options)));
+  }
+  void add(Connection connection) { group_.add(std::move(connection)); }
+
+  Hooks& hooks() noexcept { return hooks_; }
+  ConnectionGroup take() noexcept { return std::move(group_); }
+
+ private:
+  Hooks& hooks_;
+  ConnectionGroup group_;
+};
+
+template <class P>
+  requires requires(P& p, Registrar& r) { p.register_hooks(r); }
+ConnectionGroup Hooks::add(P& provider) {
+  Registrar registrar(*this);
+  provider.register_hooks(registrar);
+  return registrar.take();
+}
+
+// ------------------------------------------------------ static registration
+
+using ProviderFunction = void (*)(Registrar&);
+
+// Adds a provider to the process-wide list Hooks::install_static_providers()
+// installs. Returns true so it can initialise a static.
+bool register_static_provider(std::string_view name, ProviderFunction provider);
+
+// Names of the providers registered so far, in registration order.
+std::vector<std::string> static_provider_names();
+
+}  // namespace hookbus
+
+// Registers hooks at the definition site, into the process-wide provider list:
+//
+//   HOOKBUS_STATIC_PROVIDER(audit_shell) {
+//     registrar.on<hookbus::ToolCallEvent>([](const hookbus::ToolCallEvent& e) { ... });
+//   }
+//
+// Nothing runs until a bus calls install_static_providers(). Put these in the
+// executable (or an object library): a linker drops unreferenced objects of a
+// static library, and their registrations with them.
+#define HOOKBUS_STATIC_PROVIDER(name)                                                                      \
+  static void hookbus_static_provider_##name(::hookbus::Registrar& registrar);                            \
+  [[maybe_unused]] static const bool hookbus_static_provider_registered_##name =                           \
+      ::hookbus::register_static_provider(#name, &hookbus_static_provider_##name);                        \
+  static void hookbus_static_provider_##name([[maybe_unused]] ::hookbus::Registrar& registrar)
