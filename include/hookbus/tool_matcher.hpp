@@ -1,0 +1,30 @@
+#pragma once
+// Which tools a handler sees: an exact name or a glob (`*` any run, `?` one
+// character), always matched against the whole tool name, with `|` between
+// alternatives: "bash", "mcp__github__*", "Bash|Shell".
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hookbus {
+
+class ToolMatcher {
+ public:
+  // An empty pattern matches every tool. Throws std::invalid_argument for an
+  // empty alternative ("Bash|" or "a||b"), which is almost always a typo.
+  explicit ToolMatcher(std::string_view pattern = {});
+
+  [[nodiscard]] bool matches(std::string_view tool_name) const noexcept;
+  [[nodiscard]] bool matches_every_tool() const noexcept { return alternatives_.empty(); }
+  [[nodiscard]] const std::string& pattern() const noexcept { return pattern_; }
+
+ private:
+  std::string pattern_;
+  std::vector<std::string> alternatives_;
+};
+
+// Whole-string glob match with `*` and `?`.
+bool glob_match(std::string_view pattern, std::string_view text) noexcept;
+
+}  // namespace hookbus

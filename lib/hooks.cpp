@@ -1,0 +1,445 @@
+// The bus: one Boost.Signals2 signal per event type, plus the catch-all and
+// error-listener signals. Every slot returns a Step; one stateless combiner
+// stops the chain on Step::stop and skips slots whose tracked owner died. All
+// per-emit state lives in the Emission passed to the slots (reducers.hpp).
+
+#include <hookbus/hooks.hpp>
+
+#include <hookbus/errors.hpp>
+#include <hookbus/log.hpp>
+#include <hookbus/names.hpp>
+#include <hookbus/reducers.hpp>
+#include <hookbus/tool_matcher.hpp>
+
+#include "event_list.hpp"
+#include "registration.hpp"
+
+#include <boost/core/type_name.hpp>
+#include <boost/signals2/signal.hpp>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <mutex>
+#include <stdexcept>
+#include <tuple>
+
+namespace hookbus {
+namespace detail {
+namespace bs2 = boost::signals2;
+
+// Runs slots in order until one asks to stop. A slot whose tracked owner
+// expired between Signals2's liveness check and the call throws expired_slot;
+// Signals2's own combiners skip those, and so does this one.
+struct StopOnRequest {
+  using result_type = void;
+  template <class SlotIterator>
+  void operator()(SlotIterator first, SlotIterator last) const {
+    for (; first != last; ++first) {
+      try {
+        if (*first == Step::stop) return;
+      } catch (const bs2::expired_slot&) {
+      }
+    }
+  }
+};
+
+template <class Arg>
+using Signal = bs2::signal<Step(Arg&), StopOnRequest, int>;
+
+// One signal and the registry of what is connected to it.
+class ChannelBase {
+ public:
+  virtual ~ChannelBase() = default;
+  virtual std::size_t slot_count() const = 0;
+
+  std::uint64_t next_sequence() {
+    std::lock_guard lock(mutex_);
+    return sequence_++;
+  }
+
+  void enroll(std::shared_ptr<Registration> registration) {
+    std::lock_guard lock(mutex_);
+    std::erase_if(registrations_, [](const auto& r) { return !r->connected(); });
+    registrations_.push_back(std::move(registration));
+  }
+
+  void clear() {
+    std::vector<std::shared_ptr<Registration>> retiring;
+    {
+      std::lock_guard lock(mutex_);
+      retiring.swap(registrations_);
+    }
+    for (const auto& registration : retiring) registration->retire();
+  }
+
+  std::vector<std::string> labels_in_call_order() const {
+    std::vector<std::shared_ptr<Registration>> live;
+    {
+      std::lock_guard lock(mutex_);
+      std::copy_if(registrations_.begin(), registrations_.end(), std::back_inserter(live),
+                   [](const auto& r) { return r->connected(); });
+    }
+    std::stable_sort(live.begin(), live.end(), [](const auto& a, const auto& b) { return a->runs_before(*b); });
+    std::vector<std::string> labels;
+    for (const auto& registration : live) labels.push_back(registration->label());
+    return labels;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::shared_ptr<Registration>> registrations_;
+  std::uint64_t sequence_ = 0;
+};
+
+template <class Arg>
+class Channel final : public ChannelBase {
+ public:
+  std::size_t slot_count() const override { return signal.num_slots(); }
+  Signal<Arg> signal;
+};
+
+template <class V> struct typed_channels;
+template <class... E> struct typed_channels<std::variant<E...>> {
+  using type = std::tuple<Channel<Emission<E>>...>;
+};
+
+struct BusState {
+  explicit BusState(HooksOptions o) : options(o) {
+    std::apply([this](auto&... channel) { by_index = {&channel...}; }, typed);
+  }
+
+  ListenerCounts counts;
+  HooksOptions options;
+  typed_channels<HookEvent>::type typed;
+  std::array<ChannelBase*, event_count> by_index{};
+  Channel<const HookEvent> catch_all;
+  Channel<const HookError> errors;
+  std::atomic<std::uint32_t> error_listeners{0};
+
+  template <Event E>
+  Channel<Emission<E>>& channel() {
+    return std::get<event_index<E>>(typed);
+  }
+
+  // Logs a handler failure and tells the error listeners.
+  void report(const HookError& error) {
+    logger()->error("hook '{}' failed on '{}': {}", error.handler, error.event, error.message);
+    if (error_listeners.load(std::memory_order_relaxed) == 0) return;
+    HookError copy = error;
+    errors.signal(copy);
+  }
+};
+
+// What every slot of a registration knows besides its handler.
+struct SlotIdentity {
+  std::string event;
+  std::string label;
+  FailurePolicy failure = FailurePolicy::fail_open;
+  BusState* bus = nullptr;  // the slot lives inside the bus's signal, so never dangles
+};
+
+// Tool events expose the tool's name for HandlerOptions::tools.
+template <class E>
+constexpr bool has_tool_name = requires(const E& e) { e.tool_name; } || requires(const E& e) { e.tool_call.name; } ||
+                               requires(const E& e) { e.tool_result.tool_name; } ||
+                               requires(const E& e) { e.partial_tool_result.tool_name; };
+
+template <class E>
+  requires has_tool_name<E>
+std::string_view tool_name_of(const E& event) {
+  if constexpr (requires { event.tool_name; }) return event.tool_name;
+  else if constexpr (requires { event.tool_call.name; }) return event.tool_call.name;
+  else if constexpr (requires { event.tool_result.tool_name; }) return event.tool_result.tool_name;
+  else return event.partial_tool_result.tool_name;
+}
+
+std::string describe_exception(std::exception_ptr error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown exception (not derived from std::exception)";
+  }
+}
+
+// The slot a typed handler is stored as: tool filter, error isolation, fold.
+template <Event E>
+struct TypedSlot {
+  Handler<E> handler;
+  ToolMatcher tools;
+  std::shared_ptr<const SlotIdentity> identity;
+
+  Step operator()(Emission<E>& emission) const {
+    if constexpr (has_tool_name<E>) {
+      if (!tools.matches(tool_name_of(emission.event()))) return Step::proceed;
+    }
+    try {
+      if constexpr (EventWithResult<E>) {
+        auto result = handler(emission.event());
+        return result ? fold(emission, std::move(*result)) : Step::proceed;
+      } else {
+        handler(emission.event());
+        return Step::proceed;
+      }
+    } catch (...) {
+      return failed(emission, describe_exception(std::current_exception()));
+    }
+  }
+
+  Step failed(Emission<E>& emission, const std::string& message) const {
+    identity->bus->report(HookError{identity->event, identity->label, message});
+    if constexpr (EventWithResult<E>) {
+      if constexpr (is_gating(E::reduction)) {
+        if (identity->failure == FailurePolicy::fail_closed)
+          return fold(emission, failure_refusal<E>("hook '" + identity->label + "' failed: " + message));
+      }
+    }
+    return Step::proceed;
+  }
+};
+
+// Catch-all subscribers and error listeners: isolated, never stop the chain.
+template <class Arg>
+struct ObserverSlot {
+  std::function<void(Arg&)> observer;
+  std::shared_ptr<const SlotIdentity> identity;
+
+  Step operator()(Arg& argument) const {
+    try {
+      observer(argument);
+    } catch (...) {
+      const std::string message = describe_exception(std::current_exception());
+      // An error listener's own failure is logged, never re-reported: no loops.
+      if constexpr (std::is_same_v<Arg, const HookError>)
+        logger()->error("error listener '{}' failed: {}", identity->label, message);
+      else
+        identity->bus->report(HookError{identity->event, identity->label, message});
+    }
+    return Step::proceed;
+  }
+};
+
+// Everything one registration needs to connect a slot to a channel.
+struct Enrollment {
+  std::shared_ptr<BusState> bus;
+  ChannelBase* channel;
+  std::atomic<std::uint32_t>* listeners;
+  std::string_view event;  // wire name, or "*" / "on_error"
+  bool reversed = false;   // nested ordering of a closing event
+};
+
+std::shared_ptr<const SlotIdentity> identify(const Enrollment& target, const HandlerOptions& options,
+                                             std::uint64_t sequence) {
+  auto identity = std::make_shared<SlotIdentity>();
+  identity->event = target.event;
+  identity->label = options.label.empty() ? std::string(target.event) + "#" + std::to_string(sequence) : options.label;
+  identity->failure = options.failure;
+  identity->bus = target.bus.get();
+  return identity;
+}
+
+// Connects a slot in its priority group (front of the group when reversed),
+// counts it as a listener, and records it in the channel's registry.
+template <class Arg, class SlotFunction>
+Connection connect_slot(const Enrollment& target, Signal<Arg>& signal, SlotFunction slot_function,
+                        const HandlerOptions& options, std::uint64_t sequence) {
+  auto registration = std::make_shared<Registration>(target.bus, *target.listeners, slot_function.identity->label,
+                                                     options.priority, sequence, target.reversed);
+  typename Signal<Arg>::slot_type slot(std::move(slot_function));
+  if (options.track) slot.track_foreign(*options.track);
+  target.listeners->fetch_add(1, std::memory_order_relaxed);
+  registration->attach(signal.connect(options.priority, slot, target.reversed ? bs2::at_front : bs2::at_back));
+  target.channel->enroll(registration);
+  return Connection(std::move(registration));
+}
+
+template <Event E>
+Handler<E> adapt_named(NamedHandler handler) {
+  return [handler = std::move(handler)](const E& event) {
+    HookOutcome outcome = handler(HookEvent(event));
+    if constexpr (EventWithResult<E>) {
+      using R = result_t<E>;
+      if (std::holds_alternative<std::monostate>(outcome)) return std::optional<R>();
+      if (auto* result = std::get_if<R>(&outcome)) return std::optional<R>(std::move(*result));
+      throw Error("handler for '" + std::string(E::type) + "' returned another event's result type; expected " +
+                  std::string(boost::core::type_name<R>()) + " or no change (monostate)");
+    }
+  };
+}
+
+}  // namespace detail
+
+// ----------------------------------------------------------------- Hooks
+
+Hooks::Hooks(HooksOptions options)
+    : state_(std::make_shared<detail::BusState>(options)), counts_(&state_->counts) {}
+
+Hooks::~Hooks() = default;
+
+template <Event E>
+Connection Hooks::connect(Handler<E> handler, HandlerOptions options) {
+  if (!handler) throw std::invalid_argument("hookbus: empty handler for '" + std::string(E::type) + "'");
+  if (!options.tools.empty() && !detail::has_tool_name<E>)
+    throw std::invalid_argument("hookbus: a tool matcher ('" + options.tools + "') was given for '" +
+                                std::string(E::type) + "', which is not a tool event");
+  auto& channel = state_->channel<E>();
+  const detail::Enrollment target{state_, &channel, &counts_->typed[event_index<E>], E::type,
+                                  state_->options.nested_ordering && is_closing<E>};
+  const std::uint64_t sequence = channel.next_sequence();
+  detail::TypedSlot<E> slot{std::move(handler), ToolMatcher(options.tools), detail::identify(target, options, sequence)};
+  return detail::connect_slot(target, channel.signal, std::move(slot), options, sequence);
+}
+
+template <Event E>
+result_t<E> Hooks::dispatch(const E& event) {
+  Emission<E> emission(event);
+  auto& channel = state_->channel<E>();
+  if (counts_->typed[event_index<E>].load(std::memory_order_relaxed) != 0) channel.signal(emission);
+  if (counts_->catch_all.load(std::memory_order_relaxed) != 0) {
+    const HookEvent as_variant(emission.event());
+    state_->catch_all.signal(as_variant);
+  }
+  if constexpr (EventWithResult<E>) return std::move(emission).finish();
+}
+
+template <Event E>
+result_t<E> Hooks::dispatch(E&& event) {
+  if constexpr (EventWithResult<E>) {
+    Emission<E> emission(std::move(event));
+    if (counts_->typed[event_index<E>].load(std::memory_order_relaxed) != 0) state_->channel<E>().signal(emission);
+    if (counts_->catch_all.load(std::memory_order_relaxed) != 0) {
+      const HookEvent as_variant(emission.event());
+      state_->catch_all.signal(as_variant);
+    }
+    return std::move(emission).finish();
+  } else {
+    return dispatch(static_cast<const E&>(event));
+  }
+}
+
+HookOutcome Hooks::emit(const HookEvent& event) {
+  return std::visit(
+      [this](const auto& alternative) -> HookOutcome {
+        using E = std::decay_t<decltype(alternative)>;
+        if constexpr (EventWithResult<E>) return emit(alternative);
+        else {
+          emit(alternative);
+          return std::monostate{};
+        }
+      },
+      event);
+}
+
+Connection Hooks::on(std::string_view event_name, NamedHandler handler, HandlerOptions options) {
+  if (!handler) throw std::invalid_argument("hookbus: empty handler for '" + std::string(event_name) + "'");
+  const std::size_t index = resolve_event(event_name);
+  using Connect = Connection (*)(Hooks&, NamedHandler&&, HandlerOptions&&);
+  static constexpr auto kConnectors = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<Connect, sizeof...(I)>{[](Hooks& hooks, NamedHandler&& h, HandlerOptions&& o) {
+      using E = std::variant_alternative_t<I, HookEvent>;
+      return hooks.connect<E>(detail::adapt_named<E>(std::move(h)), std::move(o));
+    }...};
+  }(std::make_index_sequence<event_count>{});
+  return kConnectors[index](*this, std::move(handler), std::move(options));
+}
+
+Connection Hooks::subscribe(Subscriber subscriber, HandlerOptions options) {
+  if (!subscriber) throw std::invalid_argument("hookbus: empty catch-all subscriber");
+  const detail::Enrollment target{state_, &state_->catch_all, &counts_->catch_all, "*"};
+  const std::uint64_t sequence = state_->catch_all.next_sequence();
+  detail::ObserverSlot<const HookEvent> slot{std::move(subscriber), detail::identify(target, options, sequence)};
+  return detail::connect_slot(target, state_->catch_all.signal, std::move(slot), options, sequence);
+}
+
+Connection Hooks::on_error(ErrorListener listener) {
+  if (!listener) throw std::invalid_argument("hookbus: empty error listener");
+  const detail::Enrollment target{state_, &state_->errors, &state_->error_listeners, "on_error"};
+  const std::uint64_t sequence = state_->errors.next_sequence();
+  const HandlerOptions options;
+  detail::ObserverSlot<const HookError> slot{std::move(listener), detail::identify(target, options, sequence)};
+  return detail::connect_slot(target, state_->errors.signal, std::move(slot), options, sequence);
+}
+
+std::size_t Hooks::handler_count(std::string_view event_name) const {
+  return state_->by_index[resolve_event(event_name)]->slot_count();
+}
+
+std::vector<std::string> Hooks::registered_events() const {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < event_count; ++i)
+    if (state_->by_index[i]->slot_count() != 0) names.emplace_back(event_name(i));
+  return names;
+}
+
+std::vector<std::string> Hooks::handlers(std::string_view event_name) const {
+  return state_->by_index[resolve_event(event_name)]->labels_in_call_order();
+}
+
+std::size_t Hooks::subscriber_count() const { return state_->catch_all.slot_count(); }
+
+void Hooks::clear(std::string_view event_name) { state_->by_index[resolve_event(event_name)]->clear(); }
+
+void Hooks::clear() {
+  for (auto* channel : state_->by_index) channel->clear();
+}
+
+void Hooks::clear_subscribers() { state_->catch_all.clear(); }
+
+// ------------------------------------------------------ static providers
+
+namespace {
+struct StaticProvider {
+  std::string name;
+  ProviderFunction function;
+};
+
+struct StaticProviders {
+  std::mutex mutex;
+  std::vector<StaticProvider> list;
+};
+
+// A function-local static: safe to use from other translation units' static initialisers.
+StaticProviders& static_providers() {
+  static StaticProviders providers;
+  return providers;
+}
+}  // namespace
+
+bool register_static_provider(std::string_view name, ProviderFunction provider) {
+  auto& providers = static_providers();
+  std::lock_guard lock(providers.mutex);
+  providers.list.push_back({std::string(name), provider});
+  return true;
+}
+
+std::vector<std::string> static_provider_names() {
+  auto& providers = static_providers();
+  std::lock_guard lock(providers.mutex);
+  std::vector<std::string> names;
+  for (const auto& provider : providers.list) names.push_back(provider.name);
+  return names;
+}
+
+ConnectionGroup Hooks::install_static_providers() {
+  std::vector<StaticProvider> snapshot;
+  {
+    auto& providers = static_providers();
+    std::lock_guard lock(providers.mutex);
+    snapshot = providers.list;
+  }
+  Registrar registrar(*this);
+  for (const auto& provider : snapshot) provider.function(registrar);
+  return registrar.take();
+}
+
+// ------------------------------------------- instantiations for every event
+
+#define HOOKBUS_INSTANTIATE_BUS(E)                                          \
+  template Connection Hooks::connect<E>(Handler<E>, HandlerOptions);       \
+  template result_t<E> Hooks::dispatch<E>(const E&);                        \
+  template result_t<E> Hooks::dispatch<E>(E&&);
+HOOKBUS_EVENT_TYPES(HOOKBUS_INSTANTIATE_BUS)
+#undef HOOKBUS_INSTANTIATE_BUS
+
+}  // namespace hookbus
