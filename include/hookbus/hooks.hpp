@@ -13,6 +13,7 @@
 //   hookbus::ToolCallResult outcome = hooks.emit(hookbus::ToolCallEvent{...});
 
 #include <hookbus/connection.hpp>
+#include <hookbus/errors.hpp>
 #include <hookbus/events.hpp>
 
 #include <atomic>

@@ -1,0 +1,366 @@
+// Registration: every form returns a move-only RAII Connection.
+#include <hookbus/hooks.hpp>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace hookbus {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::MockFunction;
+using ::testing::Return;
+using ::testing::_;
+
+ToolCallEvent bash_call(std::string command) {
+  ToolCallEvent event;
+  event.tool_call_id = "c1";
+  event.tool_name = "bash";
+  event.input["command"] = std::move(command);
+  return event;
+}
+
+TEST(Registration, LambdaHandlerIsCalledWithTheEvent) {
+  Hooks hooks;
+  MockFunction<void(const TurnStartEvent&)> handler;
+  EXPECT_CALL(handler, Call(::testing::Field(&TurnStartEvent::turn_index, 7)));
+  auto connection = hooks.on<TurnStartEvent>(handler.AsStdFunction());
+  hooks.emit(TurnStartEvent{.turn_index = 7});
+}
+
+int free_function_calls = 0;
+void count_turn(const TurnStartEvent&) { ++free_function_calls; }
+
+TEST(Registration, FreeFunctionHandlerIsCalled) {
+  Hooks hooks;
+  free_function_calls = 0;
+  auto connection = hooks.on<TurnStartEvent>(&count_turn);
+  hooks.emit(TurnStartEvent{});
+  EXPECT_EQ(free_function_calls, 1);
+}
+
+struct Policy {
+  std::optional<ToolCallResult> check(const ToolCallEvent& event) {
+    ++calls;
+    if (event.input.at("command") == "rm -rf /") return ToolCallResult{.block = true, .reason = "dangerous"};
+    return std::nullopt;
+  }
+  int calls = 0;
+};
+
+TEST(Registration, MemberFunctionHandlerIsCalledOnItsObject) {
+  Hooks hooks;
+  Policy policy;
+  auto connection = hooks.on<ToolCallEvent>(&Policy::check, &policy);
+  EXPECT_TRUE(hooks.emit(bash_call("rm -rf /")).block);
+  EXPECT_EQ(policy.calls, 1);
+}
+
+TEST(Registration, SharedOwnerMemberHandlerStopsWhenOwnerDies) {
+  Hooks hooks;
+  auto policy = std::make_shared<Policy>();
+  auto connection = hooks.on<ToolCallEvent>(&Policy::check, policy);
+  EXPECT_TRUE(hooks.emit(bash_call("rm -rf /")).block);
+  policy.reset();
+  EXPECT_FALSE(hooks.emit(bash_call("rm -rf /")).block);
+  EXPECT_FALSE(connection.connected());
+}
+
+TEST(Registration, WeakPtrTrackedHandlerStopsWhenOwnerDies) {
+  Hooks hooks;
+  auto owner = std::make_shared<int>(0);
+  MockFunction<void(const TurnStartEvent&)> handler;
+  EXPECT_CALL(handler, Call(_)).Times(1);
+  auto connection = hooks.on<TurnStartEvent>(handler.AsStdFunction(), {.track = std::weak_ptr<const void>(owner)});
+  hooks.emit(TurnStartEvent{});
+  owner.reset();
+  hooks.emit(TurnStartEvent{});
+  EXPECT_EQ(hooks.handler_count("turn_start"), 0u);
+}
+
+TEST(Registration, HandlerMayReturnTheResultDirectly) {
+  Hooks hooks;
+  auto connection = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return ToolCallResult{.block = true}; });
+  EXPECT_TRUE(hooks.emit(bash_call("ls")).block);
+}
+
+TEST(Registration, VoidHandlerOnResultEventObservesWithoutChanging) {
+  Hooks hooks;
+  MockFunction<void(const ToolCallEvent&)> observer;
+  EXPECT_CALL(observer, Call(_));
+  auto connection = hooks.on<ToolCallEvent>(observer.AsStdFunction());
+  EXPECT_EQ(hooks.emit(bash_call("ls")), ToolCallResult{});
+}
+
+TEST(Registration, SameFunctionTwiceGivesTwoIndependentRegistrations) {
+  Hooks hooks;
+  MockFunction<void(const TurnStartEvent&)> handler;
+  EXPECT_CALL(handler, Call(_)).Times(3);
+  auto first = hooks.on<TurnStartEvent>(handler.AsStdFunction());
+  auto second = hooks.on<TurnStartEvent>(handler.AsStdFunction());
+  hooks.emit(TurnStartEvent{});
+  first.disconnect();
+  hooks.emit(TurnStartEvent{});
+  EXPECT_TRUE(second.connected());
+}
+
+TEST(Registration, DisconnectIsIdempotent) {
+  Hooks hooks;
+  auto connection = hooks.on<TurnStartEvent>([](const TurnStartEvent&) {});
+  auto other = hooks.on<TurnStartEvent>([](const TurnStartEvent&) {});
+  connection.disconnect();
+  connection.disconnect();
+  EXPECT_FALSE(connection.connected());
+  EXPECT_EQ(hooks.handler_count("turn_start"), 1u);
+  EXPECT_TRUE(hooks.has_handlers<TurnStartEvent>());
+}
+
+TEST(Registration, DestroyingTheConnectionDisconnects) {
+  Hooks hooks;
+  MockFunction<void(const TurnStartEvent&)> handler;
+  EXPECT_CALL(handler, Call(_)).Times(0);
+  { auto connection = hooks.on<TurnStartEvent>(handler.AsStdFunction()); }
+  hooks.emit(TurnStartEvent{});
+  EXPECT_FALSE(hooks.has_handlers<TurnStartEvent>());
+}
+
+TEST(Registration, ReleaseKeepsTheHandlerForTheBusLifetime) {
+  Hooks hooks;
+  MockFunction<void(const TurnStartEvent&)> handler;
+  EXPECT_CALL(handler, Call(_)).Times(1);
+  hooks.on<TurnStartEvent>(handler.AsStdFunction()).release();
+  hooks.emit(TurnStartEvent{});
+}
+
+TEST(Registration, ReleasedHandlerIsStillRemovedByClear) {
+  Hooks hooks;
+  hooks.on<TurnStartEvent>([](const TurnStartEvent&) {}).release();
+  hooks.clear("turn_start");
+  EXPECT_FALSE(hooks.has_handlers<TurnStartEvent>());
+}
+
+TEST(Registration, MoveAssignmentDisconnectsThePreviousHandler) {
+  Hooks hooks;
+  MockFunction<void(const TurnStartEvent&)> first, second;
+  EXPECT_CALL(first, Call(_)).Times(0);
+  EXPECT_CALL(second, Call(_)).Times(1);
+  auto connection = hooks.on<TurnStartEvent>(first.AsStdFunction());
+  connection = hooks.on<TurnStartEvent>(second.AsStdFunction());
+  hooks.emit(TurnStartEvent{});
+}
+
+TEST(Registration, ConnectionOutlivingTheBusDisconnectsSafely) {
+  Connection connection;
+  {
+    Hooks hooks;
+    connection = hooks.on<TurnStartEvent>([](const TurnStartEvent&) {});
+  }
+  EXPECT_FALSE(connection.connected());
+  connection.disconnect();
+}
+
+TEST(Registration, ByNameAcceptsWireNamesAndAliases) {
+  Hooks hooks;
+  auto blocker = [](const HookEvent&) -> HookOutcome { return ToolCallResult{.block = true, .reason = "named"}; };
+  auto connection = hooks.on("before_tool_call", blocker);
+  EXPECT_EQ(hooks.emit(bash_call("ls")).reason, "named");
+  EXPECT_EQ(hooks.handler_count("tool_call"), 1u);
+}
+
+TEST(Registration, ByNameHandlerReceivesTheEventAsVariant) {
+  Hooks hooks;
+  MockFunction<HookOutcome(const HookEvent&)> handler;
+  EXPECT_CALL(handler, Call(::testing::VariantWith<TurnStartEvent>(::testing::Field(&TurnStartEvent::turn_index, 3))))
+      .WillOnce(Return(std::monostate{}));
+  auto connection = hooks.on("on_turn_start", handler.AsStdFunction());
+  hooks.emit(TurnStartEvent{.turn_index = 3});
+}
+
+TEST(Registration, ByNameUnknownNameThrowsListingValidNames) {
+  Hooks hooks;
+  try {
+    auto connection = hooks.on("tool_kall", [](const HookEvent&) -> HookOutcome { return {}; });
+    FAIL() << "expected UnknownEventError";
+  } catch (const UnknownEventError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("unknown event 'tool_kall'"));
+    EXPECT_THAT(error.what(), HasSubstr("tool_call, tool_result"));
+  }
+}
+
+TEST(Registration, ByNameHandlerReturningAnotherEventsResultIsAFailure) {
+  Hooks hooks;
+  std::vector<HookError> errors;
+  auto listener = hooks.on_error([&](const HookError& e) { errors.push_back(e); });
+  auto connection = hooks.on("tool_call", [](const HookEvent&) -> HookOutcome { return ContextResult{}; },
+                             {.label = "confused"});
+  EXPECT_FALSE(hooks.emit(bash_call("ls")).block);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].handler, "confused");
+  EXPECT_THAT(errors[0].message, HasSubstr("returned another event's result type"));
+}
+
+TEST(Registration, EmptyHandlerIsRejected) {
+  Hooks hooks;
+  EXPECT_THROW(auto c = hooks.on<TurnStartEvent>(std::function<void(const TurnStartEvent&)>()), std::invalid_argument);
+}
+
+TEST(CatchAll, SubscriberSeesEveryEventAfterThatEventsHandlers) {
+  Hooks hooks;
+  std::vector<std::string> calls;
+  auto typed = hooks.on<ToolCallEvent>([&](const ToolCallEvent&) { calls.push_back("typed"); });
+  auto all = hooks.subscribe([&](const HookEvent& e) { calls.push_back("all:" + std::to_string(e.index())); });
+  hooks.emit(bash_call("ls"));
+  hooks.emit(TurnStartEvent{});
+  EXPECT_THAT(calls, ElementsAre("typed", "all:" + std::to_string(event_index<ToolCallEvent>),
+                                 "all:" + std::to_string(event_index<TurnStartEvent>)));
+}
+
+TEST(CatchAll, SubscriberSeesTheEventAsHandlersLeftIt) {
+  Hooks hooks;
+  auto rewrite = hooks.on<ToolCallEvent>([](const ToolCallEvent&) {
+    return ToolCallResult{.input = boost::json::object{{"command", "ls -la"}}};
+  });
+  std::string seen;
+  auto all = hooks.subscribe([&](const HookEvent& e) {
+    seen = std::get<ToolCallEvent>(e).input.at("command").as_string().c_str();
+  });
+  hooks.emit(bash_call("ls"));
+  EXPECT_EQ(seen, "ls -la");
+}
+
+TEST(CatchAll, SubscribersAreCountedAndClearedSeparately) {
+  Hooks hooks;
+  auto typed = hooks.on<TurnStartEvent>([](const TurnStartEvent&) {});
+  auto all = hooks.subscribe([](const HookEvent&) {});
+  EXPECT_EQ(hooks.subscriber_count(), 1u);
+  hooks.clear();
+  EXPECT_EQ(hooks.subscriber_count(), 1u);
+  EXPECT_EQ(hooks.handler_count("turn_start"), 0u);
+  hooks.clear_subscribers();
+  EXPECT_EQ(hooks.subscriber_count(), 0u);
+  EXPECT_FALSE(all.connected());
+}
+
+struct AuditProvider {
+  void register_hooks(Registrar& registrar) {
+    registrar.on<ToolCallEvent>([this](const ToolCallEvent&) { ++tool_calls; }, {.label = "audit.call"});
+    registrar.on<ToolResultEvent>([this](const ToolResultEvent&) { ++tool_results; }, {.label = "audit.result"});
+  }
+  int tool_calls = 0;
+  int tool_results = 0;
+};
+
+TEST(Providers, ProviderRegistersAGroupThatDisconnectsTogether) {
+  Hooks hooks;
+  AuditProvider audit;
+  ConnectionGroup group = hooks.add(audit);
+  EXPECT_EQ(group.size(), 2u);
+  hooks.emit(bash_call("ls"));
+  hooks.emit(ToolResultEvent{});
+  group.disconnect();
+  hooks.emit(bash_call("ls"));
+  EXPECT_EQ(audit.tool_calls, 1);
+  EXPECT_EQ(audit.tool_results, 1);
+  EXPECT_TRUE(hooks.registered_events().empty());
+}
+
+TEST(Providers, DroppingTheGroupDisconnectsEverything) {
+  Hooks hooks;
+  AuditProvider audit;
+  { auto group = hooks.add(audit); }
+  EXPECT_TRUE(hooks.registered_events().empty());
+}
+
+int static_provider_calls = 0;
+HOOKBUS_STATIC_PROVIDER(registration_test_counter) {
+  registrar.on<TurnStartEvent>([](const TurnStartEvent&) { ++static_provider_calls; });
+}
+
+TEST(Providers, StaticProvidersAreInstalledExplicitly) {
+  Hooks hooks;
+  static_provider_calls = 0;
+  hooks.emit(TurnStartEvent{});
+  EXPECT_EQ(static_provider_calls, 0);
+  EXPECT_THAT(static_provider_names(), ::testing::Contains("registration_test_counter"));
+  auto group = hooks.install_static_providers();
+  hooks.emit(TurnStartEvent{});
+  EXPECT_EQ(static_provider_calls, 1);
+}
+
+struct MemberRegistered {
+  explicit MemberRegistered(Hooks& hooks)
+      : on_turn(hooks.on<TurnStartEvent>([this](const TurnStartEvent&) { ++turns; }, {.label = "member"})) {}
+  int turns = 0;
+  Connection on_turn;  // declared last: destroyed first, before `turns`
+};
+
+TEST(Providers, MemberConnectionRegistersAtTheDefinitionSite) {
+  Hooks hooks;
+  {
+    MemberRegistered extension(hooks);
+    hooks.emit(TurnStartEvent{});
+    EXPECT_EQ(extension.turns, 1);
+  }
+  EXPECT_FALSE(hooks.has_handlers<TurnStartEvent>());
+}
+
+TEST(ToolMatcherOption, ExactNameSeesOnlyThatTool) {
+  Hooks hooks;
+  MockFunction<void(const ToolCallEvent&)> handler;
+  EXPECT_CALL(handler, Call(::testing::Field(&ToolCallEvent::tool_name, "bash"))).Times(1);
+  auto connection = hooks.on<ToolCallEvent>(handler.AsStdFunction(), {.tools = "bash"});
+  hooks.emit(bash_call("ls"));
+  ToolCallEvent read;
+  read.tool_name = "read";
+  hooks.emit(read);
+}
+
+TEST(ToolMatcherOption, GlobIsAnchoredToTheWholeName) {
+  Hooks hooks;
+  std::vector<std::string> seen;
+  auto connection = hooks.on<ToolCallEvent>([&](const ToolCallEvent& e) { seen.push_back(e.tool_name); },
+                                            {.tools = "mcp__github__*"});
+  for (const char* name : {"mcp__github__create_issue", "x_mcp__github__a", "mcp__gitlab__a", "mcp__github__"}) {
+    ToolCallEvent event;
+    event.tool_name = name;
+    hooks.emit(event);
+  }
+  EXPECT_THAT(seen, ElementsAre("mcp__github__create_issue", "mcp__github__"));
+}
+
+TEST(ToolMatcherOption, AlternativesAreSeparatedByBars) {
+  Hooks hooks;
+  std::vector<std::string> seen;
+  auto connection = hooks.on<ToolResultEvent>([&](const ToolResultEvent& e) { seen.push_back(e.tool_name); },
+                                              {.tools = "Bash|Shell"});
+  for (const char* name : {"Bash", "Shell", "BashX", "Read"}) {
+    ToolResultEvent event;
+    event.tool_name = name;
+    hooks.emit(event);
+  }
+  EXPECT_THAT(seen, ElementsAre("Bash", "Shell"));
+}
+
+TEST(ToolMatcherOption, AppliesToNestedToolNames) {
+  Hooks hooks;
+  int calls = 0;
+  auto connection = hooks.on<ToolExecutionStartEvent>([&](const ToolExecutionStartEvent&) { ++calls; }, {.tools = "bash"});
+  hooks.emit(ToolExecutionStartEvent{.tool_call = {.name = "bash"}});
+  hooks.emit(ToolExecutionStartEvent{.tool_call = {.name = "read"}});
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(ToolMatcherOption, OnANonToolEventIsRejected) {
+  Hooks hooks;
+  EXPECT_THROW(auto c = hooks.on<TurnStartEvent>([](const TurnStartEvent&) {}, {.tools = "bash"}),
+               std::invalid_argument);
+}
+
+TEST(ToolMatcherOption, EmptyAlternativeIsRejected) {
+  Hooks hooks;
+  EXPECT_THROW(auto c = hooks.on<ToolCallEvent>([](const ToolCallEvent&) {}, {.tools = "Bash|"}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace hookbus
