@@ -1,0 +1,142 @@
+#pragma once
+// Built-in hooks, enabled by name from configuration (config.hpp) or installed
+// directly, and the registry that maps names to them:
+//
+//   audit        every tool call, result and failure as one JSON line in a file
+//   tool_policy  allow/deny rules on tool names and arguments; blocks tool_call
+//   redact       replaces secrets in what history stores (tool_result_persist)
+//   tool_stats   calls, successes, failures and total duration per tool
+//
+// docs/configuration.md describes their settings. Each built-in is a provider
+// (`hooks.add(builtin)`) built from its settings, which it checks strictly
+// (ConfigError with the path). Handlers share the built-in's state, so a
+// built-in object may be dropped once installed; its copies share it too.
+//
+//   hookbus::ToolStats stats(hookbus::ConfigObject(boost::json::object{{"log_every", 100}}));
+//   auto installed = hooks.add(stats);
+//   auto per_tool = stats.snapshot();
+
+#include <hookbus/config.hpp>
+#include <hookbus/connection.hpp>
+#include <hookbus/hooks.hpp>
+#include <hookbus/types.hpp>
+
+#include <boost/json/object.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hookbus {
+
+// Where built-ins run among other handlers (lower runs first).
+namespace builtin_priority {
+inline constexpr int observe_first = -1000;  // audit and tool_stats see every call, also those a policy blocks
+inline constexpr int policy = -100;          // tool_policy decides before ordinary handlers run
+inline constexpr int redact_last = 1000;     // redact sees what earlier persist handlers produced
+}  // namespace builtin_priority
+
+// ---------------------------------------------------------------- registry
+
+// What a built-in registers, once per install.
+using BuiltinProvider = std::function<void(Registrar&)>;
+
+// Checks the settings (ConfigError naming the path) and builds everything the
+// built-in needs (compiled patterns, open files) before returning, so that
+// installing the provider it returns cannot fail on bad configuration.
+using BuiltinFactory = std::function<BuiltinProvider(const ConfigObject& settings)>;
+
+// Built-in providers by name. A plain value: copy it and add to the copy to
+// make a registry of your own; not synchronised, like a standard container.
+class BuiltinRegistry {
+ public:
+  // Registering a name again replaces the earlier factory.
+  void add(std::string name, BuiltinFactory factory);
+  [[nodiscard]] bool contains(std::string_view name) const;
+  [[nodiscard]] std::vector<std::string> names() const;  // sorted
+
+  // Throws ConfigError for an unknown name, listing the available ones, or for
+  // bad settings. `settings.location()` names the built-in in error messages.
+  [[nodiscard]] BuiltinProvider make(std::string_view name, const ConfigObject& settings) const;
+
+  // make, then register. Errors name the built-in: "tool_policy.deny[0]: …".
+  ConnectionGroup install(Hooks& hooks, std::string_view name, const boost::json::object& settings) const;
+
+ private:
+  std::map<std::string, BuiltinFactory, std::less<>> factories_;
+};
+
+// A registry holding audit, tool_policy, redact and tool_stats.
+BuiltinRegistry default_builtins();
+
+// --------------------------------------------------------------- built-ins
+
+// `audit`: appends one JSON line per tool_call, tool_execution_end and
+// tool_execution_failure to a file (setting `file`). Each line is written with
+// a single write() under a mutex, so lines never interleave and nothing sits in
+// a buffer. The file is opened (created 0600, append, close-on-exec) when the
+// built-in is made, so an unwritable file is a ConfigError then.
+class AuditLog {
+ public:
+  explicit AuditLog(const ConfigObject& settings);
+  void register_hooks(Registrar& registrar) const;
+
+ private:
+  struct Sink;
+  std::shared_ptr<Sink> sink_;
+};
+
+// `tool_policy`: blocks tool_call by `deny` and `allow` rules on the tool name
+// (a glob, as HandlerOptions::tools) and optionally one argument matching a
+// regular expression. Deny wins over allow; with an `allow` list, a call no
+// allow rule matches is blocked. The reason names the rule. Runs at
+// builtin_priority::policy and fails closed.
+class ToolPolicy {
+ public:
+  explicit ToolPolicy(const ConfigObject& settings);
+  void register_hooks(Registrar& registrar) const;
+
+ private:
+  struct Rules;
+  std::shared_ptr<const Rules> rules_;
+};
+
+// `redact`: on tool_result_persist, replaces every match of the secret
+// patterns in text parts with "[REDACTED]", and returns a replacement only when
+// something changed. Runs at builtin_priority::redact_last.
+class Redactor {
+ public:
+  explicit Redactor(const ConfigObject& settings);
+  void register_hooks(Registrar& registrar) const;
+
+ private:
+  struct Patterns;
+  std::shared_ptr<const Patterns> patterns_;
+};
+
+struct ToolUsage {
+  std::uint64_t calls = 0;      // tool_call events, including calls a policy then blocked
+  std::uint64_t successes = 0;  // tool_execution_end without is_error
+  std::uint64_t failures = 0;   // tool_execution_end with is_error, and tool_execution_failure
+  Duration total_duration{};    // summed over tool_execution_end
+  bool operator==(const ToolUsage&) const = default;
+};
+
+// `tool_stats`: counts per tool, thread-safe; logs a tool's line through the
+// `hookbus` logger every `log_every` calls of that tool (0: never).
+class ToolStats {
+ public:
+  explicit ToolStats(const ConfigObject& settings);
+  void register_hooks(Registrar& registrar) const;
+  [[nodiscard]] std::map<std::string, ToolUsage> snapshot() const;
+
+ private:
+  struct Counters;
+  std::shared_ptr<Counters> counters_;
+};
+
+}  // namespace hookbus
