@@ -1,0 +1,590 @@
+// Built-in hooks through a real bus: the registry, audit, tool_policy, redact
+// and tool_stats, each with its settings and its bad-settings errors.
+#include <hookbus/builtins.hpp>
+#include <hookbus/config.hpp>
+#include <hookbus/log.hpp>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace hookbus {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::_;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::MockFunction;
+using ::testing::Pair;
+using ::testing::Return;
+using ::testing::StartsWith;
+using ::testing::ThrowsMessage;
+
+boost::json::object settings(std::string_view json) { return boost::json::parse(json).as_object(); }
+
+ConnectionGroup install(Hooks& hooks, std::string_view builtin, std::string_view json) {
+  return default_builtins().install(hooks, builtin, settings(json));
+}
+
+// The ConfigError message installing `builtin` with these settings gives.
+std::string install_error(std::string_view builtin, std::string_view json) {
+  Hooks hooks;
+  try {
+    (void)install(hooks, builtin, json);
+  } catch (const ConfigError& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << "no ConfigError for " << builtin << " " << json;
+  return {};
+}
+
+ToolCallEvent tool_call(std::string tool, boost::json::object input = {}) {
+  return ToolCallEvent{.tool_call_id = "c1", .tool_name = std::move(tool), .input = std::move(input)};
+}
+
+ToolCallEvent bash(std::string command) { return tool_call("bash", {{"command", std::move(command)}}); }
+
+ToolExecutionEndEvent execution_end(std::string tool, std::chrono::milliseconds duration, bool is_error = false,
+                                    std::string text = "ok") {
+  return ToolExecutionEndEvent{
+      .tool_result = {.tool_call_id = "c1", .tool_name = std::move(tool), .content = {TextPart{std::move(text)}},
+                      .is_error = is_error},
+      .duration = duration};
+}
+
+// A directory of its own per test, removed afterwards.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "hookbus-builtins-XXXXXX").string();
+    path_ = fs::path(::mkdtemp(pattern.data()));
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// Captures what is logged through the hookbus logger while it lives.
+class CapturedLog {
+ public:
+  CapturedLog() {
+    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(stream_);
+    sink->set_pattern("%v");
+    set_logger(std::make_shared<spdlog::logger>("hookbus-test", sink));
+  }
+  CapturedLog(const CapturedLog&) = delete;
+  CapturedLog& operator=(const CapturedLog&) = delete;
+  ~CapturedLog() { set_logger(nullptr); }
+  std::vector<std::string> lines() const {
+    std::vector<std::string> lines;
+    std::istringstream text(stream_.str());
+    for (std::string line; std::getline(text, line);) lines.push_back(line);
+    return lines;
+  }
+
+ private:
+  std::ostringstream stream_;
+};
+
+// --------------------------------------------------------------- registry
+
+TEST(BuiltinRegistry, DefaultRegistryHoldsTheFourBuiltins) {
+  EXPECT_THAT(default_builtins().names(), ElementsAre("audit", "redact", "tool_policy", "tool_stats"));
+}
+
+TEST(BuiltinRegistry, UnknownNameIsAnErrorListingTheAvailableOnes) {
+  EXPECT_EQ(install_error("auditing", "{}"),
+            R"(auditing: unknown built-in "auditing"; available: audit, redact, tool_policy, tool_stats)");
+}
+
+TEST(BuiltinRegistry, RegisteringTheSameNameTwiceReplacesTheEarlierFactory) {
+  MockFunction<BuiltinProvider(const ConfigObject&)> first;
+  MockFunction<BuiltinProvider(const ConfigObject&)> second;
+  MockFunction<void(Registrar&)> provider;
+  EXPECT_CALL(first, Call(_)).Times(0);
+  EXPECT_CALL(second, Call(_)).WillOnce(Return(provider.AsStdFunction()));
+  EXPECT_CALL(provider, Call(_));
+  BuiltinRegistry registry;
+  registry.add("guard", first.AsStdFunction());
+  registry.add("guard", second.AsStdFunction());
+  Hooks hooks;
+  const auto installed = registry.install(hooks, "guard", {});
+  EXPECT_THAT(registry.names(), ElementsAre("guard"));
+}
+
+TEST(BuiltinRegistry, InstalledGroupUninstallsWhenDropped) {
+  Hooks hooks;
+  {
+    const auto installed = install(hooks, "tool_stats", "{}");
+    EXPECT_EQ(hooks.handler_count("tool_call"), 1u);
+  }
+  EXPECT_EQ(hooks.handler_count("tool_call"), 0u);
+}
+
+TEST(BuiltinRegistry, ReplacingAFactoryGivesTheEngineTheConfiguredToolStats) {
+  std::optional<ToolStats> stats;
+  BuiltinRegistry registry = default_builtins();
+  registry.add("tool_stats", [&stats](const ConfigObject& settings) -> BuiltinProvider {
+    stats.emplace(settings);
+    return [builtin = *stats](Registrar& registrar) { builtin.register_hooks(registrar); };
+  });
+  Hooks hooks;
+  Config config;
+  config.builtins.push_back({.name = "tool_stats", .settings = {}});
+  const auto installed = install_builtins(hooks, config, registry);
+  hooks.emit(bash("ls"));
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->snapshot().at("bash").calls, 1u);
+}
+
+// ------------------------------------------------------------------ audit
+
+class Audit : public ::testing::Test {
+ protected:
+  ConnectionGroup install_audit(Hooks& hooks) const {
+    return install(hooks, "audit", boost::json::serialize(boost::json::object{{"file", file_.string()}}));
+  }
+
+  std::vector<boost::json::object> read_records() const {
+    std::vector<boost::json::object> records;
+    std::ifstream in(file_);
+    for (std::string line; std::getline(in, line);) records.push_back(boost::json::parse(line).as_object());
+    return records;
+  }
+
+  TempDir dir_;
+  fs::path file_ = dir_.path() / "audit.jsonl";
+};
+
+TEST_F(Audit, RecordsEachToolCallWithItsParametersAndContext) {
+  Hooks hooks;
+  const auto installed = install_audit(hooks);
+  ToolCallEvent call = bash("ls -la");
+  call.context = {.session_id = "s1", .agent_id = "a1", .invoked_by = InvokedBy::subagent};
+  hooks.emit(call);
+  const auto records = read_records();
+  ASSERT_EQ(records.size(), 1u);
+  boost::json::object record = records[0];
+  EXPECT_TRUE(record.at("timestamp").is_int64());
+  record.erase("timestamp");
+  EXPECT_EQ(record, (boost::json::object{{"event", "tool_call"},
+                                         {"tool", "bash"},
+                                         {"tool_call_id", "c1"},
+                                         {"session_id", "s1"},
+                                         {"agent_id", "a1"},
+                                         {"invoked_by", "subagent"},
+                                         {"parameters", {{"command", "ls -la"}}}}));
+}
+
+TEST_F(Audit, CutsEachParameterValueTo200Characters) {
+  Hooks hooks;
+  const auto installed = install_audit(hooks);
+  boost::json::array long_list(100, boost::json::value("abc"));
+  hooks.emit(tool_call("write", {{"content", std::string(300, 'x')}, {"mode", 420}, {"lines", long_list}}));
+  const auto parameters = read_records().at(0).at("parameters").as_object();
+  EXPECT_EQ(parameters.at("content").as_string(), std::string(200, 'x') + "…");
+  EXPECT_EQ(parameters.at("mode"), 420);
+  EXPECT_EQ(parameters.at("lines").as_string(), boost::json::serialize(long_list).substr(0, 200) + "…");
+}
+
+TEST_F(Audit, CutCountsCharactersAndNeverSplitsOne) {
+  Hooks hooks;
+  const auto installed = install_audit(hooks);
+  std::string accents;
+  for (int i = 0; i < 300; ++i) accents += "é";
+  hooks.emit(tool_call("write", {{"content", accents}}));
+  EXPECT_EQ(read_records().at(0).at("parameters").at("content").as_string(), accents.substr(0, 400) + "…");
+}
+
+TEST_F(Audit, RecordsExecutionEndWithDurationAndError) {
+  Hooks hooks;
+  const auto installed = install_audit(hooks);
+  hooks.emit(execution_end("bash", std::chrono::milliseconds(12)));
+  hooks.emit(execution_end("bash", std::chrono::milliseconds(7), true, "exit status 1"));
+  const auto records = read_records();
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].at("event"), "tool_execution_end");
+  EXPECT_EQ(records[0].at("duration_ms"), 12);
+  EXPECT_EQ(records[0].at("is_error"), false);
+  EXPECT_FALSE(records[0].contains("error"));
+  EXPECT_EQ(records[1].at("duration_ms"), 7);
+  EXPECT_EQ(records[1].at("error"), "exit status 1");
+}
+
+TEST_F(Audit, RecordsFailureWithErrorAndAttempt) {
+  Hooks hooks;
+  const auto installed = install_audit(hooks);
+  hooks.emit(ToolExecutionFailureEvent{
+      .tool_call_id = "c1", .tool_name = "bash", .input = {{"command", "make"}}, .error = "timeout", .attempt = 2});
+  const auto record = read_records().at(0);
+  EXPECT_EQ(record.at("event"), "tool_execution_failure");
+  EXPECT_EQ(record.at("tool"), "bash");
+  EXPECT_EQ(record.at("parameters"), (boost::json::object{{"command", "make"}}));
+  EXPECT_EQ(record.at("error"), "timeout");
+  EXPECT_EQ(record.at("attempt"), 2);
+}
+
+TEST_F(Audit, RecordsCallsThatAPolicyBlocks) {
+  Hooks hooks;
+  const auto policy = install(hooks, "tool_policy", R"({"deny": ["bash"]})");
+  const auto installed = install_audit(hooks);
+  EXPECT_TRUE(hooks.emit(bash("rm -rf /")).block);
+  EXPECT_EQ(read_records().size(), 1u);
+}
+
+TEST_F(Audit, AppendsToAnExistingFile) {
+  std::ofstream(file_) << R"({"earlier":true})" << '\n';
+  Hooks hooks;
+  const auto installed = install_audit(hooks);
+  hooks.emit(bash("ls"));
+  const auto records = read_records();
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_TRUE(records[0].contains("earlier"));
+}
+
+TEST_F(Audit, ConcurrentRecordsStayOneJsonObjectPerLine) {
+  Hooks hooks;
+  const auto installed = install_audit(hooks);
+  const auto emit_calls = [&](std::string tool) {
+    for (int i = 0; i < 500; ++i) hooks.emit(tool_call(tool, {{"payload", std::string(150, 'p')}}));
+  };
+  std::thread first(emit_calls, "read");
+  std::thread second(emit_calls, "grep");
+  first.join();
+  second.join();
+  EXPECT_EQ(read_records().size(), 1000u);  // read_records() fails the test on any line that is not one JSON object
+}
+
+TEST_F(Audit, CreatesTheFileForItsOwnerOnly) {
+  Hooks hooks;
+  const auto installed = install_audit(hooks);
+  const auto permissions = fs::status(file_).permissions();
+  EXPECT_EQ(permissions & (fs::perms::group_all | fs::perms::others_all), fs::perms::none);
+}
+
+TEST_F(Audit, FileIsClosedOnExec) {
+  Hooks hooks;
+  const auto installed = install_audit(hooks);
+  int audit_fd = -1;
+  for (const auto& entry : fs::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    if (fs::read_symlink(entry.path(), ec) == file_) audit_fd = std::stoi(entry.path().filename().string());
+  }
+  ASSERT_NE(audit_fd, -1);
+  EXPECT_NE(::fcntl(audit_fd, F_GETFD) & FD_CLOEXEC, 0);
+}
+
+TEST_F(Audit, UnwritableFileIsAnErrorAtInstall) {
+  const fs::path unwritable = dir_.path() / "missing-dir" / "audit.jsonl";
+  EXPECT_EQ(install_error("audit", boost::json::serialize(boost::json::object{{"file", unwritable.string()}})),
+            "audit.file: expected a writable file, but cannot open " + unwritable.string() +
+                " for appending: No such file or directory");
+}
+
+TEST(AuditSettings, FileIsRequired) {
+  EXPECT_EQ(install_error("audit", "{}"), "audit.file: required key is missing; expected the audit file's path (string)");
+}
+
+TEST(AuditSettings, UnknownSettingIsAnError) {
+  EXPECT_EQ(install_error("audit", R"({"file": "a.jsonl", "fsync": true})"),
+            "audit.fsync: unknown key; expected one of: file");
+}
+
+// ------------------------------------------------------------ tool_policy
+
+TEST(ToolPolicy, DeniedToolIsBlockedWithAReasonNamingTheRule) {
+  Hooks hooks;
+  const auto installed = install(hooks, "tool_policy", R"({"deny": ["read", "mcp__*"]})");
+  const ToolCallResult outcome = hooks.emit(tool_call("mcp__github__create_issue"));
+  EXPECT_TRUE(outcome.block);
+  EXPECT_EQ(outcome.reason, R"(tool_policy: 'mcp__github__create_issue' is denied by deny[1] (tool "mcp__*"))");
+}
+
+TEST(ToolPolicy, ArgumentPatternBlocksOnlyMatchingCalls) {
+  Hooks hooks;
+  const auto installed = install(
+      hooks, "tool_policy", R"({"deny": [{"tool": "bash", "argument": "command", "pattern": "rm\\s+-rf\\s+/"}]})");
+  const ToolCallResult dangerous = hooks.emit(bash("cd /tmp && rm  -rf /"));
+  EXPECT_TRUE(dangerous.block);
+  EXPECT_EQ(dangerous.reason,
+            R"(tool_policy: 'bash' is denied by deny[0] (tool "bash", command matches "rm\s+-rf\s+/"))");
+  EXPECT_FALSE(hooks.emit(bash("rm -rf build/")).block);
+}
+
+TEST(ToolPolicy, ConfiguredReasonIsGivenWithTheRuleName) {
+  Hooks hooks;
+  const auto installed =
+      install(hooks, "tool_policy", R"({"deny": [{"tool": "bash", "reason": "no shell in this project"}]})");
+  EXPECT_EQ(hooks.emit(bash("ls")).reason, "tool_policy: no shell in this project (deny[0])");
+}
+
+TEST(ToolPolicy, DenyWinsOverAllow) {
+  Hooks hooks;
+  const auto installed = install(hooks, "tool_policy", R"({
+    "allow": ["bash"],
+    "deny": [{"tool": "bash", "argument": "command", "pattern": "rm\\s+-rf"}]})");
+  EXPECT_THAT(hooks.emit(bash("rm -rf /")).reason, HasSubstr("denied by deny[0]"));
+  EXPECT_FALSE(hooks.emit(bash("ls")).block);
+}
+
+TEST(ToolPolicy, AllowListBlocksToolsNotInIt) {
+  Hooks hooks;
+  const auto installed = install(hooks, "tool_policy", R"({"allow": ["read", "grep|glob"]})");
+  const ToolCallResult outcome = hooks.emit(bash("ls"));
+  EXPECT_TRUE(outcome.block);
+  EXPECT_EQ(outcome.reason, "tool_policy: 'bash' is not allowed: no allow rule matches");
+  EXPECT_FALSE(hooks.emit(tool_call("glob")).block);
+}
+
+TEST(ToolPolicy, AllowRuleWithAPatternAllowsOnlyMatchingArguments) {
+  Hooks hooks;
+  const auto installed = install(
+      hooks, "tool_policy", R"({"allow": [{"tool": "bash", "argument": "command", "pattern": "^git [a-z]+$"}]})");
+  EXPECT_FALSE(hooks.emit(bash("git status")).block);
+  EXPECT_TRUE(hooks.emit(bash("make install")).block);
+}
+
+TEST(ToolPolicy, AnchorsMatchTheWholeArgumentNotOneOfItsLines) {
+  Hooks hooks;
+  const auto installed = install(
+      hooks, "tool_policy", R"({"allow": [{"tool": "bash", "argument": "command", "pattern": "^git .*$"}]})");
+  EXPECT_TRUE(hooks.emit(bash("git status\nrm -rf /")).block);
+  EXPECT_TRUE(hooks.emit(bash("rm -rf /\ngit status")).block);
+}
+
+TEST(ToolPolicy, MissingArgumentDoesNotMatch) {
+  Hooks hooks;
+  const auto installed =
+      install(hooks, "tool_policy", R"({"deny": [{"tool": "bash", "argument": "command", "pattern": "."}]})");
+  EXPECT_FALSE(hooks.emit(tool_call("bash", {{"script", "rm -rf /"}})).block);
+}
+
+TEST(ToolPolicy, NonStringArgumentIsMatchedAsItsJsonText) {
+  Hooks hooks;
+  const auto installed =
+      install(hooks, "tool_policy", R"({"deny": [{"tool": "exec", "argument": "argv", "pattern": "\"-rf\""}]})");
+  EXPECT_TRUE(hooks.emit(tool_call("exec", {{"argv", {"rm", "-rf", "/"}}})).block);
+}
+
+TEST(ToolPolicy, BlocksBeforeOrdinaryHandlersRun) {
+  Hooks hooks;
+  MockFunction<void(const ToolCallEvent&)> ordinary;
+  EXPECT_CALL(ordinary, Call(_)).Times(0);
+  const auto handler = hooks.on<ToolCallEvent>(ordinary.AsStdFunction());
+  const auto installed = install(hooks, "tool_policy", R"({"deny": ["bash"]})");
+  EXPECT_TRUE(hooks.emit(bash("ls")).block);
+}
+
+TEST(ToolPolicy, FailsClosedWhenMatchingThrows) {
+  const CapturedLog log;  // keeps the expected failure report off the test output
+  Hooks hooks;
+  const auto installed =
+      install(hooks, "tool_policy", R"({"deny": [{"tool": "write", "argument": "content", "pattern": "(a|b)*c"}]})");
+  // Boost.Regex gives up on this input with an exception rather than overflowing the stack.
+  const ToolCallResult outcome = hooks.emit(tool_call("write", {{"content", std::string(2'000'000, 'a')}}));
+  EXPECT_TRUE(outcome.block);
+  EXPECT_THAT(outcome.reason, StartsWith("hook 'builtin:tool_policy' failed: "));
+}
+
+TEST(ToolPolicySettings, InvalidRegexIsAnErrorNamingThePath) {
+  EXPECT_THAT(install_error("tool_policy", R"({"deny": [{"tool": "bash", "argument": "command", "pattern": "rm("}]})"),
+              StartsWith("tool_policy.deny[0].pattern: expected a valid regular expression: Unmatched marking "
+                         "parenthesis"));
+}
+
+TEST(ToolPolicySettings, WrongTypeInARuleNamesThePath) {
+  EXPECT_EQ(install_error("tool_policy", R"({"deny": ["a", {"tool": "bash", "argument": "command", "pattern": 5}]})"),
+            "tool_policy.deny[1].pattern: expected string, got number");
+}
+
+TEST(ToolPolicySettings, PatternWithoutArgumentIsAnError) {
+  EXPECT_EQ(install_error("tool_policy", R"({"deny": [{"tool": "bash", "pattern": "rm"}]})"),
+            R"(tool_policy.deny[0].argument: required key is missing; expected string (the argument "pattern" applies to))");
+}
+
+TEST(ToolPolicySettings, RuleWithoutToolIsAnError) {
+  EXPECT_EQ(install_error("tool_policy", R"({"allow": [{"reason": "x"}]})"),
+            "tool_policy.allow[0].tool: required key is missing; expected string (a tool name or glob)");
+}
+
+TEST(ToolPolicySettings, UnknownRuleKeyIsAnError) {
+  EXPECT_EQ(install_error("tool_policy", R"({"deny": [{"tool": "bash", "args": "rm"}]})"),
+            "tool_policy.deny[0].args: unknown key; expected one of: tool, argument, pattern, reason");
+}
+
+TEST(ToolPolicySettings, EntryThatIsNeitherGlobNorRuleIsAnError) {
+  EXPECT_EQ(install_error("tool_policy", R"({"deny": [5]})"),
+            "tool_policy.deny[0]: expected string (a tool name or glob) or object (a rule), got number");
+}
+
+TEST(ToolPolicySettings, EmptyGlobAlternativeIsAnError) {
+  EXPECT_EQ(install_error("tool_policy", R"({"deny": ["bash|"]})"),
+            R"(tool_policy.deny[0]: expected a tool name or glob without empty '|' alternatives, got "bash|")");
+}
+
+TEST(ToolPolicySettings, UnknownSettingIsAnError) {
+  EXPECT_EQ(install_error("tool_policy", R"({"denied": ["bash"]})"),
+            "tool_policy.denied: unknown key; expected one of: deny, allow");
+}
+
+// ----------------------------------------------------------------- redact
+
+ToolResultPersistEvent persist(std::vector<ContentPart> content) {
+  return ToolResultPersistEvent{.tool_call_id = "c1", .tool_name = "bash", .content = std::move(content)};
+}
+
+class RedactDefaultPattern : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RedactDefaultPattern, ReplacesTheSecret) {
+  Hooks hooks;
+  const auto installed = install(hooks, "redact", "{}");
+  const auto outcome = hooks.emit(persist({TextPart{"key=" + GetParam() + " done"}}));
+  ASSERT_TRUE(outcome.content.has_value());
+  EXPECT_THAT(*outcome.content, ElementsAre(ContentPart(TextPart{"key=[REDACTED] done"})));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Redact, RedactDefaultPattern,
+    ::testing::Values("sk-demo1234567890abcdef1234", "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8t", "AKIAIOSFODNN7EXAMPLE",
+                      "ghp_" + std::string(36, 'a'), "github_pat_" + std::string(30, 'B'), "xoxb-1234567890-abcdef",
+                      "AIza" + std::string(35, 'c'),
+                      "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----"));
+
+TEST(Redact, ReplacesUserPatterns) {
+  Hooks hooks;
+  const auto installed = install(hooks, "redact", R"({"patterns": ["internal-[0-9]{6}"]})");
+  const auto outcome = hooks.emit(persist({TextPart{"ticket internal-123456 and internal-654321"}}));
+  ASSERT_TRUE(outcome.content.has_value());
+  EXPECT_THAT(*outcome.content, ElementsAre(ContentPart(TextPart{"ticket [REDACTED] and [REDACTED]"})));
+}
+
+TEST(Redact, GivesNoReplacementWhenNothingMatches) {
+  Hooks hooks;
+  const auto installed = install(hooks, "redact", "{}");
+  EXPECT_EQ(hooks.emit(persist({TextPart{"build/app.o"}})).content, std::nullopt);
+}
+
+TEST(Redact, DoesNotFireInsideOrdinaryWords) {
+  Hooks hooks;
+  const auto installed = install(hooks, "redact", "{}");
+  EXPECT_EQ(hooks.emit(persist({TextPart{"see task-abcdefghijklmnopqrstuvwxyz"}})).content, std::nullopt);
+}
+
+TEST(Redact, LeavesNonTextPartsAlone) {
+  Hooks hooks;
+  const auto installed = install(hooks, "redact", "{}");
+  const ImagePart image{.mime_type = "image/png", .data = "sk-" + std::string(30, 'A')};
+  const auto outcome = hooks.emit(persist({image, TextPart{"sk-" + std::string(30, 'A')}}));
+  ASSERT_TRUE(outcome.content.has_value());
+  EXPECT_THAT(*outcome.content, ElementsAre(ContentPart(image), ContentPart(TextPart{"[REDACTED]"})));
+}
+
+TEST(Redact, DefaultPatternsCanBeTurnedOff) {
+  Hooks hooks;
+  const auto installed = install(hooks, "redact", R"({"default_patterns": false, "patterns": ["hunter2"]})");
+  const auto outcome = hooks.emit(persist({TextPart{"sk-" + std::string(30, 'A') + " hunter2"}}));
+  ASSERT_TRUE(outcome.content.has_value());
+  EXPECT_THAT(*outcome.content, ElementsAre(ContentPart(TextPart{"sk-" + std::string(30, 'A') + " [REDACTED]"})));
+}
+
+TEST(Redact, RedactsWhatEarlierPersistHandlersProduce) {
+  Hooks hooks;
+  const auto installed = install(hooks, "redact", "{}");
+  const auto rewriter = hooks.on<ToolResultPersistEvent>([](const ToolResultPersistEvent&) {
+    return ToolResultPersistResult{.content = std::vector<ContentPart>{TextPart{"AKIAIOSFODNN7EXAMPLE"}}};
+  });
+  const auto outcome = hooks.emit(persist({TextPart{"clean"}}));
+  ASSERT_TRUE(outcome.content.has_value());
+  EXPECT_THAT(*outcome.content, ElementsAre(ContentPart(TextPart{"[REDACTED]"})));
+}
+
+TEST(RedactSettings, InvalidUserPatternNamesThePath) {
+  EXPECT_THAT(install_error("redact", R"({"patterns": ["ok", "(unclosed"]})"),
+              StartsWith("redact.patterns[1]: expected a valid regular expression: "));
+}
+
+TEST(RedactSettings, NothingToRedactIsAnError) {
+  EXPECT_EQ(install_error("redact", R"({"default_patterns": false})"),
+            R"(redact: nothing to redact; expected "patterns" or "default_patterns": true)");
+}
+
+// ------------------------------------------------------------- tool_stats
+
+TEST(ToolStats, CountsCallsSuccessesFailuresAndDurationPerTool) {
+  Hooks hooks;
+  const ToolStats stats(ConfigObject(settings("{}")));
+  const auto installed = hooks.add(stats);
+  for (int i = 0; i < 3; ++i) hooks.emit(bash("make"));
+  hooks.emit(tool_call("read"));
+  hooks.emit(execution_end("bash", std::chrono::milliseconds(10)));
+  hooks.emit(execution_end("bash", std::chrono::milliseconds(5), true));
+  hooks.emit(ToolExecutionFailureEvent{.tool_name = "bash", .error = "killed"});
+  EXPECT_THAT(stats.snapshot(),
+              ElementsAre(Pair("bash", ToolUsage{.calls = 3,
+                                                 .successes = 1,
+                                                 .failures = 2,
+                                                 .total_duration = std::chrono::milliseconds(15)}),
+                          Pair("read", ToolUsage{.calls = 1})));
+}
+
+TEST(ToolStats, CountsEveryEventUnderConcurrentEmitsFromTwoThreads) {
+  Hooks hooks;
+  const ToolStats stats(ConfigObject(settings(R"({"log_every": 0})")));
+  const auto installed = hooks.add(stats);
+  const auto run_calls = [&] {
+    for (int i = 0; i < 2000; ++i) {
+      hooks.emit(bash("make"));
+      hooks.emit(execution_end("bash", std::chrono::milliseconds(1)));
+    }
+  };
+  std::thread first(run_calls);
+  std::thread second(run_calls);
+  first.join();
+  second.join();
+  EXPECT_EQ(stats.snapshot().at("bash"), (ToolUsage{.calls = 4000,
+                                                    .successes = 4000,
+                                                    .total_duration = std::chrono::milliseconds(4000)}));
+}
+
+TEST(ToolStats, LogsAToolsCountsEveryNCallsOfIt) {
+  const CapturedLog log;
+  Hooks hooks;
+  const auto installed = install(hooks, "tool_stats", R"({"log_every": 2})");
+  for (int i = 0; i < 5; ++i) hooks.emit(bash("make"));
+  hooks.emit(tool_call("read"));
+  EXPECT_THAT(log.lines(), ElementsAre("tool_stats: bash: 2 calls, 0 ok, 0 failed, 0 ms in total",
+                                       "tool_stats: bash: 4 calls, 0 ok, 0 failed, 0 ms in total"));
+}
+
+TEST(ToolStats, LogEveryZeroNeverLogs) {
+  const CapturedLog log;
+  Hooks hooks;
+  const auto installed = install(hooks, "tool_stats", R"({"log_every": 0})");
+  for (int i = 0; i < 20; ++i) hooks.emit(bash("make"));
+  EXPECT_THAT(log.lines(), ::testing::IsEmpty());
+}
+
+TEST(ToolStatsSettings, LogEveryMustBeANonNegativeInteger) {
+  EXPECT_EQ(install_error("tool_stats", R"({"log_every": -1})"),
+            "tool_stats.log_every: expected integer from 0 to 9223372036854775807, got -1");
+}
+
+}  // namespace
+}  // namespace hookbus
