@@ -405,7 +405,7 @@ void register_emit_benchmarks() {
   add_case("block", counts, block_hookbus, block_signals2, block_vector, block_sigc, false);
   add_case("block_first", {1, 8}, block_hookbus, block_signals2, block_vector, block_sigc, true);
   add_case("patch", counts, patch_hookbus, patch_signals2, patch_vector, patch_sigc, false);
-  add_case("patch_copy", counts, patch_hookbus, patch_signals2, patch_vector, patch_sigc, true);
+  add_case("patch_copy", {1, 8}, patch_hookbus, patch_signals2, patch_vector, patch_sigc, true);
   add_case("variant", counts, variant_hookbus, variant_signals2, variant_vector, variant_sigc);
   add_case("variant_typed", counts, variant_typed_hookbus, variant_typed_signals2, variant_typed_vector,
            variant_typed_sigc);

@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <string>
 #include <new>
 #include <thread>
 
@@ -114,6 +115,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("hookbus_build_type", HOOKBUS_BENCH_BUILD_TYPE);
   benchmark::AddCustomContext("hookbus_cxx_flags", HOOKBUS_BENCH_CXX_FLAGS);
   benchmark::AddCustomContext("hookbus_tracer", HOOKBUS_BENCH_HAVE_FORMAT_LINE ? "hookbus::format_line" : "fmt");
+  benchmark::AddCustomContext("hookbus_event_count", std::to_string(hookbus::event_count));
   benchmark::AddCustomContext("hookbus_parked_thread", "1 extra thread parked for the whole run");
 
   bench::register_emit_benchmarks();
