@@ -96,14 +96,20 @@ namespace {
 
 constexpr std::size_t audit_value_limit = 200;  // characters kept of each parameter value and error
 
-// The first `limit` characters (UTF-8 code points, never split) of text, and "…" if there were more.
-std::string cut_to_chars(std::string_view text, std::size_t limit) {
+// Where the first `limit` characters (UTF-8 code points, never split) of text end.
+std::size_t end_of_chars(std::string_view text, std::size_t limit) {
   std::size_t chars = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const bool continuation = (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80;
-    if (!continuation && chars++ == limit) return std::string(text.substr(0, i)) + "…";
+    if (!continuation && chars++ == limit) return i;
   }
-  return std::string(text);
+  return text.size();
+}
+
+// The first `limit` characters of text, and "…" if there were more.
+std::string cut_to_chars(std::string_view text, std::size_t limit) {
+  const std::size_t end = end_of_chars(text, limit);
+  return end == text.size() ? std::string(text) : std::string(text.substr(0, end)) + "…";
 }
 
 // Strings are cut; arrays and objects are kept while short, else become their cut JSON text.
@@ -111,7 +117,7 @@ boost::json::value cut_value(const boost::json::value& value) {
   if (value.is_string()) return boost::json::value(cut_to_chars(value.get_string(), audit_value_limit));
   if (value.is_array() || value.is_object()) {
     const std::string text = boost::json::serialize(value);
-    if (cut_to_chars(text, audit_value_limit).size() < text.size())
+    if (end_of_chars(text, audit_value_limit) < text.size())
       return boost::json::value(cut_to_chars(text, audit_value_limit));
   }
   return value;
@@ -234,7 +240,6 @@ ToolMatcher read_tool_glob(const ConfigValue& value) {
 // One argument of the call matched against a pattern, anywhere in its text.
 struct ArgumentPattern {
   std::string argument;
-  std::string source;  // the pattern as written, for reasons
   boost::regex pattern;
 
   // A missing argument never matches; a non-string one is matched as its JSON text.
@@ -261,7 +266,7 @@ struct PolicyRule {
 
   std::string description() const {
     std::string description = fmt::format("tool \"{}\"", tool.pattern());
-    if (argument) description += fmt::format(", {} matches \"{}\"", argument->argument, argument->source);
+    if (argument) description += fmt::format(", {} matches \"{}\"", argument->argument, argument->pattern.str());
     return description;
   }
 };
@@ -273,14 +278,11 @@ PolicyRule read_policy_rule(const ConfigValue& entry, std::string name) {
   rule.allow_only({"tool", "argument", "pattern", "reason"});
   PolicyRule read{.name = std::move(name),
                   .tool = read_tool_glob(rule.required("tool", "string (a tool name or glob)"))};
-  const auto argument = rule.find("argument");
-  const auto pattern = rule.find("pattern");
-  if (argument && !pattern) (void)rule.required("pattern", "string (a regular expression) with \"argument\"");
-  if (pattern && !argument) (void)rule.required("argument", "string (the argument \"pattern\" applies to)");
-  if (argument)
-    read.argument = ArgumentPattern{.argument = argument->as_nonempty_string(),
-                                    .source = pattern->as_string(),
-                                    .pattern = compile_pattern(*pattern)};
+  if (rule.find("argument") || rule.find("pattern")) {  // the two go together
+    const ConfigValue argument = rule.required("argument", "string (the argument \"pattern\" applies to)");
+    const ConfigValue pattern = rule.required("pattern", "string (a regular expression for \"argument\")");
+    read.argument = ArgumentPattern{.argument = argument.as_nonempty_string(), .pattern = compile_pattern(pattern)};
+  }
   if (const auto reason = rule.find("reason")) read.reason = reason->as_nonempty_string();
   return read;
 }
@@ -332,7 +334,7 @@ void ToolPolicy::register_hooks(Registrar& registrar) const {
 
 namespace {
 
-constexpr std::string_view redacted_text = "[REDACTED]";
+constexpr char redacted_text[] = "[REDACTED]";
 
 // Common credential shapes. `\b` keeps them from firing inside ordinary words ("task-…").
 constexpr std::string_view default_secret_patterns[] = {
@@ -356,7 +358,7 @@ struct Redactor::Patterns {
     for (const auto& secret : secrets) {
       const std::string& current = clean ? *clean : text;
       if (!boost::regex_search(current, secret)) continue;
-      clean = boost::regex_replace(current, secret, redacted_text.data(), boost::regex_constants::format_literal);
+      clean = boost::regex_replace(current, secret, redacted_text, boost::regex_constants::format_literal);
     }
     return clean;
   }
