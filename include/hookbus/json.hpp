@@ -12,17 +12,28 @@
 //   - unknown keys are ignored;
 //   - a missing key leaves the member at its default when the member is a
 //     std::optional, a container, a bool, a JSON object/value, or the event
-//     `context`, and always for result types (missing means "no change");
+//     `context`, and always for the members of a result type (missing means
+//     "no change"; structs nested in a result follow the general rule);
 //     any other missing member (strings, numbers, enums, nested structs of an
 //     event) is an error;
-//   - a value of the wrong type is an error;
-// and every error is a JsonError naming the path, e.g.
-//   "tool_call.input: expected object, got string".
+//   - null for a std::optional means absent;
+//   - a value of the wrong type is an error; integers are range-checked for
+//     their C++ type (no negative into unsigned), and a number with a fraction
+//     is not an integer (1e3 is);
+//   - enums and content-part "type"s must be one of their names; the error
+//     lists them;
+// and every error is a JsonError naming the path, rooted at the event's wire
+// name for events and at the type's name otherwise, e.g.
+//   "tool_call.input: expected object, got string"
+//   "turn_end.tool_results[2].content[0]: unknown content part type 'video'; expected one of: text, image, audio"
+//   "ToolCallResult.block: expected boolean, got string"
 // Nothing is ever half-filled: a read either returns a whole value or throws.
 //
 // The templates below are defined in the library and instantiated there for
-// every catalogue type, to keep Boost.JSON's conversion machinery out of the
-// headers an engine includes everywhere.
+// every event, every result and every value type of types.hpp (Message,
+// ToolCall, ToolResult, ContentPart and its parts, EventContext, the compaction
+// and tree payloads), to keep the conversion machinery out of the headers an
+// engine includes everywhere. Other types do not link.
 
 #include <hookbus/events.hpp>
 #include <hookbus/errors.hpp>
@@ -42,7 +53,8 @@ template <class T> T from_json(const boost::json::value& json);
 boost::json::value to_json(const HookEvent& event);
 
 // Reads an event, picking the alternative from "type" (aliases accepted).
-// Throws JsonError for a missing/unknown "type" or a bad payload.
+// Throws JsonError for a missing/unknown "type" (path "event" / "event.type";
+// an unknown name's message lists the valid ones) or a bad payload.
 HookEvent event_from_json(const boost::json::value& json);
 
 // Reads an event of a known kind (by HookEvent index); a "type" key, if present, is ignored.

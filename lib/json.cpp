@@ -1,0 +1,359 @@
+// JSON for every catalogue type, by one recursive reader and one recursive
+// writer over the described members. Boost.JSON's own described-struct
+// conversion is not used for reading: in 1.81 it rejects missing keys (even for
+// std::optional) and unknown keys, and its errors do not say where.
+
+#include "json_detail.hpp"
+
+#include <hookbus/json.hpp>
+#include <hookbus/names.hpp>
+
+#include <boost/json/serialize.hpp>
+#include <boost/json/stream_parser.hpp>
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <utility>
+
+namespace hookbus {
+namespace {
+
+namespace json = boost::json;
+using namespace reflect;
+
+// ---------------------------------------------------------------- writing
+
+template <class T>
+json::value write(const T& value);
+
+template <DescribedStruct T>
+json::object write_struct(const T& value) {
+  json::object object;
+  if constexpr (Tagged<T>) object.emplace("type", T::type);
+  boost::mp11::mp_for_each<members_of<T>>([&](auto member) {
+    const auto& field = value.*member.pointer;
+    if constexpr (is_optional_v<std::remove_cvref_t<decltype(field)>>) {
+      if (!field) return;  // absent optionals are left out, not written as null
+    }
+    object.emplace(member.name, write(field));
+  });
+  return object;
+}
+
+template <DescribedEnum E>
+json::value write_enum(E value) {
+  if (auto name = enum_wire_name(value)) return json::string(*name);
+  throw JsonError("", fmt::format("cannot write {} value {}: it is not a named enumerator", type_display_name<E>(),
+                                  static_cast<std::underlying_type_t<E>>(value)));
+}
+
+template <class T>
+json::value write(const T& value) {
+  if constexpr (std::is_arithmetic_v<T> || JsonValue<T>) return json::value(value);
+  else if constexpr (std::is_same_v<T, std::string>) return json::string(value);
+  else if constexpr (std::is_same_v<T, Timestamp>) return value.time_since_epoch().count();
+  else if constexpr (std::is_same_v<T, Duration>) return value.count();
+  else if constexpr (DescribedEnum<T>) return write_enum(value);
+  else if constexpr (is_optional_v<T>) return value ? write(*value) : json::value(nullptr);
+  else if constexpr (is_vector_v<T>) {
+    json::array array;
+    array.reserve(value.size());
+    for (const auto& element : value) array.push_back(write(element));
+    return array;
+  } else if constexpr (std::is_same_v<T, ContentPart>) {
+    return std::visit([](const auto& part) { return json::value(write_struct(part)); }, value);
+  } else if constexpr (DescribedStruct<T>) {
+    return write_struct(value);
+  } else {
+    static_assert(always_false<T>, "hookbus JSON: no conversion for this member type");
+  }
+}
+
+// ---------------------------------------------------------------- reading
+
+// Where in the document a reader is. Each segment lives on the reader's stack;
+// they are joined into text only when an error is reported.
+class Path {
+ public:
+  explicit Path(std::string_view root) : name_(root) {}
+
+  Path member(std::string_view name) const { return Path(this, name, 0); }
+  Path element(std::size_t index) const { return Path(this, {}, index); }
+
+  std::string str() const {
+    if (parent_ == nullptr) return std::string(name_);
+    std::string text = parent_->str();
+    if (name_.empty()) return text + '[' + std::to_string(index_) + ']';
+    return text.empty() ? std::string(name_) : text + '.' + std::string(name_);
+  }
+
+ private:
+  Path(const Path* parent, std::string_view name, std::size_t index) : parent_(parent), name_(name), index_(index) {}
+
+  const Path* parent_ = nullptr;
+  std::string_view name_;  // the root or a member name; empty for an array element
+  std::size_t index_ = 0;
+};
+
+[[noreturn]] void fail(const Path& path, const std::string& message) { throw JsonError(path.str(), message); }
+
+std::string_view kind_name(const json::value& value) {
+  switch (value.kind()) {
+    case json::kind::null: return "null";
+    case json::kind::bool_: return "boolean";
+    case json::kind::int64:
+    case json::kind::uint64:
+    case json::kind::double_: return "number";
+    case json::kind::string: return "string";
+    case json::kind::array: return "array";
+    case json::kind::object: return "object";
+  }
+  return "unknown";
+}
+
+[[noreturn]] void fail_expected(const Path& path, std::string_view expected, const json::value& got) {
+  fail(path, fmt::format("expected {}, got {}", expected, kind_name(got)));
+}
+
+template <class T>
+T read(const json::value& node, const Path& path);
+
+const json::object& expect_object(const json::value& node, const Path& path) {
+  if (!node.is_object()) fail_expected(path, "object", node);
+  return node.get_object();
+}
+
+// A number as the document's author would write it (1.5, not Boost's 1.5E0).
+std::string number_text(const json::value& node) {
+  return node.is_double() ? fmt::format("{}", node.get_double()) : json::serialize(node);
+}
+
+template <Integer T>
+[[noreturn]] void fail_out_of_range(const json::value& node, const Path& path) {
+  fail(path, fmt::format("expected integer from {} to {}, got {}", std::numeric_limits<T>::min(),
+                         std::numeric_limits<T>::max(), number_text(node)));
+}
+
+template <Integer T, Integer N>
+T narrow(N number, const json::value& node, const Path& path) {
+  if (!std::in_range<T>(number)) fail_out_of_range<T>(node, path);
+  return static_cast<T>(number);
+}
+
+// A double holding a whole number (1e3 from another serializer) is accepted;
+// one with a fraction is not.
+template <Integer T>
+T narrow_double(double number, const json::value& node, const Path& path) {
+  if (!std::isfinite(number) || std::trunc(number) != number) fail(path, "expected integer, got " + number_text(node));
+  constexpr double two_to_63 = 0x1p63;
+  if (number >= -two_to_63 && number < two_to_63) return narrow<T>(static_cast<std::int64_t>(number), node, path);
+  if (number >= 0 && number < 2 * two_to_63) return narrow<T>(static_cast<std::uint64_t>(number), node, path);
+  fail_out_of_range<T>(node, path);
+}
+
+template <Integer T>
+T read_integer(const json::value& node, const Path& path) {
+  switch (node.kind()) {
+    case json::kind::int64: return narrow<T>(node.get_int64(), node, path);
+    case json::kind::uint64: return narrow<T>(node.get_uint64(), node, path);
+    case json::kind::double_: return narrow_double<T>(node.get_double(), node, path);
+    default: fail_expected(path, "integer", node);
+  }
+}
+
+template <DescribedEnum E>
+E read_enum(const json::value& node, const Path& path) {
+  if (!node.is_string()) fail_expected(path, "string", node);
+  const std::string_view name = node.get_string();
+  if (auto value = enum_from_wire_name<E>(name)) return *value;
+  fail(path, fmt::format("unknown value '{}'; expected one of: {}", name, fmt::join(enum_wire_names<E>(), ", ")));
+}
+
+template <class T>
+std::vector<T> read_array(const json::value& node, const Path& path) {
+  if (!node.is_array()) fail_expected(path, "array", node);
+  const json::array& array = node.get_array();
+  std::vector<T> values;
+  values.reserve(array.size());
+  for (std::size_t i = 0; i < array.size(); ++i) values.push_back(read<T>(array[i], path.element(i)));
+  return values;
+}
+
+// Whether member `name` of Owner may be missing from the JSON (it then keeps its
+// default): see json.hpp for the rule.
+template <class Owner, class Member>
+bool may_be_missing(std::string_view name) {
+  return ResultType<Owner> || is_optional_v<Member> || is_vector_v<Member> || std::is_same_v<Member, bool> ||
+         JsonValue<Member> || (Event<Owner> && name == "context");
+}
+
+template <DescribedStruct T>
+T read_struct(const json::value& node, const Path& path) {
+  const json::object& object = expect_object(node, path);
+  T value{};
+  boost::mp11::mp_for_each<members_of<T>>([&](auto member) {
+    using Member = std::remove_cvref_t<decltype(value.*member.pointer)>;
+    if (const json::value* field = object.if_contains(member.name))
+      value.*member.pointer = read<Member>(*field, path.member(member.name));
+    else if (!may_be_missing<T, Member>(member.name))
+      fail(path, fmt::format("missing required field '{}'", member.name));
+  });
+  return value;
+}
+
+template <class... Parts>
+std::variant<Parts...> read_content_part(const json::value& node, const Path& path, std::variant<Parts...>*) {
+  const json::value* tag = expect_object(node, path).if_contains("type");
+  if (tag == nullptr) fail(path, "missing required field 'type'");
+  if (!tag->is_string()) fail_expected(path.member("type"), "string", *tag);
+  const std::string_view type = tag->get_string();
+  std::optional<std::variant<Parts...>> part;
+  ((type == Parts::type ? void(part.emplace(read_struct<Parts>(node, path))) : void()), ...);
+  if (!part) {
+    const std::string_view types[] = {Parts::type...};
+    fail(path, fmt::format("unknown content part type '{}'; expected one of: {}", type, fmt::join(types, ", ")));
+  }
+  return std::move(*part);
+}
+
+template <class T>
+T read(const json::value& node, const Path& path) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if (!node.is_bool()) fail_expected(path, "boolean", node);
+    return node.get_bool();
+  } else if constexpr (Integer<T>) {
+    return read_integer<T>(node, path);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (!node.is_number()) fail_expected(path, "number", node);
+    return node.to_number<T>();
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    if (!node.is_string()) fail_expected(path, "string", node);
+    return std::string(node.get_string());
+  } else if constexpr (std::is_same_v<T, json::object>) {
+    return expect_object(node, path);
+  } else if constexpr (std::is_same_v<T, json::value>) {
+    return node;
+  } else if constexpr (std::is_same_v<T, Timestamp>) {
+    return Timestamp(Duration(read_integer<Duration::rep>(node, path)));
+  } else if constexpr (std::is_same_v<T, Duration>) {
+    return Duration(read_integer<Duration::rep>(node, path));
+  } else if constexpr (DescribedEnum<T>) {
+    return read_enum<T>(node, path);
+  } else if constexpr (is_optional_v<T>) {
+    if (node.is_null()) return std::nullopt;  // other serializers write absent as null
+    return read<typename T::value_type>(node, path);
+  } else if constexpr (is_vector_v<T>) {
+    return read_array<typename T::value_type>(node, path);
+  } else if constexpr (std::is_same_v<T, ContentPart>) {
+    return read_content_part(node, path, static_cast<ContentPart*>(nullptr));
+  } else if constexpr (DescribedStruct<T>) {
+    return read_struct<T>(node, path);
+  } else {
+    static_assert(always_false<T>, "hookbus JSON: no conversion for this member type");
+  }
+}
+
+// Error paths start at the event's wire name for events ("tool_call.input"),
+// at the type's name for everything else ("ToolCallResult.block").
+template <class T>
+std::string_view root_name() {
+  if constexpr (Event<T>) {
+    return T::type;
+  } else {
+    static const std::string name = type_display_name<T>();
+    return name;
+  }
+}
+
+// Calls f(std::type_identity<E>{}) for the event type at a HookEvent index.
+template <class R, class F, std::size_t... I>
+R with_event_type(std::size_t index, F&& f, std::index_sequence<I...>) {
+  event_name(index);  // bounds check with a clear message
+  using Call = R (*)(F&);
+  static constexpr Call calls[] = {
+      [](F& g) -> R { return g(std::type_identity<std::variant_alternative_t<I, HookEvent>>{}); }...};
+  return calls[index](f);
+}
+
+template <class R, class F>
+R with_event_type(std::size_t index, F&& f) {
+  return with_event_type<R>(index, f, std::make_index_sequence<event_count>{});
+}
+
+}  // namespace
+
+template <class T>
+boost::json::value to_json(const T& value) {
+  return write(value);
+}
+
+template <class T>
+T from_json(const boost::json::value& document) {
+  return read<T>(document, Path(root_name<T>()));
+}
+
+boost::json::value to_json(const HookEvent& event) {
+  return std::visit([](const auto& alternative) { return write(alternative); }, event);
+}
+
+HookEvent event_from_json(const boost::json::value& document) {
+  const Path root("event");
+  const json::value* type = expect_object(document, root).if_contains("type");
+  if (type == nullptr) fail(root, "missing required field 'type'");
+  if (!type->is_string()) fail_expected(root.member("type"), "string", *type);
+  std::size_t index = 0;
+  try {
+    index = resolve_event(type->get_string());
+  } catch (const UnknownEventError& unknown) {
+    fail(root.member("type"), unknown.what());
+  }
+  return event_from_json(index, document);
+}
+
+HookEvent event_from_json(std::size_t event_index, const boost::json::value& document) {
+  return with_event_type<HookEvent>(event_index, [&]<class E>(std::type_identity<E>) -> HookEvent {
+    return from_json<E>(document);
+  });
+}
+
+boost::json::value to_json(const HookOutcome& outcome) {
+  return std::visit(
+      []<class R>(const R& result) {
+        if constexpr (std::is_same_v<R, std::monostate>) return json::value(nullptr);
+        else return write(result);
+      },
+      outcome);
+}
+
+HookOutcome outcome_from_json(std::size_t event_index, const boost::json::value& document) {
+  return with_event_type<HookOutcome>(event_index, [&]<class E>(std::type_identity<E>) -> HookOutcome {
+    if constexpr (EventWithResult<E>) return from_json<result_t<E>>(document);
+    else return std::monostate{};
+  });
+}
+
+boost::json::value parse_json(std::string_view text, std::string_view source) {
+  json::stream_parser parser;
+  boost::system::error_code error;
+  const std::size_t consumed = parser.write(text.data(), text.size(), error);
+  if (!error) parser.finish(error);
+  if (error)
+    throw JsonError(std::string(source), fmt::format("invalid JSON at offset {}: {}", consumed, error.message()));
+  return parser.release();
+}
+
+namespace {
+
+// Taking the address of each conversion instantiates it in this file; `used`
+// keeps the table, and so every instantiation, in the object file. The list
+// follows the variants, so a new event or result is covered without an edit.
+template <class... Ts>
+constexpr auto conversions(std::tuple<Ts...>*) {
+  return std::tuple{std::pair{&to_json<Ts>, &from_json<Ts>}...};
+}
+[[gnu::used]] constexpr auto instantiated_conversions = conversions(static_cast<CatalogueTypes*>(nullptr));
+
+}  // namespace
+}  // namespace hookbus

@@ -1,0 +1,122 @@
+#pragma once
+// Reflection helpers shared by the JSON reader/writer (json.cpp), the one-line
+// formatter (format.cpp), hookctl and the tests: what kind of member a type is,
+// enum wire names, readable type names, and the list of every catalogue type.
+// Internal: not installed.
+
+#include <hookbus/events.hpp>
+#include <hookbus/reducers.hpp>  // detail::is_optional_v, is_vector_v, members_of
+
+#include <boost/core/type_name.hpp>
+#include <boost/describe/enumerators.hpp>
+#include <boost/mp11/algorithm.hpp>
+
+#include <concepts>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace hookbus::reflect {
+
+using detail::is_optional_v;
+using detail::is_vector_v;
+using detail::members_of;
+
+template <class T>
+concept DescribedStruct = boost::describe::has_describe_members<T>::value;
+
+template <class T>
+concept DescribedEnum = boost::describe::has_describe_enumerators<T>::value;
+
+template <class T>
+concept Integer = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+template <class T>
+concept JsonValue = std::is_same_v<T, boost::json::object> || std::is_same_v<T, boost::json::value>;
+
+// Structs tagged on the wire by their static `type` name: events and content parts.
+template <class T>
+concept Tagged = DescribedStruct<T> && requires {
+  { T::type } -> std::convertible_to<std::string_view>;
+};
+
+template <class T>
+inline constexpr bool always_false = false;
+
+// Calls f(std::type_identity<T>{}) for each T of a type list (a tuple or a variant).
+template <class List, class F>
+void for_each_type(F&& f) {
+  boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, List>>(f);
+}
+
+// ------------------------------------------------------------------- enums
+
+// Enumerators that would be C++ keywords end in '_'; the wire drops it.
+constexpr std::string_view wire_name(std::string_view enumerator) {
+  return enumerator.ends_with('_') ? enumerator.substr(0, enumerator.size() - 1) : enumerator;
+}
+
+// The wire name of `value`, or nullopt when it is not a named enumerator.
+template <DescribedEnum E>
+std::optional<std::string_view> enum_wire_name(E value) {
+  std::optional<std::string_view> name;
+  boost::mp11::mp_for_each<boost::describe::describe_enumerators<E>>([&](auto d) {
+    if (d.value == value) name = wire_name(d.name);
+  });
+  return name;
+}
+
+template <DescribedEnum E>
+std::optional<E> enum_from_wire_name(std::string_view name) {
+  std::optional<E> value;
+  boost::mp11::mp_for_each<boost::describe::describe_enumerators<E>>([&](auto d) {
+    if (wire_name(d.name) == name) value = d.value;
+  });
+  return value;
+}
+
+template <DescribedEnum E>
+std::vector<std::string_view> enum_wire_names() {
+  std::vector<std::string_view> names;
+  boost::mp11::mp_for_each<boost::describe::describe_enumerators<E>>([&](auto d) { names.push_back(wire_name(d.name)); });
+  return names;
+}
+
+// --------------------------------------------------------------- type names
+
+// A readable C++ name: the catalogue's aliases by their alias (ContentPart,
+// Timestamp, Duration, std::uint64_t) rather than what they expand to, and
+// without "hookbus::".
+template <class T>
+std::string type_display_name() {
+  if constexpr (std::is_same_v<T, ContentPart>) return "ContentPart";
+  else if constexpr (std::is_same_v<T, Timestamp>) return "Timestamp";
+  else if constexpr (std::is_same_v<T, Duration>) return "Duration";
+  else if constexpr (std::is_same_v<T, std::uint64_t>) return "std::uint64_t";
+  else if constexpr (std::is_same_v<T, std::uint32_t>) return "std::uint32_t";
+  else if constexpr (std::is_same_v<T, std::int64_t>) return "std::int64_t";
+  else if constexpr (is_optional_v<T>) return "std::optional<" + type_display_name<typename T::value_type>() + ">";
+  else if constexpr (is_vector_v<T>) return "std::vector<" + type_display_name<typename T::value_type>() + ">";
+  else {
+    std::string name = boost::core::type_name<T>();
+    constexpr std::string_view ours = "hookbus::";
+    return name.starts_with(ours) ? name.substr(ours.size()) : name;
+  }
+}
+
+// ----------------------------------------------------------- the catalogue
+
+// The shared value types of types.hpp that events and results are built from.
+using ValueTypes = std::tuple<TextPart, ImagePart, AudioPart, ContentPart, ToolCall, ToolResult, Message, EventContext,
+                              CompactionPreparation, Compaction, CompactionEntry, TreePreparation, BranchSummaryEntry>;
+
+// Every event, every result and every value type: the types the library
+// instantiates its JSON and format templates for.
+using CatalogueTypes =
+    boost::mp11::mp_append<boost::mp11::mp_rename<HookEvent, std::tuple>,
+                           boost::mp11::mp_pop_front<boost::mp11::mp_rename<HookOutcome, std::tuple>>, ValueTypes>;
+
+}  // namespace hookbus::reflect
