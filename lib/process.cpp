@@ -16,6 +16,8 @@
 // plus poll() and a pidfd, does all of it in one small loop.
 #include <hookbus/process.hpp>
 
+#include "text.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -454,6 +456,15 @@ std::string ProcessResult::status() const {
   }
   if (exit_code) return fmt::format("exit code {}", *exit_code);
   return "not run";
+}
+
+std::string ProcessResult::stderr_tail(std::size_t max_bytes) const {
+  const std::string_view text = detail::trim(stderr_text);
+  if (text.size() <= max_bytes) return std::string(text);
+  std::string_view tail = text.substr(text.size() - std::min(max_bytes, text.size()));
+  // Start at a character boundary: skip UTF-8 continuation bytes.
+  while (!tail.empty() && (static_cast<unsigned char>(tail.front()) & 0xC0) == 0x80) tail.remove_prefix(1);
+  return "..." + std::string(tail);
 }
 
 ProcessResult run_process(const ProcessSpec& spec) {

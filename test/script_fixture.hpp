@@ -36,11 +36,20 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-// Writes `text` to `file` with exactly `mode` (not subject to the umask);
-// creates the parent directories (0755).
+// Creates `dir` and its missing parents with exactly `mode`, whatever the
+// umask: hook discovery refuses group-writable directories.
+inline void make_directories(const std::filesystem::path& dir, mode_t mode = 0755) {
+  if (dir.empty() || std::filesystem::exists(dir)) return;
+  make_directories(dir.parent_path(), mode);
+  std::filesystem::create_directory(dir);
+  ::chmod(dir.c_str(), mode);
+}
+
+// Writes `text` to `file` with exactly `mode` (whatever the umask); creates
+// the parent directories (0755).
 inline std::filesystem::path write_file(const std::filesystem::path& file, const std::string& text,
                                         mode_t mode = 0644) {
-  std::filesystem::create_directories(file.parent_path());
+  make_directories(file.parent_path());
   std::ofstream(file, std::ios::binary | std::ios::trunc) << text;
   ::chmod(file.c_str(), mode);
   return file;

@@ -66,8 +66,11 @@ struct ProcessResult {
 
   // True when the program exited with code 0 in time.
   [[nodiscard]] bool succeeded() const noexcept { return !timed_out && exit_code == 0; }
-  // "exit code 1", "killed by signal 9 (Killed)", "timed out after 100 ms".
+  // "exit code 1", "killed by signal 9 (SIGKILL)", "timed out (killed after 120 ms)".
   [[nodiscard]] std::string status() const;
+  // The end of stderr, trimmed, at most about `max_bytes`, starting with "..." when cut:
+  // what an error message quotes.
+  [[nodiscard]] std::string stderr_tail(std::size_t max_bytes = 500) const;
 };
 
 // The program could not be started (not found, not executable, no such

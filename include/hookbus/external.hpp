@@ -1,0 +1,90 @@
+#pragma once
+// The external-hook runner: a discovered hook executable (discovery.hpp)
+// registered on the bus as a by-name handler, so ordering, deny-fast,
+// accumulation, patch chaining and failure policies are the bus's own.
+// docs/external-hooks.md is the protocol for hook authors.
+//
+//   auto config = hookbus::load_project_config(project_dir).value_or(hookbus::Config{.project_dir = project_dir});
+//   auto report = hookbus::discover_hooks(hookbus::hook_directories(config));
+//   auto installed = hookbus::install_external_hooks(hooks, report, config);
+//
+// One call of a hook: `HOOK run`, with the event as one JSON document on stdin
+// (hook_payload), the environment plus HOOKBUS_EVENT, HOOKBUS_SESSION_ID,
+// HOOKBUS_PROJECT_DIR and HOOKBUS_HOOK_NAME, and the event's cwd as working
+// directory. Then, by exit status:
+//   0, empty stdout      no change;
+//   0, JSON on stdout    the event's result, read leniently (kodelet's field
+//                        names accepted);
+//   2                    a refusal, with stderr as the reason, on events that
+//                        can be refused (block, cancel, reject, deny); a
+//                        failure on any other event;
+//   anything else        a failure, as are a timeout, invalid JSON and stdout
+//                        over its cap.
+// A failure is an ExternalHookError thrown from the handler: the bus logs it,
+// reports it to on_error listeners and applies the hook's failure policy.
+
+#include <hookbus/config.hpp>
+#include <hookbus/connection.hpp>
+#include <hookbus/discovery.hpp>
+#include <hookbus/errors.hpp>
+#include <hookbus/events.hpp>
+#include <hookbus/hooks.hpp>
+#include <hookbus/process.hpp>
+
+#include <boost/json/object.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace hookbus {
+
+// A hook run that failed. The message names the hook's file and says what
+// went wrong, with the end of its stderr.
+class ExternalHookError : public Error {
+ public:
+  using Error::Error;
+};
+
+// How to run one external hook.
+struct ExternalHook {
+  std::string name;  // the bus label: "guard", "acme/tools/guard"
+  std::filesystem::path path;
+  Duration timeout = std::chrono::seconds(30);
+  // HOOKBUS_PROJECT_DIR, and the working directory when the event's cwd is
+  // empty or missing. Empty: neither.
+  std::filesystem::path project_dir;
+};
+
+// What `HOOK run` reads on stdin: the catalogue JSON of the event (with its
+// "type") plus, for hooks written for kodelet and others, `hook_event_name`
+// (our wire name), `event` (the name the hook asked for, perhaps an alias),
+// `conv_id`, `cwd` and `invoked_by` (from the context) and kodelet's
+// `tool_input` (tool_call, tool_result) and `message` (input). A key the
+// event itself has is never overwritten (user_bash's own `cwd` stays).
+boost::json::object hook_payload(const HookEvent& event, std::string_view requested_name);
+
+// Runs `HOOK run` once for the event and returns what happened, whatever it
+// was. Throws ProcessError when the hook cannot be started.
+ProcessResult run_external_hook(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name);
+
+// What a finished run means for the event it ran for: the event's result
+// (monostate for no change) or, for a failure, ExternalHookError.
+HookOutcome hook_outcome(const ExternalHook& hook, const HookEvent& event, const ProcessResult& run);
+
+// run_external_hook, then hook_outcome: what the bus calls.
+HookOutcome call_external_hook(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name);
+
+// `config.hook_directories`, then the default directories of
+// `config.project_dir` (the current directory when empty).
+HookDirectories hook_directories(const Config& config);
+
+// Registers each discovered hook for each event it asked for, in the report's
+// order, labelled with its name, with its timeout (`config.hooks[name].timeout`,
+// else `config.default_timeout`) and failure policy (fail_open unless
+// configured). Hooks configured `disabled` are left out. Dropping the group
+// unregisters them all.
+ConnectionGroup install_external_hooks(Hooks& hooks, const DiscoveryReport& report, const Config& config);
+
+}  // namespace hookbus

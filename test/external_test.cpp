@@ -1,0 +1,618 @@
+// External hooks: discovery rules and the execution protocol, with real hook
+// executables written into temporary directories (docs/external-hooks.md).
+#include "script_fixture.hpp"
+
+#include <hookbus/external.hpp>
+#include <hookbus/json.hpp>
+#include <hookbus/log.hpp>
+#include <hookbus/names.hpp>
+
+#include <boost/json/parse.hpp>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+#include <thread>
+
+namespace hookbus {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::Field;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using namespace std::chrono_literals;
+using testing::TempDir;
+using testing::write_file;
+using testing::write_script;
+
+// Hang detection only: far above what any of these takes, far below the 30 s default.
+constexpr auto kHangBound = 10s;
+
+// A shell hook: answers `hook` with `events` (one per line) and runs `body` on `run`.
+fs::path write_hook(const fs::path& file, const std::string& events, const std::string& body, mode_t mode = 0755) {
+  return write_script(file, "if [ \"$1\" = hook ]; then printf '%s\\n' " + events + "; exit 0; fi\n" + body, mode);
+}
+
+// A Python hook: answers `hook` with `event`, and on `run` has `payload` (the
+// parsed stdin) and runs `body`. Debian's own interpreter: a PATH shim (pyenv)
+// can take seconds to start.
+fs::path write_python_hook(const fs::path& file, const std::string& event, const std::string& body) {
+  return write_file(file,
+                    "#!/usr/bin/python3\n"
+                    "import json, sys\n"
+                    "if sys.argv[1] == 'hook':\n"
+                    "    print('" + event + "')\n"
+                    "    sys.exit(0)\n"
+                    "payload = json.load(sys.stdin)\n" + body,
+                    0755);
+}
+
+std::vector<std::string> names_of(const DiscoveryReport& report) {
+  std::vector<std::string> names;
+  for (const auto& hook : report.hooks) names.push_back(hook.name);
+  return names;
+}
+
+// The skipped entry of that name; a test failure (and an empty entry) when there is none.
+SkippedFile skipped(const DiscoveryReport& report, const std::string& name) {
+  const auto found = std::find_if(report.skipped.begin(), report.skipped.end(),
+                                  [&](const SkippedFile& s) { return s.name == name; });
+  if (found != report.skipped.end()) return *found;
+  ADD_FAILURE() << "'" << name << "' was not skipped";
+  return {};
+}
+
+// Captures what hookbus logs.
+class LogCapture {
+ public:
+  LogCapture() { set_logger(std::make_shared<spdlog::logger>("hookbus-test", std::make_shared<spdlog::sinks::ostream_sink_mt>(log_))); }
+  ~LogCapture() { set_logger(nullptr); }
+  LogCapture(const LogCapture&) = delete;
+  LogCapture& operator=(const LogCapture&) = delete;
+  std::string text() const { return log_.str(); }
+
+ private:
+  std::ostringstream log_;
+};
+
+// ================================================================ discovery
+
+class Discovery : public ::testing::Test {
+ protected:
+  fs::path project_hooks() const { return project_.path() / ".hookbus" / "hooks"; }
+  fs::path user_hooks() const { return user_.path() / "hookbus" / "hooks"; }
+  DiscoveryReport discover(Duration query_timeout = default_query_timeout) const {
+    HookDirectories dirs;
+    dirs.add(project_hooks(), "project");
+    dirs.add(user_hooks(), "user");
+    return discover_hooks(dirs, query_timeout);
+  }
+
+  LogCapture log_;
+  TempDir project_;
+  TempDir user_;
+};
+
+TEST_F(Discovery, FindsAnExecutableHookWithItsEventPathAndSource) {
+  write_hook(project_hooks() / "guard", "tool_call", "");
+  const auto report = discover();
+  ASSERT_EQ(report.hooks.size(), 1u);
+  const DiscoveredHook& hook = report.hooks[0];
+  EXPECT_EQ(hook.name, "guard");
+  EXPECT_EQ(hook.path, project_hooks() / "guard");
+  EXPECT_EQ(hook.source, "project");
+  ASSERT_EQ(hook.events.size(), 1u);
+  EXPECT_EQ(hook.events[0].index, event_index<ToolCallEvent>);
+  EXPECT_EQ(hook.events[0].name, "tool_call");
+}
+
+TEST_F(Discovery, AHookMayAskForSeveralEventsByWireNameOrAlias) {
+  write_hook(project_hooks() / "multi", "before_tool_call '' agent_end ' turn_end '", "");
+  const auto report = discover();
+  ASSERT_EQ(report.hooks.size(), 1u);
+  EXPECT_THAT(report.hooks[0].events,
+              ElementsAre(AllOf(Field(&RequestedEvent::index, event_index<ToolCallEvent>),
+                                Field(&RequestedEvent::name, "before_tool_call")),
+                          Field(&RequestedEvent::index, event_index<AgentEndEvent>),
+                          Field(&RequestedEvent::index, event_index<TurnEndEvent>)));
+}
+
+TEST_F(Discovery, AMissingDirectoryIsNotAnError) {
+  const auto report = discover();
+  EXPECT_THAT(report.hooks, IsEmpty());
+  EXPECT_THAT(report.skipped, IsEmpty());
+  EXPECT_EQ(log_.text(), "");
+}
+
+TEST_F(Discovery, SubdirectoriesAreIgnored) {
+  testing::make_directories(project_hooks() / "lib");
+  const auto report = discover();
+  EXPECT_THAT(report.hooks, IsEmpty());
+  EXPECT_EQ(skipped(report, "lib").why, SkippedFile::Why::ignored);
+}
+
+TEST_F(Discovery, FilesWithoutTheExecuteBitAreIgnored) {
+  write_hook(project_hooks() / "notes", "tool_call", "", 0644);
+  const auto report = discover();
+  EXPECT_THAT(report.hooks, IsEmpty());
+  EXPECT_THAT(skipped(report, "notes").reason, HasSubstr("not executable"));
+}
+
+TEST_F(Discovery, NamesEndingInDotDisableAreIgnored) {
+  write_hook(project_hooks() / "guard.disable", "tool_call", "");
+  const auto report = discover();
+  EXPECT_THAT(report.hooks, IsEmpty());
+  EXPECT_THAT(skipped(report, "guard.disable").reason, HasSubstr(".disable"));
+}
+
+TEST_F(Discovery, DotFilesAreIgnored) {
+  write_hook(project_hooks() / ".hidden", "tool_call", "");
+  const auto report = discover();
+  EXPECT_THAT(report.hooks, IsEmpty());
+  EXPECT_EQ(skipped(report, ".hidden").why, SkippedFile::Why::ignored);
+}
+
+TEST_F(Discovery, AHookInAHigherPrecedenceDirectoryShadowsOneOfTheSameName) {
+  write_hook(project_hooks() / "guard", "tool_call", "");
+  write_hook(user_hooks() / "guard", "agent_end", "");
+  const auto report = discover();
+  ASSERT_EQ(report.hooks.size(), 1u);
+  EXPECT_EQ(report.hooks[0].source, "project");
+  const SkippedFile shadowed = skipped(report, "guard");
+  EXPECT_EQ(shadowed.why, SkippedFile::Why::shadowed);
+  EXPECT_EQ(shadowed.path, user_hooks() / "guard");
+  EXPECT_THAT(shadowed.reason, HasSubstr((project_hooks() / "guard").string()));
+}
+
+TEST_F(Discovery, HooksRunInPrecedenceOrderThenNameOrder) {
+  write_hook(project_hooks() / "b", "tool_call", "");
+  write_hook(project_hooks() / "a", "tool_call", "");
+  write_hook(user_hooks() / "0-first-by-name-but-lower-precedence", "tool_call", "");
+  EXPECT_THAT(names_of(discover()), ElementsAre("a", "b", "0-first-by-name-but-lower-precedence"));
+}
+
+TEST_F(Discovery, AFailingTypeQuerySkipsTheFileWithAWarningNamingIt) {
+  write_script(project_hooks() / "broken", "echo 'no idea' >&2; exit 1\n");
+  write_hook(project_hooks() / "good", "tool_call", "");
+  const auto report = discover();
+  EXPECT_THAT(names_of(report), ElementsAre("good"));
+  const SkippedFile broken = skipped(report, "broken");
+  EXPECT_EQ(broken.why, SkippedFile::Why::refused);
+  EXPECT_THAT(broken.reason, AllOf(HasSubstr("exit code 1"), HasSubstr("no idea")));
+  EXPECT_THAT(log_.text(), HasSubstr("'broken'"));
+}
+
+TEST_F(Discovery, AnUnknownEventNameSkipsTheFileWithAWarning) {
+  write_hook(project_hooks() / "typo", "tool_cal", "");
+  const auto report = discover();
+  EXPECT_THAT(report.hooks, IsEmpty());
+  EXPECT_THAT(skipped(report, "typo").reason, HasSubstr("'tool_cal'"));
+  EXPECT_THAT(log_.text(), HasSubstr("'typo'"));
+}
+
+TEST_F(Discovery, AnEmptyTypeAnswerSkipsTheFile) {
+  write_hook(project_hooks() / "silent", "''", "");
+  const auto report = discover();
+  EXPECT_THAT(report.hooks, IsEmpty());
+  EXPECT_THAT(skipped(report, "silent").reason, HasSubstr("no event name"));
+}
+
+TEST_F(Discovery, AHangingTypeQueryTimesOut) {
+  write_script(project_hooks() / "stuck", "sleep 30\n");
+  const auto started = std::chrono::steady_clock::now();
+  const auto report = discover(200ms);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, kHangBound);
+  EXPECT_THAT(report.hooks, IsEmpty());
+  EXPECT_THAT(skipped(report, "stuck").reason, HasSubstr("timed out"));
+}
+
+TEST_F(Discovery, AScriptWithoutAShebangIsRefusedWithAHint) {
+  write_file(project_hooks() / "bare", "echo tool_call\n", 0755);
+  const auto report = discover();
+  EXPECT_THAT(report.hooks, IsEmpty());
+  EXPECT_THAT(skipped(report, "bare").reason, HasSubstr("'#!' line"));
+}
+
+TEST_F(Discovery, AWorldWritableHookFileIsRefused) {
+  write_hook(project_hooks() / "open", "tool_call", "", 0757);
+  const auto report = discover();
+  EXPECT_THAT(report.hooks, IsEmpty());
+  const SkippedFile refused = skipped(report, "open");
+  EXPECT_EQ(refused.why, SkippedFile::Why::refused);
+  EXPECT_THAT(refused.reason, AllOf(HasSubstr("writable by group or others"), HasSubstr("chmod go-w")));
+  EXPECT_THAT(log_.text(), HasSubstr("'open'"));
+}
+
+TEST_F(Discovery, AGroupWritableHookFileIsRefused) {
+  write_hook(project_hooks() / "shared", "tool_call", "", 0775);
+  EXPECT_EQ(skipped(discover(), "shared").why, SkippedFile::Why::refused);
+}
+
+TEST_F(Discovery, AWorldWritableHookDirectoryIsRefusedAsAWhole) {
+  write_hook(project_hooks() / "guard", "tool_call", "");
+  ::chmod(project_hooks().c_str(), 0777);
+  const auto report = discover();
+  EXPECT_THAT(report.hooks, IsEmpty());
+  ASSERT_EQ(report.skipped.size(), 1u);
+  EXPECT_EQ(report.skipped[0].path, project_hooks());
+  EXPECT_EQ(report.skipped[0].why, SkippedFile::Why::refused);
+  EXPECT_THAT(report.skipped[0].reason, HasSubstr("hook directory is writable by group or others"));
+  EXPECT_THAT(log_.text(), HasSubstr(project_hooks().string()));
+}
+
+TEST_F(Discovery, PluginHooksAreNamedWithTheirOrgAndRepo) {
+  write_hook(project_.path() / ".hookbus" / "plugins" / "acme" / "tools" / "hooks" / "guard", "tool_call", "");
+  write_hook(project_hooks() / "guard", "tool_call", "");
+  ::setenv("XDG_CONFIG_HOME", user_.path().c_str(), 1);
+  const auto report = discover_hooks(default_hook_directories(project_.path()));
+  ::unsetenv("XDG_CONFIG_HOME");
+  ASSERT_THAT(names_of(report), ElementsAre("guard", "acme/tools/guard"));
+  EXPECT_EQ(report.hooks[1].source, "project plugin acme/tools");
+}
+
+TEST(DefaultHookDirectories, AreConfigThenProjectThenUserEachFollowedByItsPlugins) {
+  TempDir project;
+  TempDir user;
+  testing::make_directories(user.path() / "hookbus" / "plugins" / "org" / "repo" / "hooks");
+  ::setenv("XDG_CONFIG_HOME", user.path().c_str(), 1);
+  const auto dirs = default_hook_directories(project.path(), {"/etc/hookbus/hooks"});
+  ::unsetenv("XDG_CONFIG_HOME");
+  std::vector<std::string> listed;
+  for (const auto& d : dirs.entries) listed.push_back(d.path.string() + " [" + d.prefix + "] " + d.source);
+  EXPECT_THAT(listed, ElementsAre("/etc/hookbus/hooks [] config",
+                                  (project.path() / ".hookbus" / "hooks").string() + " [] project",
+                                  (user.path() / "hookbus" / "hooks").string() + " [] user",
+                                  (user.path() / "hookbus" / "plugins" / "org" / "repo" / "hooks").string() +
+                                      " [org/repo/] user plugin org/repo"));
+}
+
+TEST(DefaultHookDirectories, FallBackToDotConfigInHomeWithoutXdgConfigHome) {
+  const char* saved_xdg = std::getenv("XDG_CONFIG_HOME");
+  const std::string xdg = saved_xdg != nullptr ? saved_xdg : "";
+  ::unsetenv("XDG_CONFIG_HOME");
+  const auto dirs = default_hook_directories("/project");
+  if (saved_xdg != nullptr) ::setenv("XDG_CONFIG_HOME", xdg.c_str(), 1);
+  ASSERT_NE(std::getenv("HOME"), nullptr);
+  ASSERT_EQ(dirs.entries.size(), 2u);
+  EXPECT_EQ(dirs.entries[1].path, fs::path(std::getenv("HOME")) / ".config" / "hookbus" / "hooks");
+}
+
+// ====================================================== execution protocol
+
+class ExternalHooks : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    config_.project_dir = project_.path();
+    listener_ = hooks_.on_error([this](const HookError& e) {
+      const std::lock_guard lock(errors_mutex_);
+      errors_.push_back(e);
+    });
+  }
+
+  fs::path hook_dir() const { return project_.path() / ".hookbus" / "hooks"; }
+  fs::path hook(const std::string& name) const { return hook_dir() / name; }
+  fs::path side_effect(const std::string& name) const { return project_.path() / name; }
+
+  void install() {
+    HookDirectories dirs;
+    dirs.add(hook_dir(), "project");
+    report_ = discover_hooks(dirs);
+    installed_ = install_external_hooks(hooks_, report_, config_);
+  }
+
+  ToolCallEvent tool_call(std::string command = "ls") const {
+    return ToolCallEvent{.context = {.session_id = "session-1", .cwd = project_.path().string()},
+                         .tool_call_id = "call-1",
+                         .tool_name = "bash",
+                         .input = {{"command", std::move(command)}}};
+  }
+
+  std::string only_error_message() const {
+    EXPECT_EQ(errors_.size(), 1u);
+    return errors_.empty() ? "" : errors_[0].message;
+  }
+
+  LogCapture log_;
+  TempDir project_;
+  Config config_;
+  Hooks hooks_;
+  DiscoveryReport report_;
+  ConnectionGroup installed_;
+  std::mutex errors_mutex_;
+  std::vector<HookError> errors_;
+  Connection listener_;
+};
+
+TEST_F(ExternalHooks, EachHookIsAHandlerLabelledWithItsNameInRunOrder) {
+  write_hook(hook("b-second"), "tool_call", "");
+  write_hook(hook("a-first"), "tool_call agent_end", "");
+  install();
+  EXPECT_THAT(hooks_.handlers("tool_call"), ElementsAre("a-first", "b-second"));
+  EXPECT_THAT(hooks_.handlers("agent_end"), ElementsAre("a-first"));
+}
+
+TEST_F(ExternalHooks, ThePayloadIsTheCatalogueJsonWithKodeletKeys) {
+  write_hook(hook("capture"), "before_tool_call", "cat > '" + side_effect("payload.json").string() + "'\n");
+  install();
+  hooks_.emit(tool_call("ls -l"));
+  const auto payload = boost::json::parse(testing::read_file(side_effect("payload.json"))).as_object();
+  EXPECT_EQ(payload.at("type"), "tool_call");
+  EXPECT_EQ(payload.at("tool_name"), "bash");
+  EXPECT_EQ(payload.at("input").at("command"), "ls -l");
+  EXPECT_EQ(payload.at("context").at("session_id"), "session-1");
+  EXPECT_EQ(payload.at("hook_event_name"), "tool_call");
+  EXPECT_EQ(payload.at("event"), "before_tool_call");
+  EXPECT_EQ(payload.at("conv_id"), "session-1");
+  EXPECT_EQ(payload.at("cwd").as_string(), project_.path().string());
+  EXPECT_EQ(payload.at("invoked_by"), "main");
+  EXPECT_EQ(payload.at("tool_input").at("command"), "ls -l");
+}
+
+TEST(HookPayload, NeverOverwritesAKeyOfTheEventItself) {
+  const auto payload = hook_payload(UserBashEvent{.context = {.cwd = "/agent"}, .command = "ls", .cwd = "/bash"}, "user_bash");
+  EXPECT_EQ(payload.at("cwd"), "/bash");
+}
+
+TEST_F(ExternalHooks, ExitZeroWithEmptyStdoutIsNoChange) {
+  write_hook(hook("quiet"), "tool_call", "cat >/dev/null\n");
+  install();
+  EXPECT_EQ(hooks_.emit(tool_call()), ToolCallResult{});
+  EXPECT_THAT(errors_, IsEmpty());
+}
+
+TEST_F(ExternalHooks, AResultOnStdoutIsReadLeniently) {
+  write_hook(hook("guard"), "tool_call", "echo '{\"block\": true, \"reason\": \"not today\", \"colour\": \"blue\"}'\n");
+  install();
+  const ToolCallResult outcome = hooks_.emit(tool_call());
+  EXPECT_TRUE(outcome.block);
+  EXPECT_EQ(outcome.reason, "not today");
+}
+
+TEST_F(ExternalHooks, KodeletsBlockedFieldBlocksAToolCall) {
+  write_hook(hook("kodelet-guard"), "before_tool_call", "echo '{\"blocked\": true, \"reason\": \"kodelet says no\"}'\n");
+  install();
+  const ToolCallResult outcome = hooks_.emit(tool_call());
+  EXPECT_TRUE(outcome.block);
+  EXPECT_EQ(outcome.reason, "kodelet says no");
+}
+
+TEST_F(ExternalHooks, KodeletsBlockedFieldRejectsAUserMessage) {
+  write_hook(hook("kodelet-filter"), "user_message_send", "echo '{\"blocked\": true, \"reason\": \"off topic\"}'\n");
+  install();
+  const InputResult outcome = hooks_.emit(InputEvent{.text = "hello"});
+  EXPECT_EQ(outcome.action, InputAction::reject);
+  EXPECT_EQ(outcome.reason, "off topic");
+}
+
+TEST_F(ExternalHooks, ABlockStopsTheChainSoLaterHooksDoNotRun) {
+  write_hook(hook("1-block"), "tool_call", "echo '{\"block\": true, \"reason\": \"first\"}'\n");
+  write_hook(hook("2-side-effect"), "tool_call", "touch '" + side_effect("second-ran").string() + "'\n");
+  install();
+  const ToolCallResult outcome = hooks_.emit(tool_call());
+  EXPECT_TRUE(outcome.block);
+  EXPECT_EQ(outcome.reason, "first");
+  EXPECT_FALSE(fs::exists(side_effect("second-ran")));
+}
+
+TEST_F(ExternalHooks, FollowUpMessagesAccumulateInHookOrder) {
+  write_hook(hook("a"), "agent_stop", "echo '{\"follow_up_messages\": [\"from a 1\", \"from a 2\"]}'\n");
+  write_hook(hook("b"), "agent_end", "echo '{\"follow_up_messages\": [\"from b\"]}'\n");
+  install();
+  EXPECT_THAT(hooks_.emit(AgentEndEvent{}).follow_up_messages, ElementsAre("from a 1", "from a 2", "from b"));
+}
+
+TEST_F(ExternalHooks, ToolResultPatchesChainAndEachHookSeesTheEarlierOnes) {
+  write_python_hook(hook("a"), "tool_result", "print(json.dumps({'content': [{'type': 'text', 'text': 'patched by a'}]}))\n");
+  write_python_hook(hook("b"), "after_tool_call",
+                    "seen = payload['content'][0]['text']\n"
+                    "print(json.dumps({'content': [{'type': 'text', 'text': seen + ', then b'}], 'is_error': True}))\n");
+  install();
+  const ToolResultResult outcome = hooks_.emit(ToolResultEvent{.content = {TextPart{"original"}}});
+  ASSERT_TRUE(outcome.content);
+  EXPECT_THAT(*outcome.content, ElementsAre(ContentPart(TextPart{"patched by a, then b"})));
+  EXPECT_EQ(outcome.is_error, true);
+}
+
+TEST_F(ExternalHooks, ExitCodeTwoBlocksWithStderrAsTheReason) {
+  write_hook(hook("guard"), "tool_call", "echo '  rm -rf is not allowed  ' >&2; exit 2\n");
+  install();
+  const ToolCallResult outcome = hooks_.emit(tool_call());
+  EXPECT_TRUE(outcome.block);
+  EXPECT_EQ(outcome.reason, "rm -rf is not allowed");
+  EXPECT_THAT(errors_, IsEmpty());
+}
+
+TEST_F(ExternalHooks, ExitCodeTwoWithoutStderrBlocksWithAReasonNamingTheHook) {
+  write_hook(hook("guard"), "tool_call", "exit 2\n");
+  install();
+  EXPECT_THAT(hooks_.emit(tool_call()).reason, HasSubstr("'guard'"));
+}
+
+TEST_F(ExternalHooks, ExitCodeTwoCancelsACancellableEvent) {
+  write_hook(hook("keep"), "session_before_compact", "echo 'not now' >&2; exit 2\n");
+  install();
+  const SessionBeforeCompactResult outcome = hooks_.emit(SessionBeforeCompactEvent{});
+  EXPECT_TRUE(outcome.cancel);
+  EXPECT_EQ(outcome.reason, "not now");
+}
+
+TEST_F(ExternalHooks, ExitCodeTwoOnAnEventThatCannotBeRefusedIsAFailure) {
+  write_hook(hook("confused"), "agent_end", "exit 2\n");
+  install();
+  EXPECT_EQ(hooks_.emit(AgentEndEvent{}), AgentEndResult{});
+  EXPECT_THAT(only_error_message(), HasSubstr("cannot be refused"));
+}
+
+TEST_F(ExternalHooks, ANonZeroExitIsAFailureNamingTheHookWithItsStderr) {
+  write_hook(hook("crashy"), "tool_call", "echo 'Traceback: boom' >&2; exit 1\n");
+  install();
+  EXPECT_FALSE(hooks_.emit(tool_call()).block);
+  ASSERT_EQ(errors_.size(), 1u);
+  EXPECT_EQ(errors_[0].handler, "crashy");
+  EXPECT_EQ(errors_[0].event, "tool_call");
+  EXPECT_THAT(errors_[0].message,
+              AllOf(HasSubstr(hook("crashy").string()), HasSubstr("exit code 1"), HasSubstr("Traceback: boom")));
+  EXPECT_THAT(log_.text(), HasSubstr("hook 'crashy' failed on 'tool_call'"));
+}
+
+TEST_F(ExternalHooks, InvalidJsonIsAFailure) {
+  write_hook(hook("sloppy"), "tool_call", "echo '{\"block\": tru'\n");
+  install();
+  EXPECT_FALSE(hooks_.emit(tool_call()).block);
+  EXPECT_THAT(only_error_message(), AllOf(HasSubstr(hook("sloppy").string()), HasSubstr("invalid JSON")));
+}
+
+TEST_F(ExternalHooks, AResultOfTheWrongShapeIsAFailure) {
+  write_hook(hook("wrong"), "tool_call", "echo '{\"block\": \"yes\"}'\n");
+  install();
+  EXPECT_FALSE(hooks_.emit(tool_call()).block);
+  EXPECT_THAT(only_error_message(), HasSubstr("block"));
+}
+
+TEST_F(ExternalHooks, OutputOverTheLimitIsAFailure) {
+  write_hook(hook("chatty"), "tool_call", "head -c 2097152 /dev/zero | tr '\\0' ' '\n");
+  install();
+  EXPECT_FALSE(hooks_.emit(tool_call()).block);
+  EXPECT_THAT(only_error_message(), HasSubstr("stdout limit of 1048576 bytes"));
+}
+
+TEST_F(ExternalHooks, ATimeoutKillsTheHookAndItsGrandchildAndIsAFailure) {
+  config_.default_timeout = 300ms;
+  const auto pid_file = side_effect("grandchild.pid");
+  write_hook(hook("stuck"), "tool_call",
+             "trap '' TERM\n"
+             "sleep 60 &\n"
+             "echo $! > '" + pid_file.string() + "'\n"
+             "while :; do sleep 1; done\n");
+  install();
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_FALSE(hooks_.emit(tool_call()).block);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, kHangBound);
+  EXPECT_THAT(only_error_message(), HasSubstr("timed out after 300 ms"));
+  EXPECT_TRUE(testing::process_dies(std::stoi(testing::read_file(pid_file))));
+}
+
+TEST_F(ExternalHooks, APerHookTimeoutOverridesTheDefault) {
+  config_.default_timeout = 100ms;
+  config_.hooks["patient"] = HookOverride{.timeout = 20s};
+  write_hook(hook("patient"), "tool_call", "sleep 0.5; echo '{\"block\": true}'\n");
+  install();
+  EXPECT_TRUE(hooks_.emit(tool_call()).block);
+  EXPECT_THAT(errors_, IsEmpty());
+}
+
+TEST_F(ExternalHooks, AHookThatNeverReadsStdinGetsALargePayloadWithoutFailing) {
+  write_hook(hook("lazy"), "tool_call", "echo '{\"block\": true, \"reason\": \"did not read\"}'\n");
+  install();
+  const ToolCallResult outcome = hooks_.emit(tool_call(std::string(8 << 20, 'x')));
+  EXPECT_EQ(outcome.reason, "did not read");
+  EXPECT_THAT(errors_, IsEmpty());
+}
+
+TEST_F(ExternalHooks, HooksGetTheHookbusEnvironmentVariables) {
+  write_hook(hook("env"), "tool_call",
+             "printf '{\"block\": true, \"reason\": \"%s|%s|%s|%s\"}' "
+             "\"$HOOKBUS_EVENT\" \"$HOOKBUS_SESSION_ID\" \"$HOOKBUS_PROJECT_DIR\" \"$HOOKBUS_HOOK_NAME\"\n");
+  install();
+  EXPECT_EQ(hooks_.emit(tool_call()).reason, "tool_call|session-1|" + project_.path().string() + "|env");
+}
+
+TEST_F(ExternalHooks, HooksRunInTheEventsWorkingDirectory) {
+  TempDir elsewhere;
+  write_hook(hook("where"), "tool_call", "printf '{\"block\": true, \"reason\": \"%s\"}' \"$(pwd -P)\"\n");
+  install();
+  ToolCallEvent event = tool_call();
+  event.context.cwd = elsewhere.path().string();
+  EXPECT_EQ(hooks_.emit(event).reason, fs::canonical(elsewhere.path()).string());
+}
+
+TEST_F(ExternalHooks, HooksInheritNoFileDescriptors) {
+  write_hook(hook("fds"), "tool_call", "printf '{\"block\": true, \"reason\": \"%s\"}' \"$(ls /proc/self/fd | tr '\\n' ' ')\"\n");
+  install();
+  // ls's stdin (the payload pipe), stdout (the $(...) pipe), stderr, and the directory it lists.
+  EXPECT_EQ(hooks_.emit(tool_call()).reason, "0 1 2 3 ");
+}
+
+TEST_F(ExternalHooks, FailOpenIsTheDefault) {
+  write_hook(hook("guard"), "tool_call", "exit 1\n");
+  install();
+  EXPECT_FALSE(hooks_.emit(tool_call()).block);
+  EXPECT_EQ(errors_.size(), 1u);
+}
+
+TEST_F(ExternalHooks, AFailClosedHookThatFailsBlocksWithAReasonNamingIt) {
+  config_.hooks["guard"] = HookOverride{.failure = FailurePolicy::fail_closed};
+  write_hook(hook("guard"), "tool_call", "echo 'policy file missing' >&2; exit 1\n");
+  install();
+  const ToolCallResult outcome = hooks_.emit(tool_call());
+  EXPECT_TRUE(outcome.block);
+  EXPECT_THAT(outcome.reason, AllOf(HasSubstr("hook 'guard' failed"), HasSubstr("policy file missing")));
+}
+
+TEST_F(ExternalHooks, AHookConfiguredDisabledIsNotInstalled) {
+  config_.hooks["guard"] = HookOverride{.disabled = true};
+  write_hook(hook("guard"), "tool_call", "exit 2\n");
+  install();
+  EXPECT_EQ(hooks_.handler_count("tool_call"), 0u);
+}
+
+TEST_F(ExternalHooks, NoZombieIsLeftAfterHooksRunFailAndTimeOut) {
+  config_.default_timeout = 200ms;
+  write_hook(hook("a-ok"), "tool_call", "true\n");
+  write_hook(hook("b-fails"), "tool_call", "exit 1\n");
+  write_hook(hook("c-hangs"), "tool_call", "trap '' TERM; while :; do sleep 1; done\n");
+  install();
+  hooks_.emit(tool_call());
+  errno = 0;
+  EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1);
+  EXPECT_EQ(errno, ECHILD);
+}
+
+TEST_F(ExternalHooks, SeveralThreadsMayEmitToExternalHooksAtOnce) {
+  write_hook(hook("echo"), "tool_call", "printf '{\"block\": true, \"reason\": \"%s\"}' \"$(sed -n 's/.*\"call_id_marker\":\"\\([^\"]*\\)\".*/\\1/p')\"\n");
+  install();
+  std::vector<std::string> reasons(6);
+  {
+    std::vector<std::jthread> threads;
+    for (std::size_t t = 0; t < reasons.size(); ++t)
+      threads.emplace_back([&, t] {
+        ToolCallEvent event = tool_call();
+        event.input["call_id_marker"] = "thread-" + std::to_string(t);
+        reasons[t] = hooks_.emit(event).reason;
+      });
+  }
+  for (std::size_t t = 0; t < reasons.size(); ++t) EXPECT_EQ(reasons[t], "thread-" + std::to_string(t));
+  EXPECT_THAT(errors_, IsEmpty());
+}
+
+// =========================================================== one hook run
+
+TEST(RunExternalHook, ReturnsTheRawRunAndHookOutcomeReadsIt) {
+  TempDir dir;
+  const ExternalHook hook{.name = "guard", .path = write_hook(dir / "guard", "tool_call",
+                                                              "echo 'checking' >&2; echo '{\"block\": true}'\n")};
+  const HookEvent event = ToolCallEvent{.tool_name = "bash"};
+  const ProcessResult run = run_external_hook(hook, event, "tool_call");
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_EQ(run.stderr_text, "checking\n");
+  EXPECT_EQ(hook_outcome(hook, event, run), HookOutcome(ToolCallResult{.block = true}));
+}
+
+TEST(RunExternalHook, AHookThatCannotStartIsAProcessError) {
+  TempDir dir;
+  const ExternalHook hook{.name = "gone", .path = dir / "gone"};
+  EXPECT_THROW(call_external_hook(hook, ToolCallEvent{}, "tool_call"), ProcessError);
+}
+
+}  // namespace
+}  // namespace hookbus
