@@ -42,4 +42,10 @@ std::string pretty_json(const boost::json::value& value);
 int events_command(Arguments args);  // events [--json]
 int schema_command(Arguments args);  // schema NAME
 
+// ---- hooks_commands.cpp (external hooks; each also takes --project DIR)
+
+int list_command(Arguments args);      // list
+int emit_command(Arguments args);      // emit NAME [JSON|-]
+int run_hook_command(Arguments args);  // run-hook PATH NAME [JSON]
+
 }  // namespace hookctl

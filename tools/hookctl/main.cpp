@@ -28,6 +28,9 @@ constexpr Command commands[] = {
     {"events", "[--json]", "list every event: its result type, reduction, and fields with their C++ types",
      events_command},
     {"schema", "NAME", "print an example of an event (name or alias) and of its result, as JSON", schema_command},
+    {"list", "[--project DIR]", "list discovered external hooks, and the files skipped or shadowed and why", list_command},
+    {"emit", "NAME [JSON|-] [--project DIR]", "emit an event through the configured built-ins and hooks; print the outcome", emit_command},
+    {"run-hook", "PATH NAME [JSON] [--project DIR]", "run one hook file once: stdout, stderr, status, duration, result", run_hook_command},
 };
 
 void print_usage(std::FILE* out) {
