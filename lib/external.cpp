@@ -74,7 +74,8 @@ void accept_kodelet_blocked(boost::json::object& result) {
     if constexpr (is_gating(E::reduction)) {
       const auto* blocked = result.if_contains("blocked");
       if (blocked == nullptr) return;
-      if (!blocked->is_bool()) throw JsonError("blocked", "expected boolean");
+      if (!blocked->is_bool())
+        throw JsonError("blocked", "expected boolean, got " + std::string(boost::json::to_string(blocked->kind())));
       const bool refuse = blocked->get_bool();
       result.erase("blocked");
       if (!refuse) return;
@@ -85,7 +86,7 @@ void accept_kodelet_blocked(boost::json::object& result) {
   }
 }
 
-// Exit code 0: nothing, or the event's result as JSON.
+// Exit code 0: nothing (or null), or the event's result as JSON.
 // (kodelet's after_tool_call `output` has no counterpart in tool_result's
 // patch and is ignored, like any unknown key.)
 template <class E>
@@ -93,6 +94,7 @@ HookOutcome result_from_stdout(const ExternalHook& hook, const ProcessResult& ru
   if (detail::trim(run.stdout_text).empty()) return std::monostate{};
   try {
     boost::json::value json = parse_json(run.stdout_text, "stdout");
+    if (json.is_null()) return std::monostate{};
     if (json.is_object()) accept_kodelet_blocked<E>(json.as_object());
     return outcome_from_json(event_index<E>, json);
   } catch (const JsonError& e) {

@@ -370,6 +370,13 @@ TEST_F(ExternalHooks, ExitZeroWithEmptyStdoutIsNoChange) {
   EXPECT_THAT(errors_, IsEmpty());
 }
 
+TEST_F(ExternalHooks, ExitZeroWithJsonNullIsNoChange) {
+  write_hook(hook("python-none"), "tool_call", "echo null\n");
+  install();
+  EXPECT_EQ(hooks_.emit(tool_call()), ToolCallResult{});
+  EXPECT_THAT(errors_, IsEmpty());
+}
+
 TEST_F(ExternalHooks, AResultOnStdoutIsReadLeniently) {
   write_hook(hook("guard"), "tool_call", "echo '{\"block\": true, \"reason\": \"not today\", \"colour\": \"blue\"}'\n");
   install();
@@ -477,6 +484,13 @@ TEST_F(ExternalHooks, AResultOfTheWrongShapeIsAFailure) {
   install();
   EXPECT_FALSE(hooks_.emit(tool_call()).block);
   EXPECT_THAT(only_error_message(), HasSubstr("block"));
+}
+
+TEST_F(ExternalHooks, AKodeletBlockedFieldThatIsNotABooleanIsAFailure) {
+  write_hook(hook("vague"), "tool_call", "echo '{\"blocked\": \"yes\"}'\n");
+  install();
+  EXPECT_FALSE(hooks_.emit(tool_call()).block);
+  EXPECT_THAT(only_error_message(), HasSubstr("blocked: expected boolean, got string"));
 }
 
 TEST_F(ExternalHooks, OutputOverTheLimitIsAFailure) {

@@ -12,7 +12,7 @@
 // (hook_payload), the environment plus HOOKBUS_EVENT, HOOKBUS_SESSION_ID,
 // HOOKBUS_PROJECT_DIR and HOOKBUS_HOOK_NAME, and the event's cwd as working
 // directory. Then, by exit status:
-//   0, empty stdout      no change;
+//   0, empty stdout      no change (so is a JSON null);
 //   0, JSON on stdout    the event's result, read leniently (kodelet's field
 //                        names accepted);
 //   2                    a refusal, with stderr as the reason, on events that

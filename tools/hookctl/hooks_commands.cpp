@@ -200,7 +200,7 @@ int run_hook_command(Arguments args) {
   const std::string_view requested_name = rest[1];
   const HookEvent event = read_event(requested_name, optional_argument(rest, 2));
   const Config config = project_config(project_dir);
-  const fs::path path = fs::absolute(rest[0]);
+  const fs::path path = fs::absolute(rest[0]).lexically_normal();
   const ExternalHook hook{path.filename().string(), path, timeout_for(config, path.filename().string()), project_dir};
 
   const ProcessResult run = run_external_hook(hook, event, requested_name);  // ProcessError: cannot start it
