@@ -136,6 +136,15 @@ TEST_F(Hookctl, EmitWithABadConfigExitsTwoNamingTheFileAndPath) {
   EXPECT_THAT(r.stderr_text, AllOf(HasSubstr("config.json"), HasSubstr("timeout_ms")));
 }
 
+TEST_F(Hookctl, ProjectOptionMayComeBeforeTheCommand) {
+  add_hook("guard", "tool_call", "");
+  const ProcessResult r = run_process({.program = kHookctl,
+                                       .arguments = {"--project", project_.path().string(), "list"},
+                                       .extra_environment = {{"XDG_CONFIG_HOME", user_config_.path().string()}}});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr(hook("guard").string() + "  (project)"));
+}
+
 TEST_F(Hookctl, AMissingProjectDirectoryExitsTwo) {
   const ProcessResult r = run_process({.program = kHookctl, .arguments = {"list", "--project", "/no/such/project"}});
   EXPECT_EQ(r.exit_code, 2);

@@ -132,14 +132,14 @@ TEST(HookctlSchema, ExampleOfEveryEventReadsBack) {
 TEST(HookctlUsage, NoCommandPrintsUsageAndExits2) {
   const Output run = hookctl("");
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_THAT(run.err, HasSubstr("usage: hookctl COMMAND"));
+  EXPECT_THAT(run.err, HasSubstr("usage: hookctl [--project DIR] COMMAND"));
 }
 
 TEST(HookctlUsage, UnknownCommandPrintsUsageAndExits2) {
   const Output run = hookctl("frobnicate");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_THAT(run.err, HasSubstr("hookctl: unknown command 'frobnicate'"));
-  EXPECT_THAT(run.err, HasSubstr("usage: hookctl COMMAND"));
+  EXPECT_THAT(run.err, HasSubstr("usage: hookctl [--project DIR] COMMAND"));
   EXPECT_THAT(run.out, IsEmpty());
 }
 

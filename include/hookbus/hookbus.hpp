@@ -1,10 +1,29 @@
 #pragma once
-// Umbrella header: the whole public API of hookbus.
+// Umbrella header: the whole public API of hookbus. None of these headers pulls
+// in Boost.Signals2 or the JSON conversion templates (they live in lib/), so
+// including all of them stays cheap.
 
+// The catalogue: payload types, results, events, names and aliases.
 #include <hookbus/errors.hpp>
 #include <hookbus/events.hpp>
-#include <hookbus/format.hpp>
-#include <hookbus/json.hpp>
 #include <hookbus/names.hpp>
 #include <hookbus/results.hpp>
 #include <hookbus/types.hpp>
+
+// Wire format and one-line rendering.
+#include <hookbus/format.hpp>
+#include <hookbus/json.hpp>
+
+// The bus and its rules.
+#include <hookbus/connection.hpp>
+#include <hookbus/hooks.hpp>
+#include <hookbus/log.hpp>
+#include <hookbus/reducers.hpp>
+#include <hookbus/tool_matcher.hpp>
+
+// External hooks, configuration and built-in hooks.
+#include <hookbus/builtins.hpp>
+#include <hookbus/config.hpp>
+#include <hookbus/discovery.hpp>
+#include <hookbus/external.hpp>
+#include <hookbus/process.hpp>

@@ -1,4 +1,5 @@
-// Uses the installed package: an event's JSON and its trace line.
+// Uses the installed package: an event's JSON, its trace line, and the bus
+// (which needs the compiled library and its spdlog/fmt/Boost.JSON dependencies).
 #include <hookbus/hookbus.hpp>
 
 #include <boost/json/serialize.hpp>
@@ -8,4 +9,9 @@
 int main() {
   const hookbus::ToolCallEvent call{.tool_call_id = "c1", .tool_name = "bash", .input = {{"command", "ls"}}};
   std::cout << boost::json::serialize(hookbus::to_json(call)) << '\n' << hookbus::format_line(call) << '\n';
+
+  hookbus::Hooks hooks;
+  const hookbus::Connection guard = hooks.on<hookbus::ToolCallEvent>(
+      [](const hookbus::ToolCallEvent&) { return hookbus::ToolCallResult{.block = true, .reason = "no"}; });
+  std::cout << "blocked: " << hooks.emit(call).reason << '\n';
 }

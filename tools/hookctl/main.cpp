@@ -34,7 +34,7 @@ constexpr Command commands[] = {
 };
 
 void print_usage(std::FILE* out) {
-  fmt::print(out, "usage: hookctl COMMAND [ARGUMENTS]\n\ncommands:\n");
+  fmt::print(out, "usage: hookctl [--project DIR] COMMAND [ARGUMENTS]\n\ncommands:\n");
   for (const Command& command : commands)
     fmt::print(out, "  {:<8} {:<10} {}\n", command.name, command.arguments, command.summary);
   fmt::print(out, "  {:<8} {:<10} {}\n", "help", "", "print this message");
@@ -68,7 +68,12 @@ int run(const Command& command, Arguments args) {
 
 int main(int argc, char** argv) {
   using namespace hookctl;
-  const std::vector<std::string_view> args(argv + 1, argv + argc);
+  std::vector<std::string_view> args(argv + 1, argv + argc);
+  // `hookctl --project DIR COMMAND ...` is `hookctl COMMAND ... --project DIR`:
+  // the option belongs to the commands that read hooks, which check it.
+  if (args.size() >= 2 && args[0] == "--project") {
+    std::rotate(args.begin(), args.begin() + 2, args.end());
+  }
   if (args.empty()) {
     print_usage(stderr);
     return exit_usage;

@@ -1,0 +1,154 @@
+// A scripted agent session (no network, no model) that emits the lifecycle in
+// the order a real engine does, with four extensions attached:
+//   - an input transform that expands the "/cleanup" shortcut,
+//   - a policy that blocks `rm -rf` (fail-closed: a broken policy blocks too),
+//   - a redaction of API keys before tool results are stored in history,
+//   - a catch-all tracer that prints every event on one line.
+// Each reduction prints what the engine does with the outcome.
+
+#include <hookbus/hookbus.hpp>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <regex>
+#include <string>
+
+using namespace hookbus;
+
+namespace {
+
+std::string text_of(const std::vector<ContentPart>& parts) {
+  std::string text;
+  for (const auto& part : parts)
+    if (const auto* t = std::get_if<TextPart>(&part)) text += t->text;
+  return text;
+}
+
+// ------------------------------------------------------------ extensions
+
+struct Extensions {
+  explicit Extensions(Hooks& hooks)
+      : tracer(hooks.subscribe([](const HookEvent& event) { fmt::print("  trace  {}\n", event); }, {.label = "tracer"})),
+        shortcuts(hooks.on<InputEvent>(
+            [](const InputEvent& e) -> std::optional<InputResult> {
+              if (e.text != "/cleanup") return std::nullopt;
+              return InputResult{.action = InputAction::transform,
+                                 .text = "Remove the build directory, then show what is left."};
+            },
+            {.label = "shortcuts"})),
+        project_rules(hooks.on<BeforeAgentStartEvent>(
+            [](const BeforeAgentStartEvent& e) {
+              return BeforeAgentStartResult{e.system_prompt + " Never touch files outside the project."};
+            },
+            {.label = "project-rules"})),
+        policy(hooks.on<ToolCallEvent>(
+            [](const ToolCallEvent& e) -> std::optional<ToolCallResult> {
+              const auto* command = e.input.if_contains("command");
+              if (command && command->is_string() && command->as_string().find("rm -rf") != std::string::npos)
+                return ToolCallResult{.block = true, .reason = "rm -rf is not allowed; delete specific files instead"};
+              return std::nullopt;
+            },
+            {.label = "no-rm-rf", .priority = -100, .failure = FailurePolicy::fail_closed, .tools = "bash|shell"})),
+        redaction(hooks.on<ToolResultPersistEvent>(
+            [](const ToolResultPersistEvent& e) -> std::optional<ToolResultPersistResult> {
+              static const std::regex key("sk-[A-Za-z0-9]{16,}");
+              const std::string original = text_of(e.content);
+              std::string redacted = std::regex_replace(original, key, "[REDACTED]");
+              if (redacted == original) return std::nullopt;
+              return ToolResultPersistResult{.content = std::vector<ContentPart>{TextPart{std::move(redacted)}}};
+            },
+            {.label = "redact-keys"})),
+        follow_up(hooks.on<AgentEndEvent>(
+            [](const AgentEndEvent&) { return AgentEndResult{{"Shall I run the test suite now?"}}; },
+            {.label = "suggest-tests"})) {}
+
+  Connection tracer, shortcuts, project_rules, policy, redaction, follow_up;
+};
+
+// ---------------------------------------------------------------- engine
+
+class ScriptedEngine {
+ public:
+  explicit ScriptedEngine(Hooks& hooks) : hooks_(hooks) { context_.session_id = "demo-session"; context_.cwd = "/work/demo"; }
+
+  void run(std::string user_text) {
+    hooks_.emit(SessionStartEvent{.context = context_, .reason = SessionStartReason::startup});
+    InputResult input = hooks_.emit(InputEvent{.context = context_, .text = user_text});
+    if (input.text) user_text = *input.text;
+    say("input", input.action == InputAction::transform ? "transformed to: " + user_text : "unchanged");
+
+    auto start = hooks_.emit(BeforeAgentStartEvent{.context = context_, .prompt = user_text, .system_prompt = "You are a careful coding agent."});
+    say("before_agent_start", "system prompt: " + start.system_prompt.value_or("(unchanged)"));
+
+    std::vector<Message> messages{user(user_text)};
+    auto context = hooks_.emit(ContextEvent{.context = context_, .messages = messages});
+    if (context.messages) messages = *context.messages;
+    hooks_.emit(AgentStartEvent{.context = context_});
+
+    turn(0, {tool_call("t1", "rm -rf build"), tool_call("t2", "ls build && cat .env")}, messages);
+    turn(1, {}, messages);
+
+    auto end = hooks_.emit(AgentEndEvent{.context = context_, .messages = messages});
+    for (const auto& follow_up : end.follow_up_messages) say("agent_end", "follow-up queued: " + follow_up);
+    hooks_.emit(SettledEvent{.context = context_});
+    hooks_.emit(SessionShutdownEvent{.context = context_, .reason = SessionShutdownReason::quit});
+  }
+
+ private:
+  void turn(std::uint32_t index, const std::vector<ToolCall>& calls, std::vector<Message>& messages) {
+    hooks_.emit(TurnStartEvent{.context = context_, .turn_index = index, .timestamp = Timestamp(std::chrono::milliseconds(1'700'000'000'000 + index))});
+    Message reply{.role = Role::assistant, .content = {TextPart{calls.empty() ? "Done: build/ is empty." : "Cleaning up."}}, .tool_calls = calls};
+    hooks_.emit(MessageStartEvent{.context = context_, .message = reply});
+    hooks_.emit(MessageEndEvent{.context = context_, .message = reply});
+    messages.push_back(reply);
+    std::vector<ToolResult> results;
+    for (const auto& call : calls) results.push_back(execute(call, messages));
+    hooks_.emit(TurnEndEvent{.context = context_, .turn_index = index, .message = reply, .tool_results = results});
+  }
+
+  ToolResult execute(ToolCall call, std::vector<Message>& messages) {
+    ToolCallResult gate = hooks_.emit(ToolCallEvent{.context = context_, .tool_call_id = call.id, .tool_name = call.name, .input = call.input});
+    ToolResult result{.tool_call_id = call.id, .tool_name = call.name};
+    if (gate.block) {
+      // The model sees a blocked call as a failed tool call, with the reason.
+      result.content = {TextPart{"Blocked: " + gate.reason}};
+      result.is_error = true;
+      say("tool_call", call.id + " blocked: " + gate.reason);
+    } else {
+      if (gate.input) call.input = *gate.input;
+      hooks_.emit(ToolExecutionStartEvent{.context = context_, .tool_call = call});
+      result.content = {TextPart{"build/app.o\nOPENAI_API_KEY=sk-demo1234567890abcdef1234"}};
+      hooks_.emit(ToolExecutionEndEvent{.context = context_, .tool_result = result, .duration = std::chrono::milliseconds(12)});
+      say("tool_call", call.id + " allowed and executed");
+    }
+    auto patch = hooks_.emit(ToolResultEvent{.context = context_, .tool_call_id = call.id, .tool_name = call.name, .input = call.input, .content = result.content, .is_error = result.is_error});
+    if (patch.content) result.content = *patch.content;
+    auto persisted = hooks_.emit(ToolResultPersistEvent{.context = context_, .tool_call_id = call.id, .tool_name = call.name, .content = result.content});
+    const auto stored = persisted.content.value_or(result.content);
+    say("tool_result_persist", "history stores: " + fmt::format("{:?}", text_of(stored)));
+    messages.push_back(Message{.role = Role::tool, .content = stored, .tool_call_id = call.id});
+    return result;
+  }
+
+  static Message user(std::string text) { return Message{.role = Role::user, .content = {TextPart{std::move(text)}}}; }
+
+  static ToolCall tool_call(std::string id, std::string command) {
+    return ToolCall{.id = std::move(id), .name = "bash", .input = {{"command", std::move(command)}}};
+  }
+
+  static void say(std::string_view event, const std::string& what) { fmt::print("  engine {:<20} {}\n", event, what); }
+
+  Hooks& hooks_;
+  EventContext context_;
+};
+
+}  // namespace
+
+int main() {
+  Hooks hooks;
+  Extensions extensions(hooks);
+  fmt::print("hookbus demo: a scripted agent session; extensions on {} and a catch-all tracer\n\n",
+             fmt::join(hooks.registered_events(), ", "));
+  ScriptedEngine(hooks).run("/cleanup");
+}
