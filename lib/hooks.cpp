@@ -52,15 +52,32 @@ class ChannelBase {
   virtual ~ChannelBase() = default;
   virtual std::size_t slot_count() const = 0;
 
-  std::uint64_t next_sequence() {
-    std::lock_guard lock(mutex_);
-    return sequence_++;
+  std::uint64_t next_sequence() noexcept { return sequence_.fetch_add(1, std::memory_order_relaxed); }
+
+  // Disconnected registrations are swept out when the registry has doubled
+  // since the last sweep: amortised O(1) per connect, and the registry stays
+  // within twice the live handlers. A handler Signals2 dropped because its
+  // tracked owner died is retired here, which gives back its listener count.
+  void enroll(std::shared_ptr<Registration> registration) {
+    std::vector<std::shared_ptr<Registration>> expired;
+    {
+      std::lock_guard lock(mutex_);
+      if (registrations_.size() >= sweep_at_) {
+        std::erase_if(registrations_, [&](const auto& r) {
+          if (r->connected()) return false;
+          if (!r->retired()) expired.push_back(r);
+          return true;
+        });
+        sweep_at_ = std::max<std::size_t>(kMinimumSweep, 2 * registrations_.size());
+      }
+      registrations_.push_back(std::move(registration));
+    }
+    for (const auto& r : expired) r->retire();  // outside the lock: it takes the signal's
   }
 
-  void enroll(std::shared_ptr<Registration> registration) {
+  void bus_destroyed() {
     std::lock_guard lock(mutex_);
-    std::erase_if(registrations_, [](const auto& r) { return !r->connected(); });
-    registrations_.push_back(std::move(registration));
+    for (const auto& registration : registrations_) registration->bus_destroyed();
   }
 
   void clear() {
@@ -86,9 +103,12 @@ class ChannelBase {
   }
 
  private:
+  static constexpr std::size_t kMinimumSweep = 16;
+
   mutable std::mutex mutex_;
   std::vector<std::shared_ptr<Registration>> registrations_;
-  std::uint64_t sequence_ = 0;
+  std::size_t sweep_at_ = kMinimumSweep;
+  std::atomic<std::uint64_t> sequence_{0};
 };
 
 template <class Arg>
@@ -106,6 +126,14 @@ template <class... E> struct typed_channels<std::variant<E...>> {
 struct BusState {
   explicit BusState(HooksOptions o) : options(o) {
     std::apply([this](auto&... channel) { by_index = {&channel...}; }, typed);
+  }
+  BusState(const BusState&) = delete;
+  BusState& operator=(const BusState&) = delete;
+
+  ~BusState() {
+    for (auto* channel : by_index) channel->bus_destroyed();
+    catch_all.bus_destroyed();
+    errors.bus_destroyed();
   }
 
   ListenerCounts counts;
@@ -128,14 +156,6 @@ struct BusState {
     HookError copy = error;
     errors.signal(copy);
   }
-};
-
-// What every slot of a registration knows besides its handler.
-struct SlotIdentity {
-  std::string event;
-  std::string label;
-  FailurePolicy failure = FailurePolicy::fail_open;
-  BusState* bus = nullptr;  // the slot lives inside the bus's signal, so never dangles
 };
 
 // Tool events expose the tool's name for HandlerOptions::tools.
@@ -164,22 +184,27 @@ std::string describe_exception(std::exception_ptr error) {
 }
 
 // The slot a typed handler is stored as: tool filter, error isolation, fold.
+// It holds one pointer, so Signals2 stores and copies it without allocating.
 template <Event E>
 struct TypedSlot {
-  Handler<E> handler;
-  ToolMatcher tools;
-  std::shared_ptr<const SlotIdentity> identity;
+  struct Body {
+    Handler<E> handler;
+    ToolMatcher tools;
+    std::shared_ptr<const Registration> identity;
+  };
+  std::shared_ptr<const Body> body;
 
   Step operator()(Emission<E>& emission) const {
     if constexpr (has_tool_name<E>) {
-      if (!tools.matches(tool_name_of(emission.event()))) return Step::proceed;
+      if (!body->tools.matches_every_tool() && !body->tools.matches(tool_name_of(emission.event())))
+        return Step::proceed;
     }
     try {
       if constexpr (EventWithResult<E>) {
-        auto result = handler(emission.event());
+        auto result = body->handler(emission.event());
         return result ? fold(emission, std::move(*result)) : Step::proceed;
       } else {
-        handler(emission.event());
+        body->handler(emission.event());
         return Step::proceed;
       }
     } catch (...) {
@@ -188,11 +213,12 @@ struct TypedSlot {
   }
 
   Step failed(Emission<E>& emission, const std::string& message) const {
-    identity->bus->report(HookError{identity->event, identity->label, message});
+    const Registration& identity = *body->identity;
+    identity.bus().report(HookError{std::string(identity.event()), identity.label(), message});
     if constexpr (EventWithResult<E>) {
       if constexpr (is_gating(E::reduction)) {
-        if (identity->failure == FailurePolicy::fail_closed)
-          return fold(emission, failure_refusal<E>("hook '" + identity->label + "' failed: " + message));
+        if (identity.failure() == FailurePolicy::fail_closed)
+          return fold(emission, failure_refusal<E>("hook '" + identity.label() + "' failed: " + message));
       }
     }
     return Step::proceed;
@@ -203,7 +229,7 @@ struct TypedSlot {
 template <class Arg>
 struct ObserverSlot {
   std::function<void(Arg&)> observer;
-  std::shared_ptr<const SlotIdentity> identity;
+  std::shared_ptr<const Registration> identity;
 
   Step operator()(Arg& argument) const {
     try {
@@ -212,45 +238,26 @@ struct ObserverSlot {
       const std::string message = describe_exception(std::current_exception());
       // An error listener's own failure is logged, never re-reported: no loops.
       if constexpr (std::is_same_v<Arg, const HookError>)
-        logger()->error("error listener '{}' failed: {}", identity->label, message);
+        logger()->error("error listener '{}' failed: {}", identity->label(), message);
       else
-        identity->bus->report(HookError{identity->event, identity->label, message});
+        identity->bus().report(HookError{std::string(identity->event()), identity->label(), message});
     }
     return Step::proceed;
   }
 };
 
-// Everything one registration needs to connect a slot to a channel.
-struct Enrollment {
-  std::shared_ptr<BusState> bus;
-  ChannelBase* channel;
-  std::atomic<std::uint32_t>* listeners;
-  std::string_view event;  // wire name, or "*" / "on_error"
-  bool reversed = false;   // nested ordering of a closing event
-};
-
-std::shared_ptr<const SlotIdentity> identify(const Enrollment& target, const HandlerOptions& options,
-                                             std::uint64_t sequence) {
-  auto identity = std::make_shared<SlotIdentity>();
-  identity->event = target.event;
-  identity->label = options.label.empty() ? std::string(target.event) + "#" + std::to_string(sequence) : options.label;
-  identity->failure = options.failure;
-  identity->bus = target.bus.get();
-  return identity;
-}
-
 // Connects a slot in its priority group (front of the group when reversed),
-// counts it as a listener, and records it in the channel's registry.
-template <class Arg, class SlotFunction>
-Connection connect_slot(const Enrollment& target, Signal<Arg>& signal, SlotFunction slot_function,
-                        const HandlerOptions& options, std::uint64_t sequence) {
-  auto registration = std::make_shared<Registration>(target.bus, *target.listeners, slot_function.identity->label,
-                                                     options.priority, sequence, target.reversed);
-  typename Signal<Arg>::slot_type slot(std::move(slot_function));
+// counts it as a listener, and records it in the channel's registry. `make_slot`
+// builds the slot function from the registration, its identity.
+template <class Arg, class MakeSlot>
+Connection connect_slot(const RegistrationSite& site, Channel<Arg>& channel, const HandlerOptions& options,
+                        MakeSlot&& make_slot) {
+  auto registration = std::make_shared<Registration>(site, options);
+  typename Signal<Arg>::slot_type slot(make_slot(std::shared_ptr<const Registration>(registration)));
   if (options.track) slot.track_foreign(*options.track);
-  target.listeners->fetch_add(1, std::memory_order_relaxed);
-  registration->attach(signal.connect(options.priority, slot, target.reversed ? bs2::at_front : bs2::at_back));
-  target.channel->enroll(registration);
+  site.listeners->fetch_add(1, std::memory_order_relaxed);
+  registration->attach(channel.signal.connect(options.priority, slot, site.reversed ? bs2::at_front : bs2::at_back));
+  channel.enroll(registration);
   return Connection(std::move(registration));
 }
 
@@ -284,11 +291,13 @@ Connection Hooks::connect(Handler<E> handler, HandlerOptions options) {
     throw std::invalid_argument("hookbus: a tool matcher ('" + options.tools + "') was given for '" +
                                 std::string(E::type) + "', which is not a tool event");
   auto& channel = state_->channel<E>();
-  const detail::Enrollment target{state_, &channel, &counts_->typed[event_index<E>], E::type,
-                                  state_->options.nested_ordering && is_closing<E>};
-  const std::uint64_t sequence = channel.next_sequence();
-  detail::TypedSlot<E> slot{std::move(handler), ToolMatcher(options.tools), detail::identify(target, options, sequence)};
-  return detail::connect_slot(target, channel.signal, std::move(slot), options, sequence);
+  const detail::RegistrationSite site{state_.get(), &counts_->typed[event_index<E>], E::type, channel.next_sequence(),
+                                      state_->options.nested_ordering && is_closing<E>};
+  ToolMatcher tools(options.tools);
+  return detail::connect_slot(site, channel, options, [&](std::shared_ptr<const detail::Registration> identity) {
+    using Body = typename detail::TypedSlot<E>::Body;
+    return detail::TypedSlot<E>{std::make_shared<const Body>(Body{std::move(handler), std::move(tools), std::move(identity)})};
+  });
 }
 
 template <Event E>
@@ -318,7 +327,7 @@ result_t<E> Hooks::dispatch(E&& event) {
   }
 }
 
-HookOutcome Hooks::emit(const HookEvent& event) {
+HookOutcome Hooks::dispatch_variant(const HookEvent& event) {
   return std::visit(
       [this](const auto& alternative) -> HookOutcome {
         using E = std::decay_t<decltype(alternative)>;
@@ -346,19 +355,18 @@ Connection Hooks::on(std::string_view event_name, NamedHandler handler, HandlerO
 
 Connection Hooks::subscribe(Subscriber subscriber, HandlerOptions options) {
   if (!subscriber) throw std::invalid_argument("hookbus: empty catch-all subscriber");
-  const detail::Enrollment target{state_, &state_->catch_all, &counts_->catch_all, "*"};
-  const std::uint64_t sequence = state_->catch_all.next_sequence();
-  detail::ObserverSlot<const HookEvent> slot{std::move(subscriber), detail::identify(target, options, sequence)};
-  return detail::connect_slot(target, state_->catch_all.signal, std::move(slot), options, sequence);
+  const detail::RegistrationSite site{state_.get(), &counts_->catch_all, "*", state_->catch_all.next_sequence()};
+  return detail::connect_slot(site, state_->catch_all, options, [&](std::shared_ptr<const detail::Registration> identity) {
+    return detail::ObserverSlot<const HookEvent>{std::move(subscriber), std::move(identity)};
+  });
 }
 
 Connection Hooks::on_error(ErrorListener listener) {
   if (!listener) throw std::invalid_argument("hookbus: empty error listener");
-  const detail::Enrollment target{state_, &state_->errors, &state_->error_listeners, "on_error"};
-  const std::uint64_t sequence = state_->errors.next_sequence();
-  const HandlerOptions options;
-  detail::ObserverSlot<const HookError> slot{std::move(listener), detail::identify(target, options, sequence)};
-  return detail::connect_slot(target, state_->errors.signal, std::move(slot), options, sequence);
+  const detail::RegistrationSite site{state_.get(), &state_->error_listeners, "on_error", state_->errors.next_sequence()};
+  return detail::connect_slot(site, state_->errors, HandlerOptions{}, [&](std::shared_ptr<const detail::Registration> identity) {
+    return detail::ObserverSlot<const HookError>{std::move(listener), std::move(identity)};
+  });
 }
 
 std::size_t Hooks::handler_count(std::string_view event_name) const {

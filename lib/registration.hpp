@@ -1,7 +1,15 @@
 #pragma once
-// Internal: one registered handler, shared by its Connection handle and its
-// channel's registry, so that disconnecting through either happens exactly once
-// and keeps the per-type listener count (the emit fast path) exact.
+// Internal: one registered handler. Shared by its Connection handle, its
+// channel's registry and its slot, so that disconnecting through any of them
+// happens exactly once and keeps the per-type listener count (the emit fast
+// path) exact. It is also the slot's identity for error reports and failure
+// policies: one allocation per registration carries all of it.
+//
+// The handler itself is not in here: it lives in the Signals2 slot, which
+// Signals2 destroys at disconnect, so a handler's captures are released then,
+// whoever still holds the Registration.
+
+#include <hookbus/hooks.hpp>
 
 #include <boost/signals2/connection.hpp>
 
@@ -9,21 +17,32 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace hookbus::detail {
 
 struct BusState;
 
+// What connecting a handler needs to know besides the handler.
+struct RegistrationSite {
+  BusState* bus;
+  std::atomic<std::uint32_t>* listeners;  // the count the emit fast path reads; lives in the bus
+  std::string_view event;                 // wire name, or "*" / "on_error"; static storage
+  std::uint64_t sequence;                 // registration order within the channel
+  bool reversed = false;                  // nested ordering of a closing event
+};
+
 class Registration {
  public:
-  Registration(std::weak_ptr<BusState> bus, std::atomic<std::uint32_t>& listeners, std::string label, int priority,
-               std::uint64_t sequence, bool reversed)
-      : bus_(std::move(bus)),
-        listeners_(&listeners),
-        label_(std::move(label)),
-        priority_(priority),
-        sequence_(sequence),
-        reversed_(reversed) {}
+  Registration(const RegistrationSite& site, const HandlerOptions& options)
+      : bus_(site.bus),
+        listeners_(site.listeners),
+        event_(site.event),
+        label_(options.label),
+        failure_(options.failure),
+        priority_(options.priority),
+        sequence_(site.sequence),
+        reversed_(site.reversed) {}
 
   // Called once, before the registration is published anywhere.
   void attach(boost::signals2::connection connection) { connection_ = std::move(connection); }
@@ -33,11 +52,30 @@ class Registration {
   void retire() noexcept {
     if (!live_.exchange(false, std::memory_order_acq_rel)) return;
     connection_.disconnect();
-    if (auto bus = bus_.lock()) listeners_->fetch_sub(1, std::memory_order_relaxed);
+    if (bus_alive_.load(std::memory_order_acquire)) listeners_->fetch_sub(1, std::memory_order_relaxed);
   }
 
-  bool connected() const noexcept { return live_.load(std::memory_order_acquire) && connection_.connected(); }
-  const std::string& label() const noexcept { return label_; }
+  // Called by the bus's destructor for every registration not yet retired
+  // (the channel registries hold all of them), so that a handle outliving the
+  // bus never touches its counts. Cheaper than a weak_ptr to the bus, which
+  // cost every connect and disconnect two atomic operations more.
+  void bus_destroyed() noexcept { bus_alive_.store(false, std::memory_order_release); }
+
+  bool retired() const noexcept { return !live_.load(std::memory_order_acquire); }
+  // Retired, or disconnected by Signals2 because a tracked owner died.
+  bool connected() const noexcept { return !retired() && connection_.connected(); }
+
+  // The label given at registration, or "<event>#<n>", made only when asked:
+  // most handlers are never listed and never fail.
+  std::string label() const {
+    return label_.empty() ? std::string(event_) + "#" + std::to_string(sequence_) : label_;
+  }
+  std::string_view event() const noexcept { return event_; }
+  FailurePolicy failure() const noexcept { return failure_; }
+
+  // Only slots call this, and slots live inside the bus's signals: the bus is
+  // alive whenever they run.
+  BusState& bus() const noexcept { return *bus_; }
 
   // Call order within a channel: priority, then registration order (reversed
   // for closing events under nested ordering).
@@ -47,14 +85,17 @@ class Registration {
   }
 
  private:
-  std::weak_ptr<BusState> bus_;
+  BusState* bus_;
   std::atomic<std::uint32_t>* listeners_;
+  std::string_view event_;
   std::string label_;
+  FailurePolicy failure_;
   int priority_;
   std::uint64_t sequence_;
   bool reversed_;
   boost::signals2::connection connection_;
   std::atomic<bool> live_{true};
+  std::atomic<bool> bus_alive_{true};
 };
 
 }  // namespace hookbus::detail

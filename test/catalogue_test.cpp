@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <vector>
 
 namespace hookbus {
 namespace {
@@ -37,6 +38,15 @@ TEST(Catalogue, TraitsMapEventsToResultsAndReductions) {
   static_assert(reduction_of<TurnStartEvent> == Reduction::observe);
   static_assert(is_closing<ToolResultEvent> && is_closing<AgentEndEvent> && !is_closing<ToolCallEvent>);
   SUCCEED();
+}
+
+TEST(Catalogue, HasResultAtAgreesWithTheResultTraitForEveryEvent) {
+  const std::vector<bool> expected = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::vector<bool>{EventWithResult<std::variant_alternative_t<I, HookEvent>>...};
+  }(std::make_index_sequence<event_count>{});
+  for (std::size_t i = 0; i < event_count; ++i) EXPECT_EQ(has_result_at[i], expected[i]) << event_name(i);
+  EXPECT_TRUE(has_result_at[event_index<ToolCallEvent>]);
+  EXPECT_FALSE(has_result_at[event_index<TurnStartEvent>]);
 }
 
 struct AliasCase {

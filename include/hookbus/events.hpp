@@ -13,8 +13,10 @@
 
 #include <hookbus/results.hpp>
 
+#include <array>
 #include <cstddef>
 #include <type_traits>
+#include <utility>
 
 namespace hookbus {
 
@@ -630,6 +632,12 @@ concept EventWithResult = Event<E> && requires { typename E::Result; };
 template <class E> struct event_result { using type = void; };
 template <EventWithResult E> struct event_result<E> { using type = typename E::Result; };
 template <class E> using result_t = typename event_result<E>::type;
+
+// Whether the event at each index of HookEvent has a result: lets
+// emit(const HookEvent&) answer an event nobody listens to without a visit.
+inline constexpr std::array<bool, event_count> has_result_at = []<std::size_t... I>(std::index_sequence<I...>) {
+  return std::array<bool, event_count>{EventWithResult<std::variant_alternative_t<I, HookEvent>>...};
+}(std::make_index_sequence<event_count>{});
 
 template <Event E>
 inline constexpr Reduction reduction_of = [] {

@@ -179,7 +179,10 @@ class Hooks {
   }
 
   // The variant form; the outcome holds the event's result type, or monostate.
-  HookOutcome emit(const HookEvent& event);
+  HookOutcome emit(const HookEvent& event) {
+    if (!listened(event.index()) && !has_result_at[event.index()]) return std::monostate{};
+    return dispatch_variant(event);
+  }
 
   // ----------------------------------------------------------- introspection
 
@@ -206,6 +209,7 @@ class Hooks {
   template <Event E> Connection connect(Handler<E> handler, HandlerOptions options);
   template <Event E> result_t<E> dispatch(const E& event);
   template <Event E> result_t<E> dispatch(E&& event);
+  HookOutcome dispatch_variant(const HookEvent& event);
 
   std::shared_ptr<detail::BusState> state_;
   detail::ListenerCounts* counts_;

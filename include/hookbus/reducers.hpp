@@ -150,32 +150,35 @@ inline bool refuses(const InputResult& r) noexcept {
 inline bool refuses(const MessageReceiveResult& r) noexcept { return r.action == ReceiveAction::reject; }
 inline bool refuses(const UserBashResult& r) noexcept { return r.handled; }
 
-inline std::string reason_or(std::string reason, std::string_view fallback) {
-  return reason.empty() ? std::string(fallback) : std::move(reason);
+// Assigns in place (no temporary string): a refusal is on the hot path of a
+// short-circuiting emit.
+inline void set_reason(std::string& target, std::string&& reason, std::string_view fallback) {
+  if (reason.empty()) target.assign(fallback);
+  else target = std::move(reason);
 }
 
 inline void take_refusal(ToolCallResult& reduced, ToolCallResult&& r) {
   reduced.block = true;
-  reduced.reason = reason_or(std::move(r.reason), "Tool call blocked by hook");
+  set_reason(reduced.reason, std::move(r.reason), "Tool call blocked by hook");
 }
 inline void take_refusal(ChannelConnectResult& reduced, ChannelConnectResult&& r) {
   reduced.allow = false;
-  reduced.reason = reason_or(std::move(r.reason), "Channel connection denied by hook");
+  set_reason(reduced.reason, std::move(r.reason), "Channel connection denied by hook");
 }
 template <class R>
   requires requires(R r) { r.cancel; }
 void take_refusal(R& reduced, R&& r) {
   reduced.cancel = true;
-  reduced.reason = reason_or(std::move(r.reason), "Cancelled by hook");
+  set_reason(reduced.reason, std::move(r.reason), "Cancelled by hook");
 }
 inline void take_refusal(InputResult& reduced, InputResult&& r) {
   reduced.action = r.action;
-  reduced.reason = r.action == InputAction::reject ? reason_or(std::move(r.reason), "Input rejected by hook")
-                                                   : std::move(r.reason);
+  if (r.action == InputAction::reject) set_reason(reduced.reason, std::move(r.reason), "Input rejected by hook");
+  else reduced.reason = std::move(r.reason);
 }
 inline void take_refusal(MessageReceiveResult& reduced, MessageReceiveResult&& r) {
   reduced.action = ReceiveAction::reject;
-  reduced.reason = reason_or(std::move(r.reason), "Message rejected by hook");
+  set_reason(reduced.reason, std::move(r.reason), "Message rejected by hook");
 }
 
 inline bool transforms(const InputResult& r) noexcept { return r.action == InputAction::transform; }
