@@ -2,7 +2,8 @@
 // the order a real engine does, with four extensions attached:
 //   - an input transform that expands the "/cleanup" shortcut,
 //   - a policy that blocks `rm -rf` (fail-closed: a broken policy blocks too),
-//   - a redaction of API keys before tool results are stored in history,
+//   - a redaction of API keys before tool results are stored in history
+//     (the built-in `redact`, with its default secret shapes),
 //   - a catch-all tracer that prints every event on one line.
 // Each reduction prints what the engine does with the outcome.
 
@@ -11,12 +12,17 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <regex>
 #include <string>
 
 using namespace hookbus;
 
 namespace {
+
+ConnectionGroup install_redaction(Hooks& hooks) {
+  const boost::json::object defaults;  // API keys, tokens, private keys: docs/configuration.md
+  Redactor redactor{ConfigObject(defaults)};
+  return hooks.add(redactor);
+}
 
 std::string text_of(const std::vector<ContentPart>& parts) {
   std::string text;
@@ -50,20 +56,14 @@ struct Extensions {
               return std::nullopt;
             },
             {.label = "no-rm-rf", .priority = -100, .failure = FailurePolicy::fail_closed, .tools = "bash|shell"})),
-        redaction(hooks.on<ToolResultPersistEvent>(
-            [](const ToolResultPersistEvent& e) -> std::optional<ToolResultPersistResult> {
-              static const std::regex key("sk-[A-Za-z0-9]{16,}");
-              const std::string original = text_of(e.content);
-              std::string redacted = std::regex_replace(original, key, "[REDACTED]");
-              if (redacted == original) return std::nullopt;
-              return ToolResultPersistResult{.content = std::vector<ContentPart>{TextPart{std::move(redacted)}}};
-            },
-            {.label = "redact-keys"})),
+        redaction(install_redaction(hooks)),
         follow_up(hooks.on<AgentEndEvent>(
             [](const AgentEndEvent&) { return AgentEndResult{{"Shall I run the test suite now?"}}; },
             {.label = "suggest-tests"})) {}
 
-  Connection tracer, shortcuts, project_rules, policy, redaction, follow_up;
+  Connection tracer, shortcuts, project_rules, policy;
+  ConnectionGroup redaction;
+  Connection follow_up;
 };
 
 // ---------------------------------------------------------------- engine

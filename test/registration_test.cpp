@@ -79,6 +79,18 @@ TEST(Registration, WeakPtrTrackedHandlerStopsWhenOwnerDies) {
   EXPECT_EQ(hooks.handler_count("turn_start"), 0u);
 }
 
+// The per-type count (the zero-listener fast path) must not keep counting a
+// handler Signals2 dropped: later registrations on the event sweep it out.
+TEST(Registration, HandlerWhoseTrackedOwnerDiedStopsCountingOnceLaterRegistrationsSweep) {
+  Hooks hooks;
+  auto owner = std::make_shared<int>(0);
+  auto tracked = hooks.on<TurnStartEvent>([](const TurnStartEvent&) {}, {.track = std::weak_ptr<const void>(owner)});
+  owner.reset();
+  for (int i = 0; i < 64; ++i) (void)hooks.on<TurnStartEvent>([](const TurnStartEvent&) {});
+  EXPECT_FALSE(hooks.has_handlers<TurnStartEvent>());
+  EXPECT_FALSE(tracked.connected());
+}
+
 TEST(Registration, HandlerMayReturnTheResultDirectly) {
   Hooks hooks;
   auto connection = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return ToolCallResult{.block = true}; });
