@@ -214,11 +214,12 @@ struct TypedSlot {
 
   Step failed(Emission<E>& emission, const std::string& message) const {
     const Registration& identity = *body->identity;
-    identity.bus().report(HookError{std::string(identity.event()), identity.label(), message});
+    const std::string label = identity.label();
+    identity.bus().report(HookError{std::string(identity.event()), label, message});
     if constexpr (EventWithResult<E>) {
       if constexpr (is_gating(E::reduction)) {
         if (identity.failure() == FailurePolicy::fail_closed)
-          return fold(emission, failure_refusal<E>("hook '" + identity.label() + "' failed: " + message));
+          return fold(emission, failure_refusal<E>("hook '" + label + "' failed: " + message));
       }
     }
     return Step::proceed;
@@ -300,15 +301,22 @@ Connection Hooks::connect(Handler<E> handler, HandlerOptions options) {
   });
 }
 
+namespace detail {
+// The typed handlers, then the catch-all subscribers, each only when counted.
+template <Event E>
+void run_handlers(BusState& bus, Emission<E>& emission) {
+  if (bus.counts.typed[event_index<E>].load(std::memory_order_relaxed) != 0) bus.channel<E>().signal(emission);
+  if (bus.counts.catch_all.load(std::memory_order_relaxed) != 0) {
+    const HookEvent as_variant(emission.event());
+    bus.catch_all.signal(as_variant);
+  }
+}
+}  // namespace detail
+
 template <Event E>
 result_t<E> Hooks::dispatch(const E& event) {
   Emission<E> emission(event);
-  auto& channel = state_->channel<E>();
-  if (counts_->typed[event_index<E>].load(std::memory_order_relaxed) != 0) channel.signal(emission);
-  if (counts_->catch_all.load(std::memory_order_relaxed) != 0) {
-    const HookEvent as_variant(emission.event());
-    state_->catch_all.signal(as_variant);
-  }
+  detail::run_handlers(*state_, emission);
   if constexpr (EventWithResult<E>) return std::move(emission).finish();
 }
 
@@ -316,11 +324,7 @@ template <Event E>
 result_t<E> Hooks::dispatch(E&& event) {
   if constexpr (EventWithResult<E>) {
     Emission<E> emission(std::move(event));
-    if (counts_->typed[event_index<E>].load(std::memory_order_relaxed) != 0) state_->channel<E>().signal(emission);
-    if (counts_->catch_all.load(std::memory_order_relaxed) != 0) {
-      const HookEvent as_variant(emission.event());
-      state_->catch_all.signal(as_variant);
-    }
+    detail::run_handlers(*state_, emission);
     return std::move(emission).finish();
   } else {
     return dispatch(static_cast<const E&>(event));

@@ -62,7 +62,7 @@ class Registration {
   void bus_destroyed() noexcept { bus_alive_.store(false, std::memory_order_release); }
 
   bool retired() const noexcept { return !live_.load(std::memory_order_acquire); }
-  // Retired, or disconnected by Signals2 because a tracked owner died.
+  // False once retired, or once Signals2 dropped the slot because a tracked owner died.
   bool connected() const noexcept { return !retired() && connection_.connected(); }
 
   // The label given at registration, or "<event>#<n>", made only when asked:

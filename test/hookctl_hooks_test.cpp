@@ -145,6 +145,13 @@ TEST_F(Hookctl, ProjectOptionMayComeBeforeTheCommand) {
   EXPECT_THAT(r.stdout_text, HasSubstr(hook("guard").string() + "  (project)"));
 }
 
+TEST_F(Hookctl, ProjectOptionWithoutACommandExitsTwoWithUsage) {
+  const ProcessResult r = run_process({.program = kHookctl, .arguments = {"--project", project_.path().string()}});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, AllOf(HasSubstr("--project needs a directory and then a command"),
+                                   HasSubstr("usage: hookctl [--project DIR] COMMAND")));
+}
+
 TEST_F(Hookctl, AMissingProjectDirectoryExitsTwo) {
   const ProcessResult r = run_process({.program = kHookctl, .arguments = {"list", "--project", "/no/such/project"}});
   EXPECT_EQ(r.exit_code, 2);

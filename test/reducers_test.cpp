@@ -39,6 +39,28 @@ TEST(NoHandlers, VariantEmitOfObserveOnlyEventReturnsMonostate) {
   EXPECT_TRUE(std::holds_alternative<std::monostate>(hooks.emit(HookEvent{TurnStartEvent{}})));
 }
 
+// emit(const HookEvent&) answers an event nobody listens to inline, without
+// visiting the variant; these pin down what that shortcut returns and skips.
+TEST(NoHandlers, VariantEmitWithNoListenerAtAllReturnsMonostateForObserveOnlyEvents) {
+  Hooks hooks;
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(hooks.emit(HookEvent{TurnStartEvent{}})));
+}
+
+TEST(NoHandlers, VariantEmitWithNoListenerReturnsTheNeutralResultOfItsType) {
+  Hooks hooks;
+  const HookOutcome outcome = hooks.emit(HookEvent{bash_call("ls")});
+  ASSERT_TRUE(std::holds_alternative<ToolCallResult>(outcome));
+  EXPECT_EQ(std::get<ToolCallResult>(outcome), ToolCallResult{});
+}
+
+TEST(NoHandlers, VariantEmitReachesACatchAllSubscriberWhenNoTypedHandlerListens) {
+  Hooks hooks;
+  MockFunction<void(const HookEvent&)> subscriber;
+  EXPECT_CALL(subscriber, Call(_)).Times(1);
+  auto all = hooks.subscribe(subscriber.AsStdFunction());
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(hooks.emit(HookEvent{TurnStartEvent{}})));
+}
+
 TEST(VariantEmit, ReturnsTheEventsReducedResult) {
   Hooks hooks;
   auto block = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return ToolCallResult{.block = true}; });

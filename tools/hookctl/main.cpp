@@ -71,7 +71,12 @@ int main(int argc, char** argv) {
   std::vector<std::string_view> args(argv + 1, argv + argc);
   // `hookctl --project DIR COMMAND ...` is `hookctl COMMAND ... --project DIR`:
   // the option belongs to the commands that read hooks, which check it.
-  if (args.size() >= 2 && args[0] == "--project") {
+  if (!args.empty() && args[0] == "--project") {
+    if (args.size() < 3) {
+      fmt::print(stderr, "hookctl: --project needs a directory and then a command\n\n");
+      print_usage(stderr);
+      return exit_usage;
+    }
     std::rotate(args.begin(), args.begin() + 2, args.end());
   }
   if (args.empty()) {
