@@ -2,7 +2,7 @@
 // result (property style, over random values generated from the descriptions),
 // the wire shape, the lenient/strict reading rules, and one test per error.
 
-#include "json_detail.hpp"
+#include "catalogue/json_detail.hpp"
 
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>

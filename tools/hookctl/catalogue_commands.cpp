@@ -3,7 +3,7 @@
 // described structs, so it cannot drift from events.hpp.
 
 #include "commands.hpp"
-#include "json_detail.hpp"
+#include "catalogue/json_detail.hpp"
 
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>

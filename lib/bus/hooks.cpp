@@ -11,8 +11,8 @@
 #include <hookbus/reducers.hpp>
 #include <hookbus/tool_matcher.hpp>
 
-#include "event_list.hpp"
-#include "registration.hpp"
+#include "bus/event_list.hpp"
+#include "bus/registration.hpp"
 
 #include <boost/core/type_name.hpp>
 #include <boost/signals2/signal.hpp>

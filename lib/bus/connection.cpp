@@ -1,6 +1,6 @@
 #include <hookbus/connection.hpp>
 
-#include "registration.hpp"
+#include "bus/registration.hpp"
 
 namespace hookbus {
 

@@ -3,7 +3,7 @@
 // conversion is not used for reading: in 1.81 it rejects missing keys (even for
 // std::optional) and unknown keys, and its errors do not say where.
 
-#include "json_detail.hpp"
+#include "catalogue/json_detail.hpp"
 
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>

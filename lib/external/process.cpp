@@ -16,7 +16,7 @@
 // plus poll() and a pidfd, does all of it in one small loop.
 #include <hookbus/process.hpp>
 
-#include "text.hpp"
+#include "support/text.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

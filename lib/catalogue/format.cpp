@@ -1,7 +1,7 @@
 // One-line rendering of catalogue values, by one recursive writer over the
 // described members (see format.hpp for the shape).
 
-#include "json_detail.hpp"
+#include "catalogue/json_detail.hpp"
 
 #include <hookbus/format.hpp>
 

@@ -5,7 +5,7 @@
 #include <hookbus/names.hpp>
 #include <hookbus/process.hpp>
 
-#include "text.hpp"
+#include "support/text.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>

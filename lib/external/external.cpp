@@ -6,7 +6,7 @@
 #include <hookbus/names.hpp>
 #include <hookbus/reducers.hpp>
 
-#include "text.hpp"
+#include "support/text.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <fmt/format.h>
