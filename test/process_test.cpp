@@ -87,6 +87,15 @@ TEST(Process, PassesTheCallersEnvironmentPlusExtraVariables) {
   ::unsetenv("HOOKBUS_TEST_REPLACED");
 }
 
+TEST(Process, WithoutInheritanceTheEnvironmentIsExactlyTheExtraVariables) {
+  ::setenv("HOOKBUS_TEST_INHERITED", "from parent", 1);
+  // env itself, not a shell script: a shell adds PWD to what it exports.
+  const ProcessResult r =
+      run_process({.program = "/usr/bin/env", .extra_environment = {{"ONLY", "this"}}, .inherit_environment = false});
+  EXPECT_THAT(lines(r.stdout_text), ElementsAre("ONLY=this"));
+  ::unsetenv("HOOKBUS_TEST_INHERITED");
+}
+
 TEST(Process, AnInvalidEnvironmentVariableNameIsAnError) {
   TempDir dir;
   auto program = write_script(dir / "p", "true\n");

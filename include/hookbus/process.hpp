@@ -43,8 +43,10 @@ inline constexpr std::size_t default_output_limit = std::size_t{1} << 20;  // 1 
 struct ProcessSpec {
   std::filesystem::path program;            // executed as is: no shell, no PATH search
   std::vector<std::string> arguments;       // argv[1..]; argv[0] is `program`
-  // Set on top of the caller's environment (replacing variables of the same name).
+  // Set on top of the caller's environment (replacing variables of the same name),
+  // or, with inherit_environment = false, the program's whole environment.
   std::vector<std::pair<std::string, std::string>> extra_environment;
+  bool inherit_environment = true;
   std::filesystem::path working_directory;  // empty: the caller's
   std::string input;                        // written to stdin, which is then closed
   Duration timeout = std::chrono::seconds(30);

@@ -135,14 +135,15 @@ class SigpipeSuppressed {
   bool raised_ = false;
 };
 
-// The caller's environment with the extra variables set. Read at spawn time,
-// so like getenv it races with a setenv in another thread.
-std::vector<std::string> child_environment(const std::vector<std::pair<std::string, std::string>>& extra) {
+// The caller's environment (unless not inherited) with the extra variables
+// set. Read at spawn time, so like getenv it races with a setenv in another thread.
+std::vector<std::string> child_environment(const std::vector<std::pair<std::string, std::string>>& extra,
+                                           bool inherit) {
   for (const auto& [name, value] : extra)
     if (name.empty() || name.find('=') != std::string::npos)
       throw ProcessError("invalid environment variable name '" + name + "': it must be non-empty and have no '='");
   std::vector<std::string> entries;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
+  for (char** entry = environ; inherit && *entry != nullptr; ++entry) {
     const std::string_view text(*entry);
     const std::string_view name = text.substr(0, text.find('='));
     if (std::none_of(extra.begin(), extra.end(), [&](const auto& variable) { return variable.first == name; }))
@@ -231,7 +232,7 @@ pid_t spawn(const ProcessSpec& spec, const ChildPipes& pipes) {
 
   std::vector<std::string> argv_strings{spec.program.string()};
   argv_strings.insert(argv_strings.end(), spec.arguments.begin(), spec.arguments.end());
-  std::vector<std::string> env_strings = child_environment(spec.extra_environment);
+  std::vector<std::string> env_strings = child_environment(spec.extra_environment, spec.inherit_environment);
   const std::vector<char*> argv = null_terminated(argv_strings);
   const std::vector<char*> envp = null_terminated(env_strings);
 
