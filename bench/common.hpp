@@ -108,7 +108,7 @@ struct Allow {
 struct Block {
   std::optional<ToolCallResult> operator()(const ToolCallEvent& e) const {
     benchmark::DoNotOptimize(e.tool_name.size());
-    return ToolCallResult{.block = true, .reason = "policy"};  // fits the small-string buffer
+    return ToolCallResult{.decision = Decision::deny, .reason = "policy"};  // fits the small-string buffer
   }
 };
 
@@ -149,7 +149,7 @@ struct FirstBlock {
   ToolCallResult operator()(It first, It last) const {
     for (; first != last; ++first) {
       auto&& result = *first;
-      if (result && result->block) return ToolCallResult(std::move(*result));
+      if (result && result->decision == Decision::deny) return ToolCallResult(std::move(*result));
     }
     return ToolCallResult();
   }

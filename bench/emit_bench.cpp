@@ -99,7 +99,7 @@ void block_vector(benchmark::State& state, int handlers, bool first_blocks) {
   for (auto _ : state) {
     ToolCallResult outcome;
     for (const auto& slot : slots) {
-      if (auto result = slot(event); result && result->block) {
+      if (auto result = slot(event); result && result->decision == Decision::deny) {
         outcome = std::move(*result);
         break;
       }

@@ -126,7 +126,7 @@ std::optional<ToolCallResult> no_rm_rf(const ToolCallEvent& event) {
   const auto* command = event.input.if_contains("command");
   if (command != nullptr && command->is_string() &&
       std::string_view(command->get_string()).find("rm -rf") != std::string_view::npos)
-    return ToolCallResult{.block = true, .reason = "rm -rf is not allowed"};
+    return ToolCallResult{.decision = Decision::deny, .reason = "rm -rf is not allowed"};
   return std::nullopt;
 }
 
@@ -217,7 +217,7 @@ void play(const std::vector<TurnScript>& script, Engine& engine) {
     for (int k = 0; k < 2; ++k) {
       const ToolCallResult verdict = engine.emit(t.calls[k]);
       ToolResultEvent result = t.results[k];
-      if (verdict.block) {
+      if (verdict.decision == Decision::deny) {
         result.content = {TextPart{verdict.reason}};
         result.is_error = true;
       }

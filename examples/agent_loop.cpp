@@ -1,7 +1,9 @@
 // A scripted agent session (no network, no model) that emits the lifecycle in
 // the order a real engine does, with four extensions attached:
 //   - an input transform that expands the "/cleanup" shortcut,
-//   - a policy that blocks `rm -rf` (fail-closed: a broken policy blocks too),
+//   - a policy that denies `rm -rf` (fail-closed: a broken policy denies too),
+//   - a policy that asks the user before `git push` (the engine asks, here a
+//     scripted user who declines),
 //   - a redaction of API keys before tool results are stored in history
 //     (the built-in `redact`, with its default secret shapes),
 //   - a catch-all tracer that prints every event on one line.
@@ -52,16 +54,25 @@ struct Extensions {
             [](const ToolCallEvent& e) -> std::optional<ToolCallResult> {
               const auto* command = e.input.if_contains("command");
               if (command && command->is_string() && command->as_string().find("rm -rf") != std::string::npos)
-                return ToolCallResult{.block = true, .reason = "rm -rf is not allowed; delete specific files instead"};
+                return ToolCallResult{.decision = Decision::deny,
+                                      .reason = "rm -rf is not allowed; delete specific files instead"};
               return std::nullopt;
             },
             {.label = "no-rm-rf", .priority = -100, .failure = FailurePolicy::fail_closed, .tools = "bash|shell"})),
+        confirm_push(hooks.on<ToolCallEvent>(
+            [](const ToolCallEvent& e) -> std::optional<ToolCallResult> {
+              const auto* command = e.input.if_contains("command");
+              if (command && command->is_string() && command->as_string().starts_with("git push"))
+                return ToolCallResult{.decision = Decision::ask, .reason = "pushing publishes the branch"};
+              return std::nullopt;
+            },
+            {.label = "confirm-push", .tools = "bash|shell"})),
         redaction(install_redaction(hooks)),
         follow_up(hooks.on<AgentEndEvent>(
             [](const AgentEndEvent&) { return AgentEndResult{{"Shall I run the test suite now?"}}; },
             {.label = "suggest-tests"})) {}
 
-  Connection tracer, shortcuts, project_rules, policy;
+  Connection tracer, shortcuts, project_rules, policy, confirm_push;
   ConnectionGroup redaction;
   Connection follow_up;
 };
@@ -86,7 +97,8 @@ class ScriptedEngine {
     if (context.messages) messages = *context.messages;
     hooks_.emit(AgentStartEvent{.context = context_});
 
-    turn(0, {tool_call("t1", "rm -rf build"), tool_call("t2", "ls build && cat .env")}, messages);
+    turn(0, {tool_call("t1", "rm -rf build"), tool_call("t2", "ls build && cat .env"), tool_call("t3", "git push")},
+         messages);
     turn(1, {}, messages);
 
     auto end = hooks_.emit(AgentEndEvent{.context = context_, .messages = messages});
@@ -110,11 +122,17 @@ class ScriptedEngine {
   ToolResult execute(ToolCall call, std::vector<Message>& messages) {
     ToolCallResult gate = hooks_.emit(ToolCallEvent{.context = context_, .tool_call_id = call.id, .tool_name = call.name, .input = call.input});
     ToolResult result{.tool_call_id = call.id, .tool_name = call.name};
-    if (gate.block) {
-      // The model sees a blocked call as a failed tool call, with the reason.
-      result.content = {TextPart{"Blocked: " + gate.reason}};
+    if (gate.decision == Decision::ask) {
+      // A real engine shows its confirmation dialog here; the scripted user declines.
+      say("tool_call", fmt::format("{} sent to the user by {} ({}): declined", call.id, gate.decided_by->handler, gate.reason));
+      gate.decision = Decision::deny;
+      gate.reason = "the user declined: " + gate.reason;
+    }
+    if (gate.decision == Decision::deny) {
+      // The model sees a denied call as a failed tool call, with the reason.
+      result.content = {TextPart{"Denied: " + gate.reason}};
       result.is_error = true;
-      say("tool_call", call.id + " blocked: " + gate.reason);
+      say("tool_call", call.id + " denied: " + gate.reason);
     } else {
       if (gate.input) call.input = *gate.input;
       hooks_.emit(ToolExecutionStartEvent{.context = context_, .tool_call = call});

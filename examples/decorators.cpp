@@ -24,7 +24,8 @@ class BudgetGuard {
         on_call_(hooks.on<ToolCallEvent>(
             [this](const ToolCallEvent& e) -> std::optional<ToolCallResult> {
               if (++calls_ <= budget_) return std::nullopt;
-              return ToolCallResult{.block = true, .reason = fmt::format("tool budget of {} calls used up ({})", budget_, e.tool_name)};
+              return ToolCallResult{.decision = Decision::deny,
+                                    .reason = fmt::format("tool budget of {} calls used up ({})", budget_, e.tool_name)};
             },
             {.label = "budget-guard"})) {}
 
@@ -42,10 +43,12 @@ int main() {
     BudgetGuard guard(hooks, 1);
     for (int i = 0; i < 2; ++i) {
       auto outcome = hooks.emit(ToolCallEvent{.tool_name = "read"});
-      fmt::print("call {}: {}\n", i + 1, outcome.block ? "blocked: " + outcome.reason : std::string("allowed"));
+      const bool denied = outcome.decision == Decision::deny;
+      fmt::print("call {}: {}\n", i + 1, denied ? "denied: " + outcome.reason : std::string("allowed"));
     }
   }
   auto outcome = hooks.emit(ToolCallEvent{.tool_name = "read"});
-  fmt::print("after the guard is gone: {}\n", outcome.block ? "blocked" : "allowed");
-  return outcome.block ? 1 : 0;
+  const bool denied = outcome.decision == Decision::deny;
+  fmt::print("after the guard is gone: {}\n", denied ? "denied" : "allowed");
+  return denied ? 1 : 0;
 }

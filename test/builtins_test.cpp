@@ -245,7 +245,7 @@ TEST_F(Audit, RecordsCallsThatAPolicyBlocks) {
   Hooks hooks;
   const auto policy = install(hooks, "tool_policy", R"({"deny": ["bash"]})");
   const auto installed = install_audit(hooks);
-  EXPECT_TRUE(hooks.emit(bash("rm -rf /")).block);
+  EXPECT_EQ(hooks.emit(bash("rm -rf /")).decision, Decision::deny);
   EXPECT_EQ(read_records().size(), 1u);
 }
 
@@ -313,7 +313,7 @@ TEST(ToolPolicy, DeniedToolIsBlockedWithAReasonNamingTheRule) {
   Hooks hooks;
   const auto installed = install(hooks, "tool_policy", R"({"deny": ["read", "mcp__*"]})");
   const ToolCallResult outcome = hooks.emit(tool_call("mcp__github__create_issue"));
-  EXPECT_TRUE(outcome.block);
+  EXPECT_EQ(outcome.decision, Decision::deny);
   EXPECT_EQ(outcome.reason, R"(tool_policy: 'mcp__github__create_issue' is denied by deny[1] (tool "mcp__*"))");
 }
 
@@ -322,10 +322,10 @@ TEST(ToolPolicy, ArgumentPatternBlocksOnlyMatchingCalls) {
   const auto installed = install(
       hooks, "tool_policy", R"({"deny": [{"tool": "bash", "argument": "command", "pattern": "rm\\s+-rf\\s+/"}]})");
   const ToolCallResult dangerous = hooks.emit(bash("cd /tmp && rm  -rf /"));
-  EXPECT_TRUE(dangerous.block);
+  EXPECT_EQ(dangerous.decision, Decision::deny);
   EXPECT_EQ(dangerous.reason,
             R"(tool_policy: 'bash' is denied by deny[0] (tool "bash", command matches "rm\s+-rf\s+/"))");
-  EXPECT_FALSE(hooks.emit(bash("rm -rf build/")).block);
+  EXPECT_EQ(hooks.emit(bash("rm -rf build/")).decision, Decision::none);
 }
 
 TEST(ToolPolicy, ConfiguredReasonIsGivenWithTheRuleName) {
@@ -341,46 +341,46 @@ TEST(ToolPolicy, DenyWinsOverAllow) {
     "allow": ["bash"],
     "deny": [{"tool": "bash", "argument": "command", "pattern": "rm\\s+-rf"}]})");
   EXPECT_THAT(hooks.emit(bash("rm -rf /")).reason, HasSubstr("denied by deny[0]"));
-  EXPECT_FALSE(hooks.emit(bash("ls")).block);
+  EXPECT_EQ(hooks.emit(bash("ls")).decision, Decision::none);
 }
 
 TEST(ToolPolicy, AllowListBlocksToolsNotInIt) {
   Hooks hooks;
   const auto installed = install(hooks, "tool_policy", R"({"allow": ["read", "grep|glob"]})");
   const ToolCallResult outcome = hooks.emit(bash("ls"));
-  EXPECT_TRUE(outcome.block);
+  EXPECT_EQ(outcome.decision, Decision::deny);
   EXPECT_EQ(outcome.reason, "tool_policy: 'bash' is not allowed: no allow rule matches");
-  EXPECT_FALSE(hooks.emit(tool_call("glob")).block);
+  EXPECT_EQ(hooks.emit(tool_call("glob")).decision, Decision::none);
 }
 
 TEST(ToolPolicy, AllowRuleWithAPatternAllowsOnlyMatchingArguments) {
   Hooks hooks;
   const auto installed = install(
       hooks, "tool_policy", R"({"allow": [{"tool": "bash", "argument": "command", "pattern": "^git [a-z]+$"}]})");
-  EXPECT_FALSE(hooks.emit(bash("git status")).block);
-  EXPECT_TRUE(hooks.emit(bash("make install")).block);
+  EXPECT_EQ(hooks.emit(bash("git status")).decision, Decision::none);
+  EXPECT_EQ(hooks.emit(bash("make install")).decision, Decision::deny);
 }
 
 TEST(ToolPolicy, AnchorsMatchTheWholeArgumentNotOneOfItsLines) {
   Hooks hooks;
   const auto installed = install(
       hooks, "tool_policy", R"({"allow": [{"tool": "bash", "argument": "command", "pattern": "^git .*$"}]})");
-  EXPECT_TRUE(hooks.emit(bash("git status\nrm -rf /")).block);
-  EXPECT_TRUE(hooks.emit(bash("rm -rf /\ngit status")).block);
+  EXPECT_EQ(hooks.emit(bash("git status\nrm -rf /")).decision, Decision::deny);
+  EXPECT_EQ(hooks.emit(bash("rm -rf /\ngit status")).decision, Decision::deny);
 }
 
 TEST(ToolPolicy, MissingArgumentDoesNotMatch) {
   Hooks hooks;
   const auto installed =
       install(hooks, "tool_policy", R"({"deny": [{"tool": "bash", "argument": "command", "pattern": "."}]})");
-  EXPECT_FALSE(hooks.emit(tool_call("bash", {{"script", "rm -rf /"}})).block);
+  EXPECT_EQ(hooks.emit(tool_call("bash", {{"script", "rm -rf /"}})).decision, Decision::none);
 }
 
 TEST(ToolPolicy, NonStringArgumentIsMatchedAsItsJsonText) {
   Hooks hooks;
   const auto installed =
       install(hooks, "tool_policy", R"({"deny": [{"tool": "exec", "argument": "argv", "pattern": "\"-rf\""}]})");
-  EXPECT_TRUE(hooks.emit(tool_call("exec", {{"argv", {"rm", "-rf", "/"}}})).block);
+  EXPECT_EQ(hooks.emit(tool_call("exec", {{"argv", {"rm", "-rf", "/"}}})).decision, Decision::deny);
 }
 
 TEST(ToolPolicy, BlocksBeforeOrdinaryHandlersRun) {
@@ -389,7 +389,7 @@ TEST(ToolPolicy, BlocksBeforeOrdinaryHandlersRun) {
   EXPECT_CALL(ordinary, Call(_)).Times(0);
   const auto handler = hooks.on<ToolCallEvent>(ordinary.AsStdFunction());
   const auto installed = install(hooks, "tool_policy", R"({"deny": ["bash"]})");
-  EXPECT_TRUE(hooks.emit(bash("ls")).block);
+  EXPECT_EQ(hooks.emit(bash("ls")).decision, Decision::deny);
 }
 
 TEST(ToolPolicy, FailsClosedWhenMatchingThrows) {
@@ -399,7 +399,7 @@ TEST(ToolPolicy, FailsClosedWhenMatchingThrows) {
       install(hooks, "tool_policy", R"({"deny": [{"tool": "write", "argument": "content", "pattern": "(a|b)*c"}]})");
   // Boost.Regex gives up on this input with an exception rather than overflowing the stack.
   const ToolCallResult outcome = hooks.emit(tool_call("write", {{"content", std::string(2'000'000, 'a')}}));
-  EXPECT_TRUE(outcome.block);
+  EXPECT_EQ(outcome.decision, Decision::deny);
   EXPECT_THAT(outcome.reason, StartsWith("hook 'builtin:tool_policy' failed: "));
 }
 

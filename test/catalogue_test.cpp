@@ -36,6 +36,12 @@ TEST(Catalogue, TraitsMapEventsToResultsAndReductions) {
   static_assert(reduction_of<ToolResultEvent> == Reduction::patch);
   static_assert(reduction_of<ContextEvent> == Reduction::replace);
   static_assert(reduction_of<TurnStartEvent> == Reduction::observe);
+  static_assert(reduction_of<PermissionRequestEvent> == Reduction::block);
+  static_assert(std::is_same_v<result_t<PermissionRequestEvent>, PermissionRequestResult>);
+  static_assert(reduction_of<SessionStartEvent> == Reduction::collect);
+  static_assert(reduction_of<SubagentEndEvent> == Reduction::collect);
+  static_assert(reduction_of<ToolExecutionFailureEvent> == Reduction::collect);
+  static_assert(reduction_of<NotificationEvent> == Reduction::observe && reduction_of<LoopWarningEvent> == Reduction::observe);
   static_assert(is_closing<ToolResultEvent> && is_closing<AgentEndEvent> && !is_closing<ToolCallEvent>);
   SUCCEED();
 }
@@ -73,7 +79,9 @@ INSTANTIATE_TEST_SUITE_P(
                       AliasCase{"on_tools_disabled", "tools_disabled"}, AliasCase{"MessageAddedEvent", "message_end"},
                       AliasCase{"BeforeInvocationEvent", "agent_start"}, AliasCase{"AfterInvocationEvent", "agent_end"},
                       AliasCase{"BeforeModelCallEvent", "before_model_call"},
-                      AliasCase{"AfterModelCallEvent", "after_model_call"}, AliasCase{"tool_call", "tool_call"}));
+                      AliasCase{"AfterModelCallEvent", "after_model_call"}, AliasCase{"tool_call", "tool_call"},
+                      AliasCase{"on_loop_warning", "loop_warning"}, AliasCase{"after_agent_end", "agent_end"},
+                      AliasCase{"before_llm_call", "before_model_call"}, AliasCase{"after_llm_call", "after_model_call"}));
 
 TEST(Names, UnknownNameErrorListsValidNames) {
   try {

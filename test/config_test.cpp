@@ -195,7 +195,7 @@ TEST_F(ConfigTest, InstallsEveryConfiguredBuiltin) {
   // (-Wmaybe-uninitialized) about the omitted members' strings here.
   ToolCallEvent call;
   call.tool_name = "bash";
-  EXPECT_TRUE(hooks.emit(call).block);
+  EXPECT_EQ(hooks.emit(call).decision, Decision::deny);
 }
 
 TEST_F(ConfigTest, DroppingTheInstalledGroupUninstallsTheBuiltins) {

@@ -378,18 +378,32 @@ TEST_F(ExternalHooks, ExitZeroWithJsonNullIsNoChange) {
 }
 
 TEST_F(ExternalHooks, AResultOnStdoutIsReadLeniently) {
-  write_hook(hook("guard"), "tool_call", "echo '{\"block\": true, \"reason\": \"not today\", \"colour\": \"blue\"}'\n");
+  write_hook(hook("guard"), "tool_call", "echo '{\"decision\": \"deny\", \"reason\": \"not today\", \"colour\": \"blue\"}'\n");
   install();
   const ToolCallResult outcome = hooks_.emit(tool_call());
-  EXPECT_TRUE(outcome.block);
+  EXPECT_EQ(outcome.decision, Decision::deny);
   EXPECT_EQ(outcome.reason, "not today");
+}
+
+TEST_F(ExternalHooks, ADecisionNamesTheHookAndItsFile) {
+  write_hook(hook("asker"), "tool_call", "echo '{\"decision\": \"ask\"}'\n");
+  install();
+  EXPECT_EQ(hooks_.emit(tool_call()).decided_by, (Decider{"asker", hook("asker").string()}));
+}
+
+TEST_F(ExternalHooks, TheLegacyBlockFieldDeniesAToolCall) {
+  write_hook(hook("old-guard"), "tool_call", "echo '{\"block\": true, \"reason\": \"old style\"}'\n");
+  install();
+  const ToolCallResult outcome = hooks_.emit(tool_call());
+  EXPECT_EQ(outcome.decision, Decision::deny);
+  EXPECT_EQ(outcome.reason, "old style");
 }
 
 TEST_F(ExternalHooks, KodeletsBlockedFieldBlocksAToolCall) {
   write_hook(hook("kodelet-guard"), "before_tool_call", "echo '{\"blocked\": true, \"reason\": \"kodelet says no\"}'\n");
   install();
   const ToolCallResult outcome = hooks_.emit(tool_call());
-  EXPECT_TRUE(outcome.block);
+  EXPECT_EQ(outcome.decision, Decision::deny);
   EXPECT_EQ(outcome.reason, "kodelet says no");
 }
 
@@ -406,7 +420,7 @@ TEST_F(ExternalHooks, ABlockStopsTheChainSoLaterHooksDoNotRun) {
   write_hook(hook("2-side-effect"), "tool_call", "touch '" + side_effect("second-ran").string() + "'\n");
   install();
   const ToolCallResult outcome = hooks_.emit(tool_call());
-  EXPECT_TRUE(outcome.block);
+  EXPECT_EQ(outcome.decision, Decision::deny);
   EXPECT_EQ(outcome.reason, "first");
   EXPECT_FALSE(fs::exists(side_effect("second-ran")));
 }
@@ -434,7 +448,7 @@ TEST_F(ExternalHooks, ExitCodeTwoBlocksWithStderrAsTheReason) {
   write_hook(hook("guard"), "tool_call", "echo '  rm -rf is not allowed  ' >&2; exit 2\n");
   install();
   const ToolCallResult outcome = hooks_.emit(tool_call());
-  EXPECT_TRUE(outcome.block);
+  EXPECT_EQ(outcome.decision, Decision::deny);
   EXPECT_EQ(outcome.reason, "rm -rf is not allowed");
   EXPECT_THAT(errors_, IsEmpty());
 }
@@ -463,7 +477,7 @@ TEST_F(ExternalHooks, ExitCodeTwoOnAnEventThatCannotBeRefusedIsAFailure) {
 TEST_F(ExternalHooks, ANonZeroExitIsAFailureNamingTheHookWithItsStderr) {
   write_hook(hook("crashy"), "tool_call", "echo 'Traceback: boom' >&2; exit 1\n");
   install();
-  EXPECT_FALSE(hooks_.emit(tool_call()).block);
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
   ASSERT_EQ(errors_.size(), 1u);
   EXPECT_EQ(errors_[0].handler, "crashy");
   EXPECT_EQ(errors_[0].event, "tool_call");
@@ -475,28 +489,28 @@ TEST_F(ExternalHooks, ANonZeroExitIsAFailureNamingTheHookWithItsStderr) {
 TEST_F(ExternalHooks, InvalidJsonIsAFailure) {
   write_hook(hook("sloppy"), "tool_call", "echo '{\"block\": tru'\n");
   install();
-  EXPECT_FALSE(hooks_.emit(tool_call()).block);
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
   EXPECT_THAT(only_error_message(), AllOf(HasSubstr(hook("sloppy").string()), HasSubstr("invalid JSON")));
 }
 
 TEST_F(ExternalHooks, AResultOfTheWrongShapeIsAFailure) {
-  write_hook(hook("wrong"), "tool_call", "echo '{\"block\": \"yes\"}'\n");
+  write_hook(hook("wrong"), "tool_call", "echo '{\"decision\": true}'\n");
   install();
-  EXPECT_FALSE(hooks_.emit(tool_call()).block);
-  EXPECT_THAT(only_error_message(), HasSubstr("block"));
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
+  EXPECT_THAT(only_error_message(), HasSubstr("ToolCallResult.decision: expected string, got boolean"));
 }
 
 TEST_F(ExternalHooks, AKodeletBlockedFieldThatIsNotABooleanIsAFailure) {
   write_hook(hook("vague"), "tool_call", "echo '{\"blocked\": \"yes\"}'\n");
   install();
-  EXPECT_FALSE(hooks_.emit(tool_call()).block);
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
   EXPECT_THAT(only_error_message(), HasSubstr("blocked: expected boolean, got string"));
 }
 
 TEST_F(ExternalHooks, OutputOverTheLimitIsAFailure) {
   write_hook(hook("chatty"), "tool_call", "head -c 2097152 /dev/zero | tr '\\0' ' '\n");
   install();
-  EXPECT_FALSE(hooks_.emit(tool_call()).block);
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
   EXPECT_THAT(only_error_message(), HasSubstr("stdout limit of 1048576 bytes"));
 }
 
@@ -510,7 +524,7 @@ TEST_F(ExternalHooks, ATimeoutKillsTheHookAndItsGrandchildAndIsAFailure) {
              "while :; do sleep 1; done\n");
   install();
   const auto started = std::chrono::steady_clock::now();
-  EXPECT_FALSE(hooks_.emit(tool_call()).block);
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
   EXPECT_LT(std::chrono::steady_clock::now() - started, kHangBound);
   EXPECT_THAT(only_error_message(), HasSubstr("timed out after 300 ms"));
   EXPECT_TRUE(testing::process_dies(std::stoi(testing::read_file(pid_file))));
@@ -521,7 +535,7 @@ TEST_F(ExternalHooks, APerHookTimeoutOverridesTheDefault) {
   config_.hooks["patient"] = HookOverride{.timeout = 20s};
   write_hook(hook("patient"), "tool_call", "sleep 0.5; echo '{\"block\": true}'\n");
   install();
-  EXPECT_TRUE(hooks_.emit(tool_call()).block);
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
   EXPECT_THAT(errors_, IsEmpty());
 }
 
@@ -560,7 +574,7 @@ TEST_F(ExternalHooks, HooksInheritNoFileDescriptors) {
 TEST_F(ExternalHooks, FailOpenIsTheDefault) {
   write_hook(hook("guard"), "tool_call", "exit 1\n");
   install();
-  EXPECT_FALSE(hooks_.emit(tool_call()).block);
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
   EXPECT_EQ(errors_.size(), 1u);
 }
 
@@ -569,7 +583,7 @@ TEST_F(ExternalHooks, AFailClosedHookThatFailsBlocksWithAReasonNamingIt) {
   write_hook(hook("guard"), "tool_call", "echo 'policy file missing' >&2; exit 1\n");
   install();
   const ToolCallResult outcome = hooks_.emit(tool_call());
-  EXPECT_TRUE(outcome.block);
+  EXPECT_EQ(outcome.decision, Decision::deny);
   EXPECT_THAT(outcome.reason, AllOf(HasSubstr("hook 'guard' failed"), HasSubstr("policy file missing")));
 }
 
@@ -619,7 +633,7 @@ TEST(RunExternalHook, ReturnsTheRawRunAndHookOutcomeReadsIt) {
   const ProcessResult run = run_external_hook(hook, event, "tool_call");
   EXPECT_EQ(run.exit_code, 0);
   EXPECT_EQ(run.stderr_text, "checking\n");
-  EXPECT_EQ(hook_outcome(hook, event, run), HookOutcome(ToolCallResult{.block = true}));
+  EXPECT_EQ(hook_outcome(hook, event, run), HookOutcome(ToolCallResult{.decision = Decision::deny}));
 }
 
 TEST(RunExternalHook, AHookThatCannotStartIsAProcessError) {

@@ -26,13 +26,13 @@ TEST(FormatLine, EventIsNamedByItsWireTypeAndLeavesOutAnEmptyContext) {
   EXPECT_EQ(format_line(ls_call), R"(tool_call{tool_call_id="c1", tool_name="bash", input={"command":"ls"}})");
 }
 
-TEST(FormatLine, FilledContextIsShown) {
+TEST(FormatLine, FilledContextIsShownWithoutItsUnknownStrings) {
   const AgentStartEvent start{.context = {.session_id = "s1", .cwd = "/w", .agent_id = "a1"}};
   EXPECT_EQ(format_line(start), R"(agent_start{context={session_id="s1", cwd="/w", agent_id="a1", invoked_by=main}})");
 }
 
-TEST(FormatLine, ResultIsNamedByItsTypeAndLeavesOutAbsentOptionals) {
-  EXPECT_EQ(format_line(ToolCallResult{.block = true, .reason = "no rm"}), R"(ToolCallResult{block=true, reason="no rm"})");
+TEST(FormatLine, ResultIsNamedByItsTypeAndLeavesOutAbsentOptionalsAndEmptyLists) {
+  EXPECT_EQ(format_line(ToolCallResult{.decision = Decision::deny, .reason = "no rm"}), R"(ToolCallResult{decision=deny, reason="no rm"})");
 }
 
 TEST(FormatLine, ContentPartsAreNamedByTheirType) {
@@ -100,7 +100,7 @@ TEST(FormatLine, OutcomeIsItsResult) {
 TEST(Formatter, FmtFormatsHookEventsEventsAndOutcomes) {
   EXPECT_EQ(fmt::format("{}", HookEvent{ls_call}), format_line(ls_call));
   EXPECT_EQ(fmt::format("{}", ls_call), format_line(ls_call));
-  EXPECT_EQ(fmt::format("{}", HookOutcome{ToolCallResult{.block = true}}), R"(ToolCallResult{block=true, reason=""})");
+  EXPECT_EQ(fmt::format("{}", HookOutcome{ToolCallResult{.decision = Decision::deny}}), R"(ToolCallResult{decision=deny, reason=""})");
 }
 
 TEST(Formatter, SpdlogLogsEventsThroughTheFormatter) {

@@ -91,7 +91,7 @@ TEST_F(Hookctl, EmitRunsTheEventThroughTheHooksAndPrintsTheOutcome) {
       hookctl({"emit", "tool_call", R"({"tool_call_id": "c1", "tool_name": "bash", "input": {"command": "rm -rf /"}})"});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const auto outcome = boost::json::parse(r.stdout_text);
-  EXPECT_EQ(outcome.at("block"), true);
+  EXPECT_EQ(outcome.at("decision"), "deny");
   EXPECT_THAT(std::string(outcome.at("reason").as_string()), HasSubstr("rm -rf is not allowed"));
 }
 
@@ -100,7 +100,7 @@ TEST_F(Hookctl, EmitReadsTheEventFromStdinForADash) {
   const ProcessResult r = hookctl({"emit", "before_tool_call", "-"},
                                   R"({"tool_call_id": "c1", "tool_name": "bash", "input": {"command": "ls"}})");
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
-  EXPECT_EQ(boost::json::parse(r.stdout_text).at("block"), false);
+  EXPECT_EQ(boost::json::parse(r.stdout_text).at("decision"), "none");
 }
 
 TEST_F(Hookctl, EmitRunsTheConfiguredBuiltinsToo) {
@@ -108,7 +108,7 @@ TEST_F(Hookctl, EmitRunsTheConfiguredBuiltinsToo) {
              R"({"builtins": {"tool_policy": {"deny": ["deploy"]}}})");
   const ProcessResult r = hookctl({"emit", "tool_call", R"({"tool_call_id": "c1", "tool_name": "deploy"})"});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
-  EXPECT_EQ(boost::json::parse(r.stdout_text).at("block"), true);
+  EXPECT_EQ(boost::json::parse(r.stdout_text).at("decision"), "deny");
 }
 
 TEST_F(Hookctl, EmitOfAnObserveOnlyEventPrintsNull) {
@@ -166,7 +166,7 @@ TEST_F(Hookctl, RunHookShowsStdoutStderrStatusDurationAndTheParsedResult) {
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
   EXPECT_THAT(r.stdout_text, AllOf(HasSubstr("status:   exit code 0"), HasSubstr("duration: "),
                                    HasSubstr("stdout (34 bytes):\n  | {\"blocked\": true, \"reason\": \"no\"}"),
-                                   HasSubstr("stderr (8 bytes):\n  | looking"), HasSubstr("\"block\": true")));
+                                   HasSubstr("stderr (8 bytes):\n  | looking"), HasSubstr("\"decision\": \"deny\"")));
 }
 
 TEST_F(Hookctl, RunHookSaysNoChangeForAHookThatPrintsNothing) {
@@ -197,7 +197,7 @@ TEST_F(Hookctl, ExampleBlockRmRfBlocksRmRfInAnyFlagOrder) {
                                      R"({"tool_call_id": "c1", "tool_name": "bash", "input": {"command": ")" +
                                          command + R"("}})"});
     EXPECT_EQ(r.exit_code, 0) << command << "\n" << r.stdout_text;
-    EXPECT_THAT(r.stdout_text, HasSubstr("\"block\": true")) << command;
+    EXPECT_THAT(r.stdout_text, HasSubstr("\"decision\": \"deny\"")) << command;
   }
 }
 
@@ -207,7 +207,7 @@ TEST_F(Hookctl, ExampleBlockRmRfAllowsOtherCommands) {
                                      R"({"tool_call_id": "c1", "tool_name": "bash", "input": {"command": ")" +
                                          command + R"("}})"});
     EXPECT_EQ(r.exit_code, 0) << command << "\n" << r.stdout_text;
-    EXPECT_THAT(r.stdout_text, Not(HasSubstr("\"block\": true"))) << command;
+    EXPECT_THAT(r.stdout_text, Not(HasSubstr("\"decision\": \"deny\""))) << command;
   }
 }
 

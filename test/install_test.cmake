@@ -39,7 +39,7 @@ endif()
 
 run_step("consumer build" ${CMAKE_COMMAND} --build ${consumer_build})
 run_step("consumer run" ${consumer_build}/consumer)
-set(expected "{\"type\":\"tool_call\",\"context\":{\"session_id\":\"\",\"cwd\":\"\",\"agent_id\":\"\",\"invoked_by\":\"main\"},\"tool_call_id\":\"c1\",\"tool_name\":\"bash\",\"input\":{\"command\":\"ls\"}}\ntool_call{tool_call_id=\"c1\", tool_name=\"bash\", input={\"command\":\"ls\"}}\nblocked: no\n")
+set(expected "{\"type\":\"tool_call\",\"context\":{\"session_id\":\"\",\"cwd\":\"\",\"agent_id\":\"\",\"invoked_by\":\"main\",\"transcript_path\":\"\",\"permission_mode\":\"\",\"recipe_name\":\"\",\"workspace\":\"\"},\"tool_call_id\":\"c1\",\"tool_name\":\"bash\",\"input\":{\"command\":\"ls\"}}\ntool_call{tool_call_id=\"c1\", tool_name=\"bash\", input={\"command\":\"ls\"}}\ndenied: no\n")
 if(NOT step_output STREQUAL expected)
   message(FATAL_ERROR "consumer printed:\n${step_output}\nexpected:\n${expected}")
 endif()

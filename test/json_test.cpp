@@ -388,9 +388,9 @@ TEST(JsonErrors, WrongTypeDeepInANestedArray) {
             "context.messages[1].content[0].text: expected string, got number");
 }
 
-TEST(JsonErrors, ResultFieldWrongType) {
-  EXPECT_EQ(error_of([] { outcome_from_json(event_index<ToolCallEvent>, parse(R"({"block": "yes"})")); }),
-            "ToolCallResult.block: expected boolean, got string");
+TEST(JsonErrors, ResultFieldWithAnUnknownEnumValue) {
+  EXPECT_EQ(error_of([] { outcome_from_json(event_index<ToolCallEvent>, parse(R"({"decision": "yes"})")); }),
+            "ToolCallResult.decision: unknown value 'yes'; expected one of: none, allow, ask, deny");
 }
 
 TEST(JsonErrors, ValueTypePathStartsAtTheTypeName) {

@@ -114,7 +114,7 @@ TEST_F(Errors, ThrowingHandlerIsSkippedAndTheChainContinuesFromTheLastGoodValue)
   auto after = hooks_.on<ToolCallEvent>([&](const ToolCallEvent& e) { seen = e.input.at("command").as_string(); });
   ToolCallResult outcome = hooks_.emit(ToolCallEvent{});
   EXPECT_EQ(seen, "good");
-  EXPECT_FALSE(outcome.block);
+  EXPECT_EQ(outcome.decision, Decision::none);
   EXPECT_EQ(outcome.input->at("command"), "good");
 }
 
@@ -126,6 +126,15 @@ TEST_F(Errors, ThrowingHandlerIsReportedWithEventLabelAndMessage) {
   EXPECT_EQ(errors_[0].event, "turn_start");
   EXPECT_EQ(errors_[0].handler, "flaky");
   EXPECT_EQ(errors_[0].message, "boom");
+}
+
+TEST_F(Errors, ThrowingHandlerIsReportedWithItsKindAndSource) {
+  auto thrower = hooks_.on<TurnStartEvent>([](const TurnStartEvent&) { throw std::runtime_error("boom"); },
+                                           {.label = "lint", .kind = HandlerKind::external, .source = "/p/hooks/lint"});
+  hooks_.emit(TurnStartEvent{});
+  ASSERT_EQ(errors_.size(), 1u);
+  EXPECT_EQ(errors_[0].kind, HandlerKind::external);
+  EXPECT_EQ(errors_[0].source, "/p/hooks/lint");
 }
 
 TEST_F(Errors, ThrowingHandlerIsLoggedThroughTheHookbusLogger) {
@@ -163,10 +172,10 @@ TEST_F(Errors, FailOpenGatingHandlerDoesNotBlock) {
   auto thrower = hooks_.on<ToolCallEvent>([](const ToolCallEvent&) -> std::optional<ToolCallResult> {
     throw std::runtime_error("policy server down");
   });
-  EXPECT_FALSE(hooks_.emit(ToolCallEvent{}).block);
+  EXPECT_EQ(hooks_.emit(ToolCallEvent{}).decision, Decision::none);
 }
 
-TEST_F(Errors, FailClosedToolCallHandlerBlocksWithAReasonNamingIt) {
+TEST_F(Errors, FailClosedToolCallHandlerDeniesWithAReasonNamingIt) {
   MockFunction<void(const ToolCallEvent&)> later;
   EXPECT_CALL(later, Call(_)).Times(0);
   auto thrower = hooks_.on<ToolCallEvent>(
@@ -174,7 +183,7 @@ TEST_F(Errors, FailClosedToolCallHandlerBlocksWithAReasonNamingIt) {
       {.label = "security", .failure = FailurePolicy::fail_closed});
   auto after = hooks_.on<ToolCallEvent>(later.AsStdFunction());
   ToolCallResult outcome = hooks_.emit(ToolCallEvent{});
-  EXPECT_TRUE(outcome.block);
+  EXPECT_EQ(outcome.decision, Decision::deny);
   EXPECT_EQ(outcome.reason, "hook 'security' failed: policy server down");
   EXPECT_EQ(errors_.size(), 1u);
 }

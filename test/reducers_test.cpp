@@ -1,6 +1,8 @@
 // Emit and reducers: one test per reduction rule, through a real Hooks::emit.
 #include <hookbus/hooks.hpp>
 
+#include <boost/mp11/algorithm.hpp>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -63,10 +65,10 @@ TEST(NoHandlers, VariantEmitReachesACatchAllSubscriberWhenNoTypedHandlerListens)
 
 TEST(VariantEmit, ReturnsTheEventsReducedResult) {
   Hooks hooks;
-  auto block = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return ToolCallResult{.block = true}; });
+  auto block = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return ToolCallResult{.decision = Decision::deny}; });
   HookOutcome outcome = hooks.emit(HookEvent{bash_call("ls")});
   ASSERT_TRUE(std::holds_alternative<ToolCallResult>(outcome));
-  EXPECT_TRUE(std::get<ToolCallResult>(outcome).block);
+  EXPECT_EQ(std::get<ToolCallResult>(outcome).decision, Decision::deny);
 }
 
 // -------------------------------------------------------------- block: tool_call
@@ -88,34 +90,40 @@ TEST(ToolCallBlock, InputReplacementsChainAndEachHandlerSeesTheLatest) {
   EXPECT_THAT(seen, ElementsAre("ls", "ls -a", "ls -al"));
   ASSERT_TRUE(outcome.input.has_value());
   EXPECT_EQ(*outcome.input, command("ls -al"));
-  EXPECT_FALSE(outcome.block);
+  EXPECT_EQ(outcome.decision, Decision::none);
 }
 
-TEST(ToolCallBlock, FirstBlockStopsTheChain) {
+TEST(ToolCallBlock, FirstDenyStopsTheChain) {
   Hooks hooks;
   MockFunction<void(const ToolCallEvent&)> later;
   EXPECT_CALL(later, Call(_)).Times(0);
-  auto block = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return ToolCallResult{.block = true, .reason = "no"}; });
+  auto block = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return ToolCallResult{.decision = Decision::deny, .reason = "no"}; });
   auto after = hooks.on<ToolCallEvent>(later.AsStdFunction());
   ToolCallResult outcome = hooks.emit(bash_call("rm -rf /"));
-  EXPECT_TRUE(outcome.block);
+  EXPECT_EQ(outcome.decision, Decision::deny);
   EXPECT_EQ(outcome.reason, "no");
 }
 
-TEST(ToolCallBlock, BlockWithoutReasonGetsTheDefaultReason) {
+TEST(ToolCallBlock, DenyWithoutReasonGetsTheDefaultReason) {
   Hooks hooks;
-  auto block = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return ToolCallResult{.block = true}; });
-  EXPECT_EQ(hooks.emit(bash_call("x")).reason, "Tool call blocked by hook");
+  auto block = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return ToolCallResult{.decision = Decision::deny}; });
+  EXPECT_EQ(hooks.emit(bash_call("x")).reason, "Tool call denied by hook");
 }
 
-TEST(ToolCallBlock, OutcomeCarriesTheFinalInputEvenWhenBlocked) {
+TEST(ToolCallBlock, AskWithoutReasonGetsTheDefaultReason) {
+  Hooks hooks;
+  auto ask = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return ToolCallResult{.decision = Decision::ask}; });
+  EXPECT_EQ(hooks.emit(bash_call("x")).reason, "Tool call sent to the user by hook");
+}
+
+TEST(ToolCallBlock, OutcomeCarriesTheFinalInputEvenWhenDenied) {
   Hooks hooks;
   auto rewrite = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return ToolCallResult{.input = command("sudo x")}; });
   auto block = hooks.on<ToolCallEvent>([](const ToolCallEvent& e) {
-    return ToolCallResult{.block = e.input.at("command") == "sudo x"};
+    return ToolCallResult{.decision = e.input.at("command") == "sudo x" ? Decision::deny : Decision::none};
   });
   ToolCallResult outcome = hooks.emit(bash_call("x"));
-  EXPECT_TRUE(outcome.block);
+  EXPECT_EQ(outcome.decision, Decision::deny);
   EXPECT_EQ(*outcome.input, command("sudo x"));
 }
 
@@ -132,6 +140,229 @@ TEST(ToolCallBlock, RvalueEmitGivesTheSameOutcomeAsConstEmit) {
   auto rewrite = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return ToolCallResult{.input = command("b")}; });
   const ToolCallEvent event = bash_call("a");
   EXPECT_EQ(hooks.emit(ToolCallEvent(event)), hooks.emit(event));
+}
+
+// ------------------------------------------------ decisions: deny > ask > allow
+
+ToolCallResult decide(Decision decision, std::string reason = "") {
+  return ToolCallResult{.decision = decision, .reason = std::move(reason)};
+}
+
+TEST(ToolCallDecision, AskWinsOverAllowAcrossHandlers) {
+  Hooks hooks;
+  auto allow = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return decide(Decision::allow, "fine"); });
+  auto ask = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return decide(Decision::ask, "are you sure?"); });
+  auto allow_again = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return decide(Decision::allow, "fine too"); });
+  const ToolCallResult outcome = hooks.emit(bash_call("git push"));
+  EXPECT_EQ(outcome.decision, Decision::ask);
+  EXPECT_EQ(outcome.reason, "are you sure?");
+}
+
+TEST(ToolCallDecision, DenyWinsOverAskAndAllow) {
+  Hooks hooks;
+  auto allow = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return decide(Decision::allow); });
+  auto ask = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return decide(Decision::ask, "sure?"); });
+  auto deny = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return decide(Decision::deny, "never"); });
+  const ToolCallResult outcome = hooks.emit(bash_call("rm -rf /"));
+  EXPECT_EQ(outcome.decision, Decision::deny);
+  EXPECT_EQ(outcome.reason, "never");
+}
+
+TEST(ToolCallDecision, AllowWinsOverNoDecisionAndKeepsItsReason) {
+  Hooks hooks;
+  auto none = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return decide(Decision::none, "ignored"); });
+  auto allow = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return decide(Decision::allow, "read-only"); });
+  const ToolCallResult outcome = hooks.emit(bash_call("ls"));
+  EXPECT_EQ(outcome.decision, Decision::allow);
+  EXPECT_EQ(outcome.reason, "read-only");
+}
+
+TEST(ToolCallDecision, AskDoesNotStopTheChain) {
+  Hooks hooks;
+  MockFunction<void(const ToolCallEvent&)> later;
+  EXPECT_CALL(later, Call(_)).Times(1);
+  auto ask = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return decide(Decision::ask); });
+  auto after = hooks.on<ToolCallEvent>(later.AsStdFunction());
+  EXPECT_EQ(hooks.emit(bash_call("ls")).decision, Decision::ask);
+}
+
+TEST(ToolCallDecision, TheFirstHandlerAtTheWinningLevelGivesTheReason) {
+  Hooks hooks;
+  auto first = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return decide(Decision::ask, "first"); }, {.label = "a"});
+  auto second = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return decide(Decision::ask, "second"); }, {.label = "b"});
+  const ToolCallResult outcome = hooks.emit(bash_call("ls"));
+  EXPECT_EQ(outcome.reason, "first");
+  EXPECT_EQ(outcome.decided_by, (Decider{"a", ""}));
+}
+
+TEST(PermissionRequestDecision, ReducesLikeToolCall) {
+  Hooks hooks;
+  MockFunction<void(const PermissionRequestEvent&)> later;
+  EXPECT_CALL(later, Call(_)).Times(0);
+  auto allow = hooks.on<PermissionRequestEvent>([](const PermissionRequestEvent&) {
+    return PermissionRequestResult{.decision = Decision::allow, .input = command("ls -a")};
+  });
+  std::string seen;
+  auto deny = hooks.on<PermissionRequestEvent>([&](const PermissionRequestEvent& e) {
+    seen = e.input.at("command").as_string();
+    return PermissionRequestResult{.decision = Decision::deny};
+  });
+  auto after = hooks.on<PermissionRequestEvent>(later.AsStdFunction());
+  const PermissionRequestResult outcome = hooks.emit(PermissionRequestEvent{.tool_name = "bash", .input = command("ls")});
+  EXPECT_EQ(seen, "ls -a");
+  EXPECT_EQ(outcome.decision, Decision::deny);
+  EXPECT_EQ(outcome.reason, "Permission denied by hook");
+  EXPECT_EQ(outcome.input, command("ls -a"));
+}
+
+// ------------------------------------------------------------- decided_by
+
+TEST(DecidedBy, NamesTheDecidingHandlersLabelAndSource) {
+  Hooks hooks;
+  auto ask = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return decide(Decision::ask); }, {.label = "asker"});
+  auto deny = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return decide(Decision::deny); },
+                                      {.label = "guard", .kind = HandlerKind::external, .source = "/p/.hookbus/hooks/guard"});
+  EXPECT_EQ(hooks.emit(bash_call("ls")).decided_by, (Decider{"guard", "/p/.hookbus/hooks/guard"}));
+}
+
+TEST(DecidedBy, AnUnlabelledHandlerIsNamedByItsDefaultLabel) {
+  Hooks hooks;
+  auto deny = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return decide(Decision::deny); });
+  const auto decider = hooks.emit(bash_call("ls")).decided_by;
+  ASSERT_TRUE(decider.has_value());
+  EXPECT_EQ(decider->handler, hooks.handlers("tool_call").front());
+}
+
+TEST(DecidedBy, AHandlerMayNameTheDeciderItself) {
+  Hooks hooks;
+  auto group = hooks.on<ToolCallEvent>([](const ToolCallEvent&) {
+    return ToolCallResult{.decision = Decision::deny, .decided_by = Decider{"validate-bash.sh", "settings.json hooks.PreToolUse[0]"}};
+  }, {.label = "settings group"});
+  EXPECT_EQ(hooks.emit(bash_call("ls")).decided_by, (Decider{"validate-bash.sh", "settings.json hooks.PreToolUse[0]"}));
+}
+
+TEST(DecidedBy, AHandlersOwnDeciderIsDroppedUnlessItsDecisionWins) {
+  Hooks hooks;
+  auto claims = hooks.on<ToolCallEvent>([](const ToolCallEvent&) {
+    return ToolCallResult{.decided_by = Decider{"me", "nowhere"}};
+  });
+  EXPECT_EQ(hooks.emit(bash_call("ls")).decided_by, std::nullopt);
+  auto deny = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return decide(Decision::deny); }, {.label = "guard"});
+  EXPECT_EQ(hooks.emit(bash_call("ls")).decided_by, (Decider{"guard", ""}));
+}
+
+TEST(DecidedBy, EveryKindOfRefusalNamesItsHandler) {
+  Hooks hooks;
+  const HandlerOptions options{.label = "refuser", .source = "here"};
+  const Decider refuser{"refuser", "here"};
+  auto channel = hooks.on<ChannelConnectEvent>([](const ChannelConnectEvent&) { return ChannelConnectResult{.allow = false}; }, options);
+  auto cancel = hooks.on<SessionBeforeForkEvent>([](const SessionBeforeForkEvent&) { return SessionBeforeForkResult{.cancel = true}; }, options);
+  auto reject = hooks.on<InputEvent>([](const InputEvent&) { return InputResult{.action = InputAction::reject}; }, options);
+  auto receive = hooks.on<MessageReceiveEvent>([](const MessageReceiveEvent&) {
+    return MessageReceiveResult{.action = ReceiveAction::reject};
+  }, options);
+  auto bash = hooks.on<UserBashEvent>([](const UserBashEvent&) { return UserBashResult{.handled = true}; }, options);
+  auto permission = hooks.on<PermissionRequestEvent>([](const PermissionRequestEvent&) {
+    return PermissionRequestResult{.decision = Decision::allow};
+  }, options);
+  EXPECT_EQ(hooks.emit(ChannelConnectEvent{}).decided_by, refuser);
+  EXPECT_EQ(hooks.emit(SessionBeforeForkEvent{}).decided_by, refuser);
+  EXPECT_EQ(hooks.emit(InputEvent{}).decided_by, refuser);
+  EXPECT_EQ(hooks.emit(MessageReceiveEvent{}).decided_by, refuser);
+  EXPECT_EQ(hooks.emit(UserBashEvent{}).decided_by, refuser);
+  EXPECT_EQ(hooks.emit(PermissionRequestEvent{}).decided_by, refuser);
+}
+
+TEST(DecidedBy, AFailClosedRefusalNamesTheFailingHandler) {
+  Hooks hooks;
+  auto broken = hooks.on<ToolCallEvent>([](const ToolCallEvent&) -> ToolCallResult { throw std::runtime_error("boom"); },
+                                        {.label = "broken", .failure = FailurePolicy::fail_closed, .source = "policy.so"});
+  const ToolCallResult outcome = hooks.emit(bash_call("ls"));
+  EXPECT_EQ(outcome.decision, Decision::deny);
+  EXPECT_EQ(outcome.decided_by, (Decider{"broken", "policy.so"}));
+}
+
+// ------------------------------------------------------------------ stop
+
+TEST(Stop, TheFirstStopWinsAndDoesNotStopTheChain) {
+  Hooks hooks;
+  MockFunction<void(const ToolResultEvent&)> later;
+  EXPECT_CALL(later, Call(_)).Times(1);
+  auto first = hooks.on<ToolResultEvent>([](const ToolResultEvent&) {
+    return ToolResultResult{.stop = StopRequest{.reason = "tests pass"}};
+  }, {.label = "first", .source = "a"});
+  auto second = hooks.on<ToolResultEvent>([](const ToolResultEvent&) {
+    return ToolResultResult{.stop = StopRequest{.reason = "second"}};
+  });
+  auto after = hooks.on<ToolResultEvent>(later.AsStdFunction());
+  const ToolResultResult outcome = hooks.emit(ToolResultEvent{});
+  ASSERT_TRUE(outcome.stop.has_value());
+  EXPECT_EQ(outcome.stop->reason, "tests pass");
+  EXPECT_EQ(outcome.stop->decided_by, (Decider{"first", "a"}));
+}
+
+TEST(Stop, AStopDoesNotChangeTheDecision) {
+  Hooks hooks;
+  auto stop = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return ToolCallResult{.stop = StopRequest{"done"}}; });
+  const ToolCallResult outcome = hooks.emit(bash_call("ls"));
+  EXPECT_EQ(outcome.decision, Decision::none);
+  EXPECT_EQ(outcome.stop->reason, "done");
+}
+
+// ------------------------------------- shared fields on every kind of result
+
+// Calls f(std::type_identity<E>{}) for every event of the catalogue.
+template <class F>
+void for_each_event(F&& f) {
+  boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, HookEvent>>(f);
+}
+
+// For every event whose result has the list that `field` picks: two handlers
+// add "a" and "b", and the outcome holds both in handler order. Returns how
+// many events have that list.
+template <class Field>
+int expect_list_accumulates_on_every_event(Field field) {
+  int events = 0;
+  for_each_event([&]<class E>(std::type_identity<E>) {
+    using R = result_t<E>;
+    if constexpr (requires(R r) { field(r); }) {
+      ++events;
+      Hooks hooks;
+      auto a = hooks.on<E>([&](const E&) { R r; field(r) = {"a"}; return r; });
+      auto b = hooks.on<E>([&](const E&) { R r; field(r) = {"b"}; return r; });
+      R outcome = hooks.emit(E{});
+      EXPECT_THAT(field(outcome), ElementsAre("a", "b")) << E::type;
+    }
+  });
+  return events;
+}
+
+TEST(SharedFields, SystemMessagesAccumulateInHandlerOrderOnEveryEventThatHasThem) {
+  EXPECT_EQ(expect_list_accumulates_on_every_event([](auto& r) -> decltype((r.system_messages)) { return r.system_messages; }), 9);
+}
+
+TEST(SharedFields, AdditionalContextAccumulatesInHandlerOrderOnEveryEventThatHasIt) {
+  EXPECT_EQ(expect_list_accumulates_on_every_event(
+                [](auto& r) -> decltype((r.additional_context)) { return r.additional_context; }),
+            5);
+}
+
+TEST(SharedFields, TheFirstStopWinsOnEveryEventThatHasOne) {
+  int events = 0;
+  for_each_event([&]<class E>(std::type_identity<E>) {
+    if constexpr (requires(result_t<E> r) { r.stop; }) {
+      ++events;
+      using R = result_t<E>;
+      Hooks hooks;
+      int calls = 0;
+      auto first = hooks.on<E>([&](const E&) { ++calls; R r; r.stop = StopRequest{"first"}; return r; }, {.label = "one"});
+      auto second = hooks.on<E>([&](const E&) { ++calls; R r; r.stop = StopRequest{"second"}; return r; });
+      const R outcome = hooks.emit(E{});
+      EXPECT_EQ(calls, 2) << E::type;
+      EXPECT_EQ(outcome.stop, (StopRequest{"first", Decider{"one", ""}})) << E::type;
+    }
+  });
+  EXPECT_EQ(events, 9);
 }
 
 TEST(ChannelConnectDeny, FirstDenyStops) {
@@ -157,7 +388,7 @@ TEST(ToolResultPatch, EachPatchSetsOnlyItsFields) {
   ToolResultResult outcome = hooks.emit(event);
   EXPECT_EQ(outcome.content, text("patched"));
   EXPECT_EQ(outcome.is_error, true);
-  EXPECT_EQ(outcome.terminate, std::nullopt);
+  EXPECT_EQ(outcome.stop, std::nullopt);
 }
 
 TEST(ToolResultPatch, EachHandlerSeesEarlierPatchesApplied) {

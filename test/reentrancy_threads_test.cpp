@@ -48,12 +48,12 @@ TEST(Reentrancy, NestedEmitsKeepTheirOwnReducedResults) {
       inner_outcome = hooks.emit(inner);
       return std::nullopt;
     }
-    return ToolCallResult{.block = true, .reason = "inner only"};
+    return ToolCallResult{.decision = Decision::deny, .reason = "inner only"};
   });
   ToolCallEvent outer;
   outer.tool_name = "outer";
-  EXPECT_FALSE(hooks.emit(outer).block);
-  EXPECT_TRUE(inner_outcome.block);
+  EXPECT_EQ(hooks.emit(outer).decision, Decision::none);
+  EXPECT_EQ(inner_outcome.decision, Decision::deny);
 }
 
 TEST(Reentrancy, HandlerRegisteredDuringAnEmitFirstRunsOnTheNextEmit) {
@@ -113,7 +113,7 @@ TEST(Reentrancy, HandlerMayClearItsEventDuringAnEmit) {
 TEST(Threads, ConcurrentEmitRegisterAndDisconnectAreSafe) {
   Hooks hooks;
   auto policy = hooks.on<ToolCallEvent>([](const ToolCallEvent& e) -> std::optional<ToolCallResult> {
-    if (e.tool_name == "rm") return ToolCallResult{.block = true};
+    if (e.tool_name == "rm") return ToolCallResult{.decision = Decision::deny};
     return ToolCallResult{.input = boost::json::object{{"seen", true}}};
   });
   std::atomic<int> wrong{0};
@@ -123,7 +123,7 @@ TEST(Threads, ConcurrentEmitRegisterAndDisconnectAreSafe) {
       ToolCallEvent event;
       event.tool_name = tool;
       ToolCallResult outcome = hooks.emit(event);
-      if (outcome.block != (tool == "rm")) ++wrong;
+      if ((outcome.decision == Decision::deny) != (tool == "rm")) ++wrong;
       hooks.emit(TurnStartEvent{});
     }
   };

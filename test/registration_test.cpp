@@ -43,7 +43,7 @@ TEST(Registration, FreeFunctionHandlerIsCalled) {
 struct Policy {
   std::optional<ToolCallResult> check(const ToolCallEvent& event) {
     ++calls;
-    if (event.input.at("command") == "rm -rf /") return ToolCallResult{.block = true, .reason = "dangerous"};
+    if (event.input.at("command") == "rm -rf /") return ToolCallResult{.decision = Decision::deny, .reason = "dangerous"};
     return std::nullopt;
   }
   int calls = 0;
@@ -53,7 +53,7 @@ TEST(Registration, MemberFunctionHandlerIsCalledOnItsObject) {
   Hooks hooks;
   Policy policy;
   auto connection = hooks.on<ToolCallEvent>(&Policy::check, &policy);
-  EXPECT_TRUE(hooks.emit(bash_call("rm -rf /")).block);
+  EXPECT_EQ(hooks.emit(bash_call("rm -rf /")).decision, Decision::deny);
   EXPECT_EQ(policy.calls, 1);
 }
 
@@ -61,9 +61,9 @@ TEST(Registration, SharedOwnerMemberHandlerStopsWhenOwnerDies) {
   Hooks hooks;
   auto policy = std::make_shared<Policy>();
   auto connection = hooks.on<ToolCallEvent>(&Policy::check, policy);
-  EXPECT_TRUE(hooks.emit(bash_call("rm -rf /")).block);
+  EXPECT_EQ(hooks.emit(bash_call("rm -rf /")).decision, Decision::deny);
   policy.reset();
-  EXPECT_FALSE(hooks.emit(bash_call("rm -rf /")).block);
+  EXPECT_EQ(hooks.emit(bash_call("rm -rf /")).decision, Decision::none);
   EXPECT_FALSE(connection.connected());
 }
 
@@ -93,8 +93,8 @@ TEST(Registration, HandlerWhoseTrackedOwnerDiedStopsCountingOnceLaterRegistratio
 
 TEST(Registration, HandlerMayReturnTheResultDirectly) {
   Hooks hooks;
-  auto connection = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return ToolCallResult{.block = true}; });
-  EXPECT_TRUE(hooks.emit(bash_call("ls")).block);
+  auto connection = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return ToolCallResult{.decision = Decision::deny}; });
+  EXPECT_EQ(hooks.emit(bash_call("ls")).decision, Decision::deny);
 }
 
 TEST(Registration, VoidHandlerOnResultEventObservesWithoutChanging) {
@@ -174,7 +174,7 @@ TEST(Registration, ConnectionOutlivingTheBusDisconnectsSafely) {
 
 TEST(Registration, ByNameAcceptsWireNamesAndAliases) {
   Hooks hooks;
-  auto blocker = [](const HookEvent&) -> HookOutcome { return ToolCallResult{.block = true, .reason = "named"}; };
+  auto blocker = [](const HookEvent&) -> HookOutcome { return ToolCallResult{.decision = Decision::deny, .reason = "named"}; };
   auto connection = hooks.on("before_tool_call", blocker);
   EXPECT_EQ(hooks.emit(bash_call("ls")).reason, "named");
   EXPECT_EQ(hooks.handler_count("tool_call"), 1u);
@@ -196,7 +196,7 @@ TEST(Registration, ByNameUnknownNameThrowsListingValidNames) {
     FAIL() << "expected UnknownEventError";
   } catch (const UnknownEventError& error) {
     EXPECT_THAT(error.what(), HasSubstr("unknown event 'tool_kall'"));
-    EXPECT_THAT(error.what(), HasSubstr("tool_call, tool_result"));
+    EXPECT_THAT(error.what(), HasSubstr("tool_call, permission_request, tool_result"));
   }
 }
 
@@ -206,7 +206,7 @@ TEST(Registration, ByNameHandlerReturningAnotherEventsResultIsAFailure) {
   auto listener = hooks.on_error([&](const HookError& e) { errors.push_back(e); });
   auto connection = hooks.on("tool_call", [](const HookEvent&) -> HookOutcome { return ContextResult{}; },
                              {.label = "confused"});
-  EXPECT_FALSE(hooks.emit(bash_call("ls")).block);
+  EXPECT_EQ(hooks.emit(bash_call("ls")).decision, Decision::none);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].handler, "confused");
   EXPECT_THAT(errors[0].message, HasSubstr("returned another event's result type"));

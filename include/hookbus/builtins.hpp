@@ -90,10 +90,10 @@ class AuditLog {
   std::shared_ptr<Sink> sink_;
 };
 
-// `tool_policy`: blocks tool_call by `deny` and `allow` rules on the tool name
+// `tool_policy`: denies tool_call by `deny` and `allow` rules on the tool name
 // (a glob, as HandlerOptions::tools) and optionally one argument matching a
 // regular expression. Deny wins over allow; with an `allow` list, a call no
-// allow rule matches is blocked. The reason names the rule. Runs at
+// allow rule matches is denied. The reason names the rule. Runs at
 // builtin_priority::policy and fails closed.
 class ToolPolicy {
  public:
@@ -119,7 +119,7 @@ class Redactor {
 };
 
 struct ToolUsage {
-  std::uint64_t calls = 0;      // tool_call events, including calls a policy then blocked
+  std::uint64_t calls = 0;      // tool_call events, including calls a policy then denied
   std::uint64_t successes = 0;  // tool_execution_end without is_error
   std::uint64_t failures = 0;   // tool_execution_end with is_error, and tool_execution_failure
   Duration total_duration{};    // summed over tool_execution_end

@@ -22,7 +22,7 @@ namespace hookbus {
 
 enum class Reduction {
   observe,     // no result; handlers only look
-  block,       // first block/deny stops; input replacements chain
+  block,       // decisions combine deny > ask > allow; the first deny (block) stops; input replacements chain
   patch,       // each patch sets only its fields; handlers see earlier patches
   replace,     // each handler sees and may replace the previous replacement
   last_wins,   // the last non-empty value wins
@@ -35,8 +35,8 @@ BOOST_DESCRIBE_ENUM(Reduction, observe, block, patch, replace, last_wins, cancel
 
 // ------------------------------------------------------------------ session
 
-enum class SessionStartReason { startup, reload, new_session, resume, fork };
-BOOST_DESCRIBE_ENUM(SessionStartReason, startup, reload, new_session, resume, fork)
+enum class SessionStartReason { startup, reload, new_session, resume, fork, compact };
+BOOST_DESCRIBE_ENUM(SessionStartReason, startup, reload, new_session, resume, fork, compact)
 
 enum class SessionSwitchReason { new_session, resume };
 BOOST_DESCRIBE_ENUM(SessionSwitchReason, new_session, resume)
@@ -46,6 +46,8 @@ BOOST_DESCRIBE_ENUM(SessionShutdownReason, quit, switch_session, new_session, re
 
 struct SessionStartEvent {
   static constexpr std::string_view type = "session_start";
+  using Result = SessionStartResult;
+  static constexpr Reduction reduction = Reduction::collect;
   EventContext context;
   SessionStartReason reason = SessionStartReason::startup;
   std::optional<std::string> previous_session_file;
@@ -75,6 +77,10 @@ struct SessionBeforeForkEvent {
 };
 BOOST_DESCRIBE_STRUCT(SessionBeforeForkEvent, (), (context, entry_id, position))
 
+// What started a compaction: the user (a command) or the engine (a full context window).
+enum class CompactTrigger { manual, auto_ };
+BOOST_DESCRIBE_ENUM(CompactTrigger, manual, auto_)
+
 struct SessionBeforeCompactEvent {
   static constexpr std::string_view type = "session_before_compact";
   using Result = SessionBeforeCompactResult;
@@ -83,9 +89,10 @@ struct SessionBeforeCompactEvent {
   CompactionPreparation preparation;
   std::vector<boost::json::object> branch_entries;
   std::optional<std::string> custom_instructions;
+  CompactTrigger trigger = CompactTrigger::manual;
   bool operator==(const SessionBeforeCompactEvent&) const = default;
 };
-BOOST_DESCRIBE_STRUCT(SessionBeforeCompactEvent, (), (context, preparation, branch_entries, custom_instructions))
+BOOST_DESCRIBE_STRUCT(SessionBeforeCompactEvent, (), (context, preparation, branch_entries, custom_instructions, trigger))
 
 struct SessionCompactEvent {
   static constexpr std::string_view type = "session_compact";
@@ -196,9 +203,10 @@ struct AgentEndEvent {
   static constexpr bool closing = true;
   EventContext context;
   std::vector<Message> messages;
+  bool after_follow_up = false;  // this run was started by a hook's follow-up message
   bool operator==(const AgentEndEvent&) const = default;
 };
-BOOST_DESCRIBE_STRUCT(AgentEndEvent, (), (context, messages))
+BOOST_DESCRIBE_STRUCT(AgentEndEvent, (), (context, messages, after_follow_up))
 
 struct AgentErrorEvent {
   static constexpr std::string_view type = "agent_error";
@@ -331,6 +339,21 @@ struct ToolCallEvent {
 };
 BOOST_DESCRIBE_STRUCT(ToolCallEvent, (), (context, tool_call_id, tool_name, input))
 
+// The engine is about to ask the user whether a tool call may run (its own
+// permission dialog). Handlers may answer in the user's place.
+struct PermissionRequestEvent {
+  static constexpr std::string_view type = "permission_request";
+  using Result = PermissionRequestResult;
+  static constexpr Reduction reduction = Reduction::block;
+  EventContext context;
+  std::string tool_call_id;
+  std::string tool_name;
+  boost::json::object input;
+  std::vector<boost::json::object> permission_suggestions;  // the "always allow" options the dialog would offer
+  bool operator==(const PermissionRequestEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(PermissionRequestEvent, (), (context, tool_call_id, tool_name, input, permission_suggestions))
+
 struct ToolResultEvent {
   static constexpr std::string_view type = "tool_result";
   using Result = ToolResultResult;
@@ -386,6 +409,8 @@ BOOST_DESCRIBE_STRUCT(ToolExecutionEndEvent, (), (context, tool_result, duration
 
 struct ToolExecutionFailureEvent {
   static constexpr std::string_view type = "tool_execution_failure";
+  using Result = ToolExecutionFailureResult;
+  static constexpr Reduction reduction = Reduction::collect;
   EventContext context;
   std::string tool_call_id;
   std::string tool_name;
@@ -426,6 +451,18 @@ struct ToolsDisabledEvent {
 };
 BOOST_DESCRIBE_STRUCT(ToolsDisabledEvent, (), (context, tool_name, role))
 
+// The engine noticed the agent repeating the same tool call (Calute's on_loop_warning).
+struct LoopWarningEvent {
+  static constexpr std::string_view type = "loop_warning";
+  EventContext context;
+  std::string tool_name;
+  boost::json::object input;
+  std::uint32_t count = 0;  // how many times in a row
+  std::string message;
+  bool operator==(const LoopWarningEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(LoopWarningEvent, (), (context, tool_name, input, count, message))
+
 // ----------------------------------------------------------------- subagent
 
 enum class SubagentStatus { completed, failed, cancelled };
@@ -443,14 +480,17 @@ BOOST_DESCRIBE_STRUCT(SubagentStartEvent, (), (context, task_id, label, task))
 
 struct SubagentEndEvent {
   static constexpr std::string_view type = "subagent_end";
+  using Result = SubagentEndResult;
+  static constexpr Reduction reduction = Reduction::collect;
   EventContext context;
   std::string task_id;
   std::string label;
   SubagentStatus status = SubagentStatus::completed;
   std::string result;
+  bool after_follow_up = false;  // this run was started by a hook's follow-up message
   bool operator==(const SubagentEndEvent&) const = default;
 };
-BOOST_DESCRIBE_STRUCT(SubagentEndEvent, (), (context, task_id, label, status, result))
+BOOST_DESCRIBE_STRUCT(SubagentEndEvent, (), (context, task_id, label, status, result, after_follow_up))
 
 // ------------------------------------------------------ gateway and channel
 
@@ -581,6 +621,18 @@ struct RetryEndEvent {
 };
 BOOST_DESCRIBE_STRUCT(RetryEndEvent, (), (context, attempt, success, error))
 
+// Something the engine tells the user outside the conversation (a permission
+// prompt is waiting, the agent is idle, ...).
+struct NotificationEvent {
+  static constexpr std::string_view type = "notification";
+  EventContext context;
+  std::string message;
+  std::string title;
+  std::string kind;  // what it is about: "permission_prompt", "idle_prompt", ... (Claude Code's notification_type)
+  bool operator==(const NotificationEvent&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(NotificationEvent, (), (context, message, title, kind))
+
 // ------------------------------------------------------------------ HookEvent
 
 using HookEvent = std::variant<
@@ -590,13 +642,13 @@ using HookEvent = std::variant<
     AgentStartEvent, AgentEndEvent, AgentErrorEvent, SavePointEvent, SettledEvent,
     TurnStartEvent, TurnEndEvent, MessageStartEvent, MessageUpdateEvent, MessageEndEvent,
     BeforeModelCallEvent, AfterModelCallEvent, ModelSelectEvent, ThinkingLevelSelectEvent,
-    ToolCallEvent, ToolResultEvent, ToolResultPersistEvent, ToolExecutionStartEvent,
+    ToolCallEvent, PermissionRequestEvent, ToolResultEvent, ToolResultPersistEvent, ToolExecutionStartEvent,
     ToolExecutionUpdateEvent, ToolExecutionEndEvent, ToolExecutionFailureEvent,
-    PermissionDeniedEvent, TokenBudgetExceededEvent, ToolsDisabledEvent,
+    PermissionDeniedEvent, TokenBudgetExceededEvent, ToolsDisabledEvent, LoopWarningEvent,
     SubagentStartEvent, SubagentEndEvent,
     GatewayStartupEvent, GatewayStopEvent, ChannelConnectEvent, ChannelDisconnectEvent,
     MessageReceiveEvent, MessageSendEvent, MessageCancelEvent, GatewayErrorEvent,
-    UserBashEvent, ResourcesDiscoverEvent, RetryStartEvent, RetryEndEvent>;
+    UserBashEvent, ResourcesDiscoverEvent, RetryStartEvent, RetryEndEvent, NotificationEvent>;
 
 inline constexpr std::size_t event_count = std::variant_size_v<HookEvent>;
 

@@ -4,11 +4,12 @@
 // 10 MB tool result still prints as one short line.
 //
 //   tool_call{tool_call_id="c1", tool_name="bash", input={"command":"ls"}}
-//   ToolCallResult{block=true, reason="rm -rf is not allowed"}
+//   ToolCallResult{decision=deny, reason="rm -rf is not allowed"}
 //
 // Events and content parts are named by their wire type, other top-level
 // structs by their C++ name, nested structs not at all. Absent optionals are
-// left out, and so is a `context` equal to EventContext{} (keeps traces short).
+// left out, and so are a result's empty lists, a context's empty (unknown)
+// strings and a `context` equal to EventContext{} (keeps traces short).
 // Strings are quoted with \n, \t, \", \\ and control characters escaped;
 // a string, or the compact JSON text of a JSON member, longer than
 // `string_limit` bytes is cut at a UTF-8 boundary and followed by

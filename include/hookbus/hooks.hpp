@@ -6,7 +6,7 @@
 //   hookbus::Hooks hooks;
 //   auto policy = hooks.on<hookbus::ToolCallEvent>(
 //       [](const hookbus::ToolCallEvent& e) -> std::optional<hookbus::ToolCallResult> {
-//         if (e.tool_name == "bash") return hookbus::ToolCallResult{.block = true, .reason = "no shell"};
+//         if (e.tool_name == "bash") return hookbus::ToolCallResult{.decision = hookbus::Decision::deny, .reason = "no shell"};
 //         return std::nullopt;
 //       },
 //       {.label = "no-shell", .failure = hookbus::FailurePolicy::fail_closed});
@@ -32,11 +32,19 @@ namespace hookbus {
 // What a throwing handler turns into.
 enum class FailurePolicy {
   fail_open,    // logged, reported, skipped: the chain continues from the last good value
-  fail_closed,  // for gating events (block, cancel, reject, deny), also a refusal naming the handler
+  fail_closed,  // for gating events (deny, cancel, reject), also a refusal naming the handler
+};
+
+// Where a handler comes from.
+enum class HandlerKind {
+  in_process,  // registered by the engine's own code
+  builtin,     // one of hookbus's built-in hooks (builtins.hpp)
+  external,    // an external hook: a program run per event
+  plugin,      // a hook that a plugin brought
 };
 
 struct HandlerOptions {
-  std::string label;        // for introspection and error reports; "" becomes "<event>#<n>"
+  std::string label;        // for introspection, error reports, decided_by; "" becomes "<event>#<n>"
   int priority = 0;         // lower runs first; equal priorities keep registration order
   FailurePolicy failure = FailurePolicy::fail_open;
   // Tool events only: the tool names this handler sees. An exact name or a glob
@@ -45,6 +53,10 @@ struct HandlerOptions {
   std::string tools;
   // When set, the handler stops by itself once this owner is destroyed.
   std::optional<std::weak_ptr<const void>> track;
+  HandlerKind kind = HandlerKind::in_process;
+  // Where the handler was loaded from (a hook's path, a settings file and
+  // entry); it names the handler in `decided_by` with the label.
+  std::string source;
 };
 
 struct HooksOptions {
@@ -59,6 +71,8 @@ struct HookError {
   std::string event;    // wire name
   std::string handler;  // label
   std::string message;  // what() of the exception
+  HandlerKind kind = HandlerKind::in_process;
+  std::string source;   // HandlerOptions::source: which file or settings entry failed
 };
 
 // A handler written against the variant: returns the result for the event it

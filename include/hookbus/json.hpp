@@ -12,8 +12,9 @@
 //   - unknown keys are ignored;
 //   - a missing key leaves the member at its default when the member is a
 //     std::optional, a container, a bool, a JSON object/value, or the event
-//     `context`, and always for the members of a result type (missing means
-//     "no change"; structs nested in a result follow the general rule);
+//     `context`; always for the members of a result type (missing means
+//     "no change"; structs nested in a result follow the general rule) and
+//     for the members of a context (engines fill in what they know);
 //     any other missing member (strings, numbers, enums, nested structs of an
 //     event) is an error;
 //   - null for a std::optional means absent;
@@ -26,13 +27,13 @@
 // name for events and at the type's name otherwise, e.g.
 //   "tool_call.input: expected object, got string"
 //   "turn_end.tool_results[2].content[0]: unknown content part type 'video'; expected one of: text, image, audio"
-//   "ToolCallResult.block: expected boolean, got string"
+//   "ToolCallResult.decision: unknown value 'block'; expected one of: none, allow, ask, deny"
 // Nothing is ever half-filled: a read either returns a whole value or throws.
 //
 // The templates below are defined in the library and instantiated there for
-// every event, every result and every value type of types.hpp (Message,
-// ToolCall, ToolResult, ContentPart and its parts, EventContext, the compaction
-// and tree payloads), to keep the conversion machinery out of the headers an
+// every event, every result and every value type (Message, ToolCall,
+// ToolResult, ContentPart and its parts, EventContext, the compaction and tree
+// payloads, Decider, StopRequest), to keep the conversion machinery out of the headers an
 // engine includes everywhere. Other types do not link.
 
 #include <hookbus/events.hpp>

@@ -18,6 +18,8 @@
 #include <boost/describe/members.hpp>
 #include <boost/mp11/algorithm.hpp>
 
+#include <concepts>
+
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -104,15 +106,42 @@ bool is_empty_value(const T& value) {
   else return false;
 }
 
-// Takes every engaged optional of `incoming`: a mirrored one is written into the
-// working event (the result keeps an engaged marker), any other overwrites the
-// result's. With `skip_empty`, engaged-but-empty values count as "no change".
+// Result members with one rule on every event, recognised by their type.
+template <class T> inline constexpr bool is_stop_v = std::is_same_v<T, std::optional<StopRequest>>;
+template <class T> inline constexpr bool is_decider_v = std::is_same_v<T, std::optional<Decider>>;
+
+// The rules every kind of result shares: vector members accumulate in handler
+// order, and the first stop wins, named after its handler. `who` makes the
+// Decider of the handler that returned `incoming`, only when one is needed.
+template <class R, class Who>
+void absorb_shared(R& reduced, R& incoming, const Who& who) {
+  boost::mp11::mp_for_each<members_of<R>>([&](auto rd) {
+    auto& from = incoming.*rd.pointer;
+    using Member = std::remove_cvref_t<decltype(from)>;
+    if constexpr (is_vector_v<Member>) {
+      auto& to = reduced.*rd.pointer;
+      if (to.empty()) to = std::move(from);
+      else to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+    } else if constexpr (is_stop_v<Member>) {
+      auto& to = reduced.*rd.pointer;
+      if (!from || to) return;
+      to = std::move(from);
+      if (!to->decided_by) to->decided_by = who();
+    }
+  });
+}
+
+// Takes every other engaged optional of `incoming`: a mirrored one is written
+// into the working event (the result keeps an engaged marker), any other
+// overwrites the result's. With `skip_empty`, engaged-but-empty values count
+// as "no change". Stops and deciders follow their own rules.
 template <class E>
 void absorb(Emission<E>& emission, result_t<E>& incoming, bool skip_empty) {
   using R = result_t<E>;
   boost::mp11::mp_for_each<members_of<R>>([&](auto rd) {
     auto& field = incoming.*rd.pointer;
-    if constexpr (is_optional_v<std::remove_cvref_t<decltype(field)>>) {
+    using Member = std::remove_cvref_t<decltype(field)>;
+    if constexpr (is_optional_v<Member> && !is_stop_v<Member> && !is_decider_v<Member>) {
       if (!field || (skip_empty && is_empty_value(*field))) return;
       using Mirror = typename mirror_of<E, decltype(rd)>::type;
       if constexpr (std::is_void_v<Mirror>) {
@@ -125,21 +154,54 @@ void absorb(Emission<E>& emission, result_t<E>& incoming, bool skip_empty) {
   });
 }
 
-// Appends every vector member of `incoming` to the result's.
+// Assigns in place (no temporary string): a refusal is on the hot path of a
+// short-circuiting emit.
+inline void set_reason(std::string& target, std::string&& reason, std::string_view fallback) {
+  if (reason.empty()) target.assign(fallback);
+  else target = std::move(reason);
+}
+
+// The handler's own decider when it named one (a handler standing for several
+// hooks), else the bus's.
+template <class Who>
+void set_decider(std::optional<Decider>& target, std::optional<Decider>&& own, const Who& who) {
+  if (own) target = std::move(own);
+  else target = who();
+}
+
+// ---- decisions: deny > ask > allow > none ----
+
 template <class R>
-void append_all(R& reduced, R& incoming) {
-  boost::mp11::mp_for_each<members_of<R>>([&](auto rd) {
-    auto& from = incoming.*rd.pointer;
-    if constexpr (is_vector_v<std::remove_cvref_t<decltype(from)>>) {
-      auto& to = reduced.*rd.pointer;
-      to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
-    }
-  });
+concept Decisive = requires(R& r) {
+  { r.decision } -> std::same_as<Decision&>;
+};
+
+inline std::string_view default_reason(const ToolCallResult&, Decision decision) noexcept {
+  return decision == Decision::deny ? "Tool call denied by hook"
+         : decision == Decision::ask ? "Tool call sent to the user by hook"
+                                     : "";
+}
+inline std::string_view default_reason(const PermissionRequestResult&, Decision decision) noexcept {
+  return decision == Decision::deny ? "Permission denied by hook"
+         : decision == Decision::ask ? "Permission request left to the user by hook"
+                                     : "";
+}
+
+// A decision stronger than the reduced one wins, with its reason and decider;
+// at the same level the first one stays. Decision's enumerators are in
+// precedence order.
+template <Decisive R, class Who>
+void take_decision(R& reduced, R&& incoming, const Who& who) {
+  if (incoming.decision <= reduced.decision) return;
+  reduced.decision = incoming.decision;
+  set_reason(reduced.reason, std::move(incoming.reason), default_reason(reduced, incoming.decision));
+  set_decider(reduced.decided_by, std::move(incoming.decided_by), who);
 }
 
 // ---- refusals: does a result stop a gating chain, and how to make one ----
 
-inline bool refuses(const ToolCallResult& r) noexcept { return r.block; }
+template <Decisive R>
+bool refuses(const R& r) noexcept { return r.decision == Decision::deny; }
 inline bool refuses(const ChannelConnectResult& r) noexcept { return !r.allow; }
 template <class R>
   requires requires(R r) { r.cancel; }
@@ -150,35 +212,38 @@ inline bool refuses(const InputResult& r) noexcept {
 inline bool refuses(const MessageReceiveResult& r) noexcept { return r.action == ReceiveAction::reject; }
 inline bool refuses(const UserBashResult& r) noexcept { return r.handled; }
 
-// Assigns in place (no temporary string): a refusal is on the hot path of a
-// short-circuiting emit.
-inline void set_reason(std::string& target, std::string&& reason, std::string_view fallback) {
-  if (reason.empty()) target.assign(fallback);
-  else target = std::move(reason);
-}
-
-inline void take_refusal(ToolCallResult& reduced, ToolCallResult&& r) {
-  reduced.block = true;
-  set_reason(reduced.reason, std::move(r.reason), "Tool call blocked by hook");
-}
-inline void take_refusal(ChannelConnectResult& reduced, ChannelConnectResult&& r) {
+template <class Who>
+void take_refusal(ChannelConnectResult& reduced, ChannelConnectResult&& r, const Who& who) {
   reduced.allow = false;
   set_reason(reduced.reason, std::move(r.reason), "Channel connection denied by hook");
+  set_decider(reduced.decided_by, std::move(r.decided_by), who);
 }
-template <class R>
+template <class R, class Who>
   requires requires(R r) { r.cancel; }
-void take_refusal(R& reduced, R&& r) {
+void take_refusal(R& reduced, R&& r, const Who& who) {
   reduced.cancel = true;
   set_reason(reduced.reason, std::move(r.reason), "Cancelled by hook");
+  set_decider(reduced.decided_by, std::move(r.decided_by), who);
 }
-inline void take_refusal(InputResult& reduced, InputResult&& r) {
+template <class Who>
+void take_refusal(InputResult& reduced, InputResult&& r, const Who& who) {
   reduced.action = r.action;
   if (r.action == InputAction::reject) set_reason(reduced.reason, std::move(r.reason), "Input rejected by hook");
   else reduced.reason = std::move(r.reason);
+  set_decider(reduced.decided_by, std::move(r.decided_by), who);
 }
-inline void take_refusal(MessageReceiveResult& reduced, MessageReceiveResult&& r) {
+template <class Who>
+void take_refusal(MessageReceiveResult& reduced, MessageReceiveResult&& r, const Who& who) {
   reduced.action = ReceiveAction::reject;
   set_reason(reduced.reason, std::move(r.reason), "Message rejected by hook");
+  set_decider(reduced.decided_by, std::move(r.decided_by), who);
+}
+template <class Who>
+void take_refusal(UserBashResult& reduced, UserBashResult&& r, const Who& who) {
+  reduced.handled = true;
+  reduced.output = std::move(r.output);
+  reduced.exit_code = r.exit_code;
+  set_decider(reduced.decided_by, std::move(r.decided_by), who);
 }
 
 inline bool transforms(const InputResult& r) noexcept { return r.action == InputAction::transform; }
@@ -187,35 +252,40 @@ inline bool transforms(const MessageReceiveResult& r) noexcept { return r.action
 }  // namespace detail
 
 // Folds one handler's result into the emission. Returns Step::stop when the
-// chain must end here (a block, deny, cancel, reject, handled).
-template <EventWithResult E>
-Step fold(Emission<E>& emission, result_t<E>&& result) {
+// chain must end here (a deny, cancel, reject, handled). `who()` gives the
+// Decider of the handler that returned `result`; it is called only when a
+// refusal, decision or stop is recorded.
+template <EventWithResult E, class Who>
+Step fold(Emission<E>& emission, result_t<E>&& result, const Who& who) {
   constexpr Reduction kind = E::reduction;
   auto& reduced = emission.result();
+  detail::absorb_shared(reduced, result, who);
   if constexpr (kind == Reduction::collect) {
-    detail::append_all(reduced, result);
     return Step::proceed;
   } else if constexpr (kind == Reduction::first_wins) {
     if (!detail::refuses(result)) return Step::proceed;
-    reduced = std::move(result);
+    detail::take_refusal(reduced, std::move(result), who);
     return Step::stop;
   } else if constexpr (kind == Reduction::transform) {
     if (detail::refuses(result)) {
-      detail::take_refusal(reduced, std::move(result));
+      detail::take_refusal(reduced, std::move(result), who);
       return Step::stop;
     }
-    if (!detail::transforms(result)) return Step::proceed;  // "continue": its fields are ignored
+    if (!detail::transforms(result)) return Step::proceed;  // "continue": its replacements are ignored
     detail::absorb(emission, result, false);
     reduced.action = result.action;
     return Step::proceed;
   } else if constexpr (kind == Reduction::block || kind == Reduction::cancel) {
-    // A replacement that comes with a block still applies: the outcome reports
-    // the input the blocking handler saw fixed, for the engine's error message.
+    // A replacement that comes with a refusal still applies: the outcome reports
+    // the input the refusing handler saw fixed, for the engine's error message.
     const bool stop = detail::refuses(result);
     detail::absorb(emission, result, false);
-    if (!stop) return Step::proceed;
-    detail::take_refusal(reduced, std::move(result));
-    return Step::stop;
+    if constexpr (detail::Decisive<result_t<E>>) {
+      detail::take_decision(reduced, std::move(result), who);
+    } else if (stop) {
+      detail::take_refusal(reduced, std::move(result), who);
+    }
+    return stop ? Step::stop : Step::proceed;
   } else {  // patch, replace, last_wins
     detail::absorb(emission, result, kind == Reduction::last_wins);
     return Step::proceed;
@@ -227,7 +297,7 @@ template <EventWithResult E>
   requires(is_gating(E::reduction))
 result_t<E> failure_refusal(std::string reason) {
   result_t<E> refusal;
-  if constexpr (requires { refusal.block; }) refusal.block = true;
+  if constexpr (detail::Decisive<result_t<E>>) refusal.decision = Decision::deny;
   else if constexpr (requires { refusal.allow; }) refusal.allow = false;
   else if constexpr (requires { refusal.cancel; }) refusal.cancel = true;
   else refusal.action = decltype(refusal.action)::reject;

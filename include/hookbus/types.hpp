@@ -87,14 +87,20 @@ struct Message {
 BOOST_DESCRIBE_STRUCT(Message, (), (role, content, tool_calls, tool_call_id))
 
 // What every hook needs to do its job, embedded once in each event as `context`.
+// An empty string means "unknown": engines fill in what they have.
 struct EventContext {
   std::string session_id;
   std::string cwd;
   std::string agent_id;
   InvokedBy invoked_by = InvokedBy::main;
+  std::string transcript_path;  // the session's transcript file (Claude Code hooks read it)
+  std::string permission_mode;  // the engine's permission mode, e.g. "default", "plan"
+  std::string recipe_name;      // the recipe the agent runs (kodelet)
+  std::string workspace;        // the workspace the session belongs to (morphix)
   bool operator==(const EventContext&) const = default;
 };
-BOOST_DESCRIBE_STRUCT(EventContext, (), (session_id, cwd, agent_id, invoked_by))
+BOOST_DESCRIBE_STRUCT(EventContext, (),
+                      (session_id, cwd, agent_id, invoked_by, transcript_path, permission_mode, recipe_name, workspace))
 
 // Session-compaction payloads. Session entries themselves are engine-defined,
 // so they stay JSON objects.

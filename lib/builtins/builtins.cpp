@@ -214,7 +214,8 @@ AuditLog::AuditLog(const ConfigObject& settings) {
 }
 
 void AuditLog::register_hooks(Registrar& registrar) const {
-  const HandlerOptions options{.label = "builtin:audit", .priority = builtin_priority::observe_first};
+  const HandlerOptions options{.label = "builtin:audit", .priority = builtin_priority::observe_first,
+                               .kind = HandlerKind::builtin};
   registrar.on<ToolCallEvent>([sink = sink_](const ToolCallEvent& call) { sink->append(call_record(call)); },
                               options);
   registrar.on<ToolExecutionEndEvent>(
@@ -294,7 +295,9 @@ std::vector<PolicyRule> read_policy_rules(const ConfigValue& list, std::string_v
   return rules;
 }
 
-ToolCallResult blocked(std::string reason) { return ToolCallResult{.block = true, .reason = std::move(reason)}; }
+ToolCallResult denied(std::string reason) {
+  return ToolCallResult{.decision = Decision::deny, .reason = std::move(reason)};
+}
 
 }  // namespace
 
@@ -305,12 +308,12 @@ struct ToolPolicy::Rules {
   std::optional<ToolCallResult> decide(const ToolCallEvent& call) const {
     for (const auto& rule : deny) {
       if (!rule.matches(call)) continue;
-      if (!rule.reason.empty()) return blocked(fmt::format("tool_policy: {} ({})", rule.reason, rule.name));
-      return blocked(fmt::format("tool_policy: '{}' is denied by {} ({})", call.tool_name, rule.name,
+      if (!rule.reason.empty()) return denied(fmt::format("tool_policy: {} ({})", rule.reason, rule.name));
+      return denied(fmt::format("tool_policy: '{}' is denied by {} ({})", call.tool_name, rule.name,
                                  rule.description()));
     }
     if (allow && std::none_of(allow->begin(), allow->end(), [&](const auto& rule) { return rule.matches(call); }))
-      return blocked(fmt::format("tool_policy: '{}' is not allowed: no allow rule matches", call.tool_name));
+      return denied(fmt::format("tool_policy: '{}' is not allowed: no allow rule matches", call.tool_name));
     return std::nullopt;
   }
 };
@@ -327,7 +330,8 @@ void ToolPolicy::register_hooks(Registrar& registrar) const {
   registrar.on<ToolCallEvent>([rules = rules_](const ToolCallEvent& call) { return rules->decide(call); },
                               {.label = "builtin:tool_policy",
                                .priority = builtin_priority::policy,
-                               .failure = FailurePolicy::fail_closed});
+                               .failure = FailurePolicy::fail_closed,
+                               .kind = HandlerKind::builtin});
 }
 
 // ------------------------------------------------------------------ redact
@@ -398,7 +402,7 @@ Redactor::Redactor(const ConfigObject& settings) {
 void Redactor::register_hooks(Registrar& registrar) const {
   registrar.on<ToolResultPersistEvent>(
       [patterns = patterns_](const ToolResultPersistEvent& persist) { return patterns->redact(persist); },
-      {.label = "builtin:redact", .priority = builtin_priority::redact_last});
+      {.label = "builtin:redact", .priority = builtin_priority::redact_last, .kind = HandlerKind::builtin});
 }
 
 // -------------------------------------------------------------- tool_stats
@@ -437,7 +441,8 @@ ToolStats::ToolStats(const ConfigObject& settings) {
 }
 
 void ToolStats::register_hooks(Registrar& registrar) const {
-  const HandlerOptions options{.label = "builtin:tool_stats", .priority = builtin_priority::observe_first};
+  const HandlerOptions options{.label = "builtin:tool_stats", .priority = builtin_priority::observe_first,
+                               .kind = HandlerKind::builtin};
   registrar.on<ToolCallEvent>([counters = counters_](const ToolCallEvent& call) { counters->count_call(call.tool_name); },
                               options);
   registrar.on<ToolExecutionEndEvent>(

@@ -13,13 +13,13 @@
   X(AgentStartEvent) X(AgentEndEvent) X(AgentErrorEvent) X(SavePointEvent) X(SettledEvent)                   \
   X(TurnStartEvent) X(TurnEndEvent) X(MessageStartEvent) X(MessageUpdateEvent) X(MessageEndEvent)            \
   X(BeforeModelCallEvent) X(AfterModelCallEvent) X(ModelSelectEvent) X(ThinkingLevelSelectEvent)             \
-  X(ToolCallEvent) X(ToolResultEvent) X(ToolResultPersistEvent) X(ToolExecutionStartEvent)                   \
+  X(ToolCallEvent) X(PermissionRequestEvent) X(ToolResultEvent) X(ToolResultPersistEvent) X(ToolExecutionStartEvent)                   \
   X(ToolExecutionUpdateEvent) X(ToolExecutionEndEvent) X(ToolExecutionFailureEvent)                          \
-  X(PermissionDeniedEvent) X(TokenBudgetExceededEvent) X(ToolsDisabledEvent)                                 \
+  X(PermissionDeniedEvent) X(TokenBudgetExceededEvent) X(ToolsDisabledEvent) X(LoopWarningEvent)              \
   X(SubagentStartEvent) X(SubagentEndEvent)                                                                  \
   X(GatewayStartupEvent) X(GatewayStopEvent) X(ChannelConnectEvent) X(ChannelDisconnectEvent)                \
   X(MessageReceiveEvent) X(MessageSendEvent) X(MessageCancelEvent) X(GatewayErrorEvent)                      \
-  X(UserBashEvent) X(ResourcesDiscoverEvent) X(RetryStartEvent) X(RetryEndEvent)
+  X(UserBashEvent) X(ResourcesDiscoverEvent) X(RetryStartEvent) X(RetryEndEvent) X(NotificationEvent)
 
 #define HOOKBUS_COUNT_ONE(T) +1
 static_assert((0 HOOKBUS_EVENT_TYPES(HOOKBUS_COUNT_ONE)) == hookbus::event_count,

@@ -202,7 +202,7 @@ struct TypedSlot {
     try {
       if constexpr (EventWithResult<E>) {
         auto result = body->handler(emission.event());
-        return result ? fold(emission, std::move(*result)) : Step::proceed;
+        return result ? fold(emission, std::move(*result), decider()) : Step::proceed;
       } else {
         body->handler(emission.event());
         return Step::proceed;
@@ -212,14 +212,19 @@ struct TypedSlot {
     }
   }
 
+  // Names this handler in decided_by, made only when a decision is recorded.
+  auto decider() const {
+    return [identity = body->identity.get()] { return identity->decider(); };
+  }
+
   Step failed(Emission<E>& emission, const std::string& message) const {
     const Registration& identity = *body->identity;
     const std::string label = identity.label();
-    identity.bus().report(HookError{std::string(identity.event()), label, message});
+    identity.bus().report(identity.error(label, message));
     if constexpr (EventWithResult<E>) {
       if constexpr (is_gating(E::reduction)) {
         if (identity.failure() == FailurePolicy::fail_closed)
-          return fold(emission, failure_refusal<E>("hook '" + label + "' failed: " + message));
+          return fold(emission, failure_refusal<E>("hook '" + label + "' failed: " + message), decider());
       }
     }
     return Step::proceed;
@@ -241,7 +246,7 @@ struct ObserverSlot {
       if constexpr (std::is_same_v<Arg, const HookError>)
         logger()->error("error listener '{}' failed: {}", identity->label(), message);
       else
-        identity->bus().report(HookError{std::string(identity->event()), identity->label(), message});
+        identity->bus().report(identity->error(identity->label(), message));
     }
     return Step::proceed;
   }

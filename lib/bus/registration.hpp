@@ -39,7 +39,9 @@ class Registration {
         listeners_(site.listeners),
         event_(site.event),
         label_(options.label),
+        source_(options.source),
         failure_(options.failure),
+        kind_(options.kind),
         priority_(options.priority),
         sequence_(site.sequence),
         reversed_(site.reversed) {}
@@ -72,6 +74,13 @@ class Registration {
   }
   std::string_view event() const noexcept { return event_; }
   FailurePolicy failure() const noexcept { return failure_; }
+  // Who this handler is in a result's decided_by.
+  Decider decider() const { return Decider{label(), source_}; }
+
+  // What error listeners are told when this handler fails.
+  HookError error(std::string label, std::string message) const {
+    return HookError{std::string(event_), std::move(label), std::move(message), kind_, source_};
+  }
 
   // Only slots call this, and slots live inside the bus's signals: the bus is
   // alive whenever they run.
@@ -89,7 +98,9 @@ class Registration {
   std::atomic<std::uint32_t>* listeners_;
   std::string_view event_;
   std::string label_;
+  std::string source_;
   FailurePolicy failure_;
+  HandlerKind kind_;
   int priority_;
   std::uint64_t sequence_;
   bool reversed_;

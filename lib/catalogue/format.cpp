@@ -62,7 +62,8 @@ class LineWriter {
   }
 
   // {name=value, ...}, leaving out what carries no information: absent
-  // optionals and a context that was never filled in.
+  // optionals, a result's empty lists, a context's empty (unknown) strings and
+  // a context that was never filled in.
   template <class T>
   void fields(const T& value) {
     line_ += '{';
@@ -72,6 +73,10 @@ class LineWriter {
       using Member = std::remove_cvref_t<decltype(field)>;
       if constexpr (is_optional_v<Member>) {
         if (!field) return;
+      }
+      if constexpr ((ResultType<T> && is_vector_v<Member>) ||
+                    (std::is_same_v<T, EventContext> && std::is_same_v<Member, std::string>)) {
+        if (field.empty()) return;
       }
       if constexpr (std::is_same_v<Member, EventContext>) {
         if (field == EventContext{}) return;

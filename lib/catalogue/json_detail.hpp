@@ -109,9 +109,10 @@ std::string type_display_name() {
 
 // ----------------------------------------------------------- the catalogue
 
-// The shared value types of types.hpp that events and results are built from.
+// The shared value types that events and results are built from (types.hpp, results.hpp).
 using ValueTypes = std::tuple<TextPart, ImagePart, AudioPart, ContentPart, ToolCall, ToolResult, Message, EventContext,
-                              CompactionPreparation, Compaction, CompactionEntry, TreePreparation, BranchSummaryEntry>;
+                              CompactionPreparation, Compaction, CompactionEntry, TreePreparation, BranchSummaryEntry,
+                              Decider, StopRequest>;
 
 // Every event, every result and every value type: the types the library
 // instantiates its JSON and format templates for.

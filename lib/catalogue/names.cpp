@@ -17,7 +17,7 @@ constexpr auto make_names(std::index_sequence<I...>) {
 constexpr auto kNames = make_names(std::make_index_sequence<event_count>{});
 
 constexpr EventAlias kAliases[] = {
-    // kodelet, calute, and most Python agent frameworks
+    // kodelet, Calute, and most Python agent frameworks
     {"before_tool_call", "tool_call"},
     {"after_tool_call", "tool_result"},
     {"user_message_send", "input"},
@@ -32,6 +32,11 @@ constexpr EventAlias kAliases[] = {
     {"on_permission_denied", "permission_denied"},
     {"on_token_budget_exceeded", "token_budget_exceeded"},
     {"on_tools_disabled", "tools_disabled"},
+    {"on_loop_warning", "loop_warning"},
+    // Operator-Use's older names
+    {"after_agent_end", "agent_end"},
+    {"before_llm_call", "before_model_call"},
+    {"after_llm_call", "after_model_call"},
     // Strands-style event class names
     {"AgentInitializedEvent", "agent_initialized"},
     {"BeforeInvocationEvent", "agent_start"},

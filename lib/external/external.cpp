@@ -65,23 +65,32 @@ HookOutcome refusal_by_exit_code(const ExternalHook& hook, const ProcessResult& 
   fail(hook, run, fmt::format("exit code 2 means a refusal, but '{}' cannot be refused", E::type));
 }
 
-// kodelet's `"blocked": true` is the event's refusal, whatever the event calls
-// it (block, allow = false, cancel, action = reject): the refusal's fields the
-// hook did not set itself are added.
+// `"<key>": true` is the event's refusal, whatever the event calls it
+// (decision = deny, allow = false, cancel, action = reject): the refusal's
+// fields the hook did not set itself are added.
 template <class E>
-void accept_kodelet_blocked(boost::json::object& result) {
+void accept_legacy_refusal(boost::json::object& result, std::string_view key) {
+  const auto* refuse = result.if_contains(key);
+  if (refuse == nullptr) return;
+  if (!refuse->is_bool())
+    throw JsonError(std::string(key), "expected boolean, got " + std::string(boost::json::to_string(refuse->kind())));
+  const bool refuses = refuse->get_bool();
+  result.erase(key);
+  if (!refuses) return;
+  const auto refusal = to_json(HookOutcome(failure_refusal<E>("")));
+  for (const auto& [field, value] : refusal.as_object())
+    if (field != "reason" && !result.contains(field)) result[field] = value;
+}
+
+// Refusals in older words: kodelet's `"blocked": true` on any event that can
+// refuse, and hookbus's former `"block": true` on tool_call (now
+// `"decision": "deny"`).
+template <class E>
+void accept_legacy_refusals(boost::json::object& result) {
   if constexpr (EventWithResult<E>) {
     if constexpr (is_gating(E::reduction)) {
-      const auto* blocked = result.if_contains("blocked");
-      if (blocked == nullptr) return;
-      if (!blocked->is_bool())
-        throw JsonError("blocked", "expected boolean, got " + std::string(boost::json::to_string(blocked->kind())));
-      const bool refuse = blocked->get_bool();
-      result.erase("blocked");
-      if (!refuse) return;
-      const auto refusal = to_json(HookOutcome(failure_refusal<E>("")));
-      for (const auto& [key, value] : refusal.as_object())
-        if (key != "reason" && !result.contains(key)) result[key] = value;
+      accept_legacy_refusal<E>(result, "blocked");
+      if constexpr (detail::Decisive<result_t<E>>) accept_legacy_refusal<E>(result, "block");
     }
   }
 }
@@ -95,7 +104,7 @@ HookOutcome result_from_stdout(const ExternalHook& hook, const ProcessResult& ru
   try {
     boost::json::value json = parse_json(run.stdout_text, "stdout");
     if (json.is_null()) return std::monostate{};
-    if (json.is_object()) accept_kodelet_blocked<E>(json.as_object());
+    if (json.is_object()) accept_legacy_refusals<E>(json.as_object());
     return outcome_from_json(event_index<E>, json);
   } catch (const JsonError& e) {
     fail(hook, run, fmt::format("printed no valid '{}' result: {}", E::type, e.what()));
@@ -169,7 +178,10 @@ ConnectionGroup install_external_hooks(Hooks& hooks, const DiscoveryReport& repo
     if (settings.disabled) continue;
     auto hook = std::make_shared<const ExternalHook>(
         ExternalHook{found.name, found.path, settings.timeout.value_or(config.default_timeout), project_dir});
-    const HandlerOptions options{.label = found.name, .failure = settings.failure.value_or(FailurePolicy::fail_open)};
+    const HandlerOptions options{.label = found.name,
+                                 .failure = settings.failure.value_or(FailurePolicy::fail_open),
+                                 .kind = HandlerKind::external,
+                                 .source = found.path.string()};
     for (const auto& requested : found.events)
       installed.add(hooks.on(
           event_name(requested.index),

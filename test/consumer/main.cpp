@@ -12,6 +12,6 @@ int main() {
 
   hookbus::Hooks hooks;
   const hookbus::Connection guard = hooks.on<hookbus::ToolCallEvent>(
-      [](const hookbus::ToolCallEvent&) { return hookbus::ToolCallResult{.block = true, .reason = "no"}; });
-  std::cout << "blocked: " << hooks.emit(call).reason << '\n';
+      [](const hookbus::ToolCallEvent&) { return hookbus::ToolCallResult{.decision = hookbus::Decision::deny, .reason = "no"}; });
+  std::cout << "denied: " << hooks.emit(call).reason << '\n';
 }
