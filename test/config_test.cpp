@@ -7,6 +7,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <fstream>
 
@@ -22,7 +26,9 @@ using ::testing::MockFunction;
 using ::testing::Pair;
 using ::testing::Return;
 using ::testing::StartsWith;
+using ::testing::Optional;
 using ::testing::ThrowsMessage;
+using ::testing::UnorderedElementsAre;
 
 // Each test gets a project directory of its own, removed afterwards.
 class ConfigTest : public ::testing::Test {
@@ -77,10 +83,16 @@ TEST_F(ConfigTest, ReadsEveryTopLevelSetting) {
   EXPECT_EQ(config.builtins[1].name, "audit");
   EXPECT_THAT(config.hook_directories, ElementsAre(project_ / "more-hooks", fs::path("/opt/hooks")));
   EXPECT_EQ(config.default_timeout, std::chrono::milliseconds(5000));
-  EXPECT_THAT(config.hooks,
-              ElementsAre(Pair("block-rm-rf", HookOverride{.timeout = std::chrono::milliseconds(1000),
-                                                           .failure = FailurePolicy::fail_closed}),
-                          Pair("slow", HookOverride{.failure = FailurePolicy::fail_open, .disabled = true})));
+  ASSERT_EQ(config.hooks.size(), 2u);
+  const HookSettings& guard = config.hooks.at("block-rm-rf");
+  EXPECT_EQ(guard.timeout, std::chrono::milliseconds(1000));
+  EXPECT_EQ(guard.failure, FailurePolicy::fail_closed);
+  EXPECT_EQ(guard.disabled, std::nullopt);
+  EXPECT_EQ(guard.location.path, "hooks.block-rm-rf");
+  const HookSettings& slow = config.hooks.at("slow");
+  EXPECT_EQ(slow.failure, FailurePolicy::fail_open);
+  EXPECT_EQ(slow.disabled, true);
+  EXPECT_EQ(slow.timeout, std::nullopt);
 }
 
 TEST_F(ConfigTest, EmptyObjectKeepsTheDefaults) {
@@ -88,7 +100,7 @@ TEST_F(ConfigTest, EmptyObjectKeepsTheDefaults) {
   const Config config = load_config(file);
   EXPECT_THAT(config.builtins, IsEmpty());
   EXPECT_THAT(config.hook_directories, IsEmpty());
-  EXPECT_EQ(config.default_timeout, std::chrono::seconds(30));
+  EXPECT_EQ(config.default_timeout, std::nullopt);
   EXPECT_THAT(config.hooks, IsEmpty());
   EXPECT_EQ(config.file, file);
   EXPECT_EQ(config.project_dir, project_);
@@ -139,7 +151,8 @@ TEST_F(ConfigTest, DocumentMustBeAnObject) { EXPECT_EQ(load_error("[]"), "expect
 
 TEST_F(ConfigTest, UnknownTopLevelKeyIsAnErrorListingTheKnownOnes) {
   EXPECT_EQ(load_error(R"({"timeout": 5})"),
-            "timeout: unknown key; expected one of: builtins, hook_directories, timeout_ms, hooks");
+            "timeout: unknown key; expected one of: builtins, hook_directories, timeout_ms, hooks, claude_code, "
+            "disable_all_hooks, allow_managed_hooks_only, project_trust");
 }
 
 TEST_F(ConfigTest, WrongTypeIsAnErrorNamingThePathAndBothTypes) {
@@ -156,7 +169,8 @@ TEST_F(ConfigTest, HookDirectoryOfWrongTypeNamesItsIndex) {
 
 TEST_F(ConfigTest, UnknownHookOverrideKeyIsAnError) {
   EXPECT_EQ(load_error(R"({"hooks": {"guard": {"timeout": 5}}})"),
-            "hooks.guard.timeout: unknown key; expected one of: timeout_ms, failure, disabled");
+            "hooks.guard.timeout: unknown key; expected one of: timeout_ms, failure, disabled, protocol, events, "
+            "matcher, tools");
 }
 
 TEST_F(ConfigTest, FailurePolicyMustBeFailOpenOrFailClosed) {
@@ -182,6 +196,206 @@ TEST_F(ConfigTest, ErrorCarriesTheFileAndThePath) {
     EXPECT_EQ(error.file(), file);
     EXPECT_EQ(error.path(), "hooks.guard.timeout_ms");
   }
+}
+
+TEST_F(ConfigTest, ReadsHookDeclarationsAndTheClaudeCodeImport) {
+  const Config config = load_config(write_config(R"({
+    "hooks": {
+      "validate-bash.sh": {"protocol": "claude_code", "events": ["PreToolUse"], "matcher": "Bash"},
+      "guard": {"protocol": "kodelet", "events": ["before_tool_call"], "tools": "bash|shell"}
+    },
+    "claude_code": {"settings": ["user", "project"], "plugins": ["plugins/fmt"], "tool_names": {"read_file": "Read"}}
+  })"));
+  const HookSettings& claude = config.hooks.at("validate-bash.sh");
+  EXPECT_EQ(claude.protocol, HookProtocol::claude_code);
+  EXPECT_THAT(claude.events, ElementsAre("PreToolUse"));
+  EXPECT_EQ(claude.matcher, "Bash");
+  const HookSettings& guard = config.hooks.at("guard");
+  EXPECT_EQ(guard.protocol, HookProtocol::hookbus);  // kodelet's protocol is hookbus's
+  EXPECT_EQ(guard.tools, "bash|shell");
+  ASSERT_TRUE(config.claude_code.has_value());
+  EXPECT_THAT(config.claude_code->settings, ElementsAre(Layer::user, Layer::project));
+  EXPECT_THAT(config.claude_code->plugins, ElementsAre(project_ / "plugins/fmt"));
+  EXPECT_THAT(config.claude_code->tool_names, ElementsAre(Pair("read_file", "Read")));
+}
+
+TEST_F(ConfigTest, AClaudeCodeHookMustDeclareItsEvents) {
+  EXPECT_THAT(load_error(R"({"hooks": {"v.sh": {"protocol": "claude_code"}}})"),
+              HasSubstr(R"(hooks["v.sh"]: a claude_code hook must declare its "events")"));
+}
+
+TEST_F(ConfigTest, AMatcherIsOnlyForClaudeCodeHooksAndToolsOnlyForHookbusOnes) {
+  EXPECT_THAT(load_error(R"({"hooks": {"g": {"matcher": "Bash"}}})"), HasSubstr("hooks.g.matcher: \"matcher\" is Claude Code's"));
+  EXPECT_THAT(load_error(R"({"hooks": {"g": {"protocol": "claude_code", "events": ["Stop"], "tools": "bash"}}})"),
+              HasSubstr("hooks.g.tools: \"tools\" is for hookbus-protocol hooks"));
+}
+
+TEST_F(ConfigTest, ClaudeCodeSettingsNameOnlyUserProjectOrLocal) {
+  EXPECT_EQ(load_error(R"({"claude_code": {"settings": ["managed"]}})"),
+            R"(claude_code.settings[0]: expected "user", "project" or "local", got "managed")");
+}
+
+TEST_F(ConfigTest, OnlyManagedConfigMaySetAllowManagedHooksOnly) {
+  EXPECT_THAT(load_error(R"({"allow_managed_hooks_only": true})"),
+              HasSubstr("allow_managed_hooks_only: may not be set in project config"));
+  const fs::path file = write("managed/config.json", R"({"allow_managed_hooks_only": true})");
+  EXPECT_EQ(load_config(file, Layer::managed).allow_managed_hooks_only, true);
+}
+
+TEST_F(ConfigTest, AProjectMayNotDecideItsOwnTrust) {
+  EXPECT_THAT(load_error(R"({"project_trust": "trust_all"})"),
+              HasSubstr("project_trust: may not be set in project config: a project may not decide its own trust"));
+  const fs::path file = write("user/config.json", R"({"project_trust": "ignore"})");
+  EXPECT_EQ(load_config(file, Layer::user).project_trust, ProjectTrustPolicy::ignore);
+}
+
+// Regression (review, issue 10 point 7): a FIFO as config.json blocked hookctl forever.
+TEST_F(ConfigTest, AFifoIsRefusedWithoutWaitingForAWriter) {
+  fs::create_directories(project_ / ".hookbus");
+  const fs::path file = project_ / ".hookbus" / "config.json";
+  ASSERT_EQ(::mkfifo(file.c_str(), 0600), 0);
+  EXPECT_THAT([&] { (void)load_config(file); },
+              ThrowsMessage<ConfigError>(file.string() + ": is a FIFO, not a regular file"));
+}
+
+// Regression (review, issue 10 point 7): a symlink to /dev/zero read until std::bad_alloc.
+TEST_F(ConfigTest, ADeviceIsRefused) {
+  fs::create_directories(project_ / ".hookbus");
+  const fs::path file = project_ / ".hookbus" / "config.json";
+  fs::create_symlink("/dev/zero", file);
+  EXPECT_THAT([&] { (void)load_config(file); },
+              ThrowsMessage<ConfigError>(file.string() + ": is a character device, not a regular file"));
+}
+
+TEST_F(ConfigTest, AFileOverTheSizeLimitIsRefused) {
+  const fs::path file = write_config("{}" + std::string(max_config_file_size, ' '));
+  EXPECT_THAT([&] { (void)load_config(file); },
+              ThrowsMessage<ConfigError>(HasSubstr("over the limit of 1048576 bytes")));
+}
+
+// Regression (review, issue 10 point 7): a dangling config.json symlink was
+// "no config", so its fail-closed settings and tool policy silently vanished.
+TEST_F(ConfigTest, ADanglingSymlinkIsAnErrorNamingItsTarget) {
+  fs::create_directories(project_ / ".hookbus");
+  fs::create_symlink(project_ / "gone.json", project_ / ".hookbus" / "config.json");
+  EXPECT_THAT([&] { (void)load_project_config(project_); },
+              ThrowsMessage<ConfigError>(HasSubstr("is a symlink to '" + (project_ / "gone.json").string() +
+                                                   "', which does not exist")));
+}
+
+// ------------------------------------------------------------------ layers
+
+Config layer_config(Layer layer, std::map<std::string, HookSettings> hooks) {
+  Config config;
+  config.layer = layer;
+  config.file = fmt::format("/{}/config.json", layer_name(layer));
+  for (auto& [name, settings] : hooks) settings.location = ConfigLocation{.file = config.file, .path = "hooks." + name};
+  config.hooks = std::move(hooks);
+  return config;
+}
+
+TEST(LayeredConfig, ALayerGovernsItselfAndLessTrustedLayersOnly) {
+  EXPECT_TRUE(governs(Layer::managed, Layer::user));
+  EXPECT_TRUE(governs(Layer::user, Layer::project));
+  EXPECT_TRUE(governs(Layer::local, Layer::project));
+  EXPECT_FALSE(governs(Layer::project, Layer::user));
+  EXPECT_FALSE(governs(Layer::local, Layer::user));
+  EXPECT_FALSE(governs(Layer::project, Layer::managed));
+}
+
+TEST(LayeredConfig, AProjectConfigCannotDisableOrWeakenAUserHook) {
+  const LayeredConfig config({layer_config(Layer::user, {{"guard", {.failure = FailurePolicy::fail_closed}}}),
+                              layer_config(Layer::project, {{"guard", {.timeout = Duration(1),
+                                                                       .failure = FailurePolicy::fail_open,
+                                                                       .disabled = true}}})});
+  const ResolvedHookSettings user_guard = config.hook_settings(Layer::user, "guard");
+  EXPECT_FALSE(user_guard.disabled.value);
+  EXPECT_EQ(user_guard.failure.value, FailurePolicy::fail_closed);
+  EXPECT_EQ(user_guard.timeout.value, default_hook_timeout);
+  // The project's own hook of that name is its to change.
+  const ResolvedHookSettings project_guard = config.hook_settings(Layer::project, "guard");
+  EXPECT_TRUE(project_guard.disabled.value);
+  EXPECT_EQ(project_guard.timeout.value, Duration(1));
+}
+
+TEST(LayeredConfig, SecuritySettingsGoToTheMostTrustedLayerTheRestToTheMostSpecific) {
+  const LayeredConfig config(
+      {layer_config(Layer::user, {{"lint", {.timeout = Duration(100), .failure = FailurePolicy::fail_closed}}}),
+       layer_config(Layer::project, {{"lint", {.timeout = Duration(200), .failure = FailurePolicy::fail_open}}})});
+  const ResolvedHookSettings lint = config.hook_settings(Layer::project, "lint");
+  EXPECT_EQ(lint.failure.value, FailurePolicy::fail_closed);
+  EXPECT_EQ(lint.failure.origin.file, "/user/config.json");
+  EXPECT_EQ(lint.failure.origin.path, "hooks.lint.failure");
+  EXPECT_EQ(lint.timeout.value, Duration(200));
+  EXPECT_EQ(lint.timeout.origin.file, "/project/config.json");
+}
+
+TEST(LayeredConfig, TheLocalLayerMayChangeProjectHooksButNotUserHooks) {
+  const LayeredConfig config({layer_config(Layer::project, {{"fmt", {.disabled = false}}}),
+                              layer_config(Layer::local, {{"fmt", {.disabled = true}}, {"guard", {.disabled = true}}})});
+  EXPECT_TRUE(config.hook_settings(Layer::project, "fmt").disabled.value);
+  EXPECT_FALSE(config.hook_settings(Layer::user, "guard").disabled.value);
+}
+
+TEST(LayeredConfig, DefaultTimeoutOfALayerReachesOnlyTheLayersItGoverns) {
+  Config user = layer_config(Layer::user, {});
+  user.default_timeout = Duration(5000);
+  Config project = layer_config(Layer::project, {});
+  project.default_timeout = Duration(1);
+  const LayeredConfig config({user, project});
+  EXPECT_EQ(config.default_timeout(Layer::managed).value, default_hook_timeout);
+  EXPECT_EQ(config.default_timeout(Layer::user).value, Duration(5000));
+  EXPECT_EQ(config.default_timeout(Layer::project).value, Duration(1));
+}
+
+TEST(LayeredConfig, DisableAllHooksStopsItsLayerAndLessTrustedOnes) {
+  Config user = layer_config(Layer::user, {});
+  user.disable_all_hooks = true;
+  const LayeredConfig config({user});
+  EXPECT_EQ(config.hooks_forbidden(Layer::managed), std::nullopt);
+  EXPECT_THAT(config.hooks_forbidden(Layer::user), Optional(HasSubstr("disable_all_hooks is set in /user/config.json")));
+  EXPECT_TRUE(config.hooks_forbidden(Layer::project).has_value());
+}
+
+TEST(LayeredConfig, AProjectCannotDisableTheHooksOfMoreTrustedLayers) {
+  Config project = layer_config(Layer::project, {});
+  project.disable_all_hooks = true;
+  const LayeredConfig config({project});
+  EXPECT_EQ(config.hooks_forbidden(Layer::user), std::nullopt);
+  EXPECT_TRUE(config.hooks_forbidden(Layer::project).has_value());
+}
+
+TEST(LayeredConfig, AllowManagedHooksOnlyStopsEveryOtherLayer) {
+  Config managed = layer_config(Layer::managed, {});
+  managed.allow_managed_hooks_only = true;
+  const LayeredConfig config({managed});
+  EXPECT_EQ(config.hooks_forbidden(Layer::managed), std::nullopt);
+  for (const Layer layer : {Layer::user, Layer::project, Layer::local})
+    EXPECT_THAT(config.hooks_forbidden(layer), Optional(HasSubstr("allow_managed_hooks_only is set in /managed/config.json")));
+}
+
+TEST(LayeredConfig, TheStrictestTrustPolicyWins) {
+  Config user = layer_config(Layer::user, {});
+  user.project_trust = ProjectTrustPolicy::trust_all;
+  EXPECT_EQ(LayeredConfig({user}).project_trust(ProjectTrustPolicy::require), ProjectTrustPolicy::require);
+  user.project_trust = ProjectTrustPolicy::ignore;
+  EXPECT_EQ(LayeredConfig({user}).project_trust(ProjectTrustPolicy::trust_all), ProjectTrustPolicy::ignore);
+}
+
+TEST(LayeredConfig, ClaudeCodeImportsAppendAndTheMostSpecificToolNameWins) {
+  Config user = layer_config(Layer::user, {});
+  user.claude_code = ClaudeCodeImport{.settings = {Layer::user}, .plugins = {"/p/a"}, .tool_names = {{"read_file", "Read"}, {"sh", "Bash"}}};
+  Config project = layer_config(Layer::project, {});
+  project.claude_code = ClaudeCodeImport{.settings = {Layer::project}, .plugins = {"/p/b"}, .tool_names = {{"sh", "Shell"}}};
+  const auto merged = LayeredConfig({user, project}).claude_code();
+  ASSERT_TRUE(merged.has_value());
+  EXPECT_THAT(merged->settings, UnorderedElementsAre(Layer::user, Layer::project));
+  EXPECT_THAT(merged->plugins, UnorderedElementsAre(fs::path("/p/a"), fs::path("/p/b")));
+  EXPECT_THAT(merged->tool_names, ElementsAre(Pair("read_file", "Read"), Pair("sh", "Shell")));
+}
+
+TEST(LayeredConfig, TwoConfigsForOneLayerAreAProgrammingError) {
+  EXPECT_THROW(LayeredConfig({layer_config(Layer::user, {}), layer_config(Layer::user, {})}), std::invalid_argument);
 }
 
 // ------------------------------------------------------- install_builtins

@@ -15,6 +15,7 @@
 
 #include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -95,7 +96,7 @@ class Discovery : public ::testing::Test {
     HookDirectories dirs;
     dirs.add(project_hooks(), "project");
     dirs.add(user_hooks(), "user");
-    return discover_hooks(dirs, query_timeout);
+    return discover_hooks(dirs, {.query_timeout = query_timeout});
   }
 
   LogCapture log_;
@@ -246,8 +247,184 @@ TEST_F(Discovery, AWorldWritableHookDirectoryIsRefusedAsAWhole) {
   ASSERT_EQ(report.skipped.size(), 1u);
   EXPECT_EQ(report.skipped[0].path, project_hooks());
   EXPECT_EQ(report.skipped[0].why, SkippedFile::Why::refused);
-  EXPECT_THAT(report.skipped[0].reason, HasSubstr("hook directory is writable by group or others"));
+  EXPECT_THAT(report.skipped[0].reason,
+              AllOf(HasSubstr("the hook directory: '" + project_hooks().string() + "' is writable by group or others"),
+                    HasSubstr("chmod go-w")));
   EXPECT_THAT(log_.text(), HasSubstr(project_hooks().string()));
+}
+
+TEST_F(Discovery, ADirectoryWritableByOthersAboveTheHookDirectoryRefusesIt) {
+  write_hook(project_hooks() / "guard", "tool_call", "");
+  ::chmod((project_.path() / ".hookbus").c_str(), 0777);
+  const auto report = discover();
+  EXPECT_THAT(report.hooks, IsEmpty());
+  EXPECT_THAT(report.skipped.at(0).reason,
+              HasSubstr("the directory '" + (project_.path() / ".hookbus").string() + "' on its path is writable"));
+}
+
+// Regression (review, issue 10 point 5): a symlinked hook was accepted when
+// its target's directory was world-writable; only the target's mode was checked.
+TEST_F(Discovery, ASymlinkedHookWhoseTargetDirectoryIsWritableByOthersIsRefused) {
+  TempDir elsewhere;
+  const fs::path open_dir = elsewhere.path() / "open";
+  write_hook(open_dir / "guard", "tool_call", "");
+  ::chmod(open_dir.c_str(), 0777);
+  testing::make_directories(project_hooks());
+  fs::create_symlink(open_dir / "guard", project_hooks() / "guard");
+  const SkippedFile refused = skipped(discover(), "guard");
+  EXPECT_EQ(refused.why, SkippedFile::Why::refused);
+  EXPECT_THAT(refused.reason, HasSubstr("the directory '" + open_dir.string() + "' on its path is writable"));
+}
+
+TEST_F(Discovery, ASymlinkedHookWhoseTargetPassesTheChecksIsFollowed) {
+  TempDir elsewhere;
+  write_hook(elsewhere.path() / "hooks" / "real-guard", "tool_call", "");
+  testing::make_directories(project_hooks());
+  fs::create_symlink(elsewhere.path() / "hooks" / "real-guard", project_hooks() / "guard");
+  const auto report = discover();
+  ASSERT_THAT(names_of(report), ElementsAre("guard"));
+  EXPECT_EQ(report.hooks[0].path, project_hooks() / "guard");
+}
+
+// A file or directory owned by another user (not root) is refused: that user
+// could change what runs as you. Changing ownership needs root.
+TEST_F(Discovery, AHookFileOwnedByAnotherUserIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give a file to another user";
+  write_hook(project_hooks() / "theirs", "tool_call", "");
+  ASSERT_EQ(::chown((project_hooks() / "theirs").c_str(), 65534, 65534), 0);
+  const SkippedFile refused = skipped(discover(), "theirs");
+  EXPECT_EQ(refused.why, SkippedFile::Why::refused);
+  EXPECT_THAT(refused.reason, AllOf(HasSubstr("is owned by user 65534"), HasSubstr("chown")));
+}
+
+TEST_F(Discovery, AHookDirectoryOwnedByAnotherUserIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give a directory to another user";
+  write_hook(project_hooks() / "guard", "tool_call", "");
+  ASSERT_EQ(::chown(project_hooks().c_str(), 65534, 65534), 0);
+  const auto report = discover();
+  EXPECT_THAT(report.hooks, IsEmpty());
+  EXPECT_THAT(report.skipped.at(0).reason, HasSubstr("is owned by user 65534"));
+}
+
+// The query runs in a fresh empty directory: a hook that writes into its
+// working directory while answering `hook` must not touch the project.
+TEST_F(Discovery, TheQueryRunsInAFreshEmptyDirectoryWithStdinAtEndOfFile) {
+  const fs::path seen = project_.path() / "seen";
+  write_script(project_hooks() / "nosy",
+               "if [ \"$1\" = hook ]; then\n"
+               "  { pwd; ls -A | wc -l; cat | wc -c; } > '" + seen.string() + "'\n"
+               "  touch written-by-query; echo tool_call; fi\n");
+  ASSERT_THAT(names_of(discover()), ElementsAre("nosy"));
+  std::istringstream lines(testing::read_file(seen));
+  std::string cwd, entries, stdin_bytes;
+  std::getline(lines, cwd);
+  std::getline(lines, entries);
+  std::getline(lines, stdin_bytes);
+  EXPECT_NE(fs::path(cwd), project_.path());
+  EXPECT_FALSE(fs::exists(cwd)) << "the scratch directory is removed afterwards";
+  EXPECT_EQ(std::stoi(entries), 0);
+  EXPECT_EQ(std::stoi(stdin_bytes), 0);
+  EXPECT_FALSE(fs::exists(project_.path() / "written-by-query"));
+  EXPECT_FALSE(fs::exists(fs::current_path() / "written-by-query"));
+}
+
+TEST_F(Discovery, TheQueryGetsAMinimalEnvironment) {
+  const fs::path seen = project_.path() / "env";
+  ::setenv("HOOKBUS_TEST_SECRET", "do not leak", 1);
+  write_script(project_hooks() / "env",
+               "if [ \"$1\" = hook ]; then /usr/bin/env | sort > '" + seen.string() + "'; echo tool_call; fi\n");
+  ASSERT_THAT(names_of(discover()), ElementsAre("env"));
+  ::unsetenv("HOOKBUS_TEST_SECRET");
+  const std::string env = testing::read_file(seen);
+  EXPECT_THAT(env, AllOf(HasSubstr("HOOKBUS_QUERY=1\n"), HasSubstr("HOOKBUS_HOOK_NAME=env\n"), HasSubstr("PATH="),
+                         ::testing::Not(HasSubstr("HOOKBUS_TEST_SECRET"))));
+}
+
+// The query cache: a hook that counts its own executions proves it was asked once.
+TEST_F(Discovery, ACachedAnswerSparesTheQueryForAnUnchangedFile) {
+  const fs::path count = project_.path() / "count";
+  const fs::path cache = user_.path() / "cache" / "queries.json";
+  write_hook(project_hooks() / "counted", "tool_call", "");
+  write_script(project_hooks() / "counted",
+               "if [ \"$1\" = hook ]; then echo x >> '" + count.string() + "'; echo tool_call; fi\n");
+  HookDirectories dirs;
+  dirs.add(project_hooks(), "project");
+  for (int i = 0; i < 3; ++i) {
+    const auto report = discover_hooks(dirs, {.query_cache = cache});
+    ASSERT_THAT(names_of(report), ElementsAre("counted"));
+    EXPECT_EQ(report.hooks[0].events_from, i == 0 ? EventsFrom::query : EventsFrom::cache);
+  }
+  EXPECT_EQ(testing::read_file(count), "x\n");
+  // Any change to the file asks again.
+  write_script(project_hooks() / "counted",
+               "if [ \"$1\" = hook ]; then echo x >> '" + count.string() + "'; echo agent_end; fi\n");
+  const auto report = discover_hooks(dirs, {.query_cache = cache});
+  EXPECT_EQ(report.hooks.at(0).events.at(0).index, event_index<AgentEndEvent>);
+  EXPECT_EQ(testing::read_file(count), "x\nx\n");
+}
+
+TEST_F(Discovery, AFailedQueryIsNotCached) {
+  const fs::path count = project_.path() / "count";
+  const fs::path cache = user_.path() / "cache" / "queries.json";
+  write_script(project_hooks() / "broken", "echo x >> '" + count.string() + "'; exit 1\n");
+  HookDirectories dirs;
+  dirs.add(project_hooks(), "project");
+  (void)discover_hooks(dirs, {.query_cache = cache});
+  (void)discover_hooks(dirs, {.query_cache = cache});
+  EXPECT_EQ(testing::read_file(count), "x\nx\n");
+}
+
+TEST_F(Discovery, AHookWhoseEventsConfigDeclaresIsNeverQueried) {
+  const fs::path count = project_.path() / "count";
+  write_script(project_hooks() / "declared", "echo x >> '" + count.string() + "'\n");
+  HookDirectories dirs;
+  dirs.add(project_hooks(), "project");
+  const auto report = discover_hooks(
+      dirs, {.declared = [](Layer, std::string_view name) -> std::optional<HookDeclaration> {
+        if (name == "declared") return HookDeclaration{HookProtocol::hookbus, {"before_tool_call"}};
+        return std::nullopt;
+      }});
+  ASSERT_THAT(names_of(report), ElementsAre("declared"));
+  EXPECT_EQ(report.hooks[0].events_from, EventsFrom::declared);
+  EXPECT_EQ(report.hooks[0].events.at(0).index, event_index<ToolCallEvent>);
+  EXPECT_FALSE(fs::exists(count));
+}
+
+TEST_F(Discovery, AFileOfALayerThatMayNotRunIsListedAndNeverExecuted) {
+  const fs::path count = project_.path() / "count";
+  write_script(project_hooks() / "untrusted", "echo x >> '" + count.string() + "'; echo tool_call\n");
+  HookDirectories dirs;
+  dirs.add(project_hooks(), "project", "", Layer::project);
+  const auto report = discover_hooks(dirs, {.why_not_run = [](Layer layer) -> std::optional<std::string> {
+                                        if (layer == Layer::project) return "the project is untrusted";
+                                        return std::nullopt;
+                                      }});
+  EXPECT_THAT(report.hooks, IsEmpty());
+  const SkippedFile not_run = skipped(report, "untrusted");
+  EXPECT_EQ(not_run.why, SkippedFile::Why::not_run);
+  EXPECT_EQ(not_run.reason, "the project is untrusted");
+  EXPECT_FALSE(fs::exists(count));
+}
+
+TEST_F(Discovery, HooksOfTheSameNameInTwoLayersAreTwoHooksTheMoreTrustedFirst) {
+  write_hook(project_hooks() / "guard", "tool_call", "");
+  write_hook(user_hooks() / "guard", "tool_call", "");
+  HookDirectories dirs;
+  dirs.add(project_hooks(), "project", "", Layer::project);
+  dirs.add(user_hooks(), "user", "", Layer::user);
+  const auto report = discover_hooks(dirs);
+  ASSERT_EQ(report.hooks.size(), 2u);
+  EXPECT_EQ(report.hooks[0].layer, Layer::user);
+  EXPECT_EQ(report.hooks[1].layer, Layer::project);
+  EXPECT_THAT(report.skipped, IsEmpty());
+}
+
+TEST(UnsafeHookFile, NamesWhyAFileMustNotRun) {
+  TempDir dir;
+  write_hook(dir / "ok", "tool_call", "");
+  write_hook(dir / "open", "tool_call", "", 0777);
+  EXPECT_EQ(unsafe_hook_file(dir / "ok"), std::nullopt);
+  EXPECT_THAT(unsafe_hook_file(dir / "open"), ::testing::Optional(HasSubstr("writable by group or others")));
 }
 
 TEST_F(Discovery, PluginHooksAreNamedWithTheirOrgAndRepo) {
@@ -532,7 +709,7 @@ TEST_F(ExternalHooks, ATimeoutKillsTheHookAndItsGrandchildAndIsAFailure) {
 
 TEST_F(ExternalHooks, APerHookTimeoutOverridesTheDefault) {
   config_.default_timeout = 100ms;
-  config_.hooks["patient"] = HookOverride{.timeout = 20s};
+  config_.hooks["patient"] = HookSettings{.timeout = 20s};
   write_hook(hook("patient"), "tool_call", "sleep 0.5; echo '{\"block\": true}'\n");
   install();
   EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
@@ -579,7 +756,7 @@ TEST_F(ExternalHooks, FailOpenIsTheDefault) {
 }
 
 TEST_F(ExternalHooks, AFailClosedHookThatFailsBlocksWithAReasonNamingIt) {
-  config_.hooks["guard"] = HookOverride{.failure = FailurePolicy::fail_closed};
+  config_.hooks["guard"] = HookSettings{.failure = FailurePolicy::fail_closed};
   write_hook(hook("guard"), "tool_call", "echo 'policy file missing' >&2; exit 1\n");
   install();
   const ToolCallResult outcome = hooks_.emit(tool_call());
@@ -588,10 +765,97 @@ TEST_F(ExternalHooks, AFailClosedHookThatFailsBlocksWithAReasonNamingIt) {
 }
 
 TEST_F(ExternalHooks, AHookConfiguredDisabledIsNotInstalled) {
-  config_.hooks["guard"] = HookOverride{.disabled = true};
+  config_.hooks["guard"] = HookSettings{.disabled = true};
   write_hook(hook("guard"), "tool_call", "exit 2\n");
   install();
   EXPECT_EQ(hooks_.handler_count("tool_call"), 0u);
+}
+
+// Regression (review, issue 10 point 4): a fail-closed hook that discovery
+// refused (group-writable) was simply not installed, and tool_call was allowed.
+TEST_F(ExternalHooks, AFailClosedHookThatIsRefusedMakesItsEventsRefuse) {
+  config_.hooks["guard"] = HookSettings{.failure = FailurePolicy::fail_closed};
+  write_hook(hook("guard"), "tool_call", "exit 0\n", 0775);
+  install();
+  const ToolCallResult outcome = hooks_.emit(tool_call());
+  EXPECT_TRUE(outcome.block);
+  EXPECT_THAT(outcome.reason, AllOf(HasSubstr("hook 'guard' must fail closed"), HasSubstr("cannot run"),
+                                    HasSubstr("refused"), HasSubstr("writable by group or others")));
+}
+
+// Regression (review, issue 10 point 4): without an exec bit the hook was ignored silently.
+TEST_F(ExternalHooks, AFailClosedHookWithoutItsExecuteBitMakesItsEventsRefuse) {
+  config_.hooks["guard"] = HookSettings{.failure = FailurePolicy::fail_closed};
+  write_hook(hook("guard"), "tool_call", "exit 0\n", 0644);
+  install();
+  const ToolCallResult outcome = hooks_.emit(tool_call());
+  EXPECT_TRUE(outcome.block);
+  EXPECT_THAT(outcome.reason, AllOf(HasSubstr("ignored"), HasSubstr("not executable")));
+  EXPECT_THAT(log_.text(), HasSubstr("hook 'guard' must fail closed"));
+}
+
+TEST_F(ExternalHooks, AMissingFailClosedHookRefusesEveryGatingEventWhenItsEventsAreUnknown) {
+  config_.hooks["guard"] = HookSettings{.failure = FailurePolicy::fail_closed};
+  install();
+  EXPECT_TRUE(hooks_.emit(tool_call()).block);
+  EXPECT_EQ(hooks_.emit(InputEvent{.text = "hi"}).action, InputAction::reject);
+  EXPECT_TRUE(hooks_.emit(SessionBeforeSwitchEvent{}).cancel);
+  EXPECT_THAT(hooks_.emit(tool_call()).reason, HasSubstr("no hook file of that name is in any hook directory"));
+  EXPECT_EQ(hooks_.handler_count("agent_end"), 0u) << "observe-only events have nothing to refuse";
+}
+
+TEST_F(ExternalHooks, AMissingFailClosedHookWithDeclaredEventsRefusesOnlyThose) {
+  config_.hooks["guard"] = HookSettings{.failure = FailurePolicy::fail_closed, .events = {"before_tool_call"}};
+  install();
+  EXPECT_TRUE(hooks_.emit(tool_call()).block);
+  EXPECT_EQ(hooks_.handler_count("input"), 0u);
+}
+
+TEST_F(ExternalHooks, ADisabledFailClosedHookRefusesNothing) {
+  config_.hooks["guard"] = HookSettings{.failure = FailurePolicy::fail_closed, .disabled = true};
+  install();
+  EXPECT_FALSE(hooks_.emit(tool_call()).block);
+}
+
+TEST_F(ExternalHooks, AConfigEntryForNoHookIsAWarningNamingTheFileAndEntry) {
+  config_.file = project_.path() / ".hookbus" / "config.json";
+  config_.hooks["gaurd"] = HookSettings{.timeout = 5s, .location = {.file = config_.file, .path = "hooks.gaurd"}};
+  install();
+  EXPECT_THAT(log_.text(), HasSubstr(config_.file.string() + ": hooks.gaurd: no hook named 'gaurd' was found"));
+}
+
+TEST_F(ExternalHooks, ALowerLayersConfigCannotChangeAMoreTrustedLayersHook) {
+  TempDir user;
+  write_hook(user.path() / "guard", "tool_call", "echo guarded >&2; exit 2\n");
+  HookDirectories dirs;
+  dirs.add(user.path(), "user", "", Layer::user);
+  report_ = discover_hooks(dirs);
+  Config project;
+  project.layer = Layer::project;
+  project.file = "/p/.hookbus/config.json";
+  project.hooks["guard"] = HookSettings{.disabled = true, .location = {.file = project.file, .path = "hooks.guard"}};
+  InstalledHooks installed = install_external_hooks(hooks_, report_, LayeredConfig({project}), project_.path());
+  EXPECT_TRUE(hooks_.emit(tool_call()).block) << "the user's guard still runs";
+  ASSERT_EQ(installed.report.warnings.size(), 1u);
+  EXPECT_THAT(installed.report.warnings[0],
+              AllOf(HasSubstr("/p/.hookbus/config.json: hooks.guard: the project config may not change the user layer's "
+                              "hook 'guard'"),
+                    HasSubstr("ignored")));
+}
+
+TEST_F(ExternalHooks, HooksOfALayerForbiddenByDisableAllHooksAreNotInstalled) {
+  write_hook(hook("guard"), "tool_call", "exit 2\n");
+  HookDirectories dirs;
+  dirs.add(hook_dir(), "project", "", Layer::project);
+  report_ = discover_hooks(dirs);
+  Config user;
+  user.layer = Layer::user;
+  user.file = "/u/config.json";
+  user.disable_all_hooks = true;
+  InstalledHooks installed = install_external_hooks(hooks_, report_, LayeredConfig({user}), project_.path());
+  EXPECT_EQ(hooks_.handler_count("tool_call"), 0u);
+  ASSERT_EQ(installed.report.not_installed.size(), 1u);
+  EXPECT_THAT(installed.report.not_installed[0].reason, HasSubstr("disable_all_hooks is set in /u/config.json"));
 }
 
 TEST_F(ExternalHooks, NoZombieIsLeftAfterHooksRunFailAndTimeOut) {

@@ -15,6 +15,7 @@
 #include <hookbus/connection.hpp>
 #include <hookbus/errors.hpp>
 #include <hookbus/hooks.hpp>
+#include <hookbus/layers.hpp>
 #include <hookbus/types.hpp>
 
 #include <boost/json/object.hpp>
@@ -114,11 +115,40 @@ class ConfigObject {
 
 // ------------------------------------------------------------------ Config
 
-struct HookOverride {
-  std::optional<Duration> timeout;        // replaces Config::default_timeout for this hook
-  std::optional<FailurePolicy> failure;   // absent: the hook's default (fail_open)
-  bool disabled = false;
-  bool operator==(const HookOverride&) const = default;
+// How an external hook talks to hookbus (docs/external-hooks.md, docs/claude-code.md).
+enum class HookProtocol {
+  hookbus,      // `HOOK hook` / `HOOK run`, JSON on stdin and stdout; kodelet's protocol is the same ("kodelet")
+  claude_code,  // Claude Code's command hooks: its payload, exit codes and JSON answer
+};
+
+// Which projects' layers run (trust.hpp). Ordered from the most permissive:
+// where several sources set it, the strictest wins.
+enum class ProjectTrustPolicy {
+  trust_all,  // every project is trusted: for a sandbox that already isolates the agent
+  require,    // the default: a project's hooks and config run once the user trusted it
+  ignore,     // the project and local layers never run
+};
+
+// What one config file says about the hook (or hooks) of one name: settings,
+// and optionally a declaration of its protocol and events, which spares the
+// `HOOK hook` query. Unset members leave the decision to other layers.
+struct HookSettings {
+  std::optional<Duration> timeout;       // replaces the default timeout for this hook
+  std::optional<FailurePolicy> failure;  // absent everywhere: fail_open
+  std::optional<bool> disabled;          // true: the hook is not run
+  std::optional<HookProtocol> protocol;  // absent: hookbus
+  std::vector<std::string> events;       // declared events (wire names or aliases; Claude Code's names for claude_code)
+  std::string matcher;                   // claude_code: Claude Code's matcher
+  std::string tools;                     // hookbus protocol: the tools it sees (HandlerOptions::tools syntax)
+  ConfigLocation location;               // where it was written: hooks["guard"] of a file
+};
+
+// `claude_code`: which Claude Code settings files and plugins to import hooks from.
+struct ClaudeCodeImport {
+  std::vector<Layer> settings;                    // user (~/.claude/settings.json), project, local
+  std::vector<std::filesystem::path> plugins;     // plugin directories (each with hooks/hooks.json)
+  std::map<std::string, std::string> tool_names;  // engine tool name -> Claude Code tool name
+  ConfigLocation location;
 };
 
 struct BuiltinConfig {
@@ -126,24 +156,96 @@ struct BuiltinConfig {
   boost::json::object settings;     // checked by the built-in when installed
 };
 
+inline constexpr Duration default_hook_timeout = std::chrono::seconds(30);
+// Config files larger than this are refused: a config is a few kilobytes.
+inline constexpr std::uintmax_t max_config_file_size = std::uintmax_t{1} << 20;
+
+// One config file, as written. Optional members are unset when the file does
+// not mention them, so that layers can be merged (see LayeredConfig).
 struct Config {
   std::vector<BuiltinConfig> builtins;                  // enabled built-ins, in order
   std::vector<std::filesystem::path> hook_directories;  // extra dirs, before the defaults; absolute
-  Duration default_timeout = std::chrono::seconds(30);
-  std::map<std::string, HookOverride> hooks;            // per-hook overrides by hook name
+  std::optional<Duration> default_timeout;              // unset: a more trusted layer's, or default_hook_timeout
+  std::map<std::string, HookSettings> hooks;            // per-hook settings by hook name
+  std::optional<ClaudeCodeImport> claude_code;
+  std::optional<bool> disable_all_hooks;                // no hook of this layer or a less trusted one runs
+  std::optional<bool> allow_managed_hooks_only;         // managed config only: only managed hooks run
+  std::optional<ProjectTrustPolicy> project_trust;      // managed and user config only
 
+  Layer layer = Layer::project;       // the layer the file belongs to
   std::filesystem::path file;         // what it was read from, for error messages; empty when made in code
   std::filesystem::path project_dir;  // absolute; relative paths in built-in settings resolve against it
 };
 
-// Reads a config file. The project directory is the parent of the `.hookbus`
-// directory holding the file, or else the file's own directory. Throws
-// ConfigError for a missing or unreadable file, invalid JSON (with line,
-// column and byte offset), or anything that does not fit the format.
-Config load_config(const std::filesystem::path& file);
+// Reads a config file of a layer (the layer decides which keys it may set:
+// `allow_managed_hooks_only` only in managed config, `project_trust` only in
+// managed and user config). The project directory is the parent of the
+// `.hookbus` directory holding the file, or else the file's own directory.
+// Throws ConfigError for a missing, unreadable or oversized file, one that is
+// not a regular file (a FIFO, a device, a dangling symlink: each named),
+// invalid JSON (with line, column and byte offset), or anything that does not
+// fit the format.
+Config load_config(const std::filesystem::path& file, Layer layer = Layer::project);
+
+// Reads a layer's config file if it exists; nullopt if there is none. A
+// dangling symlink is an error, not "no file": it would silently drop the
+// settings it was meant to give.
+std::optional<Config> load_layer_config(const std::filesystem::path& file, Layer layer);
 
 // Reads `<project_dir>/.hookbus/config.json` if it exists; nullopt if it does not.
 std::optional<Config> load_project_config(const std::filesystem::path& project_dir);
+
+// ------------------------------------------------------------------ layers
+
+// A value with the place it was written (an empty location: the default).
+template <class T>
+struct Sourced {
+  T value{};
+  ConfigLocation origin;
+};
+
+// The settings one hook runs with, once every layer that governs it
+// (layers.hpp, governs()) had its say. Security settings (failure, disabled):
+// the most trusted layer that sets them wins (managed, user, local, project).
+// The rest: the most specific layer wins (local, project, user, managed).
+struct ResolvedHookSettings {
+  Sourced<Duration> timeout{default_hook_timeout, {}};
+  Sourced<FailurePolicy> failure{FailurePolicy::fail_open, {}};
+  Sourced<bool> disabled{false, {}};
+  Sourced<HookProtocol> protocol{HookProtocol::hookbus, {}};
+  Sourced<std::vector<std::string>> events;  // empty: not declared, the hook is asked
+  Sourced<std::string> matcher;
+  Sourced<std::string> tools;
+};
+
+// The configuration of every layer that applies, merged by the rules of
+// docs/configuration.md ("Layers"): lists append, security settings go to the
+// most trusted layer, the rest to the most specific one, and a layer's
+// settings reach only the layers it governs.
+class LayeredConfig {
+ public:
+  LayeredConfig() = default;
+  // At most one Config per layer; they are kept most trusted first.
+  explicit LayeredConfig(std::vector<Config> layers);
+
+  [[nodiscard]] const std::vector<Config>& layers() const noexcept { return layers_; }
+  [[nodiscard]] const Config* layer(Layer layer) const noexcept;
+
+  [[nodiscard]] ResolvedHookSettings hook_settings(Layer owner, std::string_view name) const;
+  [[nodiscard]] Sourced<Duration> default_timeout(Layer owner) const;
+  // Why no hook of the `owner` layer may run (`disable_all_hooks`,
+  // `allow_managed_hooks_only`), naming the file; nullopt when they may.
+  [[nodiscard]] std::optional<std::string> hooks_forbidden(Layer owner) const;
+  // The strictest of `engine_default` and every layer's `project_trust`.
+  [[nodiscard]] ProjectTrustPolicy project_trust(ProjectTrustPolicy engine_default) const;
+  // Every layer's `claude_code` import together: the settings files and
+  // plugins of all of them; a tool name mapped by several layers takes the
+  // most specific layer's value. nullopt when no layer imports anything.
+  [[nodiscard]] std::optional<ClaudeCodeImport> claude_code() const;
+
+ private:
+  std::vector<Config> layers_;
+};
 
 class BuiltinRegistry;
 

@@ -4,9 +4,12 @@
 // accumulation, patch chaining and failure policies are the bus's own.
 // docs/external-hooks.md is the protocol for hook authors.
 //
-//   auto config = hookbus::load_project_config(project_dir).value_or(hookbus::Config{.project_dir = project_dir});
-//   auto report = hookbus::discover_hooks(hookbus::hook_directories(config));
-//   auto installed = hookbus::install_external_hooks(hooks, report, config);
+// setup.hpp does all of it (layers, trust, discovery, installation) in one
+// call; the pieces are here for engines that assemble their own:
+//
+//   auto report = hookbus::discover_hooks(directories, options);
+//   auto installed = hookbus::install_external_hooks(hooks, report, layered_config, project_dir);
+//   installed.report ...  // what was installed, left out, refusing, and warnings
 //
 // One call of a hook: `HOOK run`, with the event as one JSON document on stdin
 // (hook_payload), the environment plus HOOKBUS_EVENT, HOOKBUS_SESSION_ID,
@@ -35,6 +38,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -80,11 +84,51 @@ HookOutcome call_external_hook(const ExternalHook& hook, const HookEvent& event,
 // `config.project_dir` (the current directory when empty).
 HookDirectories hook_directories(const Config& config);
 
+// What installing did with each hook and each config entry.
+struct InstallReport {
+  struct Installed {
+    std::string name;
+    Layer layer = Layer::project;
+    std::filesystem::path path;
+    std::vector<std::string> events;  // wire names
+    ResolvedHookSettings settings;
+  };
+  struct NotInstalled {
+    std::string name;
+    Layer layer = Layer::project;
+    std::filesystem::path path;
+    std::string reason;
+  };
+  // A hook that config says must fail closed but that cannot run: its events refuse.
+  struct Refusing {
+    std::string name;
+    std::vector<std::string> events;  // wire names it refuses
+    std::string reason;
+  };
+  std::vector<Installed> installed;
+  std::vector<NotInstalled> not_installed;  // disabled, or forbidden by disable_all_hooks / allow_managed_hooks_only
+  std::vector<Refusing> refusing;
+  std::vector<std::string> warnings;        // config entries that change nothing, and why (also logged)
+};
+
 // Registers each discovered hook for each event it asked for, in the report's
-// order, labelled with its name, with its timeout (`config.hooks[name].timeout`,
-// else `config.default_timeout`) and failure policy (fail_open unless
-// configured). Hooks configured `disabled` are left out. Dropping the group
+// order, labelled with its name, with the settings `config` resolves for its
+// layer (timeout, failure policy, tools; hooks disabled or forbidden by
+// `disable_all_hooks` / `allow_managed_hooks_only` are left out). A hook that
+// config makes fail_closed but that is missing, refused, ignored or untrusted
+// makes its events (declared ones, else every gating event) refuse with the
+// reason, instead of silently allowing them. A config entry that changes
+// nothing (no such hook, or a hook of a layer its file may not change) is a
+// warning naming the file and the setting. Hooks run with `project_dir` as
+// HOOKBUS_PROJECT_DIR (empty: the current directory). Dropping the group
 // unregisters them all.
+struct InstalledHooks {
+  ConnectionGroup connections;
+  InstallReport report;
+};
+InstalledHooks install_external_hooks(Hooks& hooks, const DiscoveryReport& report, const LayeredConfig& config,
+                                      const std::filesystem::path& project_dir);
+// One config file's worth: `config` as the only layer.
 ConnectionGroup install_external_hooks(Hooks& hooks, const DiscoveryReport& report, const Config& config);
 
 }  // namespace hookbus

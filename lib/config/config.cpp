@@ -3,11 +3,15 @@
 #include <hookbus/builtins.hpp>
 #include <hookbus/config.hpp>
 
+#include "support/files.hpp"
+
 #include <boost/json/basic_parser_impl.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
 #include <fmt/format.h>
+
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -267,15 +271,12 @@ boost::json::value parse_config_text(std::string_view text, const ConfigLocation
   return boost::json::parse(text);
 }
 
-std::string read_file(const std::filesystem::path& file, const ConfigLocation& where) {
-  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> stream(std::fopen(file.c_str(), "rb"), &std::fclose);
-  const auto fail = [&] { throw ConfigError(where, "cannot read: " + std::generic_category().message(errno)); };
-  if (!stream) fail();
-  std::string text;
-  char buffer[8192];
-  while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, stream.get())) text.append(buffer, n);
-  if (std::ferror(stream.get())) fail();
-  return text;
+std::string read_config_file(const std::filesystem::path& file, const ConfigLocation& where) {
+  try {
+    return detail::read_regular_file(file, max_config_file_size);
+  } catch (const detail::FileReadError& error) {
+    throw ConfigError(where, error.what());
+  }
 }
 
 // The parent of the `.hookbus` directory holding the file, or the file's directory.
@@ -297,19 +298,96 @@ FailurePolicy read_failure_policy(const ConfigValue& value) {
   throw ConfigError(value.location(), fmt::format("expected \"fail_open\" or \"fail_closed\", got \"{}\"", name));
 }
 
-HookOverride read_hook_override(const ConfigObject& settings) {
-  settings.allow_only({"timeout_ms", "failure", "disabled"});
-  HookOverride hook;
+HookProtocol read_protocol(const ConfigValue& value) {
+  const std::string name = value.as_string();
+  if (name == "hookbus" || name == "kodelet") return HookProtocol::hookbus;
+  if (name == "claude_code") return HookProtocol::claude_code;
+  throw ConfigError(value.location(),
+                    fmt::format("expected \"hookbus\", \"kodelet\" or \"claude_code\", got \"{}\"", name));
+}
+
+std::vector<std::string> read_string_list(const ConfigValue& value) {
+  std::vector<std::string> list;
+  for (const auto& element : value.as_array()) list.push_back(element.as_nonempty_string());
+  return list;
+}
+
+HookSettings read_hook_settings(const ConfigObject& settings) {
+  settings.allow_only({"timeout_ms", "failure", "disabled", "protocol", "events", "matcher", "tools"});
+  HookSettings hook;
+  hook.location = settings.location();
   if (auto timeout = settings.find("timeout_ms")) hook.timeout = read_timeout(*timeout);
   if (auto failure = settings.find("failure")) hook.failure = read_failure_policy(*failure);
   if (auto disabled = settings.find("disabled")) hook.disabled = disabled->as_bool();
+  if (auto protocol = settings.find("protocol")) hook.protocol = read_protocol(*protocol);
+  if (auto events = settings.find("events")) {
+    hook.events = read_string_list(*events);
+    if (hook.events.empty()) throw ConfigError(events->location(), "expected at least one event name, got []");
+  }
+  if (auto matcher = settings.find("matcher")) hook.matcher = matcher->as_string();
+  if (auto tools = settings.find("tools")) hook.tools = tools->as_nonempty_string();
+  const bool claude = hook.protocol == HookProtocol::claude_code;
+  if (claude && hook.events.empty())
+    throw ConfigError(settings.location(), "a claude_code hook must declare its \"events\" (Claude Code event "
+                                           "names such as \"PreToolUse\"): Claude Code hooks are never queried");
+  if (!claude && !hook.matcher.empty())
+    throw ConfigError(settings.location().key("matcher"),
+                      "\"matcher\" is Claude Code's; a hookbus-protocol hook filters tools with \"tools\"");
+  if (claude && !hook.tools.empty())
+    throw ConfigError(settings.location().key("tools"),
+                      "\"tools\" is for hookbus-protocol hooks; a claude_code hook uses \"matcher\"");
   return hook;
 }
 
-Config read_config(const ConfigValue& document) {
+ClaudeCodeImport read_claude_code(const ConfigObject& object) {
+  object.allow_only({"settings", "plugins", "tool_names"});
+  ClaudeCodeImport import;
+  import.location = object.location();
+  if (auto settings = object.find("settings")) {
+    for (const auto& element : settings->as_array()) {
+      const std::string name = element.as_string();
+      const auto layer = layer_from_name(name);
+      if (!layer || *layer == Layer::managed)
+        throw ConfigError(element.location(),
+                          fmt::format("expected \"user\", \"project\" or \"local\", got \"{}\"", name));
+      if (std::find(import.settings.begin(), import.settings.end(), *layer) == import.settings.end())
+        import.settings.push_back(*layer);
+    }
+  }
+  if (auto plugins = object.find("plugins")) {
+    for (const auto& plugin : plugins->as_array()) import.plugins.push_back(plugin.as_path());
+  }
+  if (auto names = object.find("tool_names")) {
+    for (const auto& [ours, theirs] : names->as_object().members()) {
+      if (ours.empty()) throw ConfigError(theirs.location(), "a tool name may not be empty");
+      import.tool_names.emplace(ours, theirs.as_nonempty_string());
+    }
+  }
+  return import;
+}
+
+ProjectTrustPolicy read_trust_policy(const ConfigValue& value) {
+  const std::string name = value.as_string();
+  if (name == "require") return ProjectTrustPolicy::require;
+  if (name == "trust_all") return ProjectTrustPolicy::trust_all;
+  if (name == "ignore") return ProjectTrustPolicy::ignore;
+  throw ConfigError(value.location(),
+                    fmt::format("expected \"require\", \"trust_all\" or \"ignore\", got \"{}\"", name));
+}
+
+// A key only some layers may set: elsewhere it is an error naming who may.
+void check_layer_may_set(const ConfigValue& value, Layer layer, std::initializer_list<Layer> allowed,
+                         std::string_view why) {
+  if (std::find(allowed.begin(), allowed.end(), layer) != allowed.end()) return;
+  throw ConfigError(value.location(), fmt::format("may not be set in {} config: {}", layer_name(layer), why));
+}
+
+Config read_config(const ConfigValue& document, Layer layer) {
   const ConfigObject top = document.as_object();
-  top.allow_only({"builtins", "hook_directories", "timeout_ms", "hooks"});
+  top.allow_only({"builtins", "hook_directories", "timeout_ms", "hooks", "claude_code", "disable_all_hooks",
+                  "allow_managed_hooks_only", "project_trust"});
   Config config;
+  config.layer = layer;
   if (auto builtins = top.find("builtins")) {
     for (const auto& [name, settings] : builtins->as_object().members())
       config.builtins.push_back({.name = name, .settings = settings.as_object().json()});
@@ -320,7 +398,17 @@ Config read_config(const ConfigValue& document) {
   if (auto timeout = top.find("timeout_ms")) config.default_timeout = read_timeout(*timeout);
   if (auto hooks = top.find("hooks")) {
     for (const auto& [name, settings] : hooks->as_object().members())
-      config.hooks.emplace(name, read_hook_override(settings.as_object()));
+      config.hooks.emplace(name, read_hook_settings(settings.as_object()));
+  }
+  if (auto claude = top.find("claude_code")) config.claude_code = read_claude_code(claude->as_object());
+  if (auto disable = top.find("disable_all_hooks")) config.disable_all_hooks = disable->as_bool();
+  if (auto managed_only = top.find("allow_managed_hooks_only")) {
+    check_layer_may_set(*managed_only, layer, {Layer::managed}, "only an administrator's managed config decides it");
+    config.allow_managed_hooks_only = managed_only->as_bool();
+  }
+  if (auto trust = top.find("project_trust")) {
+    check_layer_may_set(*trust, layer, {Layer::managed, Layer::user}, "a project may not decide its own trust");
+    config.project_trust = read_trust_policy(*trust);
   }
   return config;
 }
@@ -331,20 +419,23 @@ ConfigLocation location_of(const Config& config) { return {.file = config.file, 
 
 // ------------------------------------------------------------------- API
 
-Config load_config(const std::filesystem::path& file) {
+Config load_config(const std::filesystem::path& file, Layer layer) {
   const ConfigLocation root{.file = file, .project_dir = project_dir_of(file)};
-  const boost::json::value document = parse_config_text(read_file(file, root), root);
-  Config config = read_config(ConfigValue(document, root));
+  const boost::json::value document = parse_config_text(read_config_file(file, root), root);
+  Config config = read_config(ConfigValue(document, root), layer);
   config.file = root.file;
   config.project_dir = root.project_dir;
   return config;
 }
 
+std::optional<Config> load_layer_config(const std::filesystem::path& file, Layer layer) {
+  struct stat st {};
+  if (::lstat(file.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR)) return std::nullopt;
+  return load_config(file, layer);
+}
+
 std::optional<Config> load_project_config(const std::filesystem::path& project_dir) {
-  const auto file = (project_dir / ".hookbus" / "config.json").lexically_normal();
-  std::error_code ec;
-  if (!std::filesystem::exists(file, ec) && !ec) return std::nullopt;
-  return load_config(file);
+  return load_layer_config((project_dir / ".hookbus" / "config.json").lexically_normal(), Layer::project);
 }
 
 ConnectionGroup install_builtins(Hooks& hooks, const Config& config) {

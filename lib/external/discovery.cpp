@@ -1,10 +1,12 @@
 // Hook discovery: scanning hook directories by the rules in
-// include/hookbus/discovery.hpp, and asking each candidate `HOOK hook`.
+// include/hookbus/discovery.hpp, and learning each candidate's events.
 #include <hookbus/discovery.hpp>
 #include <hookbus/log.hpp>
 #include <hookbus/names.hpp>
 #include <hookbus/process.hpp>
 
+#include "external/file_safety.hpp"
+#include "external/query_cache.hpp"
 #include "support/text.hpp"
 
 #include <fmt/format.h>
@@ -46,29 +48,67 @@ fs::path without_trailing_separator(const fs::path& path) {
   return path.has_filename() ? path : path.parent_path();
 }
 
-std::optional<fs::path> user_config_directory() {
-  // The XDG spec says a relative XDG_CONFIG_HOME is invalid and must be ignored.
-  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg != nullptr && xdg[0] == '/') return fs::path(xdg);
-  if (const char* home = std::getenv("HOME"); home != nullptr && home[0] != '\0') return fs::path(home) / ".config";
-  return std::nullopt;
-}
+// A temporary directory, removed with its content when done: where `HOOK hook`
+// runs, so a hook that writes into its working directory touches nothing of ours.
+class ScratchDirectory {
+ public:
+  ScratchDirectory() {
+    std::error_code ec;
+    std::string pattern = (fs::temp_directory_path(ec) / "hookbus-query-XXXXXX").string();
+    if (ec || ::mkdtemp(pattern.data()) == nullptr) throw ProcessError("cannot create a scratch directory for the query");
+    path_ = pattern;
+  }
+  ScratchDirectory(const ScratchDirectory&) = delete;
+  ScratchDirectory& operator=(const ScratchDirectory&) = delete;
+  ~ScratchDirectory() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  const fs::path& path() const noexcept { return path_; }
 
-bool writable_by_others(const struct stat& st) noexcept { return (st.st_mode & (S_IWGRP | S_IWOTH)) != 0; }
+ private:
+  fs::path path_;
+};
 
-std::string insecure_reason(std::string_view what, const fs::path& path, const struct stat& st) {
-  return fmt::format("{} is writable by group or others (mode {:04o}), so anyone who can write it could run code "
-                     "as the agent; fix with: chmod go-w '{}'",
-                     what, st.st_mode & 07777, path.string());
+// The query's environment: only what a program needs to start, plus ours.
+std::vector<std::pair<std::string, std::string>> query_environment(const std::string& name) {
+  std::vector<std::pair<std::string, std::string>> environment;
+  for (const char* variable : {"PATH", "HOME", "LANG", "LC_ALL"})
+    if (const char* value = std::getenv(variable)) environment.emplace_back(variable, value);
+  environment.emplace_back("HOOKBUS_QUERY", "1");
+  environment.emplace_back("HOOKBUS_HOOK_NAME", name);
+  return environment;
 }
 
 // The events a hook asks for, or why it cannot be used.
 using QueryAnswer = std::variant<std::vector<RequestedEvent>, std::string>;
 
-QueryAnswer ask_events(const fs::path& path, const std::string& name, Duration timeout) {
+// Checks the names a hook gave (one per element) against the catalogue.
+QueryAnswer events_from_names(const std::vector<std::string>& names, std::string_view how) {
+  std::vector<RequestedEvent> events;
+  for (const auto& name : names) {
+    const auto index = find_event(name);
+    if (!index)
+      return fmt::format("{} '{}', which is not an event name or alias; `hookctl events` lists them", how, name);
+    const bool repeated = std::any_of(events.begin(), events.end(), [&](const auto& e) { return e.index == *index; });
+    if (!repeated) events.push_back({*index, name});
+  }
+  if (events.empty()) return std::string("'hook' query printed no event name; print one per line, e.g. tool_call");
+  return events;
+}
+
+// Runs `HOOK hook` in the sandbox; the non-empty lines it printed, or why it failed.
+std::variant<std::vector<std::string>, std::string> query(const fs::path& path, const std::string& name,
+                                                          Duration timeout) {
   ProcessResult answer;
   try {
-    answer = run_process(
-        {.program = path, .arguments = {"hook"}, .extra_environment = {{"HOOKBUS_HOOK_NAME", name}}, .timeout = timeout});
+    const ScratchDirectory scratch;
+    answer = run_process({.program = path,
+                          .arguments = {"hook"},
+                          .extra_environment = query_environment(name),
+                          .inherit_environment = false,
+                          .working_directory = scratch.path(),
+                          .timeout = timeout});
   } catch (const ProcessError& e) {
     return std::string(e.what());
   }
@@ -77,28 +117,20 @@ QueryAnswer ask_events(const fs::path& path, const std::string& name, Duration t
     const std::string tail = answer.stderr_tail();
     return fmt::format("'hook' query failed: {}{}{}", answer.status(), tail.empty() ? "" : ": ", tail);
   }
-  std::vector<RequestedEvent> events;
+  std::vector<std::string> lines;
   std::string_view rest = answer.stdout_text;
   while (!rest.empty()) {
     const auto end = std::min(rest.find('\n'), rest.size());
     const std::string_view line = detail::trim(rest.substr(0, end));
     rest.remove_prefix(std::min(end + 1, rest.size()));
-    if (line.empty()) continue;
-    const auto index = find_event(line);
-    if (!index)
-      return fmt::format("'hook' query answered '{}', which is not an event name or alias; `hookctl events` "
-                         "lists them",
-                         line);
-    const bool repeated = std::any_of(events.begin(), events.end(), [&](const auto& e) { return e.index == *index; });
-    if (!repeated) events.push_back({*index, std::string(line)});
+    if (!line.empty()) lines.emplace_back(line);
   }
-  if (events.empty()) return std::string("'hook' query printed no event name; print one per line, e.g. tool_call");
-  return events;
+  return lines;
 }
 
 class Discovery {
  public:
-  explicit Discovery(Duration query_timeout) : query_timeout_(query_timeout) {}
+  explicit Discovery(const DiscoveryOptions& options) : options_(options), cache_(options.query_cache) {}
 
   void scan(const HookDirectory& dir) {
     struct stat st {};
@@ -109,8 +141,8 @@ class Discovery {
       return;  // a missing directory is simply empty
     }
     if (!S_ISDIR(st.st_mode)) return refuse(dir, "", dir.path, "is not a directory");
-    if (writable_by_others(st)) return refuse(dir, "", dir.path, insecure_reason("the hook directory", dir.path, st));
-    if (!scanned_.insert(fs::weakly_canonical(dir.path)).second) return;  // listed twice: the first one counts
+    if (auto why = detail::unsafe_path_reason(dir.path)) return refuse(dir, "", dir.path, "the hook directory: " + *why);
+    if (!scanned_.insert({dir.layer, fs::weakly_canonical(dir.path)}).second) return;  // listed twice: the first counts
 
     std::error_code ec;
     std::vector<fs::path> files;
@@ -120,7 +152,10 @@ class Discovery {
     for (const auto& file : files) examine(dir, file);
   }
 
-  DiscoveryReport take() && { return std::move(report_); }
+  DiscoveryReport take() && {
+    cache_.save();
+    return std::move(report_);
+  }
 
  private:
   void examine(const HookDirectory& dir, const fs::path& file) {
@@ -137,17 +172,52 @@ class Discovery {
     if (!S_ISREG(st.st_mode)) return ignore(dir, name, file, "not a regular file");
     if (::access(file.c_str(), X_OK) != 0) return ignore(dir, name, file, "not executable (chmod +x makes it a hook)");
 
-    const auto [owner, fresh] = claimed_.try_emplace(name, file, dir.source);
+    const auto [owner, fresh] = claimed_.try_emplace({dir.layer, name}, file, dir.source);
     if (!fresh) {
       const auto& [path, source] = owner->second;
-      return skip(dir, name, file, SkippedFile::Why::shadowed,
-                  fmt::format("shadowed by {} ({})", path.string(), source));
+      return skip(dir, name, file, SkippedFile::Why::shadowed, fmt::format("shadowed by {} ({})", path.string(), source));
     }
-    if (writable_by_others(st)) return refuse(dir, name, file, insecure_reason("the hook file", file, st));
+    if (auto why = detail::unsafe_path_reason(file)) return refuse(dir, name, file, "the hook file: " + *why);
+    if (auto why = options_.why_not_run ? options_.why_not_run(dir.layer) : std::nullopt)
+      return skip(dir, name, file, SkippedFile::Why::not_run, std::move(*why));
 
-    auto answer = ask_events(file, name, query_timeout_);
-    if (auto* why = std::get_if<std::string>(&answer)) return refuse(dir, name, file, std::move(*why));
-    report_.hooks.push_back({name, std::get<std::vector<RequestedEvent>>(std::move(answer)), file, dir.source});
+    DiscoveredHook hook{.name = name, .events = {}, .path = file, .source = dir.source, .layer = dir.layer};
+    if (auto declaration = options_.declared ? options_.declared(dir.layer, name) : std::nullopt) {
+      hook.protocol = declaration->protocol;
+      hook.declared_events = declaration->events;
+      hook.events_from = EventsFrom::declared;
+      if (hook.protocol == HookProtocol::hookbus) {
+        auto events = events_from_names(declaration->events, "its config declares the event");
+        if (auto* why = std::get_if<std::string>(&events)) return refuse(dir, name, file, std::move(*why));
+        hook.events = std::get<std::vector<RequestedEvent>>(std::move(events));
+      }
+      report_.hooks.push_back(std::move(hook));
+      return;
+    }
+    auto events = ask_events(file, name, hook.events_from);
+    if (auto* why = std::get_if<std::string>(&events)) return refuse(dir, name, file, std::move(*why));
+    hook.events = std::get<std::vector<RequestedEvent>>(std::move(events));
+    report_.hooks.push_back(std::move(hook));
+  }
+
+  // From the cache when this exact file answered before, else by the query.
+  QueryAnswer ask_events(const fs::path& file, const std::string& name, EventsFrom& from) {
+    const auto identity = detail::identify(file);
+    if (identity) {
+      if (auto cached = cache_.find(file, *identity)) {
+        from = EventsFrom::cache;
+        return events_from_names(*cached, "'hook' query answered");
+      }
+    }
+    from = EventsFrom::query;
+    auto answer = query(file, name, options_.query_timeout);
+    if (auto* why = std::get_if<std::string>(&answer)) return std::move(*why);
+    auto& lines = std::get<std::vector<std::string>>(answer);
+    auto events = events_from_names(lines, "'hook' query answered");
+    // Only good answers are kept: a failing hook is asked again next time.
+    if (identity && std::holds_alternative<std::vector<RequestedEvent>>(events))
+      cache_.store(file, *identity, std::move(lines));
+    return events;
   }
 
   void ignore(const HookDirectory& dir, const std::string& name, const fs::path& path, std::string reason) {
@@ -162,44 +232,79 @@ class Discovery {
 
   void skip(const HookDirectory& dir, const std::string& name, const fs::path& path, SkippedFile::Why why,
             std::string reason) {
-    report_.skipped.push_back({name, path, dir.source, why, std::move(reason)});
+    report_.skipped.push_back({name, path, dir.source, dir.layer, why, std::move(reason)});
   }
 
-  Duration query_timeout_;
-  std::map<std::string, std::pair<fs::path, std::string>> claimed_;  // hook name -> the file and source that own it
-  std::set<fs::path> scanned_;
+  const DiscoveryOptions& options_;
+  detail::QueryCache cache_;
+  // (layer, hook name) -> the file and source that own it
+  std::map<std::pair<Layer, std::string>, std::pair<fs::path, std::string>> claimed_;
+  std::set<std::pair<Layer, fs::path>> scanned_;
   DiscoveryReport report_;
 };
 
 }  // namespace
 
-void HookDirectories::add(std::filesystem::path path, std::string source, std::string prefix) {
-  entries.push_back({std::move(path), std::move(prefix), std::move(source)});
+void HookDirectories::add(std::filesystem::path path, std::string source, std::string prefix, Layer layer) {
+  entries.push_back({std::move(path), std::move(prefix), std::move(source), layer});
 }
 
-void HookDirectories::add_with_plugins(const std::filesystem::path& path, const std::string& source) {
-  add(path, source);
+void HookDirectories::add_with_plugins(const std::filesystem::path& path, const std::string& source, Layer layer) {
+  add(path, source, "", layer);
   const fs::path plugins = without_trailing_separator(path).parent_path() / "plugins";
   for (const auto& org : plain_subdirectories(plugins))
     for (const auto& repo : plain_subdirectories(org)) {
       const std::string plugin = org.filename().string() + "/" + repo.filename().string();
-      add(repo / "hooks", source + " plugin " + plugin, plugin + "/");
+      add(repo / "hooks", source + " plugin " + plugin, plugin + "/", layer);
     }
+}
+
+HookDirectories layer_hook_directories(const Locations& locations, const LayeredConfig& config) {
+  HookDirectories directories;
+  for (const Layer layer : all_layers) {
+    if (const Config* layer_config = config.layer(layer)) {
+      const std::string source = fmt::format("{} config {}", layer_name(layer), layer_config->file.string());
+      for (const auto& dir : layer_config->hook_directories) directories.add(dir, source, "", layer);
+    }
+    const fs::path own = locations.hook_directory(layer);
+    if (!own.empty()) directories.add_with_plugins(own, std::string(layer_name(layer)), layer);
+  }
+  return directories;
 }
 
 HookDirectories default_hook_directories(const std::filesystem::path& project_dir,
                                          const std::vector<std::filesystem::path>& extra) {
+  const Locations locations = Locations::from_environment(project_dir);
   HookDirectories directories;
-  for (const auto& dir : extra) directories.add(dir, "config");
-  directories.add_with_plugins(project_dir / ".hookbus" / "hooks", "project");
-  if (auto user = user_config_directory()) directories.add_with_plugins(*user / "hookbus" / "hooks", "user");
+  for (const auto& dir : extra) directories.add(dir, "config", "", Layer::project);
+  directories.add_with_plugins(locations.hook_directory(Layer::project), "project", Layer::project);
+  if (!locations.user.empty()) directories.add_with_plugins(locations.hook_directory(Layer::user), "user", Layer::user);
   return directories;
 }
 
-DiscoveryReport discover_hooks(const HookDirectories& directories, Duration query_timeout) {
-  Discovery discovery(query_timeout);
-  for (const auto& dir : directories.entries) discovery.scan(dir);
+std::string_view skip_reason_name(SkippedFile::Why why) noexcept {
+  switch (why) {
+    case SkippedFile::Why::ignored: return "ignored";
+    case SkippedFile::Why::shadowed: return "shadowed";
+    case SkippedFile::Why::refused: return "refused";
+    case SkippedFile::Why::not_run: return "not run";
+  }
+  return "skipped";
+}
+
+DiscoveryReport discover_hooks(const HookDirectories& directories, const DiscoveryOptions& options) {
+  // Layer order first, whatever order the directories were given in; precedence within a layer.
+  std::vector<HookDirectory> ordered = directories.entries;
+  std::stable_sort(ordered.begin(), ordered.end(), [](const HookDirectory& a, const HookDirectory& b) {
+    return static_cast<int>(a.layer) < static_cast<int>(b.layer);
+  });
+  Discovery discovery(options);
+  for (const auto& dir : ordered) discovery.scan(dir);
   return std::move(discovery).take();
+}
+
+std::optional<std::string> unsafe_hook_file(const std::filesystem::path& file) {
+  return detail::unsafe_path_reason(file);
 }
 
 }  // namespace hookbus

@@ -169,32 +169,142 @@ HookDirectories hook_directories(const Config& config) {
                                   config.hook_directories);
 }
 
-ConnectionGroup install_external_hooks(Hooks& hooks, const DiscoveryReport& report, const Config& config) {
-  const fs::path project_dir = config.project_dir.empty() ? fs::current_path() : config.project_dir;
-  ConnectionGroup installed;
-  for (const auto& found : report.hooks) {
-    const auto configured = config.hooks.find(found.name);
-    const HookOverride settings = configured != config.hooks.end() ? configured->second : HookOverride{};
-    if (settings.disabled) continue;
-    auto hook = std::make_shared<const ExternalHook>(
-        ExternalHook{found.name, found.path, settings.timeout.value_or(config.default_timeout), project_dir});
+namespace {
+
+// The wire names of every gating event: what a fail-closed hook of unknown events refuses.
+std::vector<std::size_t> gating_events() {
+  std::vector<std::size_t> indexes;
+  for (std::size_t i = 0; i < event_count; ++i)
+    if (std::visit([]<class E>(const E&) { return is_gating(reduction_of<E>); }, make_event(i))) indexes.push_back(i);
+  return indexes;
+}
+
+std::string describe_location(const ConfigLocation& where) {
+  return where.file.empty() ? where.path : fmt::format("{}: {}", where.file.string(), where.path);
+}
+
+class Installer {
+ public:
+  Installer(Hooks& hooks, const DiscoveryReport& report, const LayeredConfig& config, fs::path project_dir)
+      : hooks_(hooks), report_(report), config_(config), project_dir_(std::move(project_dir)) {}
+
+  InstalledHooks run() && {
+    for (const auto& found : report_.hooks) install(found);
+    for (const Config& layer : config_.layers())
+      for (const auto& [name, settings] : layer.hooks) check_entry(layer, name, settings);
+    return {std::move(installed_), std::move(what_)};
+  }
+
+ private:
+  void install(const DiscoveredHook& found) {
+    const ResolvedHookSettings settings = config_.hook_settings(found.layer, found.name);
+    const auto not_installed = [&](std::string reason) {
+      what_.not_installed.push_back({found.name, found.layer, found.path, std::move(reason)});
+    };
+    if (auto forbidden = config_.hooks_forbidden(found.layer)) return not_installed(*forbidden);
+    if (settings.disabled.value)
+      return not_installed("disabled by " + describe_location(settings.disabled.origin));
+    if (found.protocol != HookProtocol::hookbus)
+      return not_installed("the claude_code protocol for hook files is not available in this build");
+    auto hook =
+        std::make_shared<const ExternalHook>(ExternalHook{found.name, found.path, settings.timeout.value, project_dir_});
     const HandlerOptions options{.label = found.name,
-                                 .failure = settings.failure.value_or(FailurePolicy::fail_open),
+                                 .failure = settings.failure.value,
                                  .kind = HandlerKind::external,
                                  .source = found.path.string()};
-    for (const auto& requested : found.events)
-      installed.add(hooks.on(
+    InstallReport::Installed record{found.name, found.layer, found.path, {}, settings};
+    for (const auto& requested : found.events) {
+      installed_.add(hooks_.on(
           event_name(requested.index),
           [hook, requested_name = requested.name](const HookEvent& event) {
             return call_external_hook(*hook, event, requested_name);
           },
           options));
+      record.events.emplace_back(event_name(requested.index));
+    }
+    what_.installed.push_back(std::move(record));
   }
-  for (const auto& [name, settings] : config.hooks) {
-    const bool found = std::any_of(report.hooks.begin(), report.hooks.end(), [&](const auto& h) { return h.name == name; });
-    if (!found) logger()->warn("configuration for hook '{}': no hook of that name was discovered", name);
+
+  // A config entry about hooks of `name`: warn when it changes nothing, and
+  // stand in for a fail-closed hook that cannot run.
+  void check_entry(const Config& writer, const std::string& name, const HookSettings& entry) {
+    const bool governed_exists = std::any_of(report_.hooks.begin(), report_.hooks.end(), [&](const DiscoveredHook& h) {
+      return h.name == name && governs(writer.layer, h.layer);
+    });
+    if (governed_exists) return;
+    const auto higher = std::find_if(report_.hooks.begin(), report_.hooks.end(),
+                                     [&](const DiscoveredHook& h) { return h.name == name; });
+    if (higher != report_.hooks.end()) {
+      warn(fmt::format("{}: the {} config may not change the {} layer's hook '{}' ({}); ignored",
+                       describe_location(entry.location), layer_name(writer.layer), layer_name(higher->layer), name,
+                       higher->path.string()));
+      return;
+    }
+    const ResolvedHookSettings settings = config_.hook_settings(writer.layer, name);
+    if (settings.failure.value == FailurePolicy::fail_closed && !settings.disabled.value &&
+        !config_.hooks_forbidden(writer.layer))
+      return refuse_in_place_of(name, settings, entry);
+    warn(fmt::format("{}: no hook named '{}' was found{}", describe_location(entry.location), name, why_missing(name)));
   }
-  return installed;
+
+  // Installs handlers that refuse the hook's events, naming why it cannot run.
+  void refuse_in_place_of(const std::string& name, const ResolvedHookSettings& settings, const HookSettings& entry) {
+    std::vector<std::size_t> events;
+    for (const auto& declared : settings.events.value)
+      if (auto index = find_event(declared)) events.push_back(*index);
+    if (events.empty()) events = gating_events();
+    const std::string reason = fmt::format("hook '{}' must fail closed ({}) but cannot run: {}", name,
+                                           describe_location(settings.failure.origin), cannot_run(name));
+    InstallReport::Refusing record{name, {}, reason};
+    for (const std::size_t index : events) {
+      installed_.add(hooks_.on(
+          event_name(index), [reason](const HookEvent&) -> HookOutcome { throw ExternalHookError(reason); },
+          {.label = name,
+           .failure = FailurePolicy::fail_closed,
+           .kind = HandlerKind::external,
+           .source = describe_location(entry.location)}));
+      record.events.emplace_back(event_name(index));
+    }
+    logger()->warn("{} (config: {})", reason, describe_location(entry.location));
+    what_.refusing.push_back(std::move(record));
+  }
+
+  // Why no hook of this name runs, from what discovery skipped.
+  std::string cannot_run(const std::string& name) const {
+    for (const auto& skipped : report_.skipped)
+      if (skipped.name == name && skipped.why != SkippedFile::Why::shadowed)
+        return fmt::format("{} {} ({})", skip_reason_name(skipped.why), skipped.path.string(), skipped.reason);
+    return "no hook file of that name is in any hook directory";
+  }
+
+  std::string why_missing(const std::string& name) const {
+    for (const auto& skipped : report_.skipped)
+      if (skipped.name == name) return fmt::format(" ({} {}: {})", skip_reason_name(skipped.why), skipped.path.string(), skipped.reason);
+    return "";
+  }
+
+  void warn(std::string message) {
+    logger()->warn("{}", message);
+    what_.warnings.push_back(std::move(message));
+  }
+
+  Hooks& hooks_;
+  const DiscoveryReport& report_;
+  const LayeredConfig& config_;
+  fs::path project_dir_;
+  InstallReport what_;
+  ConnectionGroup installed_;
+};
+
+}  // namespace
+
+InstalledHooks install_external_hooks(Hooks& hooks, const DiscoveryReport& report, const LayeredConfig& config,
+                                      const std::filesystem::path& project_dir) {
+  return Installer(hooks, report, config, project_dir.empty() ? fs::current_path() : project_dir).run();
+}
+
+ConnectionGroup install_external_hooks(Hooks& hooks, const DiscoveryReport& report, const Config& config) {
+  return install_external_hooks(hooks, report, LayeredConfig({config}), config.project_dir).connections;
 }
 
 }  // namespace hookbus

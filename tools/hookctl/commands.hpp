@@ -46,6 +46,8 @@ int schema_command(Arguments args);  // schema NAME
 
 int list_command(Arguments args);      // list
 int emit_command(Arguments args);      // emit NAME [JSON|-]
-int run_hook_command(Arguments args);  // run-hook PATH NAME [JSON]
+int run_hook_command(Arguments args);  // run-hook PATH NAME [JSON] [--force]
+int trust_command(Arguments args);     // trust [--dry-run | --revoke | --list]
+int config_command(Arguments args);    // config
 
 }  // namespace hookctl

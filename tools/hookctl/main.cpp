@@ -30,7 +30,12 @@ constexpr Command commands[] = {
     {"schema", "NAME", "print an example of an event (name or alias) and of its result, as JSON", schema_command},
     {"list", "[--project DIR]", "list discovered external hooks, and the files skipped or shadowed and why", list_command},
     {"emit", "NAME [JSON|-] [--project DIR]", "emit an event through the configured built-ins and hooks; print the outcome", emit_command},
-    {"run-hook", "PATH NAME [JSON] [--project DIR]", "run one hook file once: stdout, stderr, status, duration, result", run_hook_command},
+    {"run-hook", "PATH NAME [JSON] [--force] [--project DIR]",
+     "run one hook file once: stdout, stderr, status, duration, result", run_hook_command},
+    {"trust", "[--dry-run|--revoke|--list] [--project DIR]",
+     "trust the project's hooks and config as they are now (prints what it records)", trust_command},
+    {"config", "[--project DIR]", "print the merged configuration of every layer, each value with its file",
+     config_command},
 };
 
 void print_usage(std::FILE* out) {

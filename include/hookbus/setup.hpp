@@ -1,0 +1,71 @@
+#pragma once
+// One call that does what every engine needs before its first emit: read each
+// layer's configuration (managed, user, project, local), decide whether the
+// project may run (trust.hpp), install the configured built-ins, discover and
+// install the external hooks, and report what was loaded, refused and why.
+// docs/engine.md shows a whole engine around it; `hookctl list` prints its report.
+//
+//   hookbus::Hooks hooks;
+//   hookbus::Installation setup = hookbus::setup(hooks, {.project_dir = project_dir});
+//   if (!setup.report.trust.project_may_run()) show(setup.report.trust.message);
+//   ... emit ...                        // setup.connections keeps everything installed
+//
+// Throws ConfigError for a bad config file of a layer that applies (a project
+// layer that is not trusted does not apply, so its config cannot stop the
+// engine); nothing stays installed then.
+
+#include <hookbus/builtins.hpp>
+#include <hookbus/config.hpp>
+#include <hookbus/connection.hpp>
+#include <hookbus/discovery.hpp>
+#include <hookbus/external.hpp>
+#include <hookbus/hooks.hpp>
+#include <hookbus/layers.hpp>
+#include <hookbus/trust.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hookbus {
+
+struct SetupOptions {
+  std::filesystem::path project_dir;    // empty: the current directory
+  std::optional<Locations> locations;   // unset: Locations::from_environment(project_dir)
+  // The engine's policy; managed and user config may make it stricter, never looser.
+  ProjectTrustPolicy project_trust = ProjectTrustPolicy::require;
+  const BuiltinRegistry* builtins = nullptr;  // unset: default_builtins()
+  Duration query_timeout = default_query_timeout;
+  bool query_cache = true;                    // remember `HOOK hook` answers under Locations::cache
+};
+
+// A layer's config file and what became of it.
+struct ConfigFileState {
+  enum class State { absent, applied, not_applied };
+  Layer layer = Layer::user;
+  std::filesystem::path file;
+  State state = State::absent;
+  std::string note;  // for not_applied: why (the project is not trusted, or its error)
+};
+
+struct SetupReport {
+  Locations locations;
+  std::vector<ConfigFileState> config_files;  // one per layer, most trusted first
+  TrustReport trust;
+  LayeredConfig config;                        // the layers that applied
+  HookDirectories directories;
+  DiscoveryReport discovery;
+  InstallReport hooks;                         // external hooks
+  std::vector<std::string> builtins;           // "tool_policy (user config ~/.config/hookbus/config.json)"
+  std::vector<std::string> warnings;           // everything the user should hear about; also logged
+};
+
+struct [[nodiscard]] Installation {
+  ConnectionGroup connections;  // dropping it uninstalls everything setup installed
+  SetupReport report;
+};
+
+Installation setup(Hooks& hooks, const SetupOptions& options = {});
+
+}  // namespace hookbus

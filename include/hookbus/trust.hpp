@@ -1,0 +1,129 @@
+#pragma once
+// Trust in a project: what a repository brings (its hook files, plugins,
+// config, Claude Code project settings and the files their commands name)
+// runs only after the user trusted the project, and only while those files are
+// exactly what was trusted. Like direnv's `allow`, trust is recorded with a
+// content fingerprint; any change needs a new trust. docs/security.md is the
+// model; setup.hpp applies it; `hookctl trust` is the command.
+//
+//   hookbus::TrustStore store = hookbus::TrustStore::at(locations);
+//   hookbus::TrustReport report = hookbus::check_trust(store, files, policy);
+//   if (report.state == hookbus::TrustState::changed)
+//     for (const auto& change : report.changes) ...  // show them, ask the user
+//   store.trust(files.project, report.now);          // after the engine's own prompt
+
+#include <hookbus/config.hpp>
+#include <hookbus/errors.hpp>
+#include <hookbus/layers.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hookbus {
+
+// What a project brings that hookbus would read or run: the inputs of its fingerprint.
+struct ProjectFiles {
+  std::filesystem::path project;                   // absolute
+  std::vector<std::filesystem::path> files;        // config and settings files, files named by hook commands
+  std::vector<std::filesystem::path> directories;  // hook and plugin directories: every file below them counts
+};
+
+// One file of a fingerprint.
+struct FingerprintedFile {
+  std::string path;         // relative to the project when inside it, else absolute
+  std::uint32_t mode = 0;   // permission bits (07777) of what the path resolves to
+  std::string sha256;       // of the content, or "unreadable: <why>"
+  bool operator==(const FingerprintedFile&) const = default;
+};
+
+struct ProjectFingerprint {
+  std::string digest;                     // SHA-256 over every file's path, mode and content hash
+  std::vector<FingerprintedFile> files;   // sorted by path
+  bool operator==(const ProjectFingerprint&) const = default;
+};
+
+// Limits that keep fingerprinting a hostile project bounded.
+inline constexpr std::size_t max_fingerprinted_files = 10'000;
+inline constexpr std::uintmax_t max_fingerprinted_bytes = std::uintmax_t{256} << 20;
+
+// Hashes every file of `files` (symlinks followed; missing files are left out).
+// Throws TrustError past the limits above, naming the project.
+ProjectFingerprint fingerprint(const ProjectFiles& files);
+
+class TrustError : public Error {
+ public:
+  using Error::Error;
+};
+
+enum class TrustState {
+  nothing_to_trust,   // the project brings nothing hookbus would run
+  trusted,            // trusted, and nothing changed since
+  untrusted,          // never trusted (or revoked)
+  changed,            // trusted once, but its files changed since: see `changes`
+  trusted_by_policy,  // ProjectTrustPolicy::trust_all
+  ignored_by_policy,  // ProjectTrustPolicy::ignore
+  store_unusable,     // trust.json cannot be read or is not safe: nothing is trusted
+};
+
+std::string_view trust_state_name(TrustState state) noexcept;
+
+struct FileChange {
+  enum class Kind { added, removed, modified };
+  Kind kind = Kind::modified;
+  std::string path;
+  std::string detail;  // "content", "mode 0755 -> 0775", "content and mode 0755 -> 0775"
+  bool operator==(const FileChange&) const = default;
+};
+
+struct TrustReport {
+  TrustState state = TrustState::untrusted;
+  std::filesystem::path project;
+  ProjectFingerprint now;           // the project's files as they are
+  std::vector<FileChange> changes;  // for `changed`: what differs from the trusted fingerprint
+  std::string message;              // for people: what is the case and the command to review and trust
+
+  // True when the project and local layers may run.
+  [[nodiscard]] bool project_may_run() const noexcept {
+    return state == TrustState::nothing_to_trust || state == TrustState::trusted ||
+           state == TrustState::trusted_by_policy;
+  }
+};
+
+// The user's record of trusted projects: a JSON file, mode 0600, replaced
+// atomically (and under a lock) on every change. A store that is writable by
+// others or cannot be read trusts nothing.
+class TrustStore {
+ public:
+  struct Record {
+    std::filesystem::path project;
+    ProjectFingerprint fingerprint;
+    std::string trusted_at;  // UTC, ISO 8601
+  };
+
+  explicit TrustStore(std::filesystem::path file) : file_(std::move(file)) {}
+  // `<locations.state>/trust.json`; throws TrustError when there is no state directory (no HOME).
+  static TrustStore at(const Locations& locations);
+
+  [[nodiscard]] const std::filesystem::path& file() const noexcept { return file_; }
+
+  // Throws TrustError when the store cannot be read, is malformed or is writable by others.
+  [[nodiscard]] std::optional<Record> find(const std::filesystem::path& project) const;
+  [[nodiscard]] std::vector<Record> list() const;
+  // Records the project as trusted with this fingerprint, replacing an earlier record.
+  void trust(const std::filesystem::path& project, const ProjectFingerprint& fingerprint);
+  // Forgets the project; false when it was not trusted.
+  bool revoke(const std::filesystem::path& project);
+
+ private:
+  std::filesystem::path file_;
+};
+
+// Whether the project's layers may run: fingerprints `files` and compares with
+// the store under `policy`. Never throws for what it finds: an unusable store
+// is TrustState::store_unusable, with the reason in the message.
+TrustReport check_trust(const TrustStore& store, const ProjectFiles& files, ProjectTrustPolicy policy);
+
+}  // namespace hookbus

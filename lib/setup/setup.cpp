@@ -1,0 +1,159 @@
+// The one-call engine setup (include/hookbus/setup.hpp): layers, trust,
+// built-ins, external hooks.
+#include <hookbus/log.hpp>
+#include <hookbus/setup.hpp>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <exception>
+#include <system_error>
+
+namespace hookbus {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A project layer's config, read as data before trust is decided: a broken
+// file of an untrusted project must not stop the engine.
+struct ProjectLayerConfig {
+  Layer layer;
+  fs::path file;
+  std::optional<Config> config;
+  std::exception_ptr error;
+};
+
+ProjectLayerConfig read_project_layer(const Locations& locations, Layer layer) {
+  ProjectLayerConfig read{layer, locations.config_file(layer), std::nullopt, nullptr};
+  try {
+    read.config = load_layer_config(read.file, layer);
+  } catch (const ConfigError&) {
+    read.error = std::current_exception();
+  }
+  return read;
+}
+
+// Everything the project layers would read or run (trust.hpp's fingerprint inputs).
+ProjectFiles project_files(const Locations& locations, const std::vector<ProjectLayerConfig>& project_layers,
+                           const std::vector<const Config*>& all_configs) {
+  ProjectFiles files{locations.project, {}, {}};
+  for (const auto& read : project_layers) {
+    files.files.push_back(read.file);
+    if (read.config)
+      for (const auto& dir : read.config->hook_directories) files.directories.push_back(dir);
+  }
+  files.directories.push_back(locations.hook_directory(Layer::project));
+  files.directories.push_back(locations.plugin_directory(Layer::project));
+  // Claude Code's project settings count once any layer imports them.
+  for (const Config* config : all_configs) {
+    if (config == nullptr || !config->claude_code) continue;
+    for (const Layer scope : config->claude_code->settings) {
+      if (scope == Layer::project) files.files.push_back(locations.project / ".claude" / "settings.json");
+      if (scope == Layer::local) files.files.push_back(locations.project / ".claude" / "settings.local.json");
+    }
+  }
+  return files;
+}
+
+std::string describe(const Config& config) {
+  return fmt::format("{} config {}", layer_name(config.layer), config.file.string());
+}
+
+}  // namespace
+
+Installation setup(Hooks& hooks, const SetupOptions& options) {
+  Installation result;
+  SetupReport& report = result.report;
+  const fs::path project_dir = options.project_dir.empty() ? fs::current_path() : options.project_dir;
+  report.locations = options.locations.value_or(Locations::from_environment(project_dir));
+  const Locations& locations = report.locations;
+
+  // The managed and user layers always apply: their errors stop setup.
+  std::vector<Config> applied;
+  for (const Layer layer : {Layer::managed, Layer::user}) {
+    const fs::path file = locations.config_file(layer);
+    ConfigFileState state{layer, file, ConfigFileState::State::absent, ""};
+    if (!file.empty()) {
+      if (auto config = load_layer_config(file, layer)) {
+        applied.push_back(std::move(*config));
+        state.state = ConfigFileState::State::applied;
+      }
+    }
+    report.config_files.push_back(std::move(state));
+  }
+  const ProjectTrustPolicy policy = LayeredConfig(applied).project_trust(options.project_trust);
+
+  // The project layers apply only in a trusted project.
+  std::vector<ProjectLayerConfig> project_layers{read_project_layer(locations, Layer::project),
+                                                 read_project_layer(locations, Layer::local)};
+  std::vector<const Config*> all_configs;
+  for (const auto& config : applied) all_configs.push_back(&config);
+  for (const auto& read : project_layers) all_configs.push_back(read.config ? &*read.config : nullptr);
+  report.trust = check_trust(TrustStore(locations.state.empty() ? fs::path() : locations.state / "trust.json"),
+                             project_files(locations, project_layers, all_configs), policy);
+  const bool project_may_run = report.trust.project_may_run();
+  if (!project_may_run && !report.trust.message.empty()) {
+    logger()->warn("{}", report.trust.message);
+    report.warnings.push_back(report.trust.message);
+  }
+  for (auto& read : project_layers) {
+    ConfigFileState state{read.layer, read.file, ConfigFileState::State::absent, ""};
+    if (read.config || read.error) {
+      if (project_may_run) {
+        if (read.error) std::rethrow_exception(read.error);
+        applied.push_back(std::move(*read.config));
+        state.state = ConfigFileState::State::applied;
+      } else {
+        state.state = ConfigFileState::State::not_applied;
+        state.note = std::string(trust_state_name(report.trust.state));
+      }
+    }
+    report.config_files.push_back(std::move(state));
+  }
+  report.config = LayeredConfig(std::move(applied));
+  const LayeredConfig& config = report.config;
+
+  // Discovery: a layer runs nothing when it may not run at all.
+  const auto why_not_run = [&](Layer layer) -> std::optional<std::string> {
+    if (is_project_layer(layer) && !project_may_run)
+      return fmt::format("the project is {}: {}", trust_state_name(report.trust.state),
+                         "run `hookctl trust` after reviewing its hooks");
+    return config.hooks_forbidden(layer);
+  };
+  report.directories = layer_hook_directories(locations, config);
+  // An untrusted project's own hook directory is still listed, so its hooks show as not run.
+  if (!project_may_run)
+    report.directories.add_with_plugins(locations.hook_directory(Layer::project), "project", Layer::project);
+  DiscoveryOptions discovery{
+      .query_timeout = options.query_timeout,
+      .query_cache = options.query_cache && !locations.cache.empty() ? locations.cache / "queries.json" : fs::path(),
+      .why_not_run = why_not_run,
+      .declared = [&](Layer layer, std::string_view name) -> std::optional<HookDeclaration> {
+        const ResolvedHookSettings settings = config.hook_settings(layer, name);
+        if (settings.events.value.empty()) return std::nullopt;
+        return HookDeclaration{settings.protocol.value, settings.events.value};
+      }};
+  report.discovery = discover_hooks(report.directories, discovery);
+
+  // Built-ins of every layer that may run, most trusted first: all are built
+  // before any is installed, so a bad one leaves nothing installed.
+  const BuiltinRegistry registry = options.builtins != nullptr ? *options.builtins : default_builtins();
+  ConnectionGroup builtins;
+  for (const Config& layer : config.layers()) {
+    if (layer.builtins.empty()) continue;
+    if (auto why = config.hooks_forbidden(layer.layer)) {
+      report.warnings.push_back(fmt::format("built-ins of {} not installed: {}", describe(layer), *why));
+      continue;
+    }
+    builtins.add(install_builtins(hooks, layer, registry));
+    for (const auto& builtin : layer.builtins) report.builtins.push_back(fmt::format("{} ({})", builtin.name, describe(layer)));
+  }
+  InstalledHooks external = install_external_hooks(hooks, report.discovery, config, locations.project);
+  report.hooks = std::move(external.report);
+  for (const auto& warning : report.hooks.warnings) report.warnings.push_back(warning);
+  result.connections.add(std::move(builtins));
+  result.connections.add(std::move(external.connections));
+  return result;
+}
+
+}  // namespace hookbus

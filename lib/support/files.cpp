@@ -1,0 +1,129 @@
+#include "support/files.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <system_error>
+#include <utility>
+
+namespace hookbus::detail {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string error_text(int error) { return std::generic_category().message(error); }
+
+std::string_view file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+class Descriptor {
+ public:
+  explicit Descriptor(int fd) noexcept : fd_(fd) {}
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+  ~Descriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const noexcept { return fd_; }
+  int release() noexcept { return std::exchange(fd_, -1); }
+
+ private:
+  int fd_;
+};
+
+// Why `file` could not be opened: a dangling symlink is named as one.
+[[noreturn]] void fail_open(const fs::path& file, int error) {
+  struct stat link {};
+  if (error == ENOENT && ::lstat(file.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+    std::error_code ec;
+    const fs::path target = fs::read_symlink(file, ec);
+    throw FileReadError(fmt::format("is a symlink to '{}', which does not exist", target.string()));
+  }
+  throw FileReadError("cannot read: " + error_text(error));
+}
+
+}  // namespace
+
+std::optional<std::string> read_regular_file_if_exists(const std::filesystem::path& file, std::uintmax_t max_size) {
+  struct stat link {};
+  if (::lstat(file.c_str(), &link) != 0 && (errno == ENOENT || errno == ENOTDIR)) return std::nullopt;
+  return read_regular_file(file, max_size);
+}
+
+std::string read_regular_file(const std::filesystem::path& file, std::uintmax_t max_size) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
+  Descriptor fd(::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (fd.get() < 0) fail_open(file, errno);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) throw FileReadError("cannot read: " + error_text(errno));
+  if (!S_ISREG(st.st_mode)) throw FileReadError(fmt::format("is {}, not a regular file", file_kind(st.st_mode)));
+  if (static_cast<std::uintmax_t>(st.st_size) > max_size)
+    throw FileReadError(fmt::format("is {} bytes, over the limit of {} bytes", st.st_size, max_size));
+  std::string text;
+  char buffer[8192];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw FileReadError("cannot read: " + error_text(errno));
+    if (n == 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+    // The file may grow while it is read.
+    if (text.size() > max_size) throw FileReadError(fmt::format("is over the limit of {} bytes", max_size));
+  }
+  return text;
+}
+
+void write_file_atomically(const std::filesystem::path& file, const std::string& content, mode_t mode) {
+  const auto fail = [&](std::string_view what, int error) {
+    throw Error(fmt::format("{}: cannot {}: {}", file.string(), what, error_text(error)));
+  };
+  const fs::path directory = file.parent_path();
+  std::error_code ec;
+  if (!directory.empty() && !fs::is_directory(directory, ec)) {
+    fs::create_directories(directory, ec);
+    if (ec) fail("create its directory", ec.value());
+    ::chmod(directory.c_str(), 0700);
+  }
+  std::string temporary = (directory / ("." + file.filename().string() + ".XXXXXX")).string();
+  Descriptor fd(::mkostemp(temporary.data(), O_CLOEXEC));
+  if (fd.get() < 0) fail("create a temporary file", errno);
+  const auto remove_temporary = [&] { ::unlink(temporary.c_str()); };
+  if (::fchmod(fd.get(), mode) != 0) {
+    const int error = errno;
+    remove_temporary();
+    fail("set its permissions", error);
+  }
+  for (std::size_t written = 0; written < content.size();) {
+    const ssize_t n = ::write(fd.get(), content.data() + written, content.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      remove_temporary();
+      fail("write", error);
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd.get()) != 0 || ::close(fd.release()) != 0) {
+    const int error = errno;
+    remove_temporary();
+    fail("write", error);
+  }
+  if (::rename(temporary.c_str(), file.c_str()) != 0) {
+    const int error = errno;
+    remove_temporary();
+    fail("replace", error);
+  }
+}
+
+}  // namespace hookbus::detail

@@ -1,0 +1,39 @@
+#pragma once
+// Reading small files that someone else may have written (config files,
+// settings, caches) without hanging on a FIFO, reading a device forever, or
+// taking a dangling symlink for "no file". Also atomic replacement of files
+// hookbus owns (trust.json, the query cache).
+
+#include <hookbus/errors.hpp>
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace hookbus::detail {
+
+// Why a read failed, without the file's name (the caller says where).
+class FileReadError : public Error {
+ public:
+  using Error::Error;
+};
+
+// The whole content of a regular file of at most `max_size` bytes. Symlinks
+// are followed. Throws FileReadError "is not a regular file (a FIFO)", "is a
+// symlink to '/x', which does not exist", "is 5000000 bytes, over the limit of
+// 1048576", "cannot read: Permission denied", ...
+std::string read_regular_file(const std::filesystem::path& file, std::uintmax_t max_size);
+
+// Like read_regular_file, but nullopt when nothing is at the path at all
+// (a dangling symlink is still an error).
+std::optional<std::string> read_regular_file_if_exists(const std::filesystem::path& file, std::uintmax_t max_size);
+
+// Replaces `file` with `content` atomically (a temporary file in the same
+// directory, fsync, rename), with permissions `mode`; creates missing parent
+// directories with mode 0700. Throws Error naming the file on failure.
+void write_file_atomically(const std::filesystem::path& file, const std::string& content, mode_t mode);
+
+}  // namespace hookbus::detail

@@ -1,0 +1,334 @@
+// Project fingerprints and the trust store (include/hookbus/trust.hpp).
+#include <hookbus/json.hpp>
+#include <hookbus/trust.hpp>
+
+#include "external/file_safety.hpp"
+#include "support/files.hpp"
+#include "support/sha256.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+#include <system_error>
+
+namespace hookbus {
+namespace {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+constexpr std::uintmax_t kMaxStoreSize = std::uintmax_t{64} << 20;
+
+// The name a file is recorded under: relative inside the project, else absolute.
+std::string recorded_path(const fs::path& project, const fs::path& file) {
+  const fs::path relative = file.lexically_relative(project);
+  if (!relative.empty() && *relative.begin() != "..") return relative.generic_string();
+  return file.generic_string();
+}
+
+class Fingerprinter {
+ public:
+  explicit Fingerprinter(const fs::path& project) : project_(project) {}
+
+  void add_file(const fs::path& file) {
+    struct stat st {};
+    if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;  // missing, or not a file: nothing runs from it
+    const std::string name = recorded_path(project_, file.lexically_normal());
+    if (files_.contains(name)) return;
+    if (files_.size() == max_fingerprinted_files)
+      throw TrustError(fmt::format("{}: more than {} files to fingerprint; hook directories should hold hooks",
+                                   project_.string(), max_fingerprinted_files));
+    bytes_ += static_cast<std::uintmax_t>(st.st_size);
+    if (bytes_ > max_fingerprinted_bytes)
+      throw TrustError(fmt::format("{}: more than {} bytes to fingerprint; hook directories should hold hooks",
+                                   project_.string(), max_fingerprinted_bytes));
+    std::string digest;
+    try {
+      digest = detail::sha256_hex(detail::read_regular_file(file, max_fingerprinted_bytes));
+    } catch (const detail::FileReadError& error) {
+      digest = std::string("unreadable: ") + error.what();
+    }
+    files_.emplace(name, FingerprintedFile{name, static_cast<std::uint32_t>(st.st_mode & 07777), std::move(digest)});
+  }
+
+  // Every regular file below `directory` (symlinks to files followed; symlinked
+  // directories are not entered, as discovery never enters them).
+  void add_directory(const fs::path& directory) {
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(directory, fs::directory_options::skip_permission_denied, ec), end;
+         !ec && it != end; it.increment(ec))
+      if (!it->is_directory(ec)) add_file(it->path());
+  }
+
+  ProjectFingerprint take() && {
+    ProjectFingerprint result;
+    detail::Sha256 hash;
+    for (auto& [name, file] : files_) {
+      hash.update(fmt::format("{}\n{:04o}\n{}\n", name, file.mode, file.sha256));
+      result.files.push_back(std::move(file));
+    }
+    result.digest = hash.hex_digest();
+    return result;
+  }
+
+ private:
+  fs::path project_;
+  std::map<std::string, FingerprintedFile> files_;  // sorted by recorded path
+  std::uintmax_t bytes_ = 0;
+};
+
+// ---------------------------------------------------------------- store
+
+json::object to_json(const TrustStore::Record& record) {
+  json::object files;
+  for (const auto& file : record.fingerprint.files)
+    files.emplace(file.path, json::object{{"mode", fmt::format("{:04o}", file.mode)}, {"sha256", file.sha256}});
+  return {{"fingerprint", record.fingerprint.digest}, {"trusted_at", record.trusted_at}, {"files", std::move(files)}};
+}
+
+[[noreturn]] void malformed(const fs::path& store, std::string_view where, std::string_view what) {
+  throw TrustError(fmt::format("{}: {}: {}; fix or remove the file (every project is then untrusted)",
+                               store.string(), where, what));
+}
+
+const json::string& string_at(const json::object& object, std::string_view key, const fs::path& store,
+                              std::string_view where) {
+  const json::value* value = object.if_contains(key);
+  if (value == nullptr || !value->is_string()) malformed(store, where, fmt::format("'{}' must be a string", key));
+  return value->get_string();
+}
+
+TrustStore::Record record_from_json(const fs::path& store, const std::string& project, const json::value& value) {
+  if (!value.is_object()) malformed(store, project, "expected an object");
+  const json::object& object = value.get_object();
+  TrustStore::Record record{project, {}, std::string(string_at(object, "trusted_at", store, project))};
+  record.fingerprint.digest = string_at(object, "fingerprint", store, project);
+  const json::value* files = object.if_contains("files");
+  if (files == nullptr || !files->is_object()) malformed(store, project, "'files' must be an object");
+  for (const auto& [name, file] : files->get_object()) {
+    const std::string where = project + ": " + std::string(name);
+    if (!file.is_object()) malformed(store, where, "expected an object");
+    const std::string mode(string_at(file.get_object(), "mode", store, where));
+    std::uint32_t bits = 0;
+    for (const char c : mode) {
+      if (c < '0' || c > '7' || mode.size() > 4) malformed(store, where, "'mode' must be octal, like \"0755\"");
+      bits = bits * 8 + static_cast<std::uint32_t>(c - '0');
+    }
+    record.fingerprint.files.push_back(
+        {std::string(name), bits, std::string(string_at(file.get_object(), "sha256", store, where))});
+  }
+  return record;
+}
+
+using Records = std::map<std::string, TrustStore::Record>;
+
+Records read_store(const fs::path& store) {
+  std::optional<std::string> text;
+  try {
+    text = detail::read_regular_file_if_exists(store, kMaxStoreSize);
+  } catch (const detail::FileReadError& error) {
+    throw TrustError(store.string() + ": " + error.what());
+  }
+  if (!text) return {};
+  // Anyone who can write the store could trust a project for you.
+  if (auto why = detail::unsafe_path_reason(store)) throw TrustError(store.string() + " is not safe: " + *why);
+  json::value document;
+  try {
+    document = parse_json(*text, store.string());
+  } catch (const JsonError& error) {
+    throw TrustError(std::string(error.what()) + "; fix or remove the file (every project is then untrusted)");
+  }
+  if (!document.is_object()) malformed(store, "the document", "expected an object");
+  const json::value* projects = document.get_object().if_contains("projects");
+  if (projects == nullptr || !projects->is_object()) malformed(store, "the document", "'projects' must be an object");
+  Records records;
+  for (const auto& [project, value] : projects->get_object())
+    records.emplace(std::string(project), record_from_json(store, std::string(project), value));
+  return records;
+}
+
+void write_store(const fs::path& store, const Records& records) {
+  json::object projects;
+  for (const auto& [project, record] : records) projects.emplace(project, to_json(record));
+  const json::object document{{"version", 1}, {"projects", std::move(projects)}};
+  detail::write_file_atomically(store, json::serialize(document) + "\n", 0600);
+}
+
+// An exclusive lock on `<store>.lock` for a read-modify-write of the store.
+class StoreLock {
+ public:
+  explicit StoreLock(const fs::path& store) {
+    std::error_code ec;
+    fs::create_directories(store.parent_path(), ec);
+    const fs::path lock = fs::path(store).concat(".lock");
+    fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0)
+      throw TrustError(fmt::format("{}: cannot lock: {}", lock.string(), std::generic_category().message(errno)));
+  }
+  StoreLock(const StoreLock&) = delete;
+  StoreLock& operator=(const StoreLock&) = delete;
+  ~StoreLock() { ::close(fd_); }
+
+ private:
+  int fd_ = -1;
+};
+
+std::string now_utc() {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
+}
+
+std::string key_of(const fs::path& project) { return fs::absolute(project).lexically_normal().string(); }
+
+std::vector<FileChange> changes_between(const ProjectFingerprint& trusted, const ProjectFingerprint& now) {
+  std::map<std::string, const FingerprintedFile*> before;
+  for (const auto& file : trusted.files) before.emplace(file.path, &file);
+  std::vector<FileChange> changes;
+  for (const auto& file : now.files) {
+    const auto found = before.find(file.path);
+    if (found == before.end()) {
+      changes.push_back({FileChange::Kind::added, file.path, ""});
+      continue;
+    }
+    const FingerprintedFile& old = *found->second;
+    std::vector<std::string> what;
+    if (old.sha256 != file.sha256) what.emplace_back("content");
+    if (old.mode != file.mode) what.push_back(fmt::format("mode {:04o} -> {:04o}", old.mode, file.mode));
+    if (!what.empty()) changes.push_back({FileChange::Kind::modified, file.path, fmt::format("{}", fmt::join(what, " and "))});
+    before.erase(found);
+  }
+  for (const auto& [path, file] : before) changes.push_back({FileChange::Kind::removed, path, ""});
+  std::sort(changes.begin(), changes.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+  return changes;
+}
+
+std::string change_summary(const std::vector<FileChange>& changes) {
+  std::vector<std::string> parts;
+  for (const auto& change : changes) {
+    switch (change.kind) {
+      case FileChange::Kind::added: parts.push_back("added " + change.path); break;
+      case FileChange::Kind::removed: parts.push_back("removed " + change.path); break;
+      case FileChange::Kind::modified: parts.push_back(fmt::format("modified {} ({})", change.path, change.detail)); break;
+    }
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+}  // namespace
+
+ProjectFingerprint fingerprint(const ProjectFiles& files) {
+  Fingerprinter fingerprinter(files.project);
+  for (const auto& file : files.files) fingerprinter.add_file(file);
+  for (const auto& directory : files.directories) fingerprinter.add_directory(directory);
+  return std::move(fingerprinter).take();
+}
+
+std::string_view trust_state_name(TrustState state) noexcept {
+  switch (state) {
+    case TrustState::nothing_to_trust: return "nothing to trust";
+    case TrustState::trusted: return "trusted";
+    case TrustState::untrusted: return "untrusted";
+    case TrustState::changed: return "changed since trusted";
+    case TrustState::trusted_by_policy: return "trusted by policy (trust_all)";
+    case TrustState::ignored_by_policy: return "ignored by policy (ignore)";
+    case TrustState::store_unusable: return "untrusted (trust store unusable)";
+  }
+  return "unknown";
+}
+
+TrustStore TrustStore::at(const Locations& locations) {
+  if (locations.state.empty())
+    throw TrustError("no state directory for trust.json: set HOME or XDG_STATE_HOME");
+  return TrustStore(locations.state / "trust.json");
+}
+
+std::optional<TrustStore::Record> TrustStore::find(const std::filesystem::path& project) const {
+  Records records = read_store(file_);
+  const auto found = records.find(key_of(project));
+  if (found == records.end()) return std::nullopt;
+  return std::move(found->second);
+}
+
+std::vector<TrustStore::Record> TrustStore::list() const {
+  std::vector<Record> all;
+  for (auto& [project, record] : read_store(file_)) all.push_back(std::move(record));
+  return all;
+}
+
+void TrustStore::trust(const std::filesystem::path& project, const ProjectFingerprint& fingerprint) {
+  const StoreLock lock(file_);
+  Records records = read_store(file_);
+  const std::string key = key_of(project);
+  records.insert_or_assign(key, Record{key, fingerprint, now_utc()});
+  write_store(file_, records);
+}
+
+bool TrustStore::revoke(const std::filesystem::path& project) {
+  const StoreLock lock(file_);
+  Records records = read_store(file_);
+  if (records.erase(key_of(project)) == 0) return false;
+  write_store(file_, records);
+  return true;
+}
+
+TrustReport check_trust(const TrustStore& store, const ProjectFiles& files, ProjectTrustPolicy policy) {
+  TrustReport report;
+  report.project = files.project;
+  const std::string review = fmt::format("review them, then run: hookctl trust --project '{}'", files.project.string());
+  if (policy == ProjectTrustPolicy::ignore) {
+    report.state = TrustState::ignored_by_policy;
+    report.message = "the project's hooks and config are ignored (project_trust is \"ignore\")";
+    return report;
+  }
+  try {
+    report.now = fingerprint(files);
+  } catch (const TrustError& error) {
+    report.state = TrustState::untrusted;
+    report.message = error.what();
+    return report;
+  }
+  if (report.now.files.empty()) {
+    report.state = TrustState::nothing_to_trust;
+    return report;
+  }
+  if (policy == ProjectTrustPolicy::trust_all) {
+    report.state = TrustState::trusted_by_policy;
+    report.message = "every project is trusted (project_trust is \"trust_all\")";
+    return report;
+  }
+  std::optional<TrustStore::Record> record;
+  try {
+    record = store.find(files.project);
+  } catch (const TrustError& error) {
+    report.state = TrustState::store_unusable;
+    report.message = fmt::format("the project's hooks do not run: {}", error.what());
+    return report;
+  }
+  if (!record) {
+    report.state = TrustState::untrusted;
+    report.message = fmt::format("the project {} is not trusted, so its {} file(s) with hooks and config do not run; {}",
+                                 files.project.string(), report.now.files.size(), review);
+    return report;
+  }
+  if (record->fingerprint.digest == report.now.digest) {
+    report.state = TrustState::trusted;
+    return report;
+  }
+  report.state = TrustState::changed;
+  report.changes = changes_between(record->fingerprint, report.now);
+  report.message = fmt::format("the project {} changed since it was trusted on {} ({}), so its hooks and config do "
+                               "not run; {}",
+                               files.project.string(), record->trusted_at, change_summary(report.changes), review);
+  return report;
+}
+
+}  // namespace hookbus

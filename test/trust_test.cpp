@@ -1,0 +1,172 @@
+// Trust in a project: fingerprints over real files, and the trust store on disk
+// (include/hookbus/trust.hpp, docs/security.md).
+#include "script_fixture.hpp"
+
+#include <hookbus/trust.hpp>
+
+#include <boost/json/parse.hpp>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+namespace hookbus {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::Field;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using testing::TempDir;
+using testing::write_file;
+using testing::write_script;
+
+class Trust : public ::testing::Test {
+ protected:
+  fs::path hooks() const { return project_.path() / ".hookbus" / "hooks"; }
+  ProjectFiles files() const {
+    return {project_.path(), {project_.path() / ".hookbus" / "config.json"}, {hooks()}};
+  }
+  TrustReport check(ProjectTrustPolicy policy = ProjectTrustPolicy::require) const {
+    return check_trust(store_, files(), policy);
+  }
+
+  TempDir project_;
+  TempDir state_;
+  TrustStore store_{state_.path() / "hookbus" / "trust.json"};
+};
+
+TEST_F(Trust, AFingerprintListsEveryFileWithItsModeAndContentHash) {
+  write_script(hooks() / "guard", "echo tool_call\n");
+  write_file(hooks() / "lib" / "common.sh", "helper\n");
+  write_file(project_.path() / ".hookbus" / "config.json", "{}");
+  const ProjectFingerprint print = fingerprint(files());
+  EXPECT_THAT(print.files, ElementsAre(Field(&FingerprintedFile::path, ".hookbus/config.json"),
+                                       Field(&FingerprintedFile::path, ".hookbus/hooks/guard"),
+                                       Field(&FingerprintedFile::path, ".hookbus/hooks/lib/common.sh")));
+  EXPECT_EQ(print.files[1].mode, 0755u);
+  EXPECT_EQ(print.files[0].sha256, "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a");  // sha256("{}")
+  EXPECT_EQ(print.digest.size(), 64u);
+}
+
+TEST_F(Trust, TheFingerprintChangesWithContentModeOrAnAddedFile) {
+  write_script(hooks() / "guard", "echo tool_call\n");
+  const std::string original = fingerprint(files()).digest;
+  write_script(hooks() / "guard", "echo agent_end\n");
+  const std::string content = fingerprint(files()).digest;
+  ::chmod((hooks() / "guard").c_str(), 0700);
+  const std::string mode = fingerprint(files()).digest;
+  write_script(hooks() / "other", "true\n");
+  const std::string added = fingerprint(files()).digest;
+  EXPECT_NE(original, content);
+  EXPECT_NE(content, mode);
+  EXPECT_NE(mode, added);
+}
+
+TEST_F(Trust, AProjectWithNothingToRunNeedsNoTrust) {
+  EXPECT_EQ(check().state, TrustState::nothing_to_trust);
+  EXPECT_TRUE(check().project_may_run());
+}
+
+TEST_F(Trust, AProjectNeverTrustedIsUntrustedWithTheCommandToTrustIt) {
+  write_script(hooks() / "guard", "true\n");
+  const TrustReport report = check();
+  EXPECT_EQ(report.state, TrustState::untrusted);
+  EXPECT_FALSE(report.project_may_run());
+  EXPECT_THAT(report.message, AllOf(HasSubstr("is not trusted"), HasSubstr("hookctl trust --project '" +
+                                                                            project_.path().string() + "'")));
+}
+
+TEST_F(Trust, TrustingRecordsTheFingerprintInAPrivateFile) {
+  write_script(hooks() / "guard", "true\n");
+  store_.trust(project_.path(), check().now);
+  EXPECT_EQ(check().state, TrustState::trusted);
+  struct stat st {};
+  ASSERT_EQ(::stat(store_.file().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  const auto document = boost::json::parse(testing::read_file(store_.file()));
+  const auto& record = document.at("projects").at(project_.path().string());
+  EXPECT_EQ(record.at("files").at(".hookbus/hooks/guard").at("mode"), "0755");
+  EXPECT_EQ(record.at("fingerprint").as_string().size(), 64u);
+}
+
+TEST_F(Trust, AChangedProjectIsNotTrustedAndSaysWhatChanged) {
+  write_script(hooks() / "guard", "true\n");
+  write_script(hooks() / "old", "true\n");
+  store_.trust(project_.path(), check().now);
+  write_script(hooks() / "guard", "rm -rf ~\n");
+  fs::remove(hooks() / "old");
+  write_script(hooks() / "new", "true\n", 0700);
+  const TrustReport report = check();
+  EXPECT_EQ(report.state, TrustState::changed);
+  EXPECT_FALSE(report.project_may_run());
+  EXPECT_THAT(report.changes, ElementsAre(FileChange{FileChange::Kind::modified, ".hookbus/hooks/guard", "content"},
+                                          FileChange{FileChange::Kind::added, ".hookbus/hooks/new", ""},
+                                          FileChange{FileChange::Kind::removed, ".hookbus/hooks/old", ""}));
+  EXPECT_THAT(report.message, AllOf(HasSubstr("changed since it was trusted"), HasSubstr("modified .hookbus/hooks/guard"),
+                                    HasSubstr("added .hookbus/hooks/new"), HasSubstr("hookctl trust")));
+}
+
+TEST_F(Trust, AModeChangeIsAChange) {
+  write_script(hooks() / "guard", "true\n");
+  store_.trust(project_.path(), check().now);
+  ::chmod((hooks() / "guard").c_str(), 0700);
+  EXPECT_THAT(check().changes,
+              ElementsAre(FileChange{FileChange::Kind::modified, ".hookbus/hooks/guard", "mode 0755 -> 0700"}));
+}
+
+TEST_F(Trust, RevokingForgetsTheProject) {
+  write_script(hooks() / "guard", "true\n");
+  store_.trust(project_.path(), check().now);
+  EXPECT_TRUE(store_.revoke(project_.path()));
+  EXPECT_EQ(check().state, TrustState::untrusted);
+  EXPECT_FALSE(store_.revoke(project_.path()));
+}
+
+TEST_F(Trust, ListShowsEveryTrustedProject) {
+  write_script(hooks() / "guard", "true\n");
+  TempDir other;
+  store_.trust(project_.path(), check().now);
+  store_.trust(other.path(), {});
+  EXPECT_EQ(store_.list().size(), 2u);
+}
+
+TEST_F(Trust, AStoreWritableByOthersTrustsNothing) {
+  write_script(hooks() / "guard", "true\n");
+  store_.trust(project_.path(), check().now);
+  ::chmod(store_.file().c_str(), 0666);
+  const TrustReport report = check();
+  EXPECT_EQ(report.state, TrustState::store_unusable);
+  EXPECT_FALSE(report.project_may_run());
+  EXPECT_THAT(report.message, AllOf(HasSubstr(store_.file().string()), HasSubstr("writable by group or others")));
+}
+
+TEST_F(Trust, AMalformedStoreTrustsNothingAndSaysHowToFixIt) {
+  write_script(hooks() / "guard", "true\n");
+  write_file(store_.file(), R"({"projects": {"/x": {"fingerprint": 7, "trusted_at": "2026-01-01T00:00:00Z", "files": {}}}})", 0600);
+  const TrustReport report = check();
+  EXPECT_EQ(report.state, TrustState::store_unusable);
+  EXPECT_THAT(report.message, AllOf(HasSubstr("'fingerprint' must be a string"), HasSubstr("fix or remove the file")));
+}
+
+TEST_F(Trust, TrustAllRunsEveryProjectAndIgnoreRunsNone) {
+  write_script(hooks() / "guard", "true\n");
+  EXPECT_EQ(check(ProjectTrustPolicy::trust_all).state, TrustState::trusted_by_policy);
+  EXPECT_TRUE(check(ProjectTrustPolicy::trust_all).project_may_run());
+  store_.trust(project_.path(), check().now);
+  EXPECT_EQ(check(ProjectTrustPolicy::ignore).state, TrustState::ignored_by_policy);
+  EXPECT_FALSE(check(ProjectTrustPolicy::ignore).project_may_run());
+}
+
+TEST_F(Trust, FingerprintingAHugeProjectStopsAtItsLimitsAsUntrusted) {
+  write_file(hooks() / "big", "", 0644);
+  ASSERT_EQ(::truncate((hooks() / "big").c_str(), static_cast<off_t>(max_fingerprinted_bytes + 1)), 0);
+  const TrustReport report = check();
+  EXPECT_EQ(report.state, TrustState::untrusted);
+  EXPECT_THAT(report.message, HasSubstr("bytes to fingerprint"));
+}
+
+}  // namespace
+}  // namespace hookbus
