@@ -6,6 +6,7 @@
 #include <hookbus/process.hpp>
 
 #include <boost/json/parse.hpp>
+#include <sys/stat.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -30,17 +31,28 @@ class Hookctl : public ::testing::Test {
  protected:
   fs::path hook(const std::string& name) const { return project_.path() / ".hookbus" / "hooks" / name; }
 
-  // hookctl ARGS --project <project>, with an empty user config directory,
-  // and the system's python3 first in PATH (for `#!/usr/bin/env python3`): a
-  // PATH shim such as pyenv's can take seconds to start.
+  // hookctl ARGS --project <project>, with empty managed, user, state and
+  // cache directories of its own, and the system's python3 first in PATH (for
+  // `#!/usr/bin/env python3`): a PATH shim such as pyenv's can take seconds to start.
   ProcessResult hookctl(std::vector<std::string> args, std::string input = "") const {
     args.insert(args.end(), {"--project", project_.path().string()});
     return run_process({.program = kHookctl,
                         .arguments = std::move(args),
-                        .extra_environment = {{"XDG_CONFIG_HOME", user_config_.path().string()},
-                                              {"PATH", "/usr/bin:/bin"}},
+                        .extra_environment = environment(),
                         .input = std::move(input),
                         .timeout = std::chrono::seconds(20)});
+  }
+  std::vector<std::pair<std::string, std::string>> environment() const {
+    return {{"XDG_CONFIG_HOME", user_config_.path().string()},
+            {"XDG_STATE_HOME", (home_.path() / "state").string()},
+            {"XDG_CACHE_HOME", (home_.path() / "cache").string()},
+            {"HOOKBUS_MANAGED_DIR", (home_.path() / "managed").string()},
+            {"PATH", "/usr/bin:/bin"}};
+  }
+  // The project as it is now is trusted (hookctl trust), so its hooks and config run.
+  void trust() const {
+    const ProcessResult r = hookctl({"trust"});
+    ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   }
 
   void add_hook(const std::string& name, const std::string& events, const std::string& body) const {
@@ -53,16 +65,36 @@ class Hookctl : public ::testing::Test {
 
   TempDir project_;
   TempDir user_config_;
+  TempDir home_;
 };
 
 // -------------------------------------------------------------------- list
 
-TEST_F(Hookctl, ListShowsEachHookWithItsEventsPathAndSource) {
+TEST_F(Hookctl, ListShowsEachHookWithItsEventsPathLayerAndProtocol) {
   add_hook("guard", "before_tool_call agent_end", "");
+  trust();
   const ProcessResult r = hookctl({"list"});
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
-  EXPECT_THAT(r.stdout_text, AllOf(HasSubstr("guard: before_tool_call (= tool_call), agent_end"),
-                                   HasSubstr(hook("guard").string() + "  (project)")));
+  EXPECT_THAT(r.stdout_text, AllOf(HasSubstr("project " + project_.path().string() + ": trusted"),
+                                   HasSubstr("guard: before_tool_call (= tool_call), agent_end"),
+                                   HasSubstr(hook("guard").string() + "  (project, hookbus protocol, events asked)")));
+}
+
+TEST_F(Hookctl, ListShowsAnUntrustedProjectsHooksAndWhyTheyDoNotRun) {
+  add_hook("guard", "tool_call", "");
+  const ProcessResult r = hookctl({"list"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, AllOf(HasSubstr(": untrusted"), HasSubstr("hookctl trust --project"),
+                                   HasSubstr("not run guard: the project is untrusted")));
+}
+
+TEST_F(Hookctl, ListShowsTheConfigFileOfEachLayerAndWhetherItApplied) {
+  write_file(project_.path() / ".hookbus" / "config.json", "{}");
+  const ProcessResult r = hookctl({"list"});
+  EXPECT_THAT(r.stdout_text,
+              AllOf(HasSubstr("managed  " + (home_.path() / "managed" / "config.json").string() + "  (absent)"),
+                    HasSubstr("project  " + (project_.path() / ".hookbus" / "config.json").string() +
+                              "  (not applied: untrusted)")));
 }
 
 TEST_F(Hookctl, ListShowsSkippedAndShadowedFilesAndWhy) {
@@ -70,23 +102,34 @@ TEST_F(Hookctl, ListShowsSkippedAndShadowedFilesAndWhy) {
   fs::permissions(hook("notes"), fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                   fs::perm_options::remove);
   add_hook("guard", "tool_call", "");
-  write_script(user_config_.path() / "hookbus" / "hooks" / "guard", "echo tool_call\n");
+  write_script(project_.path() / ".hookbus" / "plugins" / "acme" / "tools" / "hooks" / "guard", "echo tool_call\n");
+  write_file(project_.path() / ".hookbus" / "config.json",
+             R"({"hook_directories": [".hookbus/more-hooks"]})");
+  add_hook("../more-hooks/guard", "tool_call", "");
+  trust();
   const ProcessResult r = hookctl({"list"});
   EXPECT_THAT(r.stdout_text, AllOf(HasSubstr("ignored notes: not executable"),
-                                   HasSubstr("shadowed guard: shadowed by " + hook("guard").string())));
+                                   HasSubstr("shadowed guard: shadowed by " +
+                                             (project_.path() / ".hookbus" / "more-hooks" / "guard").string())));
 }
 
 TEST_F(Hookctl, ListShowsWhatTheConfigChangesAboutAHook) {
   add_hook("guard", "tool_call", "");
+  add_hook("lint", "tool_call", "");
   write_file(project_.path() / ".hookbus" / "config.json",
-             R"({"hooks": {"guard": {"disabled": true, "timeout_ms": 500, "failure": "fail_closed"}}})");
-  EXPECT_THAT(hookctl({"list"}).stdout_text, HasSubstr("[disabled in config, timeout 500 ms, fail-closed]"));
+             R"({"hooks": {"guard": {"timeout_ms": 500, "failure": "fail_closed"}, "lint": {"disabled": true}}})");
+  trust();
+  EXPECT_THAT(hookctl({"list"}).stdout_text,
+              AllOf(HasSubstr("[timeout 500 ms, fail-closed]"),
+                    HasSubstr("lint (project): disabled by " + (project_.path() / ".hookbus" / "config.json").string() +
+                              ": hooks.lint.disabled")));
 }
 
 // -------------------------------------------------------------------- emit
 
 TEST_F(Hookctl, EmitRunsTheEventThroughTheHooksAndPrintsTheOutcome) {
   use_example("block-rm-rf");
+  trust();
   const ProcessResult r =
       hookctl({"emit", "tool_call", R"({"tool_call_id": "c1", "tool_name": "bash", "input": {"command": "rm -rf /"}})"});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
@@ -106,6 +149,7 @@ TEST_F(Hookctl, EmitReadsTheEventFromStdinForADash) {
 TEST_F(Hookctl, EmitRunsTheConfiguredBuiltinsToo) {
   write_file(project_.path() / ".hookbus" / "config.json",
              R"({"builtins": {"tool_policy": {"deny": ["deploy"]}}})");
+  trust();
   const ProcessResult r = hookctl({"emit", "tool_call", R"({"tool_call_id": "c1", "tool_name": "deploy"})"});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   EXPECT_EQ(boost::json::parse(r.stdout_text).at("decision"), "deny");
@@ -131,6 +175,7 @@ TEST_F(Hookctl, EmitWithAnUnknownEventExitsTwoListingTheNames) {
 
 TEST_F(Hookctl, EmitWithABadConfigExitsTwoNamingTheFileAndPath) {
   write_file(project_.path() / ".hookbus" / "config.json", R"({"timeout_ms": "soon"})");
+  trust();
   const ProcessResult r = hookctl({"emit", "agent_start"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.stderr_text, AllOf(HasSubstr("config.json"), HasSubstr("timeout_ms")));
@@ -140,7 +185,7 @@ TEST_F(Hookctl, ProjectOptionMayComeBeforeTheCommand) {
   add_hook("guard", "tool_call", "");
   const ProcessResult r = run_process({.program = kHookctl,
                                        .arguments = {"--project", project_.path().string(), "list"},
-                                       .extra_environment = {{"XDG_CONFIG_HOME", user_config_.path().string()}}});
+                                       .extra_environment = environment()});
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
   EXPECT_THAT(r.stdout_text, HasSubstr(hook("guard").string() + "  (project)"));
 }
@@ -183,10 +228,73 @@ TEST_F(Hookctl, RunHookReportsAFailedHookAndExitsOne) {
   EXPECT_THAT(r.stdout_text, AllOf(HasSubstr("status:   exit code 3"), HasSubstr("result:   failure: "), HasSubstr("boom")));
 }
 
-TEST_F(Hookctl, RunHookOfAMissingFileFailsNamingIt) {
+TEST_F(Hookctl, RunHookOfAMissingFileIsAUsageErrorNamingIt) {
   const ProcessResult r = hookctl({"run-hook", hook("missing").string(), "agent_start"});
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.stderr_text, HasSubstr(hook("missing").string()));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, HasSubstr(hook("missing").string() + ": no such file"));
+}
+
+// Regression (review, issue 10 point 4): run-hook ran a world-writable file without a warning.
+TEST_F(Hookctl, RunHookRefusesAnUnsafeFileUnlessForced) {
+  add_hook("open", "tool_call", "echo ran >&2\n");
+  ::chmod(hook("open").c_str(), 0777);
+  const ProcessResult refused = hookctl({"run-hook", hook("open").string(), "agent_start"});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_THAT(refused.stderr_text, AllOf(HasSubstr("refusing to run"), HasSubstr("writable by group or others"),
+                                         HasSubstr("--force")));
+  EXPECT_THAT(refused.stdout_text, Not(HasSubstr("ran")));
+  const ProcessResult forced = hookctl({"run-hook", "--force", hook("open").string(), "agent_start"});
+  EXPECT_EQ(forced.exit_code, 0) << forced.stderr_text;
+  EXPECT_THAT(forced.stderr_text, HasSubstr("warning"));
+  EXPECT_THAT(forced.stdout_text, HasSubstr("| ran"));
+}
+
+// ------------------------------------------------------------------ trust
+
+TEST_F(Hookctl, TrustPrintsWhatItRecordsAndTheHooksThenRun) {
+  use_example("block-rm-rf");
+  const std::string rm = R"({"tool_call_id": "c1", "tool_name": "bash", "input": {"command": "rm -rf /"}})";
+  EXPECT_EQ(boost::json::parse(hookctl({"emit", "tool_call", rm}).stdout_text).at("block"), false);
+  const ProcessResult trusted = hookctl({"trust"});
+  EXPECT_EQ(trusted.exit_code, 0) << trusted.stderr_text;
+  EXPECT_THAT(trusted.stdout_text, AllOf(HasSubstr("0755"), HasSubstr(".hookbus/hooks/block-rm-rf"),
+                                         HasSubstr("recorded in " + (home_.path() / "state" / "hookbus" / "trust.json").string())));
+  EXPECT_EQ(boost::json::parse(hookctl({"emit", "tool_call", rm}).stdout_text).at("block"), true);
+}
+
+TEST_F(Hookctl, TrustDryRunRecordsNothing) {
+  use_example("block-rm-rf");
+  EXPECT_THAT(hookctl({"trust", "--dry-run"}).stdout_text, HasSubstr("trusting would record"));
+  EXPECT_THAT(hookctl({"list"}).stdout_text, HasSubstr(": untrusted"));
+}
+
+TEST_F(Hookctl, TrustRevokeAndList) {
+  use_example("block-rm-rf");
+  trust();
+  EXPECT_THAT(hookctl({"trust", "--list"}).stdout_text, HasSubstr(project_.path().string() + "  (trusted "));
+  EXPECT_THAT(hookctl({"trust", "--revoke"}).stdout_text, HasSubstr("is no longer trusted"));
+  EXPECT_THAT(hookctl({"list"}).stdout_text, HasSubstr(": untrusted"));
+}
+
+TEST_F(Hookctl, TrustShowsWhatChangedSinceTheLastTrust) {
+  use_example("block-rm-rf");
+  trust();
+  add_hook("new-hook", "tool_call", "");
+  const ProcessResult r = hookctl({"trust", "--dry-run"});
+  EXPECT_THAT(r.stdout_text, AllOf(HasSubstr("changed since it was last trusted"), HasSubstr("added .hookbus/hooks/new-hook")));
+  EXPECT_THAT(hookctl({"list"}).stdout_text, HasSubstr("changed since trusted"));
+}
+
+TEST_F(Hookctl, ConfigPrintsEveryValueWithTheFileItCameFrom) {
+  add_hook("guard", "tool_call", "");
+  const fs::path user_config = user_config_.path() / "hookbus" / "config.json";
+  write_file(user_config, R"({"timeout_ms": 7000, "hooks": {"guard": {"failure": "fail_closed"}}})");
+  trust();
+  const ProcessResult r = hookctl({"config"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, AllOf(HasSubstr("timeout_ms for project hooks: 7000  <- " + user_config.string() + ": timeout_ms"),
+                                   HasSubstr("hook guard (project): timeout 7000 ms"),
+                                   HasSubstr("failure fail_closed <- " + user_config.string() + ": hooks.guard.failure")));
 }
 
 // ------------------------------------------------------- example hooks
@@ -213,6 +321,7 @@ TEST_F(Hookctl, ExampleBlockRmRfAllowsOtherCommands) {
 
 TEST_F(Hookctl, ExampleAuditLogAppendsOneJsonLinePerEvent) {
   use_example("audit-log");
+  trust();
   hookctl({"emit", "tool_call", R"({"tool_call_id": "c1", "tool_name": "bash", "input": {"command": "ls"}})"});
   hookctl({"emit", "agent_end"});
   std::istringstream lines(testing::read_file(project_.path() / ".hookbus" / "audit.jsonl"));
