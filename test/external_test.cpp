@@ -778,7 +778,7 @@ TEST_F(ExternalHooks, AFailClosedHookThatIsRefusedMakesItsEventsRefuse) {
   write_hook(hook("guard"), "tool_call", "exit 0\n", 0775);
   install();
   const ToolCallResult outcome = hooks_.emit(tool_call());
-  EXPECT_TRUE(outcome.block);
+  EXPECT_EQ(outcome.decision, Decision::deny);
   EXPECT_THAT(outcome.reason, AllOf(HasSubstr("hook 'guard' must fail closed"), HasSubstr("cannot run"),
                                     HasSubstr("refused"), HasSubstr("writable by group or others")));
 }
@@ -789,7 +789,7 @@ TEST_F(ExternalHooks, AFailClosedHookWithoutItsExecuteBitMakesItsEventsRefuse) {
   write_hook(hook("guard"), "tool_call", "exit 0\n", 0644);
   install();
   const ToolCallResult outcome = hooks_.emit(tool_call());
-  EXPECT_TRUE(outcome.block);
+  EXPECT_EQ(outcome.decision, Decision::deny);
   EXPECT_THAT(outcome.reason, AllOf(HasSubstr("ignored"), HasSubstr("not executable")));
   EXPECT_THAT(log_.text(), HasSubstr("hook 'guard' must fail closed"));
 }
@@ -797,7 +797,7 @@ TEST_F(ExternalHooks, AFailClosedHookWithoutItsExecuteBitMakesItsEventsRefuse) {
 TEST_F(ExternalHooks, AMissingFailClosedHookRefusesEveryGatingEventWhenItsEventsAreUnknown) {
   config_.hooks["guard"] = HookSettings{.failure = FailurePolicy::fail_closed};
   install();
-  EXPECT_TRUE(hooks_.emit(tool_call()).block);
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
   EXPECT_EQ(hooks_.emit(InputEvent{.text = "hi"}).action, InputAction::reject);
   EXPECT_TRUE(hooks_.emit(SessionBeforeSwitchEvent{}).cancel);
   EXPECT_THAT(hooks_.emit(tool_call()).reason, HasSubstr("no hook file of that name is in any hook directory"));
@@ -807,14 +807,14 @@ TEST_F(ExternalHooks, AMissingFailClosedHookRefusesEveryGatingEventWhenItsEvents
 TEST_F(ExternalHooks, AMissingFailClosedHookWithDeclaredEventsRefusesOnlyThose) {
   config_.hooks["guard"] = HookSettings{.failure = FailurePolicy::fail_closed, .events = {"before_tool_call"}};
   install();
-  EXPECT_TRUE(hooks_.emit(tool_call()).block);
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
   EXPECT_EQ(hooks_.handler_count("input"), 0u);
 }
 
 TEST_F(ExternalHooks, ADisabledFailClosedHookRefusesNothing) {
   config_.hooks["guard"] = HookSettings{.failure = FailurePolicy::fail_closed, .disabled = true};
   install();
-  EXPECT_FALSE(hooks_.emit(tool_call()).block);
+  EXPECT_NE(hooks_.emit(tool_call()).decision, Decision::deny);
 }
 
 TEST_F(ExternalHooks, AConfigEntryForNoHookIsAWarningNamingTheFileAndEntry) {
@@ -835,7 +835,7 @@ TEST_F(ExternalHooks, ALowerLayersConfigCannotChangeAMoreTrustedLayersHook) {
   project.file = "/p/.hookbus/config.json";
   project.hooks["guard"] = HookSettings{.disabled = true, .location = {.file = project.file, .path = "hooks.guard"}};
   InstalledHooks installed = install_external_hooks(hooks_, report_, LayeredConfig({project}), project_.path());
-  EXPECT_TRUE(hooks_.emit(tool_call()).block) << "the user's guard still runs";
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny) << "the user's guard still runs";
   ASSERT_EQ(installed.report.warnings.size(), 1u);
   EXPECT_THAT(installed.report.warnings[0],
               AllOf(HasSubstr("/p/.hookbus/config.json: hooks.guard: the project config may not change the user layer's "

@@ -254,12 +254,12 @@ TEST_F(Hookctl, RunHookRefusesAnUnsafeFileUnlessForced) {
 TEST_F(Hookctl, TrustPrintsWhatItRecordsAndTheHooksThenRun) {
   use_example("block-rm-rf");
   const std::string rm = R"({"tool_call_id": "c1", "tool_name": "bash", "input": {"command": "rm -rf /"}})";
-  EXPECT_EQ(boost::json::parse(hookctl({"emit", "tool_call", rm}).stdout_text).at("block"), false);
+  EXPECT_EQ(boost::json::parse(hookctl({"emit", "tool_call", rm}).stdout_text).at("decision"), "none");
   const ProcessResult trusted = hookctl({"trust"});
   EXPECT_EQ(trusted.exit_code, 0) << trusted.stderr_text;
   EXPECT_THAT(trusted.stdout_text, AllOf(HasSubstr("0755"), HasSubstr(".hookbus/hooks/block-rm-rf"),
                                          HasSubstr("recorded in " + (home_.path() / "state" / "hookbus" / "trust.json").string())));
-  EXPECT_EQ(boost::json::parse(hookctl({"emit", "tool_call", rm}).stdout_text).at("block"), true);
+  EXPECT_EQ(boost::json::parse(hookctl({"emit", "tool_call", rm}).stdout_text).at("decision"), "deny");
 }
 
 TEST_F(Hookctl, TrustDryRunRecordsNothing) {

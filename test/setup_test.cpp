@@ -80,7 +80,7 @@ TEST_F(SetupTest, AnUntrustedProjectRunsNoneOfItsHooksNotEvenTheQuery) {
   write_script(hooks_of(Layer::project) / "nosy", "echo x > '" + queried.string() + "'; echo tool_call\n");
   const Installation setup = set_up();
   EXPECT_EQ(setup.report.trust.state, TrustState::untrusted);
-  EXPECT_FALSE(hooks_.emit(tool_call()).block);
+  EXPECT_NE(hooks_.emit(tool_call()).decision, Decision::deny);
   EXPECT_EQ(ran(), "");
   EXPECT_FALSE(fs::exists(queried));
   EXPECT_THAT(log_.str(), AllOf(HasSubstr("is not trusted"), HasSubstr("hookctl trust")));
@@ -99,7 +99,7 @@ TEST_F(SetupTest, AnUntrustedProjectsHooksAreListedWithWhyTheyDoNotRun) {
 TEST_F(SetupTest, AnUntrustedProjectsConfigIsNotApplied) {
   write_file(config_of(Layer::project), R"({"builtins": {"tool_policy": {"deny": ["bash"]}}})");
   const Installation setup = set_up();
-  EXPECT_FALSE(hooks_.emit(tool_call()).block);
+  EXPECT_NE(hooks_.emit(tool_call()).decision, Decision::deny);
   EXPECT_THAT(setup.report.config_files,
               Contains(AllOf(::testing::Field(&ConfigFileState::layer, Layer::project),
                              ::testing::Field(&ConfigFileState::state, ConfigFileState::State::not_applied))));
@@ -125,7 +125,7 @@ TEST_F(SetupTest, ATrustedProjectRunsItsHooksAndConfig) {
   trust_project();
   const Installation setup = set_up();
   EXPECT_EQ(setup.report.trust.state, TrustState::trusted);
-  EXPECT_TRUE(hooks_.emit(tool_call()).block);
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
   EXPECT_EQ(ran(), "project:guard\n");
   EXPECT_THAT(setup.report.builtins, ElementsAre(HasSubstr("tool_stats (project config")));
 }
@@ -159,7 +159,7 @@ TEST_F(SetupTest, TheLocalConfigIsPartOfTheProjectsFingerprint) {
 TEST_F(SetupTest, TrustAllRunsAnUntrustedProject) {
   add_hook(Layer::project, "guard", "exit 2\n");
   const auto installed = set_up(ProjectTrustPolicy::trust_all);
-  EXPECT_TRUE(hooks_.emit(tool_call()).block);
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
 }
 
 TEST_F(SetupTest, UserConfigCanMakeTheTrustPolicyStricterButNotLooser) {
@@ -167,7 +167,7 @@ TEST_F(SetupTest, UserConfigCanMakeTheTrustPolicyStricterButNotLooser) {
   write_file(config_of(Layer::user), R"({"project_trust": "ignore"})");
   trust_project();
   const auto installed = set_up(ProjectTrustPolicy::trust_all);
-  EXPECT_FALSE(hooks_.emit(tool_call()).block);
+  EXPECT_NE(hooks_.emit(tool_call()).decision, Decision::deny);
 }
 
 // --------------------------------------------------- a project cannot switch off the user's guard
@@ -189,7 +189,7 @@ TEST_F(SetupTest, AProjectConfigCannotDisableTheUsersGuardAndSaysSo) {
   write_file(config_of(Layer::project), R"({"hooks": {"guard": {"disabled": true}}})");
   trust_project();
   const Installation setup = set_up();
-  EXPECT_TRUE(hooks_.emit(tool_call()).block);
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
   EXPECT_THAT(setup.report.warnings,
               Contains(AllOf(HasSubstr(config_of(Layer::project).string() + ": hooks.guard: the project config may not "
                                                                              "change the user layer's hook 'guard'"),
@@ -201,7 +201,7 @@ TEST_F(SetupTest, TheLocalConfigCannotWeakenTheUsersGuard) {
   write_file(config_of(Layer::local), R"({"hooks": {"guard": {"timeout_ms": 1, "failure": "fail_open"}}})");
   trust_project();
   const Installation setup = set_up();
-  EXPECT_TRUE(hooks_.emit(tool_call()).block);
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
   EXPECT_THAT(setup.report.warnings, Contains(HasSubstr("the local config may not change the user layer's hook")));
 }
 
@@ -210,7 +210,7 @@ TEST_F(SetupTest, TheLocalConfigMayDisableAProjectHook) {
   write_file(config_of(Layer::local), R"({"hooks": {"lint": {"disabled": true}}})");
   trust_project();
   const Installation setup = set_up();
-  EXPECT_FALSE(hooks_.emit(tool_call()).block);
+  EXPECT_NE(hooks_.emit(tool_call()).decision, Decision::deny);
   EXPECT_THAT(setup.report.hooks.not_installed, ElementsAre(::testing::Field(&InstallReport::NotInstalled::name, "lint")));
 }
 
@@ -220,7 +220,7 @@ TEST_F(SetupTest, AProjectConfigCannotDisableAllOfTheUsersHooks) {
   write_file(config_of(Layer::project), R"({"disable_all_hooks": true})");
   trust_project();
   const auto installed = set_up();
-  EXPECT_TRUE(hooks_.emit(tool_call()).block);
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
   EXPECT_EQ(ran(), "user:guard\n");
 }
 
@@ -230,7 +230,7 @@ TEST_F(SetupTest, AUserConfigMakesAProjectHookFailClosed) {
   write_file(config_of(Layer::project), R"({"hooks": {"lint": {"failure": "fail_open"}}})");
   trust_project();
   const auto installed = set_up();
-  EXPECT_TRUE(hooks_.emit(tool_call()).block) << "the user's security setting wins";
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny) << "the user's security setting wins";
 }
 
 // ----------------------------------------------------------------- managed
@@ -240,7 +240,7 @@ TEST_F(SetupTest, ManagedDisableAllHooksRunsNoHookOfAnyLayer) {
   add_hook(Layer::user, "guard", "exit 2\n");
   write_file(config_of(Layer::managed), R"({"disable_all_hooks": true})");
   const Installation setup = set_up();
-  EXPECT_FALSE(hooks_.emit(tool_call()).block);
+  EXPECT_NE(hooks_.emit(tool_call()).decision, Decision::deny);
   EXPECT_EQ(ran(), "");
   EXPECT_THAT(setup.report.discovery.skipped,
               Contains(::testing::Field(&SkippedFile::reason, HasSubstr("disable_all_hooks is set in"))));

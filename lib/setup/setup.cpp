@@ -120,10 +120,8 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
                          "run `hookctl trust` after reviewing its hooks");
     return config.hooks_forbidden(layer);
   };
+  // Every layer's own directory is listed, an untrusted project's too, so its hooks show as not run.
   report.directories = layer_hook_directories(locations, config);
-  // An untrusted project's own hook directory is still listed, so its hooks show as not run.
-  if (!project_may_run)
-    report.directories.add_with_plugins(locations.hook_directory(Layer::project), "project", Layer::project);
   DiscoveryOptions discovery{
       .query_timeout = options.query_timeout,
       .query_cache = options.query_cache && !locations.cache.empty() ? locations.cache / "queries.json" : fs::path(),
