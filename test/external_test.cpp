@@ -834,7 +834,7 @@ TEST_F(ExternalHooks, ALowerLayersConfigCannotChangeAMoreTrustedLayersHook) {
   project.layer = Layer::project;
   project.file = "/p/.hookbus/config.json";
   project.hooks["guard"] = HookSettings{.disabled = true, .location = {.file = project.file, .path = "hooks.guard"}};
-  InstalledHooks installed = install_external_hooks(hooks_, report_, LayeredConfig({project}), project_.path());
+  InstalledHooks installed = install_external_hooks(hooks_, report_, LayeredConfig({project}), {.project_dir = project_.path()});
   EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny) << "the user's guard still runs";
   ASSERT_EQ(installed.report.warnings.size(), 1u);
   EXPECT_THAT(installed.report.warnings[0],
@@ -852,7 +852,7 @@ TEST_F(ExternalHooks, HooksOfALayerForbiddenByDisableAllHooksAreNotInstalled) {
   user.layer = Layer::user;
   user.file = "/u/config.json";
   user.disable_all_hooks = true;
-  InstalledHooks installed = install_external_hooks(hooks_, report_, LayeredConfig({user}), project_.path());
+  InstalledHooks installed = install_external_hooks(hooks_, report_, LayeredConfig({user}), {.project_dir = project_.path()});
   EXPECT_EQ(hooks_.handler_count("tool_call"), 0u);
   ASSERT_EQ(installed.report.not_installed.size(), 1u);
   EXPECT_THAT(installed.report.not_installed[0].reason, HasSubstr("disable_all_hooks is set in /u/config.json"));

@@ -26,6 +26,7 @@
 // A failure is an ExternalHookError thrown from the handler: the bus logs it,
 // reports it to on_error listeners and applies the hook's failure policy.
 
+#include <hookbus/claude_code.hpp>
 #include <hookbus/config.hpp>
 #include <hookbus/connection.hpp>
 #include <hookbus/discovery.hpp>
@@ -89,9 +90,13 @@ struct InstallReport {
   struct Installed {
     std::string name;
     Layer layer = Layer::project;
-    std::filesystem::path path;
-    std::vector<std::string> events;  // wire names
+    std::filesystem::path path;       // the hook file; empty for a settings command
+    std::vector<std::string> events;  // wire names; Claude Code's names for claude_code
     ResolvedHookSettings settings;
+    HookProtocol protocol = HookProtocol::hookbus;
+    std::string matcher;  // claude_code
+    std::string command;  // claude_code settings commands
+    std::string source;   // where it comes from: the directory's source, or the settings entry
   };
   struct NotInstalled {
     std::string name;
@@ -120,14 +125,22 @@ struct InstallReport {
 // reason, instead of silently allowing them. A config entry that changes
 // nothing (no such hook, or a hook of a layer its file may not change) is a
 // warning naming the file and the setting. Hooks run with `project_dir` as
-// HOOKBUS_PROJECT_DIR (empty: the current directory). Dropping the group
-// unregisters them all.
+// HOOKBUS_PROJECT_DIR (empty: the current directory). Hooks are installed
+// layer by layer (managed, user, project, local), each layer's Claude Code
+// hooks after its hookbus-protocol ones. Dropping the group unregisters them all.
 struct InstalledHooks {
   ConnectionGroup connections;
   InstallReport report;
 };
+struct ExternalInstallOptions {
+  std::filesystem::path project_dir;  // empty: the current directory
+  // Claude Code commands from settings files and plugins (claude_code.hpp),
+  // installed with the hooks of their layer.
+  std::vector<ClaudeCodeCommand> claude_code;
+  ClaudeCodeOptions claude_code_options;  // tool names and the transcript directory
+};
 InstalledHooks install_external_hooks(Hooks& hooks, const DiscoveryReport& report, const LayeredConfig& config,
-                                      const std::filesystem::path& project_dir);
+                                      const ExternalInstallOptions& options);
 // One config file's worth: `config` as the only layer.
 ConnectionGroup install_external_hooks(Hooks& hooks, const DiscoveryReport& report, const Config& config);
 

@@ -185,18 +185,33 @@ std::string describe_location(const ConfigLocation& where) {
 
 class Installer {
  public:
-  Installer(Hooks& hooks, const DiscoveryReport& report, const LayeredConfig& config, fs::path project_dir)
-      : hooks_(hooks), report_(report), config_(config), project_dir_(std::move(project_dir)) {}
+  Installer(Hooks& hooks, const DiscoveryReport& report, const LayeredConfig& config, const ExternalInstallOptions& options)
+      : hooks_(hooks),
+        report_(report),
+        config_(config),
+        options_(options),
+        project_dir_(options.project_dir.empty() ? fs::current_path() : options.project_dir) {
+    options_.claude_code_options.project_dir = project_dir_;
+  }
 
   InstalledHooks run() && {
-    for (const auto& found : report_.hooks) install(found);
+    for (const Layer layer : all_layers) {
+      std::vector<ClaudeCodeCommand> claude;
+      for (const auto& found : report_.hooks)
+        if (found.layer == layer) install(found, claude);
+      for (const auto& command : options_.claude_code)
+        if (command.layer == layer) install(command, claude);
+      installed_.add(install_claude_code_hooks(hooks_, claude, options_.claude_code_options));
+    }
     for (const Config& layer : config_.layers())
       for (const auto& [name, settings] : layer.hooks) check_entry(layer, name, settings);
     return {std::move(installed_), std::move(what_)};
   }
 
  private:
-  void install(const DiscoveredHook& found) {
+  // A hook file found in a hook directory; one of the claude_code protocol
+  // joins its layer's Claude Code commands.
+  void install(const DiscoveredHook& found, std::vector<ClaudeCodeCommand>& claude) {
     const ResolvedHookSettings settings = config_.hook_settings(found.layer, found.name);
     const auto not_installed = [&](std::string reason) {
       what_.not_installed.push_back({found.name, found.layer, found.path, std::move(reason)});
@@ -204,15 +219,37 @@ class Installer {
     if (auto forbidden = config_.hooks_forbidden(found.layer)) return not_installed(*forbidden);
     if (settings.disabled.value)
       return not_installed("disabled by " + describe_location(settings.disabled.origin));
-    if (found.protocol != HookProtocol::hookbus)
-      return not_installed("the claude_code protocol for hook files is not available in this build");
+    if (found.protocol == HookProtocol::claude_code) {
+      for (const auto& event : found.declared_events) {
+        if (claude_code_event_targets(event).empty()) {
+          warn(fmt::format("{}: hook '{}' declares the Claude Code event '{}', which hookbus has no equivalent of; "
+                           "not installed for it",
+                           describe_location(settings.events.origin), found.name, event));
+          continue;
+        }
+        claude.push_back({.event = event,
+                          .matcher = settings.matcher.value,
+                          .command = {},
+                          .program = found.path,
+                          .timeout = settings.timeout.value,
+                          .failure = settings.failure.value,
+                          .label = found.name,
+                          .source = found.path.string(),
+                          .layer = found.layer,
+                          .settings_file = found.path});
+      }
+      what_.installed.push_back({found.name, found.layer, found.path, found.declared_events, settings,
+                                 HookProtocol::claude_code, settings.matcher.value, "", found.source});
+      return;
+    }
     auto hook =
         std::make_shared<const ExternalHook>(ExternalHook{found.name, found.path, settings.timeout.value, project_dir_});
     const HandlerOptions options{.label = found.name,
                                  .failure = settings.failure.value,
                                  .kind = HandlerKind::external,
                                  .source = found.path.string()};
-    InstallReport::Installed record{found.name, found.layer, found.path, {}, settings};
+    InstallReport::Installed record{found.name, found.layer, found.path, {}, settings, HookProtocol::hookbus, "", "",
+                                    found.source};
     for (const auto& requested : found.events) {
       installed_.add(hooks_.on(
           event_name(requested.index),
@@ -223,6 +260,19 @@ class Installer {
       record.events.emplace_back(event_name(requested.index));
     }
     what_.installed.push_back(std::move(record));
+  }
+
+  // A command of a Claude Code settings file or plugin.
+  void install(const ClaudeCodeCommand& command, std::vector<ClaudeCodeCommand>& claude) {
+    if (auto forbidden = config_.hooks_forbidden(command.layer)) {
+      what_.not_installed.push_back({command.label, command.layer, {}, *forbidden + " (" + command.source + ")"});
+      return;
+    }
+    claude.push_back(command);
+    ResolvedHookSettings settings;
+    settings.timeout.value = command.timeout;
+    what_.installed.push_back({command.label, command.layer, {}, {command.event}, settings, HookProtocol::claude_code,
+                               command.matcher, command.command, command.source});
   }
 
   // A config entry about hooks of `name`: warn when it changes nothing, and
@@ -291,6 +341,7 @@ class Installer {
   Hooks& hooks_;
   const DiscoveryReport& report_;
   const LayeredConfig& config_;
+  ExternalInstallOptions options_;
   fs::path project_dir_;
   InstallReport what_;
   ConnectionGroup installed_;
@@ -299,12 +350,12 @@ class Installer {
 }  // namespace
 
 InstalledHooks install_external_hooks(Hooks& hooks, const DiscoveryReport& report, const LayeredConfig& config,
-                                      const std::filesystem::path& project_dir) {
-  return Installer(hooks, report, config, project_dir.empty() ? fs::current_path() : project_dir).run();
+                                      const ExternalInstallOptions& options) {
+  return Installer(hooks, report, config, options).run();
 }
 
 ConnectionGroup install_external_hooks(Hooks& hooks, const DiscoveryReport& report, const Config& config) {
-  return install_external_hooks(hooks, report, LayeredConfig({config}), config.project_dir).connections;
+  return install_external_hooks(hooks, report, LayeredConfig({config}), {.project_dir = config.project_dir}).connections;
 }
 
 }  // namespace hookbus

@@ -1,11 +1,13 @@
 // The one-call engine setup (include/hookbus/setup.hpp): layers, trust,
 // built-ins, external hooks.
+#include <hookbus/claude_code.hpp>
 #include <hookbus/log.hpp>
 #include <hookbus/setup.hpp>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <exception>
 #include <system_error>
 
@@ -33,26 +35,77 @@ ProjectLayerConfig read_project_layer(const Locations& locations, Layer layer) {
   return read;
 }
 
+// Claude Code's settings file of a scope, and the layer its hooks belong to.
+fs::path claude_settings_file(const Locations& locations, Layer scope) {
+  switch (scope) {
+    case Layer::user: return locations.claude.empty() ? fs::path() : locations.claude / "settings.json";
+    case Layer::project: return locations.project / ".claude" / "settings.json";
+    case Layer::local: return locations.project / ".claude" / "settings.local.json";
+    case Layer::managed: break;
+  }
+  return {};
+}
+
 // Everything the project layers would read or run (trust.hpp's fingerprint inputs).
 ProjectFiles project_files(const Locations& locations, const std::vector<ProjectLayerConfig>& project_layers,
                            const std::vector<const Config*>& all_configs) {
   ProjectFiles files{locations.project, {}, {}};
   for (const auto& read : project_layers) {
     files.files.push_back(read.file);
-    if (read.config)
-      for (const auto& dir : read.config->hook_directories) files.directories.push_back(dir);
+    if (!read.config) continue;
+    for (const auto& dir : read.config->hook_directories) files.directories.push_back(dir);
+    if (read.config->claude_code)
+      for (const auto& plugin : read.config->claude_code->plugins) files.directories.push_back(plugin);
   }
   files.directories.push_back(locations.hook_directory(Layer::project));
   files.directories.push_back(locations.plugin_directory(Layer::project));
-  // Claude Code's project settings count once any layer imports them.
+  // Claude Code's project settings count once any layer imports them, with the
+  // project's files their commands run.
   for (const Config* config : all_configs) {
     if (config == nullptr || !config->claude_code) continue;
     for (const Layer scope : config->claude_code->settings) {
-      if (scope == Layer::project) files.files.push_back(locations.project / ".claude" / "settings.json");
-      if (scope == Layer::local) files.files.push_back(locations.project / ".claude" / "settings.local.json");
+      if (!is_project_layer(scope)) continue;
+      const fs::path settings = claude_settings_file(locations, scope);
+      files.files.push_back(settings);
+      try {
+        for (const auto& command : read_claude_code_settings(settings, scope).commands)
+          for (auto& file : claude_code_command_files(command.command, locations.project)) files.files.push_back(file);
+      } catch (const ConfigError&) {
+        // A broken settings file is fingerprinted as it is; it is an error once it applies.
+      }
     }
   }
   return files;
+}
+
+// The Claude Code commands every applying layer's config imports, each in the
+// layer of its settings file (a plugin: the layer that named it).
+std::vector<ClaudeCodeCommand> claude_code_commands(const Locations& locations, const LayeredConfig& config,
+                                                    bool project_may_run, SetupReport& report) {
+  std::vector<std::pair<fs::path, std::pair<Layer, fs::path>>> sources;  // file -> (layer, plugin root)
+  const auto add = [&](fs::path file, Layer layer, fs::path plugin_root) {
+    if (file.empty() || (is_project_layer(layer) && !project_may_run)) return;
+    for (const auto& [known, ignored] : sources)
+      if (known == file) return;
+    sources.push_back({std::move(file), {layer, std::move(plugin_root)}});
+  };
+  for (const Config& layer : config.layers()) {
+    if (!layer.claude_code) continue;
+    for (const Layer scope : layer.claude_code->settings) add(claude_settings_file(locations, scope), scope, {});
+    for (const auto& plugin : layer.claude_code->plugins) add(plugin / "hooks" / "hooks.json", layer.layer, plugin);
+  }
+  std::vector<ClaudeCodeCommand> commands;
+  for (const auto& [file, where] : sources) {
+    ClaudeCodeSettings settings = read_claude_code_settings(file, where.first, where.second);
+    for (auto& note : settings.skipped) report.warnings.push_back(std::move(note));
+    if (settings.disable_all_hooks) {
+      report.warnings.push_back(fmt::format("{}: disableAllHooks is set: none of its {} hook(s) is imported",
+                                            file.string(), settings.commands.size()));
+      continue;
+    }
+    for (auto& command : settings.commands) commands.push_back(std::move(command));
+  }
+  return commands;
 }
 
 std::string describe(const Config& config) {
@@ -146,7 +199,18 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
     builtins.add(install_builtins(hooks, layer, registry));
     for (const auto& builtin : layer.builtins) report.builtins.push_back(fmt::format("{} ({})", builtin.name, describe(layer)));
   }
-  InstalledHooks external = install_external_hooks(hooks, report.discovery, config, locations.project);
+  ExternalInstallOptions install{.project_dir = locations.project,
+                                 .claude_code = claude_code_commands(locations, config, project_may_run, report),
+                                 .claude_code_options = {}};
+  if (const auto import = config.claude_code()) install.claude_code_options.tool_names = ClaudeCodeToolNames(import->tool_names);
+  if (!locations.state.empty()) install.claude_code_options.transcript_dir = locations.state / "transcripts";
+  const bool any_claude = !install.claude_code.empty() ||
+                          std::any_of(report.discovery.hooks.begin(), report.discovery.hooks.end(),
+                                      [](const auto& h) { return h.protocol == HookProtocol::claude_code; });
+  if (any_claude && !install.claude_code_options.transcript_dir.empty())
+    result.connections.add(record_claude_code_transcript(hooks, install.claude_code_options.transcript_dir,
+                                                         install.claude_code_options.tool_names));
+  InstalledHooks external = install_external_hooks(hooks, report.discovery, config, install);
   report.hooks = std::move(external.report);
   for (const auto& warning : report.hooks.warnings) report.warnings.push_back(warning);
   result.connections.add(std::move(builtins));

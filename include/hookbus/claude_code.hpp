@@ -1,0 +1,168 @@
+#pragma once
+// Claude Code's command hooks, run unchanged: hooks declared in Claude Code
+// settings files (~/.claude/settings.json, <project>/.claude/settings.json,
+// .claude/settings.local.json) and plugins (<plugin>/hooks/hooks.json), or hook
+// files that .hookbus/config.json declares with "protocol": "claude_code".
+// hookbus gives each the payload Claude Code would (its event and field names,
+// its tool names), reads its answer as Claude Code does (exit 2, the JSON
+// answer with decision, continue, systemMessage and hookSpecificOutput), and
+// folds it into the event's result. docs/claude-code.md has the tables.
+//
+// setup.hpp installs them from config ("claude_code" in any layer's config);
+// the pieces are here for engines that assemble their own:
+//
+//   auto settings = hookbus::read_claude_code_settings(home / ".claude/settings.json", hookbus::Layer::user);
+//   hookbus::ClaudeCodeOptions options{.tool_names = {{"read_file", "Read"}}};
+//   auto installed = hookbus::install_claude_code_hooks(hooks, settings.commands, options);
+
+#include <hookbus/config.hpp>
+#include <hookbus/connection.hpp>
+#include <hookbus/events.hpp>
+#include <hookbus/hooks.hpp>
+#include <hookbus/layers.hpp>
+#include <hookbus/process.hpp>
+
+#include <boost/json/object.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hookbus {
+
+// Claude Code's documented default timeout of a command hook.
+inline constexpr Duration claude_code_default_timeout = std::chrono::seconds(600);
+
+// One Claude Code command hook: what a settings file declares (or config, for a hook file).
+struct ClaudeCodeCommand {
+  std::string event;      // Claude Code's event name: "PreToolUse"
+  std::string matcher;    // as written; "" and "*" match everything
+  std::string command;    // run as `/bin/sh -c COMMAND`; empty when `program` is set
+  std::filesystem::path program;  // a hook file run directly (declared in .hookbus/config.json)
+  Duration timeout = claude_code_default_timeout;
+  bool async = false;     // Claude Code's "async": runs in the background; its answer is ignored
+  FailurePolicy failure = FailurePolicy::fail_open;  // Claude Code's: a failing hook is a non-blocking error
+  bool once = false;      // Claude Code's "once": runs at most once per session
+  std::string label;      // the bus label: the script's file name, or the command
+  std::string source;     // where it is declared: "/home/u/.claude/settings.json: hooks.PreToolUse[0].hooks[1]"
+  Layer layer = Layer::user;
+  std::filesystem::path plugin_root;  // CLAUDE_PLUGIN_ROOT for a plugin's hooks; empty otherwise
+  // The file it is declared in: matching commands of one file and event run in parallel.
+  std::filesystem::path settings_file;
+};
+
+// What one settings file or plugin declares.
+struct ClaudeCodeSettings {
+  std::filesystem::path file;
+  std::vector<ClaudeCodeCommand> commands;  // in declaration order
+  // What is not imported, each naming the file, the JSON path and why: events
+  // hookbus has no equivalent for, hook types other than "command", keys that
+  // are not Claude Code's.
+  std::vector<std::string> skipped;
+  bool disable_all_hooks = false;  // the file's own "disableAllHooks": none of its hooks is imported
+};
+
+// Reads the `hooks` block of a Claude Code settings file (other keys are
+// Claude Code's own and ignored), or of a plugin's hooks/hooks.json (then
+// `plugin_root` is the plugin directory). A missing file declares nothing.
+// Throws ConfigError naming the file and the JSON path for a file that is not
+// valid JSON, a `hooks` block of the wrong shape, or a value of the wrong type.
+ClaudeCodeSettings read_claude_code_settings(const std::filesystem::path& file, Layer layer,
+                                             const std::filesystem::path& plugin_root = {});
+
+// The files inside `project_dir` that a command names (a word of it that is a
+// path, with $CLAUDE_PROJECT_DIR expanded and quotes removed): the scripts a
+// project's settings run, which its trust fingerprint must cover.
+std::vector<std::filesystem::path> claude_code_command_files(std::string_view command,
+                                                             const std::filesystem::path& project_dir);
+
+// Engine tool names as Claude Code knows them: the map's entry, else a
+// Claude Code built-in tool name that equals it ignoring case (bash -> Bash),
+// else the name unchanged.
+class ClaudeCodeToolNames {
+ public:
+  ClaudeCodeToolNames() = default;
+  explicit ClaudeCodeToolNames(std::map<std::string, std::string> engine_to_claude);
+  [[nodiscard]] std::string to_claude(std::string_view engine_name) const;
+  [[nodiscard]] std::string to_engine(std::string_view claude_name) const;
+
+ private:
+  std::map<std::string, std::string, std::less<>> to_claude_;
+  std::map<std::string, std::string, std::less<>> to_engine_;
+};
+
+// Claude Code's built-in tool names (Bash, Read, Write, Edit, ...).
+std::span<const std::string_view> claude_code_tool_names() noexcept;
+
+// Whether a Claude Code matcher matches `value` (a tool name, or for
+// SessionStart, SessionEnd, PreCompact and Notification their source, reason,
+// trigger or type): "" and "*" match everything; a plain name matches exactly;
+// anything else is a regular expression that must match the whole value
+// ("Edit|Write", "mcp__memory__.*"). Throws ConfigError for an invalid expression.
+class ClaudeCodeMatcher {
+ public:
+  explicit ClaudeCodeMatcher(std::string_view pattern);
+  [[nodiscard]] bool matches(std::string_view value) const;
+
+ private:
+  struct Expression;
+  std::string exact_;
+  std::shared_ptr<const Expression> expression_;  // null: exact_ (or everything when empty)
+};
+
+// The hookbus events a Claude Code event name stands for (PostToolUseFailure:
+// tool_result with an error and tool_execution_failure), or empty when
+// hookbus has no equivalent.
+std::vector<std::size_t> claude_code_event_targets(std::string_view claude_event);
+
+// Whether this emit is `claude_event` for a hook registered on one of its
+// targets: a tool_result is PostToolUse without an error, PostToolUseFailure with one.
+bool claude_code_event_applies(std::string_view claude_event, const HookEvent& event);
+
+struct ClaudeCodeOptions {
+  ClaudeCodeToolNames tool_names;
+  std::filesystem::path project_dir;     // CLAUDE_PROJECT_DIR and the hooks' working directory; empty: the current directory
+  // Where hookbus keeps a Claude-Code-format transcript of what it saw on the
+  // bus, one file per session, for events whose context has no
+  // transcript_path; empty: none is kept (transcript_path is then "").
+  std::filesystem::path transcript_dir;
+};
+
+// The JSON a Claude Code hook reads on stdin for this event.
+boost::json::object claude_code_payload(const HookEvent& event, std::string_view claude_event,
+                                        const ClaudeCodeToolNames& tool_names, std::string_view transcript_path,
+                                        const std::filesystem::path& project_dir);
+
+// What one finished run means for the event (Claude Code's rules: exit 0 with
+// JSON or text, exit 2, other exit codes), as the event's result; monostate
+// for no change. Throws ExternalHookError for a failure (another exit code, a
+// timeout, an answer of the wrong shape), naming the hook's source.
+HookOutcome claude_code_outcome(const ClaudeCodeCommand& hook, const HookEvent& event, const ProcessResult& run,
+                                const ClaudeCodeToolNames& tool_names);
+
+// The transcript file hookbus keeps for a session under `transcript_dir`.
+std::filesystem::path claude_code_transcript_path(const std::filesystem::path& transcript_dir, std::string_view session_id);
+
+// Keeps a Claude-Code-format JSONL transcript (one file per session under
+// `transcript_dir`, mode 0600) of every message_end seen on the bus, for the
+// hooks that read `transcript_path` (Stop hooks check what the agent did).
+Connection record_claude_code_transcript(Hooks& hooks, const std::filesystem::path& transcript_dir,
+                                         const ClaudeCodeToolNames& tool_names);
+
+// Registers each command for the hookbus events its Claude Code event stands
+// for, in declaration order, labelled `label`, with `source` naming it in
+// decided_by and failure reports. Matching commands of one group (one settings
+// file and event) run in parallel on each emit and identical commands run
+// once, as Claude Code runs them; their results fold in declaration order.
+// Dropping the group unregisters them.
+ConnectionGroup install_claude_code_hooks(Hooks& hooks, const std::vector<ClaudeCodeCommand>& commands,
+                                          const ClaudeCodeOptions& options);
+
+}  // namespace hookbus

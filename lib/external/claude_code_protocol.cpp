@@ -1,0 +1,487 @@
+// Claude Code's hook protocol: the payload a hook reads, and what its exit
+// code, stdout and stderr mean for each event (include/hookbus/claude_code.hpp,
+// docs/claude-code.md).
+#include <hookbus/claude_code.hpp>
+#include <hookbus/external.hpp>
+#include <hookbus/json.hpp>
+#include <hookbus/log.hpp>
+#include <hookbus/names.hpp>
+
+#include "support/text.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+namespace hookbus {
+namespace {
+
+namespace json = boost::json;
+
+std::string text_of(const std::vector<ContentPart>& parts) {
+  std::string text;
+  for (const auto& part : parts)
+    if (const auto* t = std::get_if<TextPart>(&part)) {
+      if (!text.empty()) text += '\n';
+      text += t->text;
+    }
+  return text;
+}
+
+std::string_view session_source(SessionStartReason reason) {
+  switch (reason) {
+    case SessionStartReason::startup:
+    case SessionStartReason::reload: return "startup";
+    case SessionStartReason::new_session: return "clear";
+    case SessionStartReason::resume:
+    case SessionStartReason::fork: return "resume";
+    case SessionStartReason::compact: return "compact";
+  }
+  return "startup";
+}
+
+std::string_view session_end_reason(SessionShutdownReason reason) {
+  switch (reason) {
+    case SessionShutdownReason::quit: return "prompt_input_exit";
+    case SessionShutdownReason::new_session: return "clear";
+    case SessionShutdownReason::switch_session:
+    case SessionShutdownReason::reload:
+    case SessionShutdownReason::error: return "other";
+  }
+  return "other";
+}
+
+// Claude Code's tool_response: a structured result when the engine's one text
+// part is a JSON object (engines that pass tool results through), else the
+// content as MCP-style parts.
+json::value tool_response(const std::vector<ContentPart>& content) {
+  if (content.size() == 1)
+    if (const auto* text = std::get_if<TextPart>(&content[0])) {
+      boost::system::error_code ec;
+      json::value parsed = json::parse(text->text, ec);
+      if (!ec && parsed.is_object()) return parsed;
+    }
+  json::array parts;
+  for (const auto& part : content) parts.push_back(to_json(part));
+  return parts;
+}
+
+std::string last_assistant_text(const std::vector<Message>& messages) {
+  for (auto it = messages.rbegin(); it != messages.rend(); ++it)
+    if (it->role == Role::assistant) return text_of(it->content);
+  return "";
+}
+
+// The event's own fields, under Claude Code's names.
+struct EventFields {
+  const ClaudeCodeToolNames& names;
+  json::object& out;
+
+  void operator()(const ToolCallEvent& e) const {
+    out["tool_name"] = names.to_claude(e.tool_name);
+    out["tool_input"] = e.input;
+    out["tool_use_id"] = e.tool_call_id;
+  }
+  void operator()(const PermissionRequestEvent& e) const {
+    out["tool_name"] = names.to_claude(e.tool_name);
+    out["tool_input"] = e.input;
+    out["tool_use_id"] = e.tool_call_id;
+    json::array suggestions;
+    for (const auto& s : e.permission_suggestions) suggestions.emplace_back(s);
+    out["permission_suggestions"] = std::move(suggestions);
+  }
+  void operator()(const ToolResultEvent& e) const {
+    out["tool_name"] = names.to_claude(e.tool_name);
+    out["tool_input"] = e.input;
+    out["tool_use_id"] = e.tool_call_id;
+    if (e.is_error) {
+      out["error"] = text_of(e.content);
+      out["is_interrupt"] = false;
+    } else {
+      out["tool_response"] = tool_response(e.content);
+    }
+  }
+  void operator()(const ToolExecutionFailureEvent& e) const {
+    out["tool_name"] = names.to_claude(e.tool_name);
+    out["tool_input"] = e.input;
+    out["tool_use_id"] = e.tool_call_id;
+    out["error"] = e.error;
+    out["is_interrupt"] = false;
+  }
+  void operator()(const InputEvent& e) const { out["prompt"] = e.text; }
+  void operator()(const AgentEndEvent& e) const {
+    out["stop_hook_active"] = e.after_follow_up;
+    out["last_assistant_message"] = last_assistant_text(e.messages);
+  }
+  void operator()(const SubagentStartEvent& e) const {
+    out["agent_id"] = e.task_id;
+    out["agent_type"] = e.label;
+  }
+  void operator()(const SubagentEndEvent& e) const {
+    out["stop_hook_active"] = e.after_follow_up;
+    out["agent_id"] = e.task_id;
+    out["agent_type"] = e.label;
+    out["last_assistant_message"] = e.result;
+  }
+  void operator()(const SessionStartEvent& e) const { out["source"] = session_source(e.reason); }
+  void operator()(const SessionShutdownEvent& e) const { out["reason"] = session_end_reason(e.reason); }
+  void operator()(const SessionBeforeCompactEvent& e) const {
+    out["trigger"] = e.trigger == CompactTrigger::manual ? "manual" : "auto";
+    out["custom_instructions"] = e.custom_instructions.value_or("");
+  }
+  void operator()(const NotificationEvent& e) const {
+    out["message"] = e.message;
+    out["title"] = e.title;
+    out["notification_type"] = e.kind;
+  }
+  template <class E>
+  void operator()(const E&) const {}  // events without a Claude Code equivalent carry only the common fields
+};
+
+// --------------------------------------------------------------- answers
+
+[[noreturn]] void fail(const ClaudeCodeCommand& hook, const ProcessResult& run, std::string_view what) {
+  const std::string tail = run.stderr_tail();
+  throw ExternalHookError(
+      fmt::format("{} ({}): {}{}{}", hook.label, hook.source, what, tail.empty() ? "" : "; stderr: ", tail));
+}
+
+// What a hook printed on exit 0: a JSON object (Claude Code's answer), plain text, or nothing.
+struct Answer {
+  std::optional<json::object> object;
+  std::string text;  // stdout when it is not a JSON object
+};
+
+Answer read_answer(const ProcessResult& run) {
+  const std::string_view out = detail::trim(run.stdout_text);
+  if (out.empty()) return {};
+  if (out.front() == '{') {
+    try {
+      json::value value = parse_json(out, "stdout");
+      if (value.is_object()) return {std::move(value.as_object()), ""};
+    } catch (const JsonError&) {
+      // Not JSON after all: Claude Code treats it as text too.
+    }
+  }
+  return {std::nullopt, std::string(out)};
+}
+
+// A typed view of the answer's fields, each checked as it is read.
+class Fields {
+ public:
+  Fields(const ClaudeCodeCommand& hook, const ProcessResult& run, const json::object& object, std::string path)
+      : hook_(hook), run_(run), object_(object), path_(std::move(path)) {}
+
+  std::optional<std::string> string(std::string_view key) const {
+    const json::value* value = object_.if_contains(key);
+    if (value == nullptr || value->is_null()) return std::nullopt;
+    if (!value->is_string()) wrong(key, "a string", *value);
+    return std::string(value->get_string());
+  }
+  std::optional<bool> boolean(std::string_view key) const {
+    const json::value* value = object_.if_contains(key);
+    if (value == nullptr || value->is_null()) return std::nullopt;
+    if (!value->is_bool()) wrong(key, "a boolean", *value);
+    return value->get_bool();
+  }
+  std::optional<json::object> object(std::string_view key) const {
+    const json::value* value = object_.if_contains(key);
+    if (value == nullptr || value->is_null()) return std::nullopt;
+    if (!value->is_object()) wrong(key, "an object", *value);
+    return value->get_object();
+  }
+  const json::value* raw(std::string_view key) const { return object_.if_contains(key); }
+  Fields nested(const json::object& inner, std::string_view key) const {
+    return Fields(hook_, run_, inner, path_ + std::string(key) + ".");
+  }
+  [[noreturn]] void fail_value(std::string_view key, std::string_view what) const {
+    fail(hook_, run_, fmt::format("its answer's {}{} {}", path_, key, what));
+  }
+
+ private:
+  [[noreturn]] void wrong(std::string_view key, std::string_view expected, const json::value& got) const {
+    fail_value(key, fmt::format("must be {}, got {}", expected, json::serialize(got)));
+  }
+
+  const ClaudeCodeCommand& hook_;
+  const ProcessResult& run_;
+  const json::object& object_;
+  std::string path_;
+};
+
+// Claude Code's "decision": "block" or the legacy "approve".
+enum class Legacy { none, block, approve };
+
+struct Common {
+  Legacy decision = Legacy::none;
+  std::string reason;
+  std::optional<StopRequest> stop;
+  std::vector<std::string> system_messages;
+  std::optional<Fields> specific;              // hookSpecificOutput
+  std::optional<json::object> specific_object;
+};
+
+Common read_common(const Fields& fields, std::string_view claude_event) {
+  Common common;
+  if (auto decision = fields.string("decision")) {
+    if (*decision == "block") common.decision = Legacy::block;
+    else if (*decision == "approve") common.decision = Legacy::approve;
+    else if (!decision->empty()) fields.fail_value("decision", "must be \"block\" or \"approve\", got \"" + *decision + "\"");
+  }
+  common.reason = fields.string("reason").value_or("");
+  if (fields.boolean("continue") == false) common.stop = StopRequest{fields.string("stopReason").value_or(""), std::nullopt};
+  if (auto message = fields.string("systemMessage"); message && !message->empty())
+    common.system_messages.push_back(*message);
+  (void)fields.boolean("suppressOutput");  // transcript display in Claude Code: nothing to hide here
+  if ((common.specific_object = fields.object("hookSpecificOutput"))) {
+    common.specific.emplace(fields.nested(*common.specific_object, "hookSpecificOutput"));
+    if (auto name = common.specific->string("hookEventName"); name && *name != claude_event)
+      common.specific->fail_value("hookEventName", fmt::format("is \"{}\", but the hook ran for {}", *name, claude_event));
+  }
+  return common;
+}
+
+std::vector<std::string> context_of(const Common& common) {
+  if (!common.specific) return {};
+  auto context = common.specific->string("additionalContext");
+  if (!context || context->empty()) return {};
+  return {*context};
+}
+
+Decision permission_decision(const Fields& specific, std::string_view key) {
+  const auto value = specific.string(key);
+  if (!value || value->empty()) return Decision::none;
+  if (*value == "allow") return Decision::allow;
+  if (*value == "deny") return Decision::deny;
+  if (*value == "ask") return Decision::ask;
+  if (*value == "defer") return Decision::none;  // "let the usual flow decide"
+  specific.fail_value(key, "must be \"allow\", \"deny\" or \"ask\", got \"" + *value + "\"");
+}
+
+void add(std::vector<std::string>& list, const std::string& text) {
+  if (!text.empty()) list.push_back(text);
+}
+
+// Exit 2: stderr is the message, or a default naming the hook.
+std::string exit_two_message(const ClaudeCodeCommand& hook, const ProcessResult& run) {
+  std::string message = run.stderr_tail(1000);
+  if (message.empty()) message = fmt::format("blocked by Claude Code hook '{}' (exit code 2)", hook.label);
+  return message;
+}
+
+// ------------------------------------------------------------ per event
+
+struct Outcome {
+  const ClaudeCodeCommand& hook;
+  const ProcessResult& run;
+  const ClaudeCodeToolNames& names;
+  bool exit_two;
+  Answer answer;
+
+  std::optional<Common> common() const {
+    if (!answer.object) return std::nullopt;
+    return read_common(Fields(hook, run, *answer.object, ""), hook.event);
+  }
+
+  HookOutcome operator()(const ToolCallEvent&) const {
+    ToolCallResult result;
+    if (exit_two) {
+      result.decision = Decision::deny;
+      result.reason = exit_two_message(hook, run);
+      return result;
+    }
+    const auto c = common();
+    if (!c) return std::monostate{};
+    result.stop = c->stop;
+    result.system_messages = c->system_messages;
+    if (c->decision == Legacy::block) result.decision = Decision::deny;
+    if (c->decision == Legacy::approve) result.decision = Decision::allow;
+    result.reason = c->reason;
+    if (c->specific) {
+      if (const Decision decision = permission_decision(*c->specific, "permissionDecision"); decision != Decision::none) {
+        result.decision = decision;
+        result.reason = c->specific->string("permissionDecisionReason").value_or("");
+      }
+      result.input = c->specific->object("updatedInput");
+      result.additional_context = context_of(*c);
+    }
+    return result;
+  }
+
+  HookOutcome operator()(const PermissionRequestEvent&) const {
+    PermissionRequestResult result;
+    if (exit_two) {
+      result.decision = Decision::deny;
+      result.reason = exit_two_message(hook, run);
+      return result;
+    }
+    const auto c = common();
+    if (!c) return std::monostate{};
+    result.stop = c->stop;
+    result.system_messages = c->system_messages;
+    if (c->specific) {
+      if (auto decision = c->specific->object("decision")) {
+        const Fields fields = c->specific->nested(*decision, "decision");
+        result.decision = permission_decision(fields, "behavior");
+        result.reason = fields.string("message").value_or("");
+        result.input = fields.object("updatedInput");
+        if (fields.boolean("interrupt") == true && result.decision == Decision::deny && !result.stop)
+          result.stop = StopRequest{result.reason, std::nullopt};
+      }
+    }
+    return result;
+  }
+
+  // PostToolUse and PostToolUseFailure: what the hook says goes to the model with the result.
+  HookOutcome operator()(const ToolResultEvent&) const {
+    ToolResultResult result;
+    if (exit_two) {
+      add(result.additional_context, exit_two_message(hook, run));
+      return result;
+    }
+    const auto c = common();
+    if (!c) return std::monostate{};
+    result.stop = c->stop;
+    result.system_messages = c->system_messages;
+    if (c->decision == Legacy::block) add(result.additional_context, c->reason);
+    for (const auto& context : context_of(*c)) add(result.additional_context, context);
+    if (c->specific) {
+      if (const json::value* output = c->specific->raw("updatedMCPToolOutput"); output != nullptr && !output->is_null())
+        result.content = output->is_string() ? std::vector<ContentPart>{TextPart{std::string(output->get_string())}}
+                                             : std::vector<ContentPart>{TextPart{json::serialize(*output)}};
+    }
+    return result;
+  }
+
+  HookOutcome operator()(const ToolExecutionFailureEvent&) const {
+    ToolExecutionFailureResult result;
+    if (exit_two) {
+      add(result.additional_context, exit_two_message(hook, run));
+      return result;
+    }
+    const auto c = common();
+    if (!c) return std::monostate{};
+    result.stop = c->stop;
+    result.system_messages = c->system_messages;
+    result.additional_context = context_of(*c);
+    if (c->decision == Legacy::block) add(result.additional_context, c->reason);
+    return result;
+  }
+
+  HookOutcome operator()(const InputEvent&) const {
+    InputResult result;
+    if (exit_two) {
+      result.action = InputAction::reject;
+      result.reason = exit_two_message(hook, run);
+      return result;
+    }
+    if (!answer.object) {  // plain text on stdout is context for the model
+      if (answer.text.empty()) return std::monostate{};
+      result.additional_context.push_back(answer.text);
+      return result;
+    }
+    const auto c = common();
+    result.stop = c->stop;
+    result.system_messages = c->system_messages;
+    if (c->decision == Legacy::block) {
+      result.action = InputAction::reject;
+      result.reason = c->reason;
+    }
+    result.additional_context = context_of(*c);
+    return result;
+  }
+
+  template <class Result>
+  HookOutcome keep_going(Result result) const {
+    if (exit_two) {
+      result.follow_up_messages.push_back(exit_two_message(hook, run));
+      return result;
+    }
+    const auto c = common();
+    if (!c) return std::monostate{};
+    result.stop = c->stop;
+    result.system_messages = c->system_messages;
+    if (c->decision == Legacy::block) {
+      if (c->reason.empty()) fail(hook, run, "its answer blocks the stop without a \"reason\"; the agent needs one to go on");
+      result.follow_up_messages.push_back(c->reason);
+    }
+    return result;
+  }
+  HookOutcome operator()(const AgentEndEvent&) const { return keep_going(AgentEndResult{}); }
+  HookOutcome operator()(const SubagentEndEvent&) const { return keep_going(SubagentEndResult{}); }
+
+  HookOutcome operator()(const SessionStartEvent&) const {
+    SessionStartResult result;
+    if (exit_two) {
+      result.system_messages.push_back(exit_two_message(hook, run));
+      return result;
+    }
+    if (!answer.object) {
+      if (answer.text.empty()) return std::monostate{};
+      result.additional_context.push_back(answer.text);
+      return result;
+    }
+    const auto c = common();
+    result.stop = c->stop;
+    result.system_messages = c->system_messages;
+    result.additional_context = context_of(*c);
+    return result;
+  }
+
+  HookOutcome operator()(const SessionBeforeCompactEvent&) const {
+    SessionBeforeCompactResult result;
+    if (exit_two) {
+      result.system_messages.push_back(exit_two_message(hook, run));
+      return result;
+    }
+    const auto c = common();
+    if (!c) return std::monostate{};
+    result.stop = c->stop;
+    result.system_messages = c->system_messages;
+    return result;
+  }
+
+  // Events Claude Code's hooks can only observe (SessionEnd, Notification,
+  // SubagentStart): what would be shown to the user is logged.
+  template <class E>
+  HookOutcome operator()(const E&) const {
+    if (exit_two) logger()->warn("Claude Code hook {} ({}) on {}: {}", hook.label, hook.source, hook.event,
+                                 exit_two_message(hook, run));
+    else if (const auto c = common(); c && !c->system_messages.empty())
+      logger()->warn("Claude Code hook {} ({}) on {}: {}", hook.label, hook.source, hook.event, c->system_messages[0]);
+    return std::monostate{};
+  }
+};
+
+}  // namespace
+
+boost::json::object claude_code_payload(const HookEvent& event, std::string_view claude_event,
+                                        const ClaudeCodeToolNames& tool_names, std::string_view transcript_path,
+                                        const std::filesystem::path& project_dir) {
+  const EventContext& context = std::visit([](const auto& e) -> const EventContext& { return e.context; }, event);
+  json::object payload;
+  payload["session_id"] = context.session_id;
+  payload["transcript_path"] = transcript_path;
+  payload["cwd"] = context.cwd.empty() ? project_dir.string() : context.cwd;
+  payload["permission_mode"] = context.permission_mode.empty() ? "default" : context.permission_mode;
+  payload["hook_event_name"] = claude_event;
+  std::visit(EventFields{tool_names, payload}, event);
+  return payload;
+}
+
+HookOutcome claude_code_outcome(const ClaudeCodeCommand& hook, const HookEvent& event, const ProcessResult& run,
+                                const ClaudeCodeToolNames& tool_names) {
+  if (run.timed_out) fail(hook, run, fmt::format("timed out after {} ms (its timeout)", hook.timeout.count()));
+  if (run.stdout_truncated) fail(hook, run, fmt::format("printed more than its stdout limit of {} bytes", default_output_limit));
+  const bool exit_two = run.exit_code == 2;
+  if (!exit_two && !run.succeeded()) fail(hook, run, run.status());
+  Outcome outcome{hook, run, tool_names, exit_two, exit_two ? Answer{} : read_answer(run)};
+  if (!exit_two && !outcome.answer.object && !outcome.answer.text.empty() &&
+      !std::holds_alternative<InputEvent>(event) && !std::holds_alternative<SessionStartEvent>(event))
+    logger()->debug("Claude Code hook {} ({}) printed text, which {} ignores: {}", hook.label, hook.source, hook.event,
+                    outcome.answer.text);
+  return std::visit(outcome, event);
+}
+
+}  // namespace hookbus

@@ -1,0 +1,277 @@
+// Claude Code's settings files and plugins: the `hooks` block, the event
+// table, matchers and tool names (include/hookbus/claude_code.hpp).
+#include <hookbus/claude_code.hpp>
+#include <hookbus/json.hpp>
+#include <hookbus/names.hpp>
+
+#include "support/files.hpp"
+
+#include <boost/regex.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+
+namespace hookbus {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Claude Code's events and the hookbus events they stand for.
+struct ClaudeEvent {
+  std::string_view name;
+  std::array<std::string_view, 2> targets;  // hookbus wire names; "" unused
+};
+constexpr ClaudeEvent kClaudeEvents[] = {
+    {"PreToolUse", {"tool_call", ""}},
+    {"PermissionRequest", {"permission_request", ""}},
+    {"PostToolUse", {"tool_result", ""}},
+    {"PostToolUseFailure", {"tool_result", "tool_execution_failure"}},
+    {"UserPromptSubmit", {"input", ""}},
+    {"Notification", {"notification", ""}},
+    {"Stop", {"agent_end", ""}},
+    {"SubagentStart", {"subagent_start", ""}},
+    {"SubagentStop", {"subagent_end", ""}},
+    {"PreCompact", {"session_before_compact", ""}},
+    {"SessionStart", {"session_start", ""}},
+    {"SessionEnd", {"session_shutdown", ""}},
+};
+
+constexpr std::string_view kBuiltinTools[] = {
+    "Bash",  "Read",     "Write",        "Edit",        "MultiEdit",    "Glob",      "Grep",
+    "LS",    "WebFetch", "WebSearch",    "NotebookEdit", "NotebookRead", "Task",      "TodoWrite",
+    "ExitPlanMode", "KillShell", "BashOutput", "SlashCommand", "Skill", "AskUserQuestion"};
+
+bool equal_ignoring_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// A name for the bus: the file name of the script the command runs, or the command itself.
+std::string label_of(const std::string& command) {
+  std::string_view rest = command;
+  while (!rest.empty()) {
+    const auto start = rest.find_first_not_of(" \t");
+    if (start == std::string_view::npos) break;
+    rest.remove_prefix(start);
+    const auto end = std::min(rest.find_first_of(" \t;|&"), rest.size());
+    std::string word(rest.substr(0, end));
+    rest.remove_prefix(end);
+    std::erase_if(word, [](char c) { return c == '"' || c == '\''; });
+    if (word.find('/') != std::string::npos && !word.ends_with('/')) return fs::path(word).filename().string();
+  }
+  constexpr std::size_t kMax = 48;
+  return command.size() <= kMax ? command : command.substr(0, kMax) + "...";
+}
+
+// Claude Code's timeout: seconds, a positive number.
+Duration read_timeout_seconds(const ConfigValue& value) {
+  const auto& json = value.json();
+  if (!json.is_number()) value.fail_expected("number of seconds");
+  const double seconds = json.to_number<double>();
+  if (!(seconds > 0 && seconds <= 86400))
+    throw ConfigError(value.location(), fmt::format("expected a number of seconds from 0 to 86400, got {}", seconds));
+  return Duration(static_cast<Duration::rep>(std::ceil(seconds * 1000)));
+}
+
+// The words of a shell command, with quotes removed (no other shell syntax is interpreted).
+std::vector<std::string> words_of(std::string_view command) {
+  std::vector<std::string> words;
+  std::string word;
+  char quote = 0;
+  bool in_word = false;
+  for (const char c : command) {
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+      else word += c;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+      in_word = true;
+    } else if (std::isspace(static_cast<unsigned char>(c)) != 0 || c == ';' || c == '|' || c == '&' || c == '(' ||
+               c == ')' || c == '<' || c == '>') {
+      if (in_word) words.push_back(std::exchange(word, {}));
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(word);
+  return words;
+}
+
+}  // namespace
+
+std::vector<std::filesystem::path> claude_code_command_files(std::string_view command,
+                                                             const std::filesystem::path& project_dir) {
+  std::vector<fs::path> files;
+  const fs::path project = project_dir.lexically_normal();
+  for (std::string word : words_of(command)) {
+    for (const std::string_view variable : {"${CLAUDE_PROJECT_DIR}", "$CLAUDE_PROJECT_DIR"})
+      if (const auto at = word.find(variable); at != std::string::npos) word.replace(at, variable.size(), project.string());
+    if (word.empty() || word.find('$') != std::string::npos || word.starts_with('-')) continue;
+    const fs::path candidate = (fs::path(word).is_absolute() ? fs::path(word) : project / word).lexically_normal();
+    const fs::path relative = candidate.lexically_relative(project);
+    if (relative.empty() || *relative.begin() == "..") continue;
+    std::error_code ec;
+    if (fs::is_regular_file(candidate, ec) &&
+        std::find(files.begin(), files.end(), candidate) == files.end())
+      files.push_back(candidate);
+  }
+  return files;
+}
+
+// ------------------------------------------------------------ tool names
+
+ClaudeCodeToolNames::ClaudeCodeToolNames(std::map<std::string, std::string> engine_to_claude) {
+  for (auto& [engine, claude] : engine_to_claude) {
+    to_engine_.emplace(claude, engine);
+    to_claude_.emplace(std::move(engine), std::move(claude));
+  }
+}
+
+std::string ClaudeCodeToolNames::to_claude(std::string_view engine_name) const {
+  if (const auto found = to_claude_.find(engine_name); found != to_claude_.end()) return found->second;
+  for (const auto builtin : kBuiltinTools)
+    if (equal_ignoring_case(builtin, engine_name)) return std::string(builtin);
+  return std::string(engine_name);
+}
+
+std::string ClaudeCodeToolNames::to_engine(std::string_view claude_name) const {
+  if (const auto found = to_engine_.find(claude_name); found != to_engine_.end()) return found->second;
+  return std::string(claude_name);
+}
+
+std::span<const std::string_view> claude_code_tool_names() noexcept { return kBuiltinTools; }
+
+// -------------------------------------------------------------- matchers
+
+struct ClaudeCodeMatcher::Expression {
+  boost::regex regex;
+};
+
+ClaudeCodeMatcher::ClaudeCodeMatcher(std::string_view pattern) {
+  if (pattern.empty() || pattern == "*") return;
+  const bool plain = std::all_of(pattern.begin(), pattern.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-';
+  });
+  if (plain) {
+    exact_ = pattern;
+    return;
+  }
+  try {
+    expression_ = std::make_shared<const Expression>(Expression{boost::regex(pattern.begin(), pattern.end(), boost::regex::perl)});
+  } catch (const boost::regex_error& error) {
+    throw ConfigError({}, fmt::format("matcher \"{}\" is not a valid regular expression: {}", pattern, error.what()));
+  }
+}
+
+bool ClaudeCodeMatcher::matches(std::string_view value) const {
+  if (expression_) return boost::regex_match(value.begin(), value.end(), expression_->regex);
+  return exact_.empty() || value == exact_;
+}
+
+// ------------------------------------------------------------ the events
+
+std::vector<std::size_t> claude_code_event_targets(std::string_view claude_event) {
+  std::vector<std::size_t> targets;
+  for (const auto& event : kClaudeEvents)
+    if (event.name == claude_event)
+      for (const auto target : event.targets)
+        if (!target.empty()) targets.push_back(*find_event(target));
+  return targets;
+}
+
+bool claude_code_event_applies(std::string_view claude_event, const HookEvent& event) {
+  if (const auto* result = std::get_if<ToolResultEvent>(&event)) {
+    if (claude_event == "PostToolUse") return !result->is_error;
+    if (claude_event == "PostToolUseFailure") return result->is_error;
+  }
+  const auto targets = claude_code_event_targets(claude_event);
+  return std::find(targets.begin(), targets.end(), event.index()) != targets.end();
+}
+
+// -------------------------------------------------------------- settings
+
+ClaudeCodeSettings read_claude_code_settings(const std::filesystem::path& file, Layer layer,
+                                             const std::filesystem::path& plugin_root) {
+  ClaudeCodeSettings settings{file, {}, {}, false};
+  const ConfigLocation root{.file = file, .project_dir = {}, .path = {}};
+  std::optional<std::string> text;
+  try {
+    text = detail::read_regular_file_if_exists(file, max_config_file_size);
+  } catch (const detail::FileReadError& error) {
+    throw ConfigError(root, error.what());
+  }
+  if (!text) return settings;
+  boost::json::value document;
+  try {
+    document = parse_json(*text, "");
+  } catch (const JsonError& error) {
+    throw ConfigError(root, error.what());
+  }
+  const ConfigObject top = ConfigValue(document, root).as_object();
+  if (auto disable = top.find("disableAllHooks")) settings.disable_all_hooks = disable->as_bool();
+  const auto hooks = top.find("hooks");
+  if (!hooks) return settings;
+  const auto note = [&](const ConfigLocation& where, std::string_view what) {
+    settings.skipped.push_back(fmt::format("{}: {}: {}", file.string(), where.path, what));
+  };
+  const auto note_unknown_keys = [&](const ConfigObject& object, std::initializer_list<std::string_view> known) {
+    for (const auto& [key, value] : object.members())
+      if (std::find(known.begin(), known.end(), key) == known.end())
+        note(value.location(), "not a key hookbus knows; ignored");
+  };
+  for (const auto& [event, groups] : hooks->as_object().members()) {
+    const auto targets = claude_code_event_targets(event);
+    const auto group_list = groups.as_array();
+    if (targets.empty()) {
+      note(groups.location(), fmt::format("hookbus has no equivalent of the Claude Code event '{}'; its {} hook "
+                                          "group(s) are not imported (docs/claude-code.md lists the events)",
+                                          event, group_list.size()));
+      continue;
+    }
+    for (const auto& group_value : group_list) {
+      const ConfigObject group = group_value.as_object();
+      note_unknown_keys(group, {"matcher", "hooks"});
+      std::string matcher;
+      if (auto m = group.find("matcher")) matcher = m->as_string();
+      try {
+        (void)ClaudeCodeMatcher(matcher);
+      } catch (const ConfigError& error) {
+        throw ConfigError(group.location().key("matcher"), error.what());
+      }
+      for (const auto& entry_value : group.required("hooks", "array of hooks").as_array()) {
+        const ConfigObject entry = entry_value.as_object();
+        note_unknown_keys(entry, {"type", "command", "timeout", "async", "once", "statusMessage"});
+        const std::string type = entry.required("type", "string").as_string();
+        if (type != "command") {
+          note(entry.location(), fmt::format("hook type \"{}\" is not supported (only \"command\" hooks run "
+                                             "outside Claude Code); not imported",
+                                             type));
+          continue;
+        }
+        ClaudeCodeCommand command;
+        command.event = event;
+        command.matcher = matcher;
+        command.command = entry.required("command", "string").as_nonempty_string();
+        if (auto timeout = entry.find("timeout")) command.timeout = read_timeout_seconds(*timeout);
+        if (auto async = entry.find("async")) command.async = async->as_bool();
+        if (auto once = entry.find("once")) command.once = once->as_bool();
+        if (auto status = entry.find("statusMessage")) (void)status->as_string();  // shown by Claude Code's UI only
+        command.label = label_of(command.command);
+        command.source = fmt::format("{}: {}", file.string(), entry.location().path);
+        command.layer = layer;
+        command.plugin_root = plugin_root;
+        command.settings_file = file;
+        settings.commands.push_back(std::move(command));
+      }
+    }
+  }
+  return settings;
+}
+
+}  // namespace hookbus
