@@ -297,6 +297,29 @@ TEST_F(Hookctl, ConfigPrintsEveryValueWithTheFileItCameFrom) {
                                    HasSubstr("failure fail_closed <- " + user_config.string() + ": hooks.guard.failure")));
 }
 
+// ------------------------------------------------------------ Claude Code
+
+TEST_F(Hookctl, ClaudeCodeHooksOfAProjectsSettingsRunThroughEmitAndShowInList) {
+  write_script(project_.path() / ".claude" / "hooks" / "no-rm.sh",
+               "jq -r '.tool_input.command' | grep -q 'rm -rf' && { echo 'rm -rf is not allowed' >&2; exit 2; }\nexit 0\n");
+  write_file(project_.path() / ".claude" / "settings.json", R"({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+    {"type": "command", "command": "$CLAUDE_PROJECT_DIR/.claude/hooks/no-rm.sh"}]}]}})");
+  write_file(project_.path() / ".hookbus" / "config.json", R"({"claude_code": {"settings": ["project"]}})");
+  trust();
+  const ProcessResult emitted =
+      hookctl({"emit", "tool_call", R"({"tool_call_id": "c1", "tool_name": "bash", "input": {"command": "rm -rf /"}})"});
+  ASSERT_EQ(emitted.exit_code, 0) << emitted.stderr_text;
+  const auto outcome = boost::json::parse(emitted.stdout_text);
+  EXPECT_EQ(outcome.at("decision"), "deny");
+  EXPECT_EQ(outcome.at("reason"), "rm -rf is not allowed");
+  EXPECT_EQ(outcome.at("decided_by").at("handler"), "no-rm.sh");
+  EXPECT_THAT(hookctl({"list"}).stdout_text,
+              AllOf(HasSubstr("no-rm.sh: PreToolUse (matcher Bash)"),
+                    HasSubstr((project_.path() / ".claude" / "settings.json").string() +
+                              ": hooks.PreToolUse[0].hooks[0]: $CLAUDE_PROJECT_DIR/.claude/hooks/no-rm.sh"),
+                    HasSubstr("(project layer, claude_code protocol)")));
+}
+
 // ------------------------------------------------------- example hooks
 
 TEST_F(Hookctl, ExampleBlockRmRfBlocksRmRfInAnyFlagOrder) {

@@ -167,11 +167,11 @@ Answer read_answer(const ProcessResult& run) {
   return {std::nullopt, std::string(out)};
 }
 
-// A typed view of the answer's fields, each checked as it is read.
+// The answer's fields, each checked as it is read.
 class Fields {
  public:
-  Fields(const ClaudeCodeCommand& hook, const ProcessResult& run, const json::object& object, std::string path)
-      : hook_(hook), run_(run), object_(object), path_(std::move(path)) {}
+  Fields(const ClaudeCodeCommand& hook, const ProcessResult& run, json::object object, std::string path)
+      : hook_(hook), run_(run), object_(std::move(object)), path_(std::move(path)) {}
 
   std::optional<std::string> string(std::string_view key) const {
     const json::value* value = object_.if_contains(key);
@@ -206,7 +206,7 @@ class Fields {
 
   const ClaudeCodeCommand& hook_;
   const ProcessResult& run_;
-  const json::object& object_;
+  json::object object_;
   std::string path_;
 };
 
@@ -218,8 +218,7 @@ struct Common {
   std::string reason;
   std::optional<StopRequest> stop;
   std::vector<std::string> system_messages;
-  std::optional<Fields> specific;              // hookSpecificOutput
-  std::optional<json::object> specific_object;
+  std::optional<Fields> specific;  // hookSpecificOutput
 };
 
 Common read_common(const Fields& fields, std::string_view claude_event) {
@@ -234,8 +233,8 @@ Common read_common(const Fields& fields, std::string_view claude_event) {
   if (auto message = fields.string("systemMessage"); message && !message->empty())
     common.system_messages.push_back(*message);
   (void)fields.boolean("suppressOutput");  // transcript display in Claude Code: nothing to hide here
-  if ((common.specific_object = fields.object("hookSpecificOutput"))) {
-    common.specific.emplace(fields.nested(*common.specific_object, "hookSpecificOutput"));
+  if (auto specific = fields.object("hookSpecificOutput")) {
+    common.specific.emplace(fields.nested(*specific, "hookSpecificOutput"));
     if (auto name = common.specific->string("hookEventName"); name && *name != claude_event)
       common.specific->fail_value("hookEventName", fmt::format("is \"{}\", but the hook ran for {}", *name, claude_event));
   }

@@ -50,23 +50,6 @@ bool equal_ignoring_case(std::string_view a, std::string_view b) {
          });
 }
 
-// A name for the bus: the file name of the script the command runs, or the command itself.
-std::string label_of(const std::string& command) {
-  std::string_view rest = command;
-  while (!rest.empty()) {
-    const auto start = rest.find_first_not_of(" \t");
-    if (start == std::string_view::npos) break;
-    rest.remove_prefix(start);
-    const auto end = std::min(rest.find_first_of(" \t;|&"), rest.size());
-    std::string word(rest.substr(0, end));
-    rest.remove_prefix(end);
-    std::erase_if(word, [](char c) { return c == '"' || c == '\''; });
-    if (word.find('/') != std::string::npos && !word.ends_with('/')) return fs::path(word).filename().string();
-  }
-  constexpr std::size_t kMax = 48;
-  return command.size() <= kMax ? command : command.substr(0, kMax) + "...";
-}
-
 // Claude Code's timeout: seconds, a positive number.
 Duration read_timeout_seconds(const ConfigValue& value) {
   const auto& json = value.json();
@@ -101,6 +84,14 @@ std::vector<std::string> words_of(std::string_view command) {
   }
   if (in_word) words.push_back(word);
   return words;
+}
+
+// A name for the bus: the file name of the script the command runs, or the command itself.
+std::string label_of(const std::string& command) {
+  for (const auto& word : words_of(command))
+    if (word.find('/') != std::string::npos && !word.ends_with('/')) return fs::path(word).filename().string();
+  constexpr std::size_t kMax = 48;
+  return command.size() <= kMax ? command : command.substr(0, kMax) + "...";
 }
 
 }  // namespace
@@ -246,7 +237,6 @@ ClaudeCodeSettings read_claude_code_settings(const std::filesystem::path& file, 
       }
       for (const auto& entry_value : group.required("hooks", "array of hooks").as_array()) {
         const ConfigObject entry = entry_value.as_object();
-        note_unknown_keys(entry, {"type", "command", "timeout", "async", "once", "statusMessage"});
         const std::string type = entry.required("type", "string").as_string();
         if (type != "command") {
           note(entry.location(), fmt::format("hook type \"{}\" is not supported (only \"command\" hooks run "
@@ -254,6 +244,7 @@ ClaudeCodeSettings read_claude_code_settings(const std::filesystem::path& file, 
                                              type));
           continue;
         }
+        note_unknown_keys(entry, {"type", "command", "timeout", "async", "once", "statusMessage"});
         ClaudeCodeCommand command;
         command.event = event;
         command.matcher = matcher;

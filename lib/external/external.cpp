@@ -9,6 +9,7 @@
 #include "support/text.hpp"
 
 #include <boost/json/serialize.hpp>
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -33,6 +34,25 @@ constexpr KodeletKey kKodeletKeys[] = {
     {"tool_result", "input", "tool_input"},
     {"input", "text", "message"},
 };
+
+std::string text_of(const std::vector<ContentPart>& parts) {
+  std::string text;
+  for (const auto& part : parts)
+    if (const auto* t = std::get_if<TextPart>(&part)) {
+      if (!text.empty()) text += '\n';
+      text += t->text;
+    }
+  return text;
+}
+
+// kodelet's StructuredToolResult for after_tool_call's `tool_output`.
+boost::json::object kodelet_tool_output(const ToolResultEvent& event) {
+  boost::json::object output{{"toolName", event.tool_name}, {"success", !event.is_error}};
+  if (event.is_error) output["error"] = text_of(event.content);
+  else output["result"] = text_of(event.content);
+  output["timestamp"] = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
+  return output;
+}
 
 const EventContext& context_of(const HookEvent& event) {
   return std::visit([](const auto& e) -> const EventContext& { return e.context; }, event);
@@ -95,16 +115,42 @@ void accept_legacy_refusals(boost::json::object& result) {
   }
 }
 
+// kodelet's after_tool_call `output`: a StructuredToolResult that replaces the
+// tool's result. It becomes the patch's content (the object as JSON text) and,
+// from its `success`, is_error; `content` and `is_error` the hook gives itself win.
+void accept_kodelet_output(boost::json::object& result) {
+  const auto* output = result.if_contains("output");
+  if (output == nullptr || output->is_null()) return;
+  if (!output->is_object())
+    throw JsonError("output", "expected object (kodelet's StructuredToolResult), got " +
+                                  std::string(boost::json::to_string(output->kind())));
+  if (!result.contains("content"))
+    result["content"] = boost::json::array{boost::json::object{{"type", "text"}, {"text", boost::json::serialize(*output)}}};
+  if (const auto* success = output->as_object().if_contains("success"); success != nullptr && success->is_bool() &&
+                                                                         !result.contains("is_error"))
+    result["is_error"] = !success->get_bool();
+  result.erase("output");
+}
+
+// Only the bus names who decided: a hook cannot claim to be another.
+void drop_decided_by(boost::json::object& result) {
+  result.erase("decided_by");
+  if (auto* stop = result.if_contains("stop"); stop != nullptr && stop->is_object()) stop->as_object().erase("decided_by");
+}
+
 // Exit code 0: nothing (or null), or the event's result as JSON.
-// (kodelet's after_tool_call `output` has no counterpart in tool_result's
-// patch and is ignored, like any unknown key.)
 template <class E>
 HookOutcome result_from_stdout(const ExternalHook& hook, const ProcessResult& run) {
   if (detail::trim(run.stdout_text).empty()) return std::monostate{};
   try {
     boost::json::value json = parse_json(run.stdout_text, "stdout");
     if (json.is_null()) return std::monostate{};
-    if (json.is_object()) accept_legacy_refusals<E>(json.as_object());
+    if (json.is_object()) {
+      auto& result = json.as_object();
+      accept_legacy_refusals<E>(result);
+      if constexpr (std::is_same_v<E, ToolResultEvent>) accept_kodelet_output(result);
+      drop_decided_by(result);
+    }
     return outcome_from_json(event_index<E>, json);
   } catch (const JsonError& e) {
     fail(hook, run, fmt::format("printed no valid '{}' result: {}", E::type, e.what()));
@@ -136,8 +182,18 @@ boost::json::object hook_payload(const HookEvent& event, std::string_view reques
   add("conv_id", context.at("session_id"));
   add("cwd", context.at("cwd"));
   add("invoked_by", context.at("invoked_by"));
+  if (const auto* recipe = context.if_contains("recipe_name"); recipe != nullptr && !recipe->as_string().empty())
+    add("recipe_name", *recipe);
   for (const auto& key : kKodeletKeys)
     if (key.event == wire_name && payload.contains(key.ours)) add(key.theirs, boost::json::value(payload.at(key.ours)));
+  std::visit([&]<class E>(const E& e) {
+    if constexpr (std::is_same_v<E, ToolCallEvent> || std::is_same_v<E, ToolResultEvent>) add("tool_user_id", boost::json::string(e.tool_call_id));
+    if constexpr (std::is_same_v<E, ToolResultEvent>) add("tool_output", kodelet_tool_output(e));
+    if constexpr (std::is_same_v<E, TurnEndEvent>) {
+      add("turn_number", e.turn_index + 1);  // kodelet counts turns from 1
+      add("response", boost::json::string(text_of(e.message.content)));
+    }
+  }, event);
   return payload;
 }
 

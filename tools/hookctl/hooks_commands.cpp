@@ -113,10 +113,6 @@ std::string event_list(const DiscoveredHook& hook) {
   return list;
 }
 
-std::string_view protocol_name(HookProtocol protocol) {
-  return protocol == HookProtocol::claude_code ? "claude_code" : "hookbus";
-}
-
 std::string_view events_from_name(EventsFrom from) {
   switch (from) {
     case EventsFrom::declared: return "declared in config";
@@ -169,12 +165,20 @@ void print_hooks(const SetupReport& report) {
   fmt::print("\nhooks, in run order:\n");
   if (report.hooks.installed.empty()) fmt::print("  (none)\n");
   for (const auto& installed : report.hooks.installed) {
+    if (installed.protocol == HookProtocol::claude_code) {
+      fmt::print("  {}: {}{}\n    {}  ({} layer, claude_code protocol)\n", installed.name,
+                 fmt::join(installed.events, ", "),
+                 installed.matcher.empty() ? "" : fmt::format(" (matcher {})", installed.matcher),
+                 installed.command.empty() ? installed.path.string() : installed.source + ": " + installed.command,
+                 layer_name(installed.layer));
+      continue;
+    }
     const auto found = std::find_if(report.discovery.hooks.begin(), report.discovery.hooks.end(), [&](const auto& h) {
       return h.name == installed.name && h.layer == installed.layer;
     });
-    fmt::print("  {}: {}\n    {}  ({}, {} protocol, events {}){}\n", installed.name, event_list(*found),
-               installed.path.string(), found->source, protocol_name(found->protocol),
-               events_from_name(found->events_from), settings_notes(installed.settings));
+    fmt::print("  {}: {}\n    {}  ({}, hookbus protocol, events {}){}\n", installed.name, event_list(*found),
+               installed.path.string(), found->source, events_from_name(found->events_from),
+               settings_notes(installed.settings));
   }
   if (!report.hooks.refusing.empty()) {
     fmt::print("\nrefusing, in place of fail-closed hooks that cannot run:\n");

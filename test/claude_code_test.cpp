@@ -1,0 +1,679 @@
+// Claude Code hooks run unchanged: settings files, the payload, the answers,
+// matchers, parallel runs and the allow / ask / deny decision, with hooks
+// written here in the style of published Claude Code hooks (bash + jq,
+// Python, Node), installed through .claude/settings.json and run through
+// hookbus::setup() and Hooks::emit (docs/claude-code.md).
+#include "script_fixture.hpp"
+
+#include <hookbus/claude_code.hpp>
+#include <hookbus/json.hpp>
+#include <hookbus/log.hpp>
+#include <hookbus/setup.hpp>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+namespace hookbus {
+namespace {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+using ::testing::AllOf;
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Optional;
+using testing::TempDir;
+using testing::write_file;
+using testing::write_script;
+using namespace std::chrono_literals;
+
+// Hang detection only: far above what any hook here takes.
+constexpr auto kHangBound = 10s;
+
+class ClaudeCode : public ::testing::Test {
+ protected:
+  ClaudeCode() {
+    set_logger(std::make_shared<spdlog::logger>("claude-test", std::make_shared<spdlog::sinks::ostream_sink_mt>(log_)));
+    errors_ = hooks_.on_error([this](const HookError& e) {
+      const std::lock_guard lock(mutex_);
+      errors_seen_.push_back(e);
+    });
+  }
+  ~ClaudeCode() override { set_logger(nullptr); }
+
+  Locations locations() const {
+    return {.managed = root_.path() / "etc",
+            .user = root_.path() / "config",
+            .project = project_.path(),
+            .state = root_.path() / "state",
+            .cache = root_.path() / "cache",
+            .claude = root_.path() / "home" / ".claude"};
+  }
+  fs::path project_settings() const { return project_.path() / ".claude" / "settings.json"; }
+  fs::path script(const std::string& name) const { return project_.path() / ".claude" / "hooks" / name; }
+  fs::path file(const std::string& name) const { return project_.path() / name; }
+
+  // The project's .claude/settings.json with this `hooks` block, imported by the user's config.
+  void settings(const std::string& hooks_block, const std::string& tool_names = "{}") const {
+    write_file(project_settings(), R"({"permissions": {"allow": []}, "hooks": )" + hooks_block + "}");
+    write_file(locations().config_file(Layer::user),
+               R"({"claude_code": {"settings": ["project"], "tool_names": )" + tool_names + "}}");
+  }
+  // One hook group: {"EVENT": [{"matcher": MATCHER, "hooks": [{"type": "command", "command": COMMAND}]}]}.
+  static std::string one(const std::string& event, const std::string& matcher, const std::string& command,
+                         const std::string& extra = "") {
+    return R"({")" + event + R"(": [{"matcher": ")" + matcher + R"(", "hooks": [{"type": "command", "command": ")" +
+           command + R"(")" + extra + "}]}]}";
+  }
+
+  void install() { installed_ = setup(hooks_, {.project_dir = project_.path(), .locations = locations(),
+                                               .project_trust = ProjectTrustPolicy::trust_all}); }
+
+  ToolCallEvent bash(std::string command) const {
+    return {.context = context(), .tool_call_id = "toolu_1", .tool_name = "bash", .input = {{"command", std::move(command)}}};
+  }
+  EventContext context() const { return {.session_id = "s-1", .cwd = project_.path().string()}; }
+
+  // The JSON a hook wrote with `cat > FILE`.
+  json::object captured(const std::string& name) const {
+    return json::parse(testing::read_file(file(name))).as_object();
+  }
+  std::string capture(const std::string& name) const { return "cat > " + file(name).string(); }
+
+  std::ostringstream log_;
+  TempDir root_;
+  TempDir project_;
+  Hooks hooks_;
+  std::optional<Installation> installed_;
+  std::mutex mutex_;
+  std::vector<HookError> errors_seen_;
+  Connection errors_;
+};
+
+// ============================================ hooks in the style of published ones
+
+TEST_F(ClaudeCode, ABashAndJqHookBlocksWithExitTwoAndStderrAsTheReason) {
+  write_script(script("block-dangerous.sh"),
+               "command=$(jq -r '.tool_input.command // empty')\n"
+               "if echo \"$command\" | grep -qE 'rm -rf /'; then\n"
+               "  echo \"Dangerous command blocked: $command\" >&2\n  exit 2\nfi\nexit 0\n");
+  settings(one("PreToolUse", "Bash", "$CLAUDE_PROJECT_DIR/.claude/hooks/block-dangerous.sh"));
+  install();
+  const ToolCallResult denied = hooks_.emit(bash("rm -rf /"));
+  EXPECT_EQ(denied.decision, Decision::deny);
+  EXPECT_EQ(denied.reason, "Dangerous command blocked: rm -rf /");
+  ASSERT_TRUE(denied.decided_by.has_value());
+  EXPECT_EQ(denied.decided_by->handler, "block-dangerous.sh");
+  EXPECT_EQ(denied.decided_by->source, project_settings().string() + ": hooks.PreToolUse[0].hooks[0]");
+  EXPECT_EQ(hooks_.emit(bash("ls")).decision, Decision::none);
+}
+
+TEST_F(ClaudeCode, APythonHookDeniesWithJsonAndTheToolNameMapsToClaudeCodes) {
+  write_file(script("protect_env.py"),
+             "#!/usr/bin/python3\nimport json, sys\n"
+             "data = json.load(sys.stdin)\n"
+             "path = data.get('tool_input', {}).get('file_path', '')\n"
+             "if data['tool_name'] in ('Read', 'Edit', 'Write') and path.endswith('.env'):\n"
+             "    print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse',\n"
+             "        'permissionDecision': 'deny', 'permissionDecisionReason': 'secrets stay private: ' + path}}))\n"
+             "sys.exit(0)\n",
+             0755);
+  settings(one("PreToolUse", "Read|Edit|Write", "python3 .claude/hooks/protect_env.py"), R"({"read_file": "Read"})");
+  install();
+  const ToolCallResult denied = hooks_.emit(
+      ToolCallEvent{.context = context(), .tool_call_id = "t", .tool_name = "read_file", .input = {{"file_path", ".env"}}});
+  EXPECT_EQ(denied.decision, Decision::deny);
+  EXPECT_EQ(denied.reason, "secrets stay private: .env");
+  EXPECT_EQ(hooks_.emit(ToolCallEvent{.context = context(), .tool_call_id = "t", .tool_name = "read_file",
+                                      .input = {{"file_path", "main.cpp"}}})
+                .decision,
+            Decision::none);
+}
+
+TEST_F(ClaudeCode, ANodeHookAllowsAsksAndRewritesTheInput) {
+  write_file(script("approve.js"),
+             "#!/usr/bin/env node\n"
+             "let input = '';\n"
+             "process.stdin.on('data', c => input += c);\n"
+             "process.stdin.on('end', () => {\n"
+             "  const data = JSON.parse(input);\n"
+             "  const command = data.tool_input.command || '';\n"
+             "  const out = {hookSpecificOutput: {hookEventName: 'PreToolUse'}};\n"
+             "  if (command.startsWith('npm test')) {\n"
+             "    out.hookSpecificOutput.permissionDecision = 'allow';\n"
+             "    out.hookSpecificOutput.permissionDecisionReason = 'tests are safe';\n"
+             "    out.hookSpecificOutput.updatedInput = {command: command + ' --silent'};\n"
+             "  } else if (command.startsWith('git push')) {\n"
+             "    out.hookSpecificOutput.permissionDecision = 'ask';\n"
+             "    out.hookSpecificOutput.permissionDecisionReason = 'pushing needs a human';\n"
+             "  }\n"
+             "  console.log(JSON.stringify(out));\n"
+             "});\n",
+             0755);
+  settings(one("PreToolUse", "Bash", "node .claude/hooks/approve.js"));
+  install();
+  const ToolCallResult allowed = hooks_.emit(bash("npm test"));
+  EXPECT_EQ(allowed.decision, Decision::allow);
+  EXPECT_EQ(allowed.reason, "tests are safe");
+  EXPECT_EQ(allowed.input, (json::object{{"command", "npm test --silent"}}));
+  const ToolCallResult asked = hooks_.emit(bash("git push origin main"));
+  EXPECT_EQ(asked.decision, Decision::ask);
+  EXPECT_EQ(asked.reason, "pushing needs a human");
+}
+
+TEST_F(ClaudeCode, APostToolUseFormatterRewritesTheFileItWasGiven) {
+  const fs::path source = file("main.py");
+  write_file(source, "x = 1   \ny = 2\t\n");
+  write_script(script("format.sh"),
+               "file=$(jq -r '.tool_input.file_path')\n"
+               "case \"$file\" in *.py) sed -i 's/[[:space:]]*$//' \"$file\" ;; esac\n");
+  settings(one("PostToolUse", "Edit|Write", "$CLAUDE_PROJECT_DIR/.claude/hooks/format.sh"));
+  install();
+  const ToolResultResult result = hooks_.emit(ToolResultEvent{.context = context(), .tool_call_id = "t", .tool_name = "write",
+                                                              .input = {{"file_path", source.string()}}});
+  EXPECT_EQ(result, ToolResultResult{});
+  EXPECT_EQ(testing::read_file(source), "x = 1\ny = 2\n");
+}
+
+TEST_F(ClaudeCode, AUserPromptSubmitHookAddsPlainTextAsContext) {
+  write_script(script("context.sh"), "cat >/dev/null; echo \"Current branch: main\"\n");
+  settings(one("UserPromptSubmit", "", ".claude/hooks/context.sh"));
+  install();
+  const InputResult result = hooks_.emit(InputEvent{.context = context(), .text = "fix the bug"});
+  EXPECT_EQ(result.action, InputAction::continue_);
+  EXPECT_THAT(result.additional_context, ElementsAre("Current branch: main"));
+}
+
+TEST_F(ClaudeCode, AUserPromptSubmitHookRejectsAPromptWithDecisionBlock) {
+  write_file(script("no-secrets.py"),
+             "#!/usr/bin/python3\nimport json, sys\n"
+             "prompt = json.load(sys.stdin)['prompt']\n"
+             "if 'password' in prompt.lower():\n"
+             "    print(json.dumps({'decision': 'block', 'reason': 'Do not paste passwords into prompts'}))\n",
+             0755);
+  settings(one("UserPromptSubmit", "", "python3 .claude/hooks/no-secrets.py"));
+  install();
+  const InputResult rejected = hooks_.emit(InputEvent{.context = context(), .text = "my password is hunter2"});
+  EXPECT_EQ(rejected.action, InputAction::reject);
+  EXPECT_EQ(rejected.reason, "Do not paste passwords into prompts");
+  EXPECT_EQ(hooks_.emit(InputEvent{.context = context(), .text = "hello"}).action, InputAction::continue_);
+}
+
+TEST_F(ClaudeCode, ASessionStartHookGivesContextAndItsMatcherIsTheSource) {
+  write_script(script("session.sh"), "cat >/dev/null; echo 'Recent commits: fix parser'\n");
+  settings(one("SessionStart", "startup", ".claude/hooks/session.sh"));
+  install();
+  EXPECT_THAT(hooks_.emit(SessionStartEvent{.context = context(), .reason = SessionStartReason::startup}).additional_context,
+              ElementsAre("Recent commits: fix parser"));
+  EXPECT_THAT(hooks_.emit(SessionStartEvent{.context = context(), .reason = SessionStartReason::resume}).additional_context,
+              IsEmpty());
+}
+
+// A Stop hook that reads the transcript hookbus keeps, blocks once when the
+// agent left a TODO, and honours stop_hook_active so it never loops.
+TEST_F(ClaudeCode, AStopHookReadsTheTranscriptBlocksOnceAndHonoursStopHookActive) {
+  write_file(script("finish-todos.py"),
+             "#!/usr/bin/python3\nimport json, sys\n"
+             "data = json.load(sys.stdin)\n"
+             "if data['stop_hook_active']:\n    sys.exit(0)\n"
+             "last = json.loads(open(data['transcript_path']).read().splitlines()[-1])\n"
+             "text = ''.join(p.get('text', '') for p in last['message']['content'])\n"
+             "if last['type'] == 'assistant' and 'TODO' in text:\n"
+             "    print(json.dumps({'decision': 'block', 'reason': 'You left a TODO: finish it before stopping.'}))\n",
+             0755);
+  settings(one("Stop", "", "python3 .claude/hooks/finish-todos.py"));
+  install();
+  hooks_.emit(MessageEndEvent{.context = context(), .message = {.role = Role::user, .content = {TextPart{"write it"}}}});
+  hooks_.emit(MessageEndEvent{.context = context(),
+                              .message = {.role = Role::assistant, .content = {TextPart{"done, TODO: tests"}}}});
+  const AgentEndResult first = hooks_.emit(AgentEndEvent{.context = context()});
+  EXPECT_THAT(first.follow_up_messages, ElementsAre("You left a TODO: finish it before stopping."));
+  const AgentEndResult second = hooks_.emit(AgentEndEvent{.context = context(), .after_follow_up = true});
+  EXPECT_THAT(second.follow_up_messages, IsEmpty());
+  // The transcript is Claude Code's JSONL: one line per message, with session and parent links.
+  const std::string transcript = testing::read_file(claude_code_transcript_path(root_.path() / "state" / "transcripts", "s-1"));
+  std::istringstream lines(transcript);
+  std::string line;
+  std::vector<json::object> entries;
+  while (std::getline(lines, line)) entries.push_back(json::parse(line).as_object());
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].at("type"), "user");
+  EXPECT_EQ(entries[1].at("type"), "assistant");
+  EXPECT_EQ(entries[1].at("parentUuid"), entries[0].at("uuid"));
+  EXPECT_EQ(entries[1].at("sessionId"), "s-1");
+}
+
+// ============================================================= the payload
+
+TEST_F(ClaudeCode, EveryPayloadHasTheCommonFields) {
+  settings(one("PreToolUse", "*", capture("pre.json")));
+  install();
+  EventContext with_transcript = context();
+  with_transcript.transcript_path = "/engine/transcript.jsonl";
+  with_transcript.permission_mode = "plan";
+  hooks_.emit(ToolCallEvent{.context = with_transcript, .tool_call_id = "toolu_9", .tool_name = "bash", .input = {{"command", "ls"}}});
+  const json::object payload = captured("pre.json");
+  EXPECT_EQ(payload.at("session_id"), "s-1");
+  EXPECT_EQ(payload.at("transcript_path"), "/engine/transcript.jsonl");
+  EXPECT_EQ(payload.at("cwd").as_string(), project_.path().string());
+  EXPECT_EQ(payload.at("permission_mode"), "plan");
+  EXPECT_EQ(payload.at("hook_event_name"), "PreToolUse");
+  EXPECT_EQ(payload.at("tool_name"), "Bash");
+  EXPECT_EQ(payload.at("tool_input").at("command"), "ls");
+  EXPECT_EQ(payload.at("tool_use_id"), "toolu_9");
+}
+
+TEST_F(ClaudeCode, WithoutATranscriptFromTheEngineThePayloadNamesTheOneHookbusKeeps) {
+  settings(one("PreToolUse", "", capture("pre.json")));
+  install();
+  hooks_.emit(bash("ls"));
+  EXPECT_EQ(captured("pre.json").at("transcript_path").as_string(),
+            claude_code_transcript_path(root_.path() / "state" / "transcripts", "s-1").string());
+  EXPECT_EQ(captured("pre.json").at("permission_mode"), "default");
+}
+
+TEST_F(ClaudeCode, PostToolUseCarriesTheToolResponse) {
+  settings(one("PostToolUse", "", capture("post.json")));
+  install();
+  hooks_.emit(ToolResultEvent{.context = context(), .tool_call_id = "t1", .tool_name = "bash", .input = {{"command", "ls"}},
+                              .content = {TextPart{R"({"stdout": "a\nb", "stderr": ""})"}}});
+  const json::object payload = captured("post.json");
+  EXPECT_EQ(payload.at("hook_event_name"), "PostToolUse");
+  EXPECT_EQ(payload.at("tool_response").at("stdout"), "a\nb");
+  EXPECT_EQ(payload.at("tool_use_id"), "t1");
+}
+
+TEST_F(ClaudeCode, AnErrorResultAndAToolFailureArePostToolUseFailure) {
+  settings(R"({"PostToolUse": [{"hooks": [{"type": "command", "command": "echo ok >> )" + file("post").string() + R"("}]}],
+               "PostToolUseFailure": [{"hooks": [{"type": "command", "command": "{ cat; echo; } >> )" + file("failures").string() + R"("}]}]})");
+  install();
+  hooks_.emit(ToolResultEvent{.context = context(), .tool_name = "bash", .content = {TextPart{"no such file"}}, .is_error = true});
+  hooks_.emit(ToolExecutionFailureEvent{.context = context(), .tool_call_id = "t2", .tool_name = "bash", .error = "timeout"});
+  EXPECT_FALSE(fs::exists(file("post"))) << "PostToolUse is for results without an error";
+  std::istringstream lines(testing::read_file(file("failures")));
+  std::string first, second;
+  std::getline(lines, first);
+  std::getline(lines, second);
+  EXPECT_EQ(json::parse(first).at("error"), "no such file");
+  EXPECT_EQ(json::parse(first).at("hook_event_name"), "PostToolUseFailure");
+  EXPECT_EQ(json::parse(second).at("error"), "timeout");
+}
+
+TEST_F(ClaudeCode, UserPromptSubmitCarriesThePrompt) {
+  settings(one("UserPromptSubmit", "", capture("prompt.json")));
+  install();
+  hooks_.emit(InputEvent{.context = context(), .text = "add tests"});
+  EXPECT_EQ(captured("prompt.json").at("prompt"), "add tests");
+}
+
+TEST_F(ClaudeCode, SubagentStartAndStopCarryTheAgent) {
+  settings(R"({"SubagentStart": [{"hooks": [{"type": "command", "command": ")" + capture("start.json") + R"("}]}],
+               "SubagentStop": [{"hooks": [{"type": "command", "command": ")" + capture("stop.json") + R"("}]}]})");
+  install();
+  hooks_.emit(SubagentStartEvent{.context = context(), .task_id = "a1", .label = "reviewer"});
+  hooks_.emit(SubagentEndEvent{.context = context(), .task_id = "a1", .label = "reviewer", .result = "looks fine",
+                               .after_follow_up = true});
+  EXPECT_EQ(captured("start.json").at("agent_type"), "reviewer");
+  const json::object stop = captured("stop.json");
+  EXPECT_EQ(stop.at("agent_id"), "a1");
+  EXPECT_EQ(stop.at("stop_hook_active"), true);
+  EXPECT_EQ(stop.at("last_assistant_message"), "looks fine");
+}
+
+TEST_F(ClaudeCode, SessionEndPreCompactAndNotificationCarryTheirFields) {
+  settings(R"({"SessionEnd": [{"hooks": [{"type": "command", "command": ")" + capture("end.json") + R"("}]}],
+               "PreCompact": [{"matcher": "auto", "hooks": [{"type": "command", "command": ")" + capture("compact.json") + R"("}]}],
+               "Notification": [{"matcher": "idle_prompt", "hooks": [{"type": "command", "command": ")" + capture("note.json") + R"("}]}]})");
+  install();
+  hooks_.emit(SessionShutdownEvent{.context = context(), .reason = SessionShutdownReason::new_session});
+  hooks_.emit(SessionBeforeCompactEvent{.context = context(), .custom_instructions = "keep the API", .trigger = CompactTrigger::auto_});
+  hooks_.emit(NotificationEvent{.context = context(), .message = "waiting for you", .title = "Claude", .kind = "idle_prompt"});
+  EXPECT_EQ(captured("end.json").at("reason"), "clear");
+  EXPECT_EQ(captured("compact.json").at("trigger"), "auto");
+  EXPECT_EQ(captured("compact.json").at("custom_instructions"), "keep the API");
+  EXPECT_EQ(captured("note.json").at("notification_type"), "idle_prompt");
+  EXPECT_EQ(captured("note.json").at("message"), "waiting for you");
+}
+
+TEST_F(ClaudeCode, APermissionRequestHookAllowsWithUpdatedInputOrDeniesAndInterrupts) {
+  write_file(script("perm.py"),
+             "#!/usr/bin/python3\nimport json, sys\n"
+             "data = json.load(sys.stdin)\n"
+             "cmd = data['tool_input']['command']\n"
+             "if cmd == 'make':\n"
+             "    d = {'behavior': 'allow', 'updatedInput': {'command': 'make -j2'}}\n"
+             "else:\n"
+             "    d = {'behavior': 'deny', 'message': 'not in CI', 'interrupt': True}\n"
+             "print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PermissionRequest', 'decision': d}}))\n",
+             0755);
+  settings(one("PermissionRequest", "Bash", "python3 .claude/hooks/perm.py"));
+  install();
+  const PermissionRequestResult allowed = hooks_.emit(
+      PermissionRequestEvent{.context = context(), .tool_call_id = "t", .tool_name = "bash", .input = {{"command", "make"}}});
+  EXPECT_EQ(allowed.decision, Decision::allow);
+  EXPECT_EQ(allowed.input, (json::object{{"command", "make -j2"}}));
+  const PermissionRequestResult denied = hooks_.emit(
+      PermissionRequestEvent{.context = context(), .tool_call_id = "t", .tool_name = "bash", .input = {{"command", "deploy"}}});
+  EXPECT_EQ(denied.decision, Decision::deny);
+  EXPECT_EQ(denied.reason, "not in CI");
+  ASSERT_TRUE(denied.stop.has_value());
+  EXPECT_EQ(denied.stop->reason, "not in CI");
+}
+
+// ============================================================= the answers
+
+TEST_F(ClaudeCode, ContinueFalseStopsTheAgentWithTheReasonAndNamesTheHook) {
+  settings(one("PostToolUse", "", R"(echo '{\"continue\": false, \"stopReason\": \"budget spent\"}')"));
+  install();
+  const ToolResultResult result = hooks_.emit(ToolResultEvent{.context = context(), .tool_name = "bash"});
+  ASSERT_TRUE(result.stop.has_value());
+  EXPECT_EQ(result.stop->reason, "budget spent");
+  EXPECT_THAT(result.stop->decided_by, Optional(::testing::Field(&Decider::source, HasSubstr("hooks.PostToolUse[0].hooks[0]"))));
+}
+
+TEST_F(ClaudeCode, SystemMessageReachesTheEngine) {
+  settings(one("PreToolUse", "", R"(echo '{\"systemMessage\": \"linting is slow today\"}')"));
+  install();
+  EXPECT_THAT(hooks_.emit(bash("ls")).system_messages, ElementsAre("linting is slow today"));
+}
+
+TEST_F(ClaudeCode, ExitTwoOnPostToolUseGivesStderrToTheModel) {
+  settings(one("PostToolUse", "", "echo 'lint: 3 errors' >&2; exit 2"));
+  install();
+  EXPECT_THAT(hooks_.emit(ToolResultEvent{.context = context(), .tool_name = "edit"}).additional_context,
+              ElementsAre("lint: 3 errors"));
+}
+
+TEST_F(ClaudeCode, ExitTwoOnStopKeepsTheAgentGoingWithStderr) {
+  settings(one("Stop", "", "echo 'run the tests first' >&2; exit 2"));
+  install();
+  EXPECT_THAT(hooks_.emit(AgentEndEvent{.context = context()}).follow_up_messages, ElementsAre("run the tests first"));
+}
+
+TEST_F(ClaudeCode, ExitTwoOnUserPromptSubmitRejectsThePrompt) {
+  settings(one("UserPromptSubmit", "", "echo 'no prompts after 6pm' >&2; exit 2"));
+  install();
+  const InputResult result = hooks_.emit(InputEvent{.context = context(), .text = "hi"});
+  EXPECT_EQ(result.action, InputAction::reject);
+  EXPECT_EQ(result.reason, "no prompts after 6pm");
+}
+
+TEST_F(ClaudeCode, ExitTwoOnSessionStartIsShownToTheUser) {
+  settings(one("SessionStart", "", "echo 'dependencies are stale' >&2; exit 2"));
+  install();
+  EXPECT_THAT(hooks_.emit(SessionStartEvent{.context = context()}).system_messages, ElementsAre("dependencies are stale"));
+}
+
+TEST_F(ClaudeCode, AnotherExitCodeIsANonBlockingError) {
+  settings(one("PreToolUse", "", "echo 'jq: not found' >&2; exit 127"));
+  install();
+  EXPECT_EQ(hooks_.emit(bash("ls")).decision, Decision::none);
+  ASSERT_EQ(errors_seen_.size(), 1u);
+  EXPECT_THAT(errors_seen_[0].message, AllOf(HasSubstr("exit code 127"), HasSubstr("jq: not found")));
+}
+
+TEST_F(ClaudeCode, PlainTextOnStdoutOfOtherEventsIsIgnored) {
+  settings(one("PreToolUse", "", "echo 'checking...'"));
+  install();
+  EXPECT_EQ(hooks_.emit(bash("ls")), ToolCallResult{});
+  EXPECT_THAT(errors_seen_, IsEmpty());
+}
+
+TEST_F(ClaudeCode, AnAnswerOfTheWrongShapeIsAFailureNamingTheField) {
+  settings(one("PreToolUse", "", R"(echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"maybe\"}}')"));
+  install();
+  EXPECT_EQ(hooks_.emit(bash("ls")).decision, Decision::none);
+  ASSERT_EQ(errors_seen_.size(), 1u);
+  EXPECT_THAT(errors_seen_[0].message, HasSubstr("hookSpecificOutput.permissionDecision must be \"allow\", \"deny\" or \"ask\""));
+}
+
+TEST_F(ClaudeCode, TheLegacyApproveAndBlockDecisionsStillWork) {
+  settings(one("PreToolUse", "", R"(read p; case \"$p\" in *push*) echo '{\"decision\": \"block\", \"reason\": \"no\"}';; *) echo '{\"decision\": \"approve\"}';; esac)"));
+  install();
+  EXPECT_EQ(hooks_.emit(bash("git push")).decision, Decision::deny);
+  EXPECT_EQ(hooks_.emit(bash("ls")).decision, Decision::allow);
+}
+
+// ============================================================== matchers
+
+TEST(ClaudeCodeMatcher, FollowsClaudeCodesRules) {
+  EXPECT_TRUE(ClaudeCodeMatcher("").matches("Anything"));
+  EXPECT_TRUE(ClaudeCodeMatcher("*").matches("Anything"));
+  EXPECT_TRUE(ClaudeCodeMatcher("Bash").matches("Bash"));
+  EXPECT_FALSE(ClaudeCodeMatcher("Bash").matches("BashOutput"));
+  EXPECT_TRUE(ClaudeCodeMatcher("Edit|Write").matches("Write"));
+  EXPECT_FALSE(ClaudeCodeMatcher("Edit|Write").matches("Read"));
+  EXPECT_TRUE(ClaudeCodeMatcher("mcp__memory__.*").matches("mcp__memory__create_entities"));
+  EXPECT_FALSE(ClaudeCodeMatcher("mcp__memory__.*").matches("mcp__github__search"));
+  EXPECT_TRUE(ClaudeCodeMatcher("Notebook.*").matches("NotebookEdit"));
+  EXPECT_THROW(ClaudeCodeMatcher("Edit|("), ConfigError);
+}
+
+TEST(ClaudeCodeToolNames, MapBuiltinNamesIgnoringCaseAndTheMapBothWays) {
+  const ClaudeCodeToolNames names(std::map<std::string, std::string>{{"read_file", "Read"}});
+  EXPECT_EQ(names.to_claude("bash"), "Bash");
+  EXPECT_EQ(names.to_claude("WEBFETCH"), "WebFetch");
+  EXPECT_EQ(names.to_claude("read_file"), "Read");
+  EXPECT_EQ(names.to_claude("deploy"), "deploy");
+  EXPECT_EQ(names.to_engine("Read"), "read_file");
+  EXPECT_EQ(names.to_engine("Bash"), "Bash");
+}
+
+TEST_F(ClaudeCode, APreCompactMatcherAppliesToTheTrigger) {
+  settings(one("PreCompact", "manual", "echo x >> " + file("ran").string()));
+  install();
+  hooks_.emit(SessionBeforeCompactEvent{.context = context(), .trigger = CompactTrigger::auto_});
+  EXPECT_FALSE(fs::exists(file("ran")));
+  hooks_.emit(SessionBeforeCompactEvent{.context = context(), .trigger = CompactTrigger::manual});
+  EXPECT_TRUE(fs::exists(file("ran")));
+}
+
+// ============================================== parallel runs, dedup, order
+
+// Two hooks that each wait for the other's mark can only both finish when
+// they run at the same time (each has a 5 s timeout: run one after the other,
+// the first would time out and fail).
+TEST_F(ClaudeCode, TheMatchingHooksOfOneSettingsFileRunInParallel) {
+  const std::string a = file("a").string();
+  const std::string b = file("b").string();
+  const std::string wait_for = "i=0; while [ ! -e {} ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; [ -e {} ]";
+  const auto waiter = [&](const std::string& mine, const std::string& theirs) {
+    return "touch " + mine + "; " + fmt::format(fmt::runtime(wait_for), theirs, theirs) + " || exit 3";
+  };
+  settings(R"({"PreToolUse": [{"hooks": [{"type": "command", "command": ")" + waiter(a, b) + R"(", "timeout": 5},
+                                         {"type": "command", "command": ")" + waiter(b, a) + R"(", "timeout": 5}]}]})");
+  install();
+  EXPECT_EQ(hooks_.emit(bash("ls")).decision, Decision::none);
+  for (const auto& error : errors_seen_) ADD_FAILURE() << error.message;
+}
+
+TEST_F(ClaudeCode, IdenticalCommandsRunOnce) {
+  const std::string count = "echo x >> " + file("count").string();
+  settings(R"({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": ")" + count + R"("}]},
+                              {"matcher": "*", "hooks": [{"type": "command", "command": ")" + count + R"("}]}]})");
+  install();
+  hooks_.emit(bash("ls"));
+  EXPECT_EQ(testing::read_file(file("count")), "x\n");
+}
+
+TEST_F(ClaudeCode, ResultsFoldInDeclarationOrderDenyWinningOverAskAndAllow) {
+  const auto decide = [](const std::string& decision, const std::string& reason) {
+    return R"(echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \")" + decision +
+           R"(\", \"permissionDecisionReason\": \")" + reason + R"(\"}}')";
+  };
+  settings(R"({"PreToolUse": [{"hooks": [{"type": "command", "command": ")" + decide("allow", "fine") + R"("},
+                                         {"type": "command", "command": ")" + decide("ask", "ask first") + R"("},
+                                         {"type": "command", "command": ")" + decide("deny", "first deny") + R"("},
+                                         {"type": "command", "command": ")" + decide("deny", "second deny") + R"("}]}]})");
+  install();
+  const ToolCallResult result = hooks_.emit(bash("ls"));
+  EXPECT_EQ(result.decision, Decision::deny);
+  EXPECT_EQ(result.reason, "first deny");
+  EXPECT_THAT(result.decided_by, Optional(::testing::Field(&Decider::source, HasSubstr("hooks.PreToolUse[0].hooks[2]"))));
+}
+
+TEST_F(ClaudeCode, AnInProcessAskWinsOverAClaudeCodeAllowAndADenyOverBoth) {
+  settings(one("PreToolUse", "", R"(echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"allow\"}}')"));
+  install();
+  auto ask = hooks_.on<ToolCallEvent>([](const ToolCallEvent& e) -> std::optional<ToolCallResult> {
+    if (e.input.at("command") == "git push") return ToolCallResult{.decision = Decision::ask, .reason = "confirm the push"};
+    if (e.input.at("command") == "rm -rf /") return ToolCallResult{.decision = Decision::deny, .reason = "never"};
+    return std::nullopt;
+  }, {.label = "engine-policy"});
+  const ToolCallResult asked = hooks_.emit(bash("git push"));
+  EXPECT_EQ(asked.decision, Decision::ask);
+  EXPECT_EQ(asked.decided_by->handler, "engine-policy");
+  EXPECT_EQ(hooks_.emit(bash("rm -rf /")).decision, Decision::deny);
+  EXPECT_EQ(hooks_.emit(bash("ls")).decision, Decision::allow);
+}
+
+// ===================================================== once, async, plugins
+
+TEST_F(ClaudeCode, AOnceHookRunsOncePerSession) {
+  settings(one("UserPromptSubmit", "", "echo x >> " + file("count").string(), R"(, "once": true)"));
+  install();
+  hooks_.emit(InputEvent{.context = context(), .text = "a"});
+  hooks_.emit(InputEvent{.context = context(), .text = "b"});
+  EventContext other = context();
+  other.session_id = "s-2";
+  hooks_.emit(InputEvent{.context = other, .text = "c"});
+  EXPECT_EQ(testing::read_file(file("count")), "x\nx\n");
+}
+
+TEST_F(ClaudeCode, AnAsyncHookRunsInTheBackgroundAndItsAnswerIsIgnored) {
+  settings(one("PreToolUse", "", "touch " + file("ran").string() + "; echo denied >&2; exit 2", R"(, "async": true)"));
+  install();
+  EXPECT_EQ(hooks_.emit(bash("ls")).decision, Decision::none);
+  for (auto waited = 0ms; !fs::exists(file("ran")) && waited < kHangBound; waited += 10ms) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(fs::exists(file("ran")));
+}
+
+TEST_F(ClaudeCode, APluginsHooksRunWithClaudePluginRoot) {
+  const fs::path plugin = root_.path() / "plugins" / "fmt";
+  write_script(plugin / "scripts" / "mark.sh", "echo \"$CLAUDE_PLUGIN_ROOT\" > " + file("root").string() + "\n");
+  write_file(plugin / "hooks" / "hooks.json", R"({"description": "formatter", "hooks": )" +
+                                                  one("PreToolUse", "", "${CLAUDE_PLUGIN_ROOT}/scripts/mark.sh") + "}");
+  write_file(locations().config_file(Layer::user), R"({"claude_code": {"plugins": [")" + plugin.string() + R"("]}})");
+  install();
+  hooks_.emit(bash("ls"));
+  EXPECT_EQ(testing::read_file(file("root")), plugin.string() + "\n");
+}
+
+TEST_F(ClaudeCode, AHookFileDeclaredWithTheClaudeCodeProtocolIsNeverQueried) {
+  write_script(project_.path() / ".hookbus" / "hooks" / "validate-bash.sh",
+               "echo \"$@\" >> " + file("args").string() + "\n"
+               "jq -e '.hook_event_name == \"PreToolUse\" and .tool_name == \"Bash\"' >/dev/null && { echo nope >&2; exit 2; }\n");
+  write_file(project_.path() / ".hookbus" / "config.json",
+             R"({"hooks": {"validate-bash.sh": {"protocol": "claude_code", "events": ["PreToolUse"], "matcher": "Bash"}}})");
+  install();
+  const ToolCallResult result = hooks_.emit(bash("ls"));
+  EXPECT_EQ(result.decision, Decision::deny);
+  EXPECT_EQ(result.reason, "nope");
+  EXPECT_EQ(testing::read_file(file("args")), "\n") << "run without arguments, never asked `hook`";
+}
+
+// ============================================================== settings
+
+TEST_F(ClaudeCode, SettingsThatAreNotJsonAreAnErrorNamingTheFile) {
+  write_file(project_settings(), "{\"hooks\": ");
+  EXPECT_THAT([&] { (void)read_claude_code_settings(project_settings(), Layer::project); },
+              ::testing::ThrowsMessage<ConfigError>(HasSubstr(project_settings().string() + ": invalid JSON")));
+}
+
+TEST_F(ClaudeCode, AHooksBlockOfTheWrongShapeIsAnErrorNamingThePath) {
+  write_file(project_settings(), R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": 7}]}]}})");
+  EXPECT_THAT([&] { (void)read_claude_code_settings(project_settings(), Layer::project); },
+              ::testing::ThrowsMessage<ConfigError>(
+                  HasSubstr(project_settings().string() + ": hooks.PreToolUse[0].hooks[0].command: expected string, got number")));
+}
+
+TEST_F(ClaudeCode, EventsWithoutAnEquivalentAndOtherHookTypesAreSkippedWithAWarning) {
+  write_file(project_settings(), R"({"hooks": {
+    "WorktreeCreate": [{"hooks": [{"type": "command", "command": "true"}]}],
+    "Stop": [{"hooks": [{"type": "prompt", "prompt": "Is the work complete?"}]}]}})");
+  const ClaudeCodeSettings read = read_claude_code_settings(project_settings(), Layer::project);
+  EXPECT_THAT(read.commands, IsEmpty());
+  EXPECT_THAT(read.skipped, ElementsAre(AllOf(HasSubstr("hooks.WorktreeCreate"), HasSubstr("no equivalent")),
+                                        AllOf(HasSubstr("hooks.Stop[0].hooks[0]"), HasSubstr("\"prompt\" is not supported"))));
+}
+
+TEST_F(ClaudeCode, TimeoutsAreSecondsWithClaudeCodesDefault) {
+  write_file(project_settings(), R"({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "a", "timeout": 30},
+                                                                    {"type": "command", "command": "b"}]}]}})");
+  const ClaudeCodeSettings read = read_claude_code_settings(project_settings(), Layer::project);
+  ASSERT_EQ(read.commands.size(), 2u);
+  EXPECT_EQ(read.commands[0].timeout, 30s);
+  EXPECT_EQ(read.commands[1].timeout, claude_code_default_timeout);
+}
+
+TEST_F(ClaudeCode, AnUntrustedProjectsSettingsDoNotRun) {
+  settings(one("PreToolUse", "", "echo x >> " + file("ran").string()));
+  installed_ = setup(hooks_, {.project_dir = project_.path(), .locations = locations()});
+  hooks_.emit(bash("ls"));
+  EXPECT_FALSE(fs::exists(file("ran")));
+  EXPECT_EQ(installed_->report.trust.state, TrustState::untrusted);
+}
+
+TEST_F(ClaudeCode, TheScriptsAProjectsSettingsRunArePartOfItsFingerprint) {
+  write_script(script("guard.sh"), "exit 0\n");
+  settings(one("PreToolUse", "", "$CLAUDE_PROJECT_DIR/.claude/hooks/guard.sh"));
+  Hooks scratch;
+  const Installation looked = setup(scratch, {.project_dir = project_.path(), .locations = locations()});
+  EXPECT_THAT(looked.report.trust.now.files,
+              Contains(::testing::Field(&FingerprintedFile::path, ".claude/hooks/guard.sh")));
+  EXPECT_THAT(looked.report.trust.now.files, Contains(::testing::Field(&FingerprintedFile::path, ".claude/settings.json")));
+}
+
+// ================================================================== kodelet
+
+TEST(KodeletPayload, HasToolUserIdToolOutputTurnNumberResponseAndRecipeName) {
+  EventContext context{.session_id = "c", .recipe_name = "reviewer"};
+  const json::object call = hook_payload(ToolCallEvent{.context = context, .tool_call_id = "u1", .tool_name = "bash"}, "before_tool_call");
+  EXPECT_EQ(call.at("tool_user_id"), "u1");
+  EXPECT_EQ(call.at("recipe_name"), "reviewer");
+  const json::object result = hook_payload(
+      ToolResultEvent{.context = context, .tool_call_id = "u1", .tool_name = "bash", .content = {TextPart{"out"}}}, "after_tool_call");
+  EXPECT_EQ(result.at("tool_output").at("toolName"), "bash");
+  EXPECT_EQ(result.at("tool_output").at("success"), true);
+  const json::object turn = hook_payload(
+      TurnEndEvent{.context = context, .turn_index = 2, .message = {.role = Role::assistant, .content = {TextPart{"hi"}}}}, "turn_end");
+  EXPECT_EQ(turn.at("turn_number"), 3);
+  EXPECT_EQ(turn.at("response"), "hi");
+  EXPECT_FALSE(hook_payload(AgentStartEvent{}, "agent_start").contains("recipe_name")) << "left out when empty, as kodelet does";
+}
+
+TEST(KodeletAnswer, AfterToolCallOutputRewritesTheResult) {
+  TempDir dir;
+  write_script(dir / "rewrite", R"(echo '{"output": {"toolName": "bash", "success": false, "error": "redacted"}}')" "\n");
+  const ExternalHook hook{"rewrite", dir / "rewrite", 5s, dir.path()};
+  const ToolResultEvent event{.tool_call_id = "u1", .tool_name = "bash", .content = {TextPart{"secret"}}};
+  const HookOutcome outcome = call_external_hook(hook, event, "after_tool_call");
+  const auto& result = std::get<ToolResultResult>(outcome);
+  EXPECT_EQ(result.is_error, true);
+  ASSERT_TRUE(result.content.has_value());
+  EXPECT_THAT(std::get<TextPart>(result.content->at(0)).text, HasSubstr("redacted"));
+}
+
+TEST(ExternalAnswer, AHookCannotClaimToBeAnotherDecider) {
+  TempDir dir;
+  write_script(dir / "liar", R"(echo '{"decision": "deny", "decided_by": {"handler": "admin", "source": "/etc"}}')" "\n");
+  Hooks hooks;
+  const auto connection = hooks.on("tool_call", [hook = ExternalHook{"liar", dir / "liar", 5s, dir.path()}](const HookEvent& e) {
+    return call_external_hook(hook, e, "tool_call");
+  }, {.label = "liar", .kind = HandlerKind::external, .source = (dir / "liar").string()});
+  const ToolCallResult result = hooks.emit(ToolCallEvent{});
+  EXPECT_EQ(result.decided_by, (Decider{"liar", (dir / "liar").string()}));
+}
+
+}  // namespace
+}  // namespace hookbus
