@@ -98,6 +98,22 @@ struct ListenerCounts {
   std::atomic<std::uint32_t> catch_all{0};
 };
 
+// The "no change" result, default-initialised: value-initialising it
+// (`Result()`) would first zero the whole struct, which costs more than the
+// rest of an emit nobody listens to. The named local at function scope is
+// returned without a move (NRVO).
+template <class R>
+struct Neutral {
+  static R make() {
+    R neutral;
+    return neutral;
+  }
+};
+template <>
+struct Neutral<void> {
+  static void make() {}
+};
+
 template <Event E, class F>
 Handler<E> make_handler(F&& f) {
   using Fn = std::decay_t<F>;
@@ -180,7 +196,7 @@ class Hooks {
   // anything). Returns void for observe-only events.
   template <Event E>
   result_t<E> emit(const E& event) {
-    if (!listened(event_index<E>)) return result_t<E>();
+    if (!listened(event_index<E>)) return detail::Neutral<result_t<E>>::make();
     return dispatch(event);
   }
 
@@ -188,7 +204,7 @@ class Hooks {
   // copy is ever made.
   template <Event E>
   result_t<E> emit(E&& event) {
-    if (!listened(event_index<E>)) return result_t<E>();
+    if (!listened(event_index<E>)) return detail::Neutral<result_t<E>>::make();
     return dispatch(std::move(event));
   }
 

@@ -30,54 +30,6 @@ namespace hookbus {
 // What a slot tells the combiner after it ran.
 enum class Step { proceed, stop };
 
-// Per-emit state of an observe-only event: the event itself.
-template <Event E>
-class Emission {
- public:
-  explicit Emission(const E& event) noexcept : event_(&event) {}
-  const E& event() const noexcept { return *event_; }
-
- private:
-  const E* event_;
-};
-
-// Per-emit state of an event with a result: the working event and the reduced result.
-template <EventWithResult E>
-class Emission<E> {
- public:
-  using Result = result_t<E>;
-
-  // Handlers' changes go to a private copy made on the first change.
-  explicit Emission(const E& event) noexcept : event_(&event) {}
-  // The caller gave the event up (it must outlive the emission): handlers'
-  // changes are made in place.
-  explicit Emission(E&& owned_event) noexcept : event_(&owned_event), working_(&owned_event) {}
-  Emission(const Emission&) = delete;
-  Emission& operator=(const Emission&) = delete;
-
-  const E& event() const noexcept { return *event_; }
-  Result& result() noexcept { return result_; }
-
-  // The event handlers see from now on, writable.
-  E& working_event() {
-    if (working_ == nullptr) {
-      copy_.emplace(*event_);
-      working_ = &*copy_;
-      event_ = working_;
-    }
-    return *working_;
-  }
-
-  // Ends the emit: mirrored fields move from the working event into the result.
-  Result finish() &&;
-
- private:
-  const E* event_;
-  E* working_ = nullptr;
-  std::optional<E> copy_;
-  Result result_;
-};
-
 namespace detail {
 
 template <class T> inline constexpr bool is_optional_v = false;
@@ -100,6 +52,70 @@ struct mirror_of {
   using type = boost::mp11::mp_eval_if_c<boost::mp11::mp_empty<list>::value, void, boost::mp11::mp_front, list>;
 };
 
+}  // namespace detail
+
+// Per-emit state of an observe-only event: the event itself.
+template <Event E>
+class Emission {
+ public:
+  explicit Emission(const E& event) noexcept : event_(&event) {}
+  const E& event() const noexcept { return *event_; }
+
+ private:
+  const E* event_;
+};
+
+// Per-emit state of an event with a result: the working event, and the
+// reduced result, which the emit owns (so it is returned without a move).
+template <EventWithResult E>
+class Emission<E> {
+ public:
+  using Result = result_t<E>;
+
+  // Handlers' changes go to a private copy made on the first change.
+  Emission(const E& event, Result& result) noexcept : event_(&event), result_(result) {}
+  // The caller gave the event up (it must outlive the emission): handlers'
+  // changes are made in place.
+  Emission(E&& owned_event, Result& result) noexcept
+      : event_(&owned_event), working_(&owned_event), result_(result) {}
+  Emission(const Emission&) = delete;
+  Emission& operator=(const Emission&) = delete;
+
+  const E& event() const noexcept { return *event_; }
+  Result& result() noexcept { return result_; }
+
+  // The event handlers see from now on, writable.
+  E& working_event() {
+    if (working_ == nullptr) {
+      copy_.emplace(*event_);
+      working_ = &*copy_;
+      event_ = working_;
+    }
+    return *working_;
+  }
+
+  // Ends the emit: mirrored fields move from the working event into the result.
+  void finish() && {
+    boost::mp11::mp_for_each<detail::members_of<Result>>([&](auto rd) {
+      auto& field = result_.*rd.pointer;
+      if constexpr (detail::is_optional_v<std::remove_cvref_t<decltype(field)>>) {
+        using Mirror = typename detail::mirror_of<E, decltype(rd)>::type;
+        if constexpr (!std::is_void_v<Mirror>) {
+          if (field) *field = std::move(working_->*Mirror::pointer);
+        }
+      }
+    });
+  }
+
+ private:
+  const E* event_;
+  E* working_ = nullptr;
+  std::optional<E> copy_;
+  Result& result_;
+};
+
+namespace detail {
+
 template <class T>
 bool is_empty_value(const T& value) {
   if constexpr (requires { value.empty(); }) return value.empty();
@@ -111,22 +127,24 @@ template <class T> inline constexpr bool is_stop_v = std::is_same_v<T, std::opti
 template <class T> inline constexpr bool is_decider_v = std::is_same_v<T, std::optional<Decider>>;
 
 // The rules every kind of result shares: vector members accumulate in handler
-// order, and the first stop wins, named after its handler. `who` makes the
-// Decider of the handler that returned `incoming`, only when one is needed.
-template <class R, class Who>
-void absorb_shared(R& reduced, R& incoming, const Who& who) {
+// order, and the first stop wins, named after its handler. `name(decider)`
+// writes the Decider of the handler that returned `incoming`; it is called
+// only when one is needed.
+template <class R, class Name>
+void absorb_shared(R& reduced, R& incoming, const Name& name) {
   boost::mp11::mp_for_each<members_of<R>>([&](auto rd) {
     auto& from = incoming.*rd.pointer;
     using Member = std::remove_cvref_t<decltype(from)>;
     if constexpr (is_vector_v<Member>) {
+      if (from.empty()) return;  // the common case: checked inline, nothing moved
       auto& to = reduced.*rd.pointer;
-      if (to.empty()) to = std::move(from);
+      if (to.empty()) to.swap(from);
       else to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
     } else if constexpr (is_stop_v<Member>) {
       auto& to = reduced.*rd.pointer;
       if (!from || to) return;
       to = std::move(from);
-      if (!to->decided_by) to->decided_by = who();
+      if (!to->decided_by) name(to->decided_by.emplace());
     }
   });
 }
@@ -163,10 +181,10 @@ inline void set_reason(std::string& target, std::string&& reason, std::string_vi
 
 // The handler's own decider when it named one (a handler standing for several
 // hooks), else the bus's.
-template <class Who>
-void set_decider(std::optional<Decider>& target, std::optional<Decider>&& own, const Who& who) {
+template <class Name>
+void set_decider(std::optional<Decider>& target, std::optional<Decider>&& own, const Name& name) {
   if (own) target = std::move(own);
-  else target = who();
+  else name(target.emplace());
 }
 
 // ---- decisions: deny > ask > allow > none ----
@@ -190,12 +208,12 @@ inline std::string_view default_reason(const PermissionRequestResult&, Decision 
 // A decision stronger than the reduced one wins, with its reason and decider;
 // at the same level the first one stays. Decision's enumerators are in
 // precedence order.
-template <Decisive R, class Who>
-void take_decision(R& reduced, R&& incoming, const Who& who) {
+template <Decisive R, class Name>
+void take_decision(R& reduced, R&& incoming, const Name& name) {
   if (incoming.decision <= reduced.decision) return;
   reduced.decision = incoming.decision;
   set_reason(reduced.reason, std::move(incoming.reason), default_reason(reduced, incoming.decision));
-  set_decider(reduced.decided_by, std::move(incoming.decided_by), who);
+  set_decider(reduced.decided_by, std::move(incoming.decided_by), name);
 }
 
 // ---- refusals: does a result stop a gating chain, and how to make one ----
@@ -212,38 +230,38 @@ inline bool refuses(const InputResult& r) noexcept {
 inline bool refuses(const MessageReceiveResult& r) noexcept { return r.action == ReceiveAction::reject; }
 inline bool refuses(const UserBashResult& r) noexcept { return r.handled; }
 
-template <class Who>
-void take_refusal(ChannelConnectResult& reduced, ChannelConnectResult&& r, const Who& who) {
+template <class Name>
+void take_refusal(ChannelConnectResult& reduced, ChannelConnectResult&& r, const Name& name) {
   reduced.allow = false;
   set_reason(reduced.reason, std::move(r.reason), "Channel connection denied by hook");
-  set_decider(reduced.decided_by, std::move(r.decided_by), who);
+  set_decider(reduced.decided_by, std::move(r.decided_by), name);
 }
-template <class R, class Who>
+template <class R, class Name>
   requires requires(R r) { r.cancel; }
-void take_refusal(R& reduced, R&& r, const Who& who) {
+void take_refusal(R& reduced, R&& r, const Name& name) {
   reduced.cancel = true;
   set_reason(reduced.reason, std::move(r.reason), "Cancelled by hook");
-  set_decider(reduced.decided_by, std::move(r.decided_by), who);
+  set_decider(reduced.decided_by, std::move(r.decided_by), name);
 }
-template <class Who>
-void take_refusal(InputResult& reduced, InputResult&& r, const Who& who) {
+template <class Name>
+void take_refusal(InputResult& reduced, InputResult&& r, const Name& name) {
   reduced.action = r.action;
   if (r.action == InputAction::reject) set_reason(reduced.reason, std::move(r.reason), "Input rejected by hook");
   else reduced.reason = std::move(r.reason);
-  set_decider(reduced.decided_by, std::move(r.decided_by), who);
+  set_decider(reduced.decided_by, std::move(r.decided_by), name);
 }
-template <class Who>
-void take_refusal(MessageReceiveResult& reduced, MessageReceiveResult&& r, const Who& who) {
+template <class Name>
+void take_refusal(MessageReceiveResult& reduced, MessageReceiveResult&& r, const Name& name) {
   reduced.action = ReceiveAction::reject;
   set_reason(reduced.reason, std::move(r.reason), "Message rejected by hook");
-  set_decider(reduced.decided_by, std::move(r.decided_by), who);
+  set_decider(reduced.decided_by, std::move(r.decided_by), name);
 }
-template <class Who>
-void take_refusal(UserBashResult& reduced, UserBashResult&& r, const Who& who) {
+template <class Name>
+void take_refusal(UserBashResult& reduced, UserBashResult&& r, const Name& name) {
   reduced.handled = true;
   reduced.output = std::move(r.output);
   reduced.exit_code = r.exit_code;
-  set_decider(reduced.decided_by, std::move(r.decided_by), who);
+  set_decider(reduced.decided_by, std::move(r.decided_by), name);
 }
 
 inline bool transforms(const InputResult& r) noexcept { return r.action == InputAction::transform; }
@@ -252,23 +270,23 @@ inline bool transforms(const MessageReceiveResult& r) noexcept { return r.action
 }  // namespace detail
 
 // Folds one handler's result into the emission. Returns Step::stop when the
-// chain must end here (a deny, cancel, reject, handled). `who()` gives the
-// Decider of the handler that returned `result`; it is called only when a
-// refusal, decision or stop is recorded.
-template <EventWithResult E, class Who>
-Step fold(Emission<E>& emission, result_t<E>&& result, const Who& who) {
+// chain must end here (a deny, cancel, reject, handled). `name(decider)`
+// writes the Decider of the handler that returned `result`; it is called only
+// when a refusal, decision or stop is recorded.
+template <EventWithResult E, class Name>
+Step fold(Emission<E>& emission, result_t<E>&& result, const Name& name) {
   constexpr Reduction kind = E::reduction;
   auto& reduced = emission.result();
-  detail::absorb_shared(reduced, result, who);
+  detail::absorb_shared(reduced, result, name);
   if constexpr (kind == Reduction::collect) {
     return Step::proceed;
   } else if constexpr (kind == Reduction::first_wins) {
     if (!detail::refuses(result)) return Step::proceed;
-    detail::take_refusal(reduced, std::move(result), who);
+    detail::take_refusal(reduced, std::move(result), name);
     return Step::stop;
   } else if constexpr (kind == Reduction::transform) {
     if (detail::refuses(result)) {
-      detail::take_refusal(reduced, std::move(result), who);
+      detail::take_refusal(reduced, std::move(result), name);
       return Step::stop;
     }
     if (!detail::transforms(result)) return Step::proceed;  // "continue": its replacements are ignored
@@ -281,9 +299,9 @@ Step fold(Emission<E>& emission, result_t<E>&& result, const Who& who) {
     const bool stop = detail::refuses(result);
     detail::absorb(emission, result, false);
     if constexpr (detail::Decisive<result_t<E>>) {
-      detail::take_decision(reduced, std::move(result), who);
+      detail::take_decision(reduced, std::move(result), name);
     } else if (stop) {
-      detail::take_refusal(reduced, std::move(result), who);
+      detail::take_refusal(reduced, std::move(result), name);
     }
     return stop ? Step::stop : Step::proceed;
   } else {  // patch, replace, last_wins
@@ -303,20 +321,6 @@ result_t<E> failure_refusal(std::string reason) {
   else refusal.action = decltype(refusal.action)::reject;
   refusal.reason = std::move(reason);
   return refusal;
-}
-
-template <EventWithResult E>
-auto Emission<E>::finish() && -> Result {
-  boost::mp11::mp_for_each<detail::members_of<Result>>([&](auto rd) {
-    auto& field = result_.*rd.pointer;
-    if constexpr (detail::is_optional_v<std::remove_cvref_t<decltype(field)>>) {
-      using Mirror = typename detail::mirror_of<E, decltype(rd)>::type;
-      if constexpr (!std::is_void_v<Mirror>) {
-        if (field) *field = std::move(working_->*Mirror::pointer);
-      }
-    }
-  });
-  return std::move(result_);
 }
 
 }  // namespace hookbus

@@ -212,9 +212,9 @@ struct TypedSlot {
     }
   }
 
-  // Names this handler in decided_by, made only when a decision is recorded.
+  // Names this handler in decided_by, only when a decision is recorded.
   auto decider() const {
-    return [identity = body->identity.get()] { return identity->decider(); };
+    return [identity = body->identity.get()](Decider& decider) { identity->name(decider); };
   }
 
   Step failed(Emission<E>& emission, const std::string& message) const {
@@ -318,22 +318,32 @@ void run_handlers(BusState& bus, Emission<E>& emission) {
 }
 }  // namespace detail
 
+namespace detail {
+// Reduces into a named local returned whole (NRVO): the result is never moved.
+template <EventWithResult E, class Arg>
+result_t<E> reduce(BusState& bus, Arg&& event) {
+  result_t<E> result;
+  Emission<E> emission(std::forward<Arg>(event), result);
+  run_handlers(bus, emission);
+  std::move(emission).finish();
+  return result;
+}
+}  // namespace detail
+
 template <Event E>
 result_t<E> Hooks::dispatch(const E& event) {
-  Emission<E> emission(event);
-  detail::run_handlers(*state_, emission);
-  if constexpr (EventWithResult<E>) return std::move(emission).finish();
+  if constexpr (EventWithResult<E>) {
+    return detail::reduce<E>(*state_, event);
+  } else {
+    Emission<E> emission(event);
+    detail::run_handlers(*state_, emission);
+  }
 }
 
 template <Event E>
 result_t<E> Hooks::dispatch(E&& event) {
-  if constexpr (EventWithResult<E>) {
-    Emission<E> emission(std::move(event));
-    detail::run_handlers(*state_, emission);
-    return std::move(emission).finish();
-  } else {
-    return dispatch(static_cast<const E&>(event));
-  }
+  if constexpr (EventWithResult<E>) return detail::reduce<E>(*state_, std::move(event));
+  else return dispatch(static_cast<const E&>(event));
 }
 
 HookOutcome Hooks::dispatch_variant(const HookEvent& event) {

@@ -14,7 +14,10 @@
 #include <boost/signals2/connection.hpp>
 
 #include <atomic>
+#include <charconv>
 #include <cstdint>
+#include <iterator>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -70,12 +73,19 @@ class Registration {
   // The label given at registration, or "<event>#<n>", made only when asked:
   // most handlers are never listed and never fail.
   std::string label() const {
-    return label_.empty() ? std::string(event_) + "#" + std::to_string(sequence_) : label_;
+    std::string label;
+    write_label(label);
+    return label;
+  }
+
+  // Who this handler is in a result's decided_by, written in place: this runs
+  // on every refusal, on the emit path.
+  void name(Decider& decider) const {
+    write_label(decider.handler);
+    decider.source.assign(source_);
   }
   std::string_view event() const noexcept { return event_; }
   FailurePolicy failure() const noexcept { return failure_; }
-  // Who this handler is in a result's decided_by.
-  Decider decider() const { return Decider{label(), source_}; }
 
   // What error listeners are told when this handler fails.
   HookError error(std::string label, std::string message) const {
@@ -94,6 +104,18 @@ class Registration {
   }
 
  private:
+  void write_label(std::string& out) const {
+    if (!label_.empty()) {
+      out.assign(label_);
+      return;
+    }
+    char digits[std::numeric_limits<std::uint64_t>::digits10 + 1];
+    const auto end = std::to_chars(std::begin(digits), std::end(digits), sequence_).ptr;
+    out.assign(event_);
+    out += '#';
+    out.append(digits, end);
+  }
+
   BusState* bus_;
   std::atomic<std::uint32_t>* listeners_;
   std::string_view event_;
