@@ -42,30 +42,30 @@ inline constexpr Duration claude_code_default_timeout = std::chrono::seconds(600
 
 // One Claude Code command hook: what a settings file declares (or config, for a hook file).
 struct ClaudeCodeCommand {
-  std::string event;      // Claude Code's event name: "PreToolUse"
-  std::string matcher;    // as written; "" and "*" match everything
-  std::string command;    // run as `/bin/sh -c COMMAND`; empty when `program` is set
-  std::filesystem::path program;  // a hook file run directly (declared in .hookbus/config.json)
+  std::string event{};      // Claude Code's event name: "PreToolUse"
+  std::string matcher{};    // as written; "" and "*" match everything
+  std::string command{};    // run as `/bin/sh -c COMMAND`; empty when `program` is set
+  std::filesystem::path program{};  // a hook file run directly (declared in .hookbus/config.json)
   Duration timeout = claude_code_default_timeout;
   bool async = false;     // Claude Code's "async": runs in the background; its answer is ignored
   FailurePolicy failure = FailurePolicy::fail_open;  // Claude Code's: a failing hook is a non-blocking error
   bool once = false;      // Claude Code's "once": runs at most once per session
-  std::string label;      // the bus label: the script's file name, or the command
-  std::string source;     // where it is declared: "/home/u/.claude/settings.json: hooks.PreToolUse[0].hooks[1]"
+  std::string label{};      // the bus label: the script's file name, or the command
+  std::string source{};     // where it is declared: "/home/u/.claude/settings.json: hooks.PreToolUse[0].hooks[1]"
   Layer layer = Layer::user;
-  std::filesystem::path plugin_root;  // CLAUDE_PLUGIN_ROOT for a plugin's hooks; empty otherwise
+  std::filesystem::path plugin_root{};  // CLAUDE_PLUGIN_ROOT for a plugin's hooks; empty otherwise
   // The file it is declared in: matching commands of one file and event run in parallel.
-  std::filesystem::path settings_file;
+  std::filesystem::path settings_file{};
 };
 
 // What one settings file or plugin declares.
 struct ClaudeCodeSettings {
-  std::filesystem::path file;
-  std::vector<ClaudeCodeCommand> commands;  // in declaration order
+  std::filesystem::path file{};
+  std::vector<ClaudeCodeCommand> commands{};  // in declaration order
   // What is not imported, each naming the file, the JSON path and why: events
   // hookbus has no equivalent for, hook types other than "command", keys that
   // are not Claude Code's.
-  std::vector<std::string> skipped;
+  std::vector<std::string> skipped{};
   bool disable_all_hooks = false;  // the file's own "disableAllHooks": none of its hooks is imported
 };
 
@@ -94,8 +94,8 @@ class ClaudeCodeToolNames {
   [[nodiscard]] std::string to_engine(std::string_view claude_name) const;
 
  private:
-  std::map<std::string, std::string, std::less<>> to_claude_;
-  std::map<std::string, std::string, std::less<>> to_engine_;
+  std::map<std::string, std::string, std::less<>> to_claude_{};
+  std::map<std::string, std::string, std::less<>> to_engine_{};
 };
 
 // Claude Code's built-in tool names (Bash, Read, Write, Edit, ...).
@@ -113,8 +113,8 @@ class ClaudeCodeMatcher {
 
  private:
   struct Expression;
-  std::string exact_;
-  std::shared_ptr<const Expression> expression_;  // null: exact_ (or everything when empty)
+  std::string exact_{};
+  std::shared_ptr<const Expression> expression_{};  // null: exact_ (or everything when empty)
 };
 
 // The hookbus events a Claude Code event name stands for (PostToolUseFailure:
@@ -127,12 +127,12 @@ std::vector<std::size_t> claude_code_event_targets(std::string_view claude_event
 bool claude_code_event_applies(std::string_view claude_event, const HookEvent& event);
 
 struct ClaudeCodeOptions {
-  ClaudeCodeToolNames tool_names;
-  std::filesystem::path project_dir;     // CLAUDE_PROJECT_DIR and the hooks' working directory; empty: the current directory
+  ClaudeCodeToolNames tool_names{};
+  std::filesystem::path project_dir{};     // CLAUDE_PROJECT_DIR and the hooks' working directory; empty: the current directory
   // Where hookbus keeps a Claude-Code-format transcript of what it saw on the
   // bus, one file per session, for events whose context has no
   // transcript_path; empty: none is kept (transcript_path is then "").
-  std::filesystem::path transcript_dir;
+  std::filesystem::path transcript_dir{};
 };
 
 // The JSON a Claude Code hook reads on stdin for this event.

@@ -38,9 +38,9 @@ namespace hookbus {
 // Where a value sits: the config file, the JSON path inside it, and the
 // directory that relative paths in it are relative to.
 struct ConfigLocation {
-  std::filesystem::path file;         // empty for settings given in code
-  std::filesystem::path project_dir;  // empty: relative paths stay relative (to the working directory)
-  std::string path;                   // "builtins.tool_policy.deny[1].pattern"; empty for the whole document
+  std::filesystem::path file{};         // empty for settings given in code
+  std::filesystem::path project_dir{};  // empty: relative paths stay relative (to the working directory)
+  std::string path{};                   // "builtins.tool_policy.deny[1].pattern"; empty for the whole document
 
   // The member `name` of the object here. Names that are not plain identifiers
   // are quoted: hooks["org/repo/guard"].
@@ -57,8 +57,8 @@ class ConfigError : public Error {
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
 
  private:
-  std::filesystem::path file_;
-  std::string path_;
+  std::filesystem::path file_{};
+  std::string path_{};
 };
 
 class ConfigObject;
@@ -87,8 +87,8 @@ class ConfigValue {
   [[noreturn]] void fail_expected(std::string_view expected) const;
 
  private:
-  const boost::json::value* value_;
-  ConfigLocation where_;
+  const boost::json::value* value_{};
+  ConfigLocation where_{};
 };
 
 // One JSON object of a config, read strictly. A view: the JSON must outlive it.
@@ -109,8 +109,8 @@ class ConfigObject {
   [[nodiscard]] std::vector<std::pair<std::string, ConfigValue>> members() const;
 
  private:
-  const boost::json::object* object_;
-  ConfigLocation where_;
+  const boost::json::object* object_{};
+  ConfigLocation where_{};
 };
 
 // ------------------------------------------------------------------ Config
@@ -133,27 +133,27 @@ enum class ProjectTrustPolicy {
 // and optionally a declaration of its protocol and events, which spares the
 // `HOOK hook` query. Unset members leave the decision to other layers.
 struct HookSettings {
-  std::optional<Duration> timeout;       // replaces the default timeout for this hook
-  std::optional<FailurePolicy> failure;  // absent everywhere: fail_open
-  std::optional<bool> disabled;          // true: the hook is not run
-  std::optional<HookProtocol> protocol;  // absent: hookbus
-  std::vector<std::string> events;       // declared events (wire names or aliases; Claude Code's names for claude_code)
-  std::string matcher;                   // claude_code: Claude Code's matcher
-  std::string tools;                     // hookbus protocol: the tools it sees (HandlerOptions::tools syntax)
-  ConfigLocation location;               // where it was written: hooks["guard"] of a file
+  std::optional<Duration> timeout{};       // replaces the default timeout for this hook
+  std::optional<FailurePolicy> failure{};  // absent everywhere: fail_open
+  std::optional<bool> disabled{};          // true: the hook is not run
+  std::optional<HookProtocol> protocol{};  // absent: hookbus
+  std::vector<std::string> events{};       // declared events (wire names or aliases; Claude Code's names for claude_code)
+  std::string matcher{};                   // claude_code: Claude Code's matcher
+  std::string tools{};                     // hookbus protocol: the tools it sees (HandlerOptions::tools syntax)
+  ConfigLocation location{};               // where it was written: hooks["guard"] of a file
 };
 
 // `claude_code`: which Claude Code settings files and plugins to import hooks from.
 struct ClaudeCodeImport {
-  std::vector<Layer> settings;                    // user (~/.claude/settings.json), project, local
-  std::vector<std::filesystem::path> plugins;     // plugin directories (each with hooks/hooks.json)
-  std::map<std::string, std::string> tool_names;  // engine tool name -> Claude Code tool name
-  ConfigLocation location;
+  std::vector<Layer> settings{};                    // user (~/.claude/settings.json), project, local
+  std::vector<std::filesystem::path> plugins{};     // plugin directories (each with hooks/hooks.json)
+  std::map<std::string, std::string> tool_names{};  // engine tool name -> Claude Code tool name
+  ConfigLocation location{};
 };
 
 struct BuiltinConfig {
-  std::string name;                 // a name in the BuiltinRegistry (builtins.hpp)
-  boost::json::object settings;     // checked by the built-in when installed
+  std::string name{};                 // a name in the BuiltinRegistry (builtins.hpp)
+  boost::json::object settings{};     // checked by the built-in when installed
 };
 
 inline constexpr Duration default_hook_timeout = std::chrono::seconds(30);
@@ -163,18 +163,18 @@ inline constexpr std::uintmax_t max_config_file_size = std::uintmax_t{1} << 20;
 // One config file, as written. Optional members are unset when the file does
 // not mention them, so that layers can be merged (see LayeredConfig).
 struct Config {
-  std::vector<BuiltinConfig> builtins;                  // enabled built-ins, in order
-  std::vector<std::filesystem::path> hook_directories;  // extra dirs, before the defaults; absolute
-  std::optional<Duration> default_timeout;              // unset: a more trusted layer's, or default_hook_timeout
-  std::map<std::string, HookSettings> hooks;            // per-hook settings by hook name
-  std::optional<ClaudeCodeImport> claude_code;
-  std::optional<bool> disable_all_hooks;                // no hook of this layer or a less trusted one runs
-  std::optional<bool> allow_managed_hooks_only;         // managed config only: only managed hooks run
-  std::optional<ProjectTrustPolicy> project_trust;      // managed and user config only
+  std::vector<BuiltinConfig> builtins{};                  // enabled built-ins, in order
+  std::vector<std::filesystem::path> hook_directories{};  // extra dirs, before the defaults; absolute
+  std::optional<Duration> default_timeout{};              // unset: a more trusted layer's, or default_hook_timeout
+  std::map<std::string, HookSettings> hooks{};            // per-hook settings by hook name
+  std::optional<ClaudeCodeImport> claude_code{};
+  std::optional<bool> disable_all_hooks{};                // no hook of this layer or a less trusted one runs
+  std::optional<bool> allow_managed_hooks_only{};         // managed config only: only managed hooks run
+  std::optional<ProjectTrustPolicy> project_trust{};      // managed and user config only
 
   Layer layer = Layer::project;       // the layer the file belongs to
-  std::filesystem::path file;         // what it was read from, for error messages; empty when made in code
-  std::filesystem::path project_dir;  // absolute; relative paths in built-in settings resolve against it
+  std::filesystem::path file{};         // what it was read from, for error messages; empty when made in code
+  std::filesystem::path project_dir{};  // absolute; relative paths in built-in settings resolve against it
 };
 
 // Reads a config file of a layer (the layer decides which keys it may set:
@@ -201,7 +201,7 @@ std::optional<Config> load_project_config(const std::filesystem::path& project_d
 template <class T>
 struct Sourced {
   T value{};
-  ConfigLocation origin;
+  ConfigLocation origin{};
 };
 
 // The settings one hook runs with, once every layer that governs it
@@ -213,9 +213,9 @@ struct ResolvedHookSettings {
   Sourced<FailurePolicy> failure{FailurePolicy::fail_open, {}};
   Sourced<bool> disabled{false, {}};
   Sourced<HookProtocol> protocol{HookProtocol::hookbus, {}};
-  Sourced<std::vector<std::string>> events;  // empty: not declared, the hook is asked
-  Sourced<std::string> matcher;
-  Sourced<std::string> tools;
+  Sourced<std::vector<std::string>> events{};  // empty: not declared, the hook is asked
+  Sourced<std::string> matcher{};
+  Sourced<std::string> tools{};
 };
 
 // The configuration of every layer that applies, merged by the rules of
@@ -244,7 +244,7 @@ class LayeredConfig {
   [[nodiscard]] std::optional<ClaudeCodeImport> claude_code() const;
 
  private:
-  std::vector<Config> layers_;
+  std::vector<Config> layers_{};
 };
 
 class BuiltinRegistry;

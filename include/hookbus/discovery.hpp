@@ -48,15 +48,15 @@
 namespace hookbus {
 
 struct HookDirectory {
-  std::filesystem::path path;
-  std::string prefix;  // put before each hook's file name: "" or, for plugins, "org/repo/"
-  std::string source;  // for reports: "project", "user", "project plugin org/repo", "config .hookbus/config.json"
+  std::filesystem::path path{};
+  std::string prefix{};  // put before each hook's file name: "" or, for plugins, "org/repo/"
+  std::string source{};  // for reports: "project", "user", "project plugin org/repo", "config .hookbus/config.json"
   Layer layer = Layer::project;
 };
 
 // Hook directories in precedence order, highest first.
 struct HookDirectories {
-  std::vector<HookDirectory> entries;
+  std::vector<HookDirectory> entries{};
 
   void add(std::filesystem::path path, std::string source, std::string prefix = "", Layer layer = Layer::project);
   // `path`, then the hook directory of each plugin installed next to it,
@@ -78,21 +78,21 @@ HookDirectories default_hook_directories(const std::filesystem::path& project_di
 
 // An event a hook asked for.
 struct RequestedEvent {
-  std::size_t index;  // in HookEvent
-  std::string name;   // as the hook printed it: a wire name or an alias (the payload's "event")
+  std::size_t index{};  // in HookEvent
+  std::string name{};   // as the hook printed it: a wire name or an alias (the payload's "event")
 };
 
 // How a hook's events were learnt.
 enum class EventsFrom { declared, cache, query };
 
 struct DiscoveredHook {
-  std::string name;  // prefix + file name: "guard", "acme/tools/guard"
-  std::vector<RequestedEvent> events;  // hookbus protocol
-  std::filesystem::path path;
-  std::string source;
+  std::string name{};  // prefix + file name: "guard", "acme/tools/guard"
+  std::vector<RequestedEvent> events{};  // hookbus protocol
+  std::filesystem::path path{};
+  std::string source{};
   Layer layer = Layer::project;
   HookProtocol protocol = HookProtocol::hookbus;
-  std::vector<std::string> declared_events;  // as config wrote them (Claude Code's names for claude_code)
+  std::vector<std::string> declared_events{};  // as config wrote them (Claude Code's names for claude_code)
   EventsFrom events_from = EventsFrom::query;
 };
 
@@ -103,19 +103,19 @@ struct SkippedFile {
     refused,    // looked like a hook but is unsafe or did not answer `hook` properly: logged as a warning
     not_run,    // its layer may not run (an untrusted project, disable_all_hooks): never executed
   };
-  std::string name;
-  std::filesystem::path path;
-  std::string source;
+  std::string name{};
+  std::filesystem::path path{};
+  std::string source{};
   Layer layer = Layer::project;
   Why why = Why::ignored;
-  std::string reason;  // says what to do about it
+  std::string reason{};  // says what to do about it
 };
 
 std::string_view skip_reason_name(SkippedFile::Why why) noexcept;
 
 struct DiscoveryReport {
-  std::vector<DiscoveredHook> hooks;  // in run order
-  std::vector<SkippedFile> skipped;   // in the order found
+  std::vector<DiscoveredHook> hooks{};  // in run order
+  std::vector<SkippedFile> skipped{};   // in the order found
 };
 
 inline constexpr Duration default_query_timeout = std::chrono::seconds(5);
@@ -123,13 +123,13 @@ inline constexpr Duration default_query_timeout = std::chrono::seconds(5);
 // A hook's protocol and events as config declares them, for the `declared` option.
 struct HookDeclaration {
   HookProtocol protocol = HookProtocol::hookbus;
-  std::vector<std::string> events;
+  std::vector<std::string> events{};
 };
 
 struct DiscoveryOptions {
   Duration query_timeout = default_query_timeout;
   // The query cache file (`<Locations::cache>/queries.json`); empty: no cache.
-  std::filesystem::path query_cache;
+  std::filesystem::path query_cache{};
   // Why files of a layer may not be executed at all (nullopt: they may); unset: every layer may.
   std::function<std::optional<std::string>(Layer)> why_not_run;
   // The declaration config gives for a hook (its layer and name), if any.

@@ -54,12 +54,12 @@ class ExternalHookError : public Error {
 
 // How to run one external hook.
 struct ExternalHook {
-  std::string name;  // the bus label: "guard", "acme/tools/guard"
-  std::filesystem::path path;
+  std::string name{};  // the bus label: "guard", "acme/tools/guard"
+  std::filesystem::path path{};
   Duration timeout = std::chrono::seconds(30);
   // HOOKBUS_PROJECT_DIR, and the working directory when the event's cwd is
   // empty or missing. Empty: neither.
-  std::filesystem::path project_dir;
+  std::filesystem::path project_dir{};
 };
 
 // What `HOOK run` reads on stdin: the catalogue JSON of the event (with its
@@ -88,32 +88,32 @@ HookDirectories hook_directories(const Config& config);
 // What installing did with each hook and each config entry.
 struct InstallReport {
   struct Installed {
-    std::string name;
+    std::string name{};
     Layer layer = Layer::project;
-    std::filesystem::path path;       // the hook file; empty for a settings command
-    std::vector<std::string> events;  // wire names; Claude Code's names for claude_code
-    ResolvedHookSettings settings;
+    std::filesystem::path path{};       // the hook file; empty for a settings command
+    std::vector<std::string> events{};  // wire names; Claude Code's names for claude_code
+    ResolvedHookSettings settings{};
     HookProtocol protocol = HookProtocol::hookbus;
-    std::string matcher;  // claude_code
-    std::string command;  // claude_code settings commands
-    std::string source;   // where it comes from: the directory's source, or the settings entry
+    std::string matcher{};  // claude_code
+    std::string command{};  // claude_code settings commands
+    std::string source{};   // where it comes from: the directory's source, or the settings entry
   };
   struct NotInstalled {
-    std::string name;
+    std::string name{};
     Layer layer = Layer::project;
-    std::filesystem::path path;
-    std::string reason;
+    std::filesystem::path path{};
+    std::string reason{};
   };
   // A hook that config says must fail closed but that cannot run: its events refuse.
   struct Refusing {
-    std::string name;
-    std::vector<std::string> events;  // wire names it refuses
-    std::string reason;
+    std::string name{};
+    std::vector<std::string> events{};  // wire names it refuses
+    std::string reason{};
   };
-  std::vector<Installed> installed;
-  std::vector<NotInstalled> not_installed;  // disabled, or forbidden by disable_all_hooks / allow_managed_hooks_only
-  std::vector<Refusing> refusing;
-  std::vector<std::string> warnings;        // config entries that change nothing, and why (also logged)
+  std::vector<Installed> installed{};
+  std::vector<NotInstalled> not_installed{};  // disabled, or forbidden by disable_all_hooks / allow_managed_hooks_only
+  std::vector<Refusing> refusing{};
+  std::vector<std::string> warnings{};        // config entries that change nothing, and why (also logged)
 };
 
 // Registers each discovered hook for each event it asked for, in the report's
@@ -129,15 +129,15 @@ struct InstallReport {
 // layer by layer (managed, user, project, local), each layer's Claude Code
 // hooks after its hookbus-protocol ones. Dropping the group unregisters them all.
 struct InstalledHooks {
-  ConnectionGroup connections;
-  InstallReport report;
+  ConnectionGroup connections{};
+  InstallReport report{};
 };
 struct ExternalInstallOptions {
-  std::filesystem::path project_dir;  // empty: the current directory
+  std::filesystem::path project_dir{};  // empty: the current directory
   // Claude Code commands from settings files and plugins (claude_code.hpp),
   // installed with the hooks of their layer.
-  std::vector<ClaudeCodeCommand> claude_code;
-  ClaudeCodeOptions claude_code_options;  // tool names and the transcript directory
+  std::vector<ClaudeCodeCommand> claude_code{};
+  ClaudeCodeOptions claude_code_options{};  // tool names and the transcript directory
 };
 InstalledHooks install_external_hooks(Hooks& hooks, const DiscoveryReport& report, const LayeredConfig& config,
                                       const ExternalInstallOptions& options);

@@ -31,8 +31,8 @@
 namespace hookbus {
 
 struct SetupOptions {
-  std::filesystem::path project_dir;    // empty: the current directory
-  std::optional<Locations> locations;   // unset: Locations::from_environment(project_dir)
+  std::filesystem::path project_dir{};    // empty: the current directory
+  std::optional<Locations> locations{};   // unset: Locations::from_environment(project_dir)
   // The engine's policy; managed and user config may make it stricter, never looser.
   ProjectTrustPolicy project_trust = ProjectTrustPolicy::require;
   const BuiltinRegistry* builtins = nullptr;  // unset: default_builtins()
@@ -44,26 +44,26 @@ struct SetupOptions {
 struct ConfigFileState {
   enum class State { absent, applied, not_applied };
   Layer layer = Layer::user;
-  std::filesystem::path file;
+  std::filesystem::path file{};
   State state = State::absent;
-  std::string note;  // for not_applied: why (the project is not trusted, or its error)
+  std::string note{};  // for not_applied: why (the project is not trusted, or its error)
 };
 
 struct SetupReport {
-  Locations locations;
-  std::vector<ConfigFileState> config_files;  // one per layer, most trusted first
-  TrustReport trust;
-  LayeredConfig config;                        // the layers that applied
-  HookDirectories directories;
-  DiscoveryReport discovery;
-  InstallReport hooks;                         // external hooks
-  std::vector<std::string> builtins;           // "tool_policy (user config ~/.config/hookbus/config.json)"
-  std::vector<std::string> warnings;           // everything the user should hear about; also logged
+  Locations locations{};
+  std::vector<ConfigFileState> config_files{};  // one per layer, most trusted first
+  TrustReport trust{};
+  LayeredConfig config{};                        // the layers that applied
+  HookDirectories directories{};
+  DiscoveryReport discovery{};
+  InstallReport hooks{};                         // external hooks
+  std::vector<std::string> builtins{};           // "tool_policy (user config ~/.config/hookbus/config.json)"
+  std::vector<std::string> warnings{};           // everything the user should hear about; also logged
 };
 
 struct [[nodiscard]] Installation {
-  ConnectionGroup connections;  // dropping it uninstalls everything setup installed
-  SetupReport report;
+  ConnectionGroup connections{};  // dropping it uninstalls everything setup installed
+  SetupReport report{};
 };
 
 Installation setup(Hooks& hooks, const SetupOptions& options = {});

@@ -26,22 +26,22 @@ namespace hookbus {
 
 // What a project brings that hookbus would read or run: the inputs of its fingerprint.
 struct ProjectFiles {
-  std::filesystem::path project;                   // absolute
-  std::vector<std::filesystem::path> files;        // config and settings files, files named by hook commands
-  std::vector<std::filesystem::path> directories;  // hook and plugin directories: every file below them counts
+  std::filesystem::path project{};                   // absolute
+  std::vector<std::filesystem::path> files{};        // config and settings files, files named by hook commands
+  std::vector<std::filesystem::path> directories{};  // hook and plugin directories: every file below them counts
 };
 
 // One file of a fingerprint.
 struct FingerprintedFile {
-  std::string path;         // relative to the project when inside it, else absolute
+  std::string path{};         // relative to the project when inside it, else absolute
   std::uint32_t mode = 0;   // permission bits (07777) of what the path resolves to
-  std::string sha256;       // of the content, or "unreadable: <why>"
+  std::string sha256{};       // of the content, or "unreadable: <why>"
   bool operator==(const FingerprintedFile&) const = default;
 };
 
 struct ProjectFingerprint {
-  std::string digest;                     // SHA-256 over every file's path, mode and content hash
-  std::vector<FingerprintedFile> files;   // sorted by path
+  std::string digest{};                     // SHA-256 over every file's path, mode and content hash
+  std::vector<FingerprintedFile> files{};   // sorted by path
   bool operator==(const ProjectFingerprint&) const = default;
 };
 
@@ -73,17 +73,17 @@ std::string_view trust_state_name(TrustState state) noexcept;
 struct FileChange {
   enum class Kind { added, removed, modified };
   Kind kind = Kind::modified;
-  std::string path;
-  std::string detail;  // "content", "mode 0755 -> 0775", "content and mode 0755 -> 0775"
+  std::string path{};
+  std::string detail{};  // "content", "mode 0755 -> 0775", "content and mode 0755 -> 0775"
   bool operator==(const FileChange&) const = default;
 };
 
 struct TrustReport {
   TrustState state = TrustState::untrusted;
-  std::filesystem::path project;
-  ProjectFingerprint now;           // the project's files as they are
-  std::vector<FileChange> changes;  // for `changed`: what differs from the trusted fingerprint
-  std::string message;              // for people: what is the case and the command to review and trust
+  std::filesystem::path project{};
+  ProjectFingerprint now{};           // the project's files as they are
+  std::vector<FileChange> changes{};  // for `changed`: what differs from the trusted fingerprint
+  std::string message{};              // for people: what is the case and the command to review and trust
 
   // True when the project and local layers may run.
   [[nodiscard]] bool project_may_run() const noexcept {
@@ -98,9 +98,9 @@ struct TrustReport {
 class TrustStore {
  public:
   struct Record {
-    std::filesystem::path project;
-    ProjectFingerprint fingerprint;
-    std::string trusted_at;  // UTC, ISO 8601
+    std::filesystem::path project{};
+    ProjectFingerprint fingerprint{};
+    std::string trusted_at{};  // UTC, ISO 8601
   };
 
   explicit TrustStore(std::filesystem::path file) : file_(std::move(file)) {}
@@ -118,7 +118,7 @@ class TrustStore {
   bool revoke(const std::filesystem::path& project);
 
  private:
-  std::filesystem::path file_;
+  std::filesystem::path file_{};
 };
 
 // Whether the project's layers may run: fingerprints `files` and compares with
