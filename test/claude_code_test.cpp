@@ -437,10 +437,13 @@ TEST_F(ClaudeCode, AnAnswerOfTheWrongShapeIsAFailureNamingTheField) {
   EXPECT_THAT(errors_seen_[0].message, HasSubstr("hookSpecificOutput.permissionDecision must be \"allow\", \"deny\" or \"ask\""));
 }
 
-TEST_F(ClaudeCode, TheLegacyApproveAndBlockDecisionsStillWork) {
-  settings(one("PreToolUse", "", R"(read p; case \"$p\" in *push*) echo '{\"decision\": \"block\", \"reason\": \"no\"}';; *) echo '{\"decision\": \"approve\"}';; esac)"));
+TEST_F(ClaudeCode, TheTopLevelApproveBlockAndAskDecisionsStillWork) {
+  settings(one("PreToolUse", "", R"(read p; case \"$p\" in *push*) echo '{\"decision\": \"block\", \"reason\": \"no\"}';; *rebase*) echo '{\"decision\": \"ask\", \"reason\": \"sure?\"}';; *) echo '{\"decision\": \"approve\"}';; esac)"));
   install();
   EXPECT_EQ(hooks_.emit(bash("git push")).decision, Decision::deny);
+  const ToolCallResult asked = hooks_.emit(bash("git rebase"));
+  EXPECT_EQ(asked.decision, Decision::ask);
+  EXPECT_EQ(asked.reason, "sure?");
   EXPECT_EQ(hooks_.emit(bash("ls")).decision, Decision::allow);
 }
 

@@ -210,8 +210,9 @@ class Fields {
   std::string path_;
 };
 
-// Claude Code's "decision": "block" or the legacy "approve".
-enum class Legacy { none, block, approve };
+// The top-level "decision": "block", or "approve" (Claude Code's older name
+// for allow); PreToolUse hooks written against older docs also say "ask".
+enum class Legacy { none, block, approve, ask };
 
 struct Common {
   Legacy decision = Legacy::none;
@@ -226,7 +227,9 @@ Common read_common(const Fields& fields, std::string_view claude_event) {
   if (auto decision = fields.string("decision")) {
     if (*decision == "block") common.decision = Legacy::block;
     else if (*decision == "approve") common.decision = Legacy::approve;
-    else if (!decision->empty()) fields.fail_value("decision", "must be \"block\" or \"approve\", got \"" + *decision + "\"");
+    else if (*decision == "ask") common.decision = Legacy::ask;
+    else if (!decision->empty())
+      fields.fail_value("decision", "must be \"block\", \"approve\" or \"ask\", got \"" + *decision + "\"");
   }
   common.reason = fields.string("reason").value_or("");
   if (fields.boolean("continue") == false) common.stop = StopRequest{fields.string("stopReason").value_or(""), std::nullopt};
@@ -296,6 +299,7 @@ struct Outcome {
     result.system_messages = c->system_messages;
     if (c->decision == Legacy::block) result.decision = Decision::deny;
     if (c->decision == Legacy::approve) result.decision = Decision::allow;
+    if (c->decision == Legacy::ask) result.decision = Decision::ask;
     result.reason = c->reason;
     if (c->specific) {
       if (const Decision decision = permission_decision(*c->specific, "permissionDecision"); decision != Decision::none) {
