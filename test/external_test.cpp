@@ -419,6 +419,14 @@ TEST_F(Discovery, HooksOfTheSameNameInTwoLayersAreTwoHooksTheMoreTrustedFirst) {
   EXPECT_THAT(report.skipped, IsEmpty());
 }
 
+// Odd file names are names like any other: never split, interpreted or run through a shell.
+TEST_F(Discovery, HooksWithOddNamesAreFoundAndRunByTheirExactName) {
+  for (const std::string name : {"with space", "-starts-with-dash", "quote'and\"double", "tab\there", "ünïcödé"})
+    write_hook(project_hooks() / name, "tool_call", "");
+  const auto report = discover();
+  EXPECT_THAT(names_of(report), ElementsAre("-starts-with-dash", "quote'and\"double", "tab\there", "with space", "ünïcödé"));
+}
+
 TEST(UnsafeHookFile, NamesWhyAFileMustNotRun) {
   TempDir dir;
   write_hook(dir / "ok", "tool_call", "");
@@ -856,6 +864,14 @@ TEST_F(ExternalHooks, HooksOfALayerForbiddenByDisableAllHooksAreNotInstalled) {
   EXPECT_EQ(hooks_.handler_count("tool_call"), 0u);
   ASSERT_EQ(installed.report.not_installed.size(), 1u);
   EXPECT_THAT(installed.report.not_installed[0].reason, HasSubstr("disable_all_hooks is set in /u/config.json"));
+}
+
+TEST_F(ExternalHooks, AHookWithANewlineInItsNameRunsAndIsNamedExactly) {
+  write_hook(hook("line\nbreak"), "tool_call", "echo 'refused by a newline' >&2; exit 2\n");
+  install();
+  const ToolCallResult outcome = hooks_.emit(tool_call());
+  EXPECT_EQ(outcome.decision, Decision::deny);
+  EXPECT_EQ(outcome.decided_by->handler, "line\nbreak");
 }
 
 TEST_F(ExternalHooks, NoZombieIsLeftAfterHooksRunFailAndTimeOut) {
