@@ -1,4 +1,4 @@
-// `hookctl list`, `emit` and `run-hook`, run as the real binary against
+// `hookctl list`, `emit`, `run-hook`, `trust` and `config`, run as the real binary against
 // projects written into temporary directories; and the example hooks of
 // examples/hooks/, run the way a hook author would debug them.
 #include "script_fixture.hpp"
@@ -20,12 +20,14 @@ namespace fs = std::filesystem;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using ::testing::StartsWith;
 using testing::TempDir;
 using testing::write_file;
 using testing::write_script;
 
 const fs::path kHookctl = HOOKCTL_PATH;
 const fs::path kExamples = HOOKBUS_EXAMPLE_HOOKS;
+const std::string kCall = R"({"tool_call_id": "c1", "tool_name": "bash"})";
 
 class Hookctl : public ::testing::Test {
  protected:
@@ -34,11 +36,18 @@ class Hookctl : public ::testing::Test {
   // hookctl ARGS --project <project>, with empty managed, user, state and
   // cache directories of its own, and the system's python3 first in PATH (for
   // `#!/usr/bin/env python3`): a PATH shim such as pyenv's can take seconds to start.
-  ProcessResult hookctl(std::vector<std::string> args, std::string input = "") const {
+  ProcessResult hookctl(std::vector<std::string> args, std::string input = "",
+                        std::vector<std::pair<std::string, std::string>> extra = {}) const {
     args.insert(args.end(), {"--project", project_.path().string()});
+    std::vector<std::pair<std::string, std::string>> variables = environment();
+    for (auto& [name, value] : extra) {  // replacing a variable of the same name
+      const auto same = std::ranges::find(variables, name, &std::pair<std::string, std::string>::first);
+      if (same != variables.end()) same->second = std::move(value);
+      else variables.emplace_back(std::move(name), std::move(value));
+    }
     return run_process({.program = kHookctl,
                         .arguments = std::move(args),
-                        .extra_environment = environment(),
+                        .extra_environment = std::move(variables),
                         .input = std::move(input),
                         .timeout = std::chrono::seconds(20)});
   }
@@ -53,6 +62,20 @@ class Hookctl : public ::testing::Test {
   void trust() const {
     const ProcessResult r = hookctl({"trust"});
     ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  }
+
+  // hookctl under a pseudo-terminal (util-linux `script`), stdout and stderr
+  // both on it, with NO_COLOR as given; returns what the terminal received.
+  std::string on_a_terminal(const std::vector<std::string>& hookctl_arguments, const std::string& no_color) const {
+    std::string command = "exec " + kHookctl.string();
+    for (const std::string& argument : hookctl_arguments) command += " '" + argument + "'";
+    std::vector<std::pair<std::string, std::string>> variables = environment();
+    variables.insert(variables.end(), {{"TERM", "xterm"}, {"NO_COLOR", no_color}});
+    return run_process({.program = "/usr/bin/script",
+                        .arguments = {"-qec", command, "/dev/null"},
+                        .extra_environment = std::move(variables),
+                        .timeout = std::chrono::seconds(20)})
+        .stdout_text;
   }
 
   void add_hook(const std::string& name, const std::string& events, const std::string& body) const {
@@ -125,40 +148,142 @@ TEST_F(Hookctl, ListShowsWhatTheConfigChangesAboutAHook) {
                               ": hooks.lint.disabled")));
 }
 
+TEST_F(Hookctl, ListJsonHasTrustDirectoriesHooksAndSkippedFiles) {
+  add_hook("guard", "before_tool_call", "");
+  add_hook("notes.disable", "tool_call", "");
+  trust();
+  const ProcessResult r = hookctl({"list", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const auto listing = boost::json::parse(r.stdout_text);
+  EXPECT_EQ(listing.at("project").as_string(), project_.path().string());
+  EXPECT_EQ(listing.at("trust").at("state"), "trusted");
+  EXPECT_EQ(listing.at("trust").at("may_run"), true);
+  EXPECT_EQ(listing.at("config_files").at(0).at("layer"), "managed");
+  EXPECT_THAT(listing.at("directories").as_array(),
+              ::testing::Contains(boost::json::object{{"layer", "project"},
+                                                      {"path", hook("").parent_path().string()},
+                                                      {"source", "project"},
+                                                      {"exists", true}}));
+  EXPECT_EQ(listing.at("hooks").at(0),
+            (boost::json::object{{"name", "guard"},
+                                 {"layer", "project"},
+                                 {"events", boost::json::array{"tool_call"}},
+                                 {"path", hook("guard").string()},
+                                 {"source", "project"},
+                                 {"protocol", "hookbus"},
+                                 {"events_from", "asked"},
+                                 {"matcher", ""},
+                                 {"command", ""},
+                                 {"timeout_ms", 30000},
+                                 {"failure", "fail_open"},
+                                 {"tools", ""}}));
+  EXPECT_EQ(listing.at("skipped").at(0).at("why"), "ignored");
+  EXPECT_EQ(listing.at("skipped").at(0).at("name"), "notes.disable");
+}
+
+TEST_F(Hookctl, ListWithAnInvalidConfigExitsThree) {
+  write_file(user_config_.path() / "hookbus" / "config.json", R"({"timeout_ms": "soon"})");
+  const ProcessResult r = hookctl({"list"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_THAT(r.stderr_text, AllOf(HasSubstr("hookctl list: "), HasSubstr("config.json"), HasSubstr("timeout_ms")));
+}
+
+TEST_F(Hookctl, ListFailsOnABuiltinSettingThatEmitWouldReject) {
+  write_file(user_config_.path() / "hookbus" / "config.json",
+             R"({"builtins": {"tool_policy": {"deny": [{"tool": "bash", "argument": "command"}]}}})");
+  const ProcessResult list = hookctl({"list"});
+  const ProcessResult emit = hookctl({"emit", "agent_start"});
+  EXPECT_EQ(list.exit_code, 3);
+  EXPECT_EQ(emit.exit_code, 3);
+  EXPECT_THAT(list.stderr_text, HasSubstr("builtins.tool_policy.deny[0]"));
+}
+
+TEST_F(Hookctl, ListShowsAHookNameWithControlCharactersEscaped) {
+  add_hook("evil\n[hookbus] [info] all good\x1b[2J", "tool_call", "");
+  trust();
+  const ProcessResult r = hookctl({"list"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr("evil\\n[hookbus] [info] all good\\x1b[2J: tool_call"));
+  EXPECT_THAT(r.stdout_text, Not(HasSubstr("\x1b")));
+}
+
+TEST_F(Hookctl, AnErrorShowsControlCharactersEscaped) {
+  const fs::path config_home = user_config_.path() / "evil\x1b[2J";
+  write_file(config_home / "hookbus" / "config.json", R"({"timeout_ms": "soon"})");
+  const ProcessResult r = hookctl({"list"}, "", {{"XDG_CONFIG_HOME", config_home.string()}});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_THAT(r.stderr_text, HasSubstr("evil\\x1b[2J/hookbus/config.json: timeout_ms"));
+  EXPECT_THAT(r.stderr_text, Not(HasSubstr("\x1b")));
+}
+
 // -------------------------------------------------------------------- emit
 
-TEST_F(Hookctl, EmitRunsTheEventThroughTheHooksAndPrintsTheOutcome) {
+TEST_F(Hookctl, EmitPrintsTheVerdictAndTheResult) {
   use_example("block-rm-rf");
   trust();
   const ProcessResult r =
       hookctl({"emit", "tool_call", R"({"tool_call_id": "c1", "tool_name": "bash", "input": {"command": "rm -rf /"}})"});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, StartsWith("tool_call: denied by block-rm-rf: rm -rf is not allowed"));
+  EXPECT_THAT(r.stdout_text, HasSubstr("\n  \"decision\": \"deny\",\n"));
+}
+
+TEST_F(Hookctl, EmitJsonHasTheEventWhetherRefusedAndTheResult) {
+  use_example("block-rm-rf");
+  trust();
+  const ProcessResult r = hookctl(
+      {"emit", "tool_call", R"({"tool_call_id": "c1", "tool_name": "bash", "input": {"command": "rm -rf /"}})", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const auto outcome = boost::json::parse(r.stdout_text);
-  EXPECT_EQ(outcome.at("decision"), "deny");
-  EXPECT_THAT(std::string(outcome.at("reason").as_string()), HasSubstr("rm -rf is not allowed"));
+  EXPECT_EQ(outcome.at("event"), "tool_call");
+  EXPECT_EQ(outcome.at("refused"), true);
+  EXPECT_EQ(outcome.at("result").at("decision"), "deny");
+  EXPECT_THAT(std::string(outcome.at("result").at("reason").as_string()), HasSubstr("rm -rf is not allowed"));
+}
+
+TEST_F(Hookctl, EmitWithExitCodeExitsOneWhenAHookRefused) {
+  use_example("block-rm-rf");
+  trust();
+  const ProcessResult r = hookctl({"emit", "--exit-code", "tool_call",
+                                   R"({"tool_call_id": "c1", "tool_name": "bash", "input": {"command": "rm -rf /"}})"});
+  EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, StartsWith("tool_call: denied by block-rm-rf: "));
+}
+
+TEST_F(Hookctl, EmitWithExitCodeExitsZeroWhenAllowed) {
+  use_example("block-rm-rf");
+  trust();
+  const ProcessResult r = hookctl({"emit", "--exit-code", "tool_call",
+                                   R"({"tool_call_id": "c1", "tool_name": "bash", "input": {"command": "ls"}})"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, StartsWith("tool_call: allowed\n"));
 }
 
 TEST_F(Hookctl, EmitReadsTheEventFromStdinForADash) {
   use_example("block-rm-rf");
-  const ProcessResult r = hookctl({"emit", "before_tool_call", "-"},
+  trust();
+  const ProcessResult r = hookctl({"emit", "before_tool_call", "-", "--json"},
                                   R"({"tool_call_id": "c1", "tool_name": "bash", "input": {"command": "ls"}})");
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
-  EXPECT_EQ(boost::json::parse(r.stdout_text).at("decision"), "none");
+  EXPECT_EQ(boost::json::parse(r.stdout_text).at("result").at("decision"), "none");
 }
 
 TEST_F(Hookctl, EmitRunsTheConfiguredBuiltinsToo) {
   write_file(project_.path() / ".hookbus" / "config.json",
              R"({"builtins": {"tool_policy": {"deny": ["deploy"]}}})");
   trust();
-  const ProcessResult r = hookctl({"emit", "tool_call", R"({"tool_call_id": "c1", "tool_name": "deploy"})"});
+  const ProcessResult r = hookctl({"emit", "tool_call", R"({"tool_call_id": "c1", "tool_name": "deploy"})", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
-  EXPECT_EQ(boost::json::parse(r.stdout_text).at("decision"), "deny");
+  EXPECT_EQ(boost::json::parse(r.stdout_text).at("result").at("decision"), "deny");
 }
 
-TEST_F(Hookctl, EmitOfAnObserveOnlyEventPrintsNull) {
+TEST_F(Hookctl, EmitOfAnObserveOnlyEventSaysSo) {
   const ProcessResult r = hookctl({"emit", "agent_start"});
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
-  EXPECT_EQ(r.stdout_text, "null\n");
+  EXPECT_EQ(r.stdout_text, "agent_start: observed (the event has no result)\n");
+  const ProcessResult json = hookctl({"emit", "agent_start", "--json"});
+  EXPECT_EQ(boost::json::parse(json.stdout_text),
+            (boost::json::object{{"event", "agent_start"}, {"refused", false}, {"result", nullptr}}));
 }
 
 TEST_F(Hookctl, EmitWithInvalidJsonExitsTwoWithTheError) {
@@ -173,13 +298,74 @@ TEST_F(Hookctl, EmitWithAnUnknownEventExitsTwoListingTheNames) {
   EXPECT_THAT(r.stderr_text, AllOf(HasSubstr("unknown event 'tool_cal'"), HasSubstr("tool_call")));
 }
 
-TEST_F(Hookctl, EmitWithABadConfigExitsTwoNamingTheFileAndPath) {
+TEST_F(Hookctl, EmitWithABadConfigExitsThreeNamingTheFileAndPath) {
   write_file(project_.path() / ".hookbus" / "config.json", R"({"timeout_ms": "soon"})");
   trust();
   const ProcessResult r = hookctl({"emit", "agent_start"});
-  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.exit_code, 3);
   EXPECT_THAT(r.stderr_text, AllOf(HasSubstr("config.json"), HasSubstr("timeout_ms")));
 }
+
+TEST_F(Hookctl, EmitLogsAHookFailureOnStderr) {
+  add_hook("crashy", "agent_start", "exit 3\n");
+  trust();
+  const ProcessResult r = hookctl({"emit", "agent_start"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stderr_text, HasSubstr("hookbus: error: hook 'crashy' failed on 'agent_start'"));
+}
+
+TEST_F(Hookctl, QuietEmitLogsNothing) {
+  add_hook("crashy", "agent_start", "exit 3\n");
+  trust();
+  const ProcessResult r = hookctl({"emit", "-q", "agent_start"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(r.stderr_text, "");
+  EXPECT_EQ(r.stdout_text, "agent_start: observed (the event has no result)\n");
+}
+
+TEST_F(Hookctl, SpdlogLevelSetsTheHookbusLoggersLevel) {
+  add_hook("crashy", "agent_start", "exit 3\n");
+  trust();
+  for (const std::string level : {"off", "critical", "hookbus=off"}) {
+    const ProcessResult r = hookctl({"emit", "agent_start"}, "", {{"SPDLOG_LEVEL", level}});
+    EXPECT_EQ(r.stderr_text, "") << level;
+  }
+  EXPECT_THAT(hookctl({"emit", "agent_start"}, "", {{"SPDLOG_LEVEL", "error"}}).stderr_text, HasSubstr("crashy"));
+}
+
+TEST_F(Hookctl, LogsAreNotColouredWhenStderrIsNotATerminal) {
+  add_hook("crashy", "agent_start", "exit 3\n");
+  trust();
+  const ProcessResult r = hookctl({"emit", "agent_start"}, "", {{"TERM", "xterm"}, {"NO_COLOR", ""}});
+  EXPECT_THAT(r.stderr_text, HasSubstr("crashy"));
+  EXPECT_THAT(r.stderr_text, Not(HasSubstr("\x1b[")));
+}
+
+TEST_F(Hookctl, LogsAreColouredOnATerminal) {
+  add_hook("crashy", "agent_start", "exit 3\n");
+  trust();
+  const std::string terminal = on_a_terminal({"emit", "agent_start", "--project", project_.path().string()}, "");
+  EXPECT_THAT(terminal, AllOf(HasSubstr("crashy"), HasSubstr("\x1b[")));
+}
+
+TEST_F(Hookctl, NoColorTurnsColourOffOnATerminal) {
+  add_hook("crashy", "agent_start", "exit 3\n");
+  trust();
+  const std::string terminal = on_a_terminal({"emit", "agent_start", "--project", project_.path().string()}, "1");
+  EXPECT_THAT(terminal, HasSubstr("crashy"));
+  EXPECT_THAT(terminal, Not(HasSubstr("\x1b[")));
+}
+
+TEST_F(Hookctl, EmitToAFullDeviceExitsFourWithAMessage) {
+  const ProcessResult r = run_process({.program = "/bin/sh",
+                                       .arguments = {"-c", "exec \"$0\" \"$@\" >/dev/full", kHookctl.string(), "emit",
+                                                     "agent_start", "--project", project_.path().string()},
+                                       .extra_environment = environment()});
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_THAT(r.stderr_text, HasSubstr("hookctl: cannot write to standard output: No space left on device"));
+}
+
+// ----------------------------------------------------------- paths
 
 TEST_F(Hookctl, ProjectOptionMayComeBeforeTheCommand) {
   add_hook("guard", "tool_call", "");
@@ -190,17 +376,38 @@ TEST_F(Hookctl, ProjectOptionMayComeBeforeTheCommand) {
   EXPECT_THAT(r.stdout_text, HasSubstr(hook("guard").string() + "  (project)"));
 }
 
-TEST_F(Hookctl, ProjectOptionWithoutACommandExitsTwoWithUsage) {
+TEST_F(Hookctl, ProjectOptionMayBeGivenWithAnEqualsSign) {
+  add_hook("guard", "tool_call", "");
+  const ProcessResult r = run_process({.program = kHookctl,
+                                       .arguments = {"list", "--project=" + project_.path().string()},
+                                       .extra_environment = environment()});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr(hook("guard").string() + "  (project)"));
+}
+
+TEST_F(Hookctl, ProjectOptionWithoutACommandExitsTwo) {
   const ProcessResult r = run_process({.program = kHookctl, .arguments = {"--project", project_.path().string()}});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.stderr_text, AllOf(HasSubstr("--project needs a directory and then a command"),
-                                   HasSubstr("usage: hookctl [--project DIR] COMMAND")));
+  EXPECT_THAT(r.stderr_text, HasSubstr("hookctl: missing command"));
 }
 
 TEST_F(Hookctl, AMissingProjectDirectoryExitsTwo) {
   const ProcessResult r = run_process({.program = kHookctl, .arguments = {"list", "--project", "/no/such/project"}});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.stderr_text, HasSubstr("/no/such/project: not a directory"));
+  EXPECT_THAT(r.stderr_text, HasSubstr("hookctl list: --project '/no/such/project': no such file or directory"));
+}
+
+TEST_F(Hookctl, AnEmptyProjectPathExitsTwo) {
+  const ProcessResult r = run_process({.program = kHookctl, .arguments = {"--project", "", "emit", "agent_start"}});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, HasSubstr("hookctl emit: --project: the path is empty"));
+}
+
+TEST_F(Hookctl, AProjectThatIsAFileExitsTwo) {
+  const auto file = write_file(project_.path() / "notes.txt", "");
+  const ProcessResult r = run_process({.program = kHookctl, .arguments = {"list", "--project", file.string()}});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, HasSubstr("--project '" + file.string() + "': not a directory"));
 }
 
 // ---------------------------------------------------------------- run-hook
@@ -211,7 +418,8 @@ TEST_F(Hookctl, RunHookShowsStdoutStderrStatusDurationAndTheParsedResult) {
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
   EXPECT_THAT(r.stdout_text, AllOf(HasSubstr("status:   exit code 0"), HasSubstr("duration: "),
                                    HasSubstr("stdout (34 bytes):\n  | {\"blocked\": true, \"reason\": \"no\"}"),
-                                   HasSubstr("stderr (8 bytes):\n  | looking"), HasSubstr("\"decision\": \"deny\"")));
+                                   HasSubstr("stderr (8 bytes):\n  | looking"), HasSubstr("result:   denied: no\n"),
+                                   HasSubstr("\"decision\": \"deny\"")));
 }
 
 TEST_F(Hookctl, RunHookSaysNoChangeForAHookThatPrintsNothing) {
@@ -221,17 +429,87 @@ TEST_F(Hookctl, RunHookSaysNoChangeForAHookThatPrintsNothing) {
   EXPECT_THAT(r.stdout_text, AllOf(HasSubstr("event:    tool_call (as before_tool_call)"), HasSubstr("result:   no change")));
 }
 
-TEST_F(Hookctl, RunHookReportsAFailedHookAndExitsOne) {
+TEST_F(Hookctl, RunHookReportsAFailedHookAndExitsFour) {
   add_hook("crashy", "tool_call", "echo boom >&2; exit 3\n");
   const ProcessResult r = hookctl({"run-hook", hook("crashy").string(), "tool_call", R"({"tool_call_id": "c1", "tool_name": "bash"})"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 4);
   EXPECT_THAT(r.stdout_text, AllOf(HasSubstr("status:   exit code 3"), HasSubstr("result:   failure: "), HasSubstr("boom")));
 }
 
-TEST_F(Hookctl, RunHookOfAMissingFileIsAUsageErrorNamingIt) {
+TEST_F(Hookctl, RunHookWithExitCodeExitsOneWhenTheHookRefuses) {
+  add_hook("guard", "tool_call", "echo 'not today' >&2; exit 2\n");
+  const ProcessResult r = hookctl({"run-hook", "--exit-code", hook("guard").string(), "tool_call", kCall});
+  EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr("result:   denied: not today\n"));
+}
+
+TEST_F(Hookctl, RunHookJsonHasTheRunAndTheResult) {
+  add_hook("guard", "tool_call", "echo 'looking' >&2; echo '{\"blocked\": true, \"reason\": \"no\"}'\n");
+  const ProcessResult r = hookctl({"run-hook", hook("guard").string(), "before_tool_call", kCall, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const auto run = boost::json::parse(r.stdout_text);
+  EXPECT_EQ(run.at("hook").as_string(), hook("guard").string());
+  EXPECT_EQ(run.at("event"), "tool_call");
+  EXPECT_EQ(run.at("requested_as"), "before_tool_call");
+  EXPECT_EQ(run.at("status"), "exit code 0");
+  EXPECT_EQ(run.at("exit_code"), 0);
+  EXPECT_TRUE(run.at("signal").is_null());
+  EXPECT_EQ(run.at("timed_out"), false);
+  EXPECT_TRUE(run.at("duration_ms").is_int64());
+  EXPECT_EQ(run.at("stdout"), "{\"blocked\": true, \"reason\": \"no\"}\n");
+  EXPECT_EQ(run.at("stderr"), "looking\n");
+  EXPECT_EQ(run.at("refused"), true);
+  EXPECT_EQ(run.at("result").at("decision"), "deny");
+  EXPECT_TRUE(run.at("failure").is_null());
+}
+
+TEST_F(Hookctl, RunHookJsonOfAFailedHookHasTheFailure) {
+  add_hook("crashy", "tool_call", "exit 3\n");
+  const ProcessResult r = hookctl({"run-hook", hook("crashy").string(), "tool_call", kCall, "--json"});
+  EXPECT_EQ(r.exit_code, 4);
+  const auto run = boost::json::parse(r.stdout_text);
+  EXPECT_TRUE(run.at("result").is_null());
+  EXPECT_THAT(std::string(run.at("failure").as_string()), HasSubstr("exit code 3"));
+}
+
+TEST_F(Hookctl, RunHookQuietPrintsOnlyTheResult) {
+  add_hook("guard", "tool_call", "echo chatter >&2; exit 2\n");
+  const ProcessResult r = hookctl({"run-hook", "-q", hook("guard").string(), "tool_call", kCall});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, StartsWith("result:   denied: chatter\n"));
+}
+
+TEST_F(Hookctl, RunHookShowsTheHooksOutputEscaped) {
+  add_hook("loud", "tool_call", "printf 'a\\033[31mred\\r\\n' ; printf 'tab\\there\\n' >&2\n");
+  const ProcessResult r = hookctl({"run-hook", hook("loud").string(), "agent_start"});
+  EXPECT_THAT(r.stdout_text, AllOf(HasSubstr("  | a\\x1b[31mred\\r\n"), HasSubstr("  | tab\\there\n")));
+  EXPECT_THAT(r.stdout_text, Not(HasSubstr("\x1b")));
+}
+
+TEST_F(Hookctl, RunHookRawShowsTheBytesAsTheyAre) {
+  add_hook("loud", "tool_call", "printf 'a\\033[31mred\\n' >&2\n");
+  const ProcessResult r = hookctl({"run-hook", "--raw", hook("loud").string(), "agent_start"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr("stderr (10 bytes):\na\x1b[31mred\n"));
+}
+
+TEST_F(Hookctl, RunHookRawWithJsonExitsTwo) {
+  add_hook("quiet", "tool_call", "true\n");
+  const ProcessResult r = hookctl({"run-hook", "--raw", "--json", hook("quiet").string(), "agent_start"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, HasSubstr("--raw"));
+}
+
+TEST_F(Hookctl, RunHookOfAMissingFileExitsTwoNamingIt) {
   const ProcessResult r = hookctl({"run-hook", hook("missing").string(), "agent_start"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.stderr_text, HasSubstr(hook("missing").string() + ": no such file"));
+  EXPECT_THAT(r.stderr_text, HasSubstr("PATH '" + hook("missing").string() + "': no such file or directory"));
+}
+
+TEST_F(Hookctl, RunHookOfADirectoryExitsTwo) {
+  const ProcessResult r = hookctl({"run-hook", project_.path().string(), "agent_start"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, HasSubstr("a directory, not a file"));
 }
 
 // Regression (review, issue 10 point 4): run-hook ran a world-writable file without a warning.
@@ -239,7 +517,7 @@ TEST_F(Hookctl, RunHookRefusesAnUnsafeFileUnlessForced) {
   add_hook("open", "tool_call", "echo ran >&2\n");
   ::chmod(hook("open").c_str(), 0777);
   const ProcessResult refused = hookctl({"run-hook", hook("open").string(), "agent_start"});
-  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_EQ(refused.exit_code, 4);
   EXPECT_THAT(refused.stderr_text, AllOf(HasSubstr("refusing to run"), HasSubstr("writable by group or others"),
                                          HasSubstr("--force")));
   EXPECT_THAT(refused.stdout_text, Not(HasSubstr("ran")));
@@ -254,12 +532,12 @@ TEST_F(Hookctl, RunHookRefusesAnUnsafeFileUnlessForced) {
 TEST_F(Hookctl, TrustPrintsWhatItRecordsAndTheHooksThenRun) {
   use_example("block-rm-rf");
   const std::string rm = R"({"tool_call_id": "c1", "tool_name": "bash", "input": {"command": "rm -rf /"}})";
-  EXPECT_EQ(boost::json::parse(hookctl({"emit", "tool_call", rm}).stdout_text).at("decision"), "none");
+  EXPECT_EQ(boost::json::parse(hookctl({"emit", "tool_call", rm, "--json"}).stdout_text).at("result").at("decision"), "none");
   const ProcessResult trusted = hookctl({"trust"});
   EXPECT_EQ(trusted.exit_code, 0) << trusted.stderr_text;
   EXPECT_THAT(trusted.stdout_text, AllOf(HasSubstr("0755"), HasSubstr(".hookbus/hooks/block-rm-rf"),
                                          HasSubstr("recorded in " + (home_.path() / "state" / "hookbus" / "trust.json").string())));
-  EXPECT_EQ(boost::json::parse(hookctl({"emit", "tool_call", rm}).stdout_text).at("decision"), "deny");
+  EXPECT_EQ(boost::json::parse(hookctl({"emit", "tool_call", rm, "--json"}).stdout_text).at("result").at("decision"), "deny");
 }
 
 TEST_F(Hookctl, TrustDryRunRecordsNothing) {
@@ -307,9 +585,10 @@ TEST_F(Hookctl, ClaudeCodeHooksOfAProjectsSettingsRunThroughEmitAndShowInList) {
   write_file(project_.path() / ".hookbus" / "config.json", R"({"claude_code": {"settings": ["project"]}})");
   trust();
   const ProcessResult emitted =
-      hookctl({"emit", "tool_call", R"({"tool_call_id": "c1", "tool_name": "bash", "input": {"command": "rm -rf /"}})"});
+      hookctl({"emit", "tool_call", R"({"tool_call_id": "c1", "tool_name": "bash", "input": {"command": "rm -rf /"}})",
+               "--json"});
   ASSERT_EQ(emitted.exit_code, 0) << emitted.stderr_text;
-  const auto outcome = boost::json::parse(emitted.stdout_text);
+  const auto outcome = boost::json::parse(emitted.stdout_text).at("result");
   EXPECT_EQ(outcome.at("decision"), "deny");
   EXPECT_EQ(outcome.at("reason"), "rm -rf is not allowed");
   EXPECT_EQ(outcome.at("decided_by").at("handler"), "no-rm.sh");

@@ -1,5 +1,6 @@
-// hookctl, run as a user runs it: the built binary (HOOKCTL_PATH), its stdout,
-// stderr and exit code.
+// hookctl, run as a user runs it: the built binary (HOOKCTL_PATH) through
+// /bin/sh, its stdout, stderr and exit code. The command framework (help,
+// options, exit codes, checked output, completion) and the catalogue commands.
 
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>
@@ -17,13 +18,18 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 namespace hookbus {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::ContainsRegex;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
+using ::testing::StartsWith;
 
 struct Output {
   int exit_code = -1;
@@ -38,19 +44,37 @@ std::string read_file(const std::filesystem::path& path) {
   return text.str();
 }
 
-// Runs `hookctl <arguments>` through the shell (arguments are plain words here).
-Output hookctl(std::string_view arguments) {
+// Runs `hookctl <arguments>` through the shell: arguments are shell words, so
+// a test may quote, redirect or close descriptors (`>/dev/full`, `>&-`).
+// `stdout_redirect` replaces the capture of stdout.
+Output shell(const std::string& command_line, std::string_view stdout_redirect = "") {
   const auto dir = std::filesystem::path(::testing::TempDir()) / fmt::format("hookctl_test.{}", ::getpid());
   std::filesystem::create_directories(dir);
   const auto out = dir / "out", err = dir / "err";
-  const std::string command = fmt::format("'{}' {} >'{}' 2>'{}'", HOOKCTL_PATH, arguments, out.string(), err.string());
+  const std::string command =
+      fmt::format("{} {} 2>'{}'", command_line,
+                  stdout_redirect.empty() ? fmt::format(">'{}'", out.string()) : std::string(stdout_redirect), err.string());
   const int status = std::system(command.c_str());
   Output run{.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1, .out = read_file(out), .err = read_file(err)};
   std::filesystem::remove_all(dir);
   return run;
 }
 
+Output hookctl(std::string_view arguments, std::string_view stdout_redirect = "") {
+  return shell(fmt::format("'{}' {}", HOOKCTL_PATH, arguments), stdout_redirect);
+}
+
 boost::json::value parse_output(const Output& run) { return parse_json(run.out, "hookctl output"); }
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> all;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) all.push_back(line);
+  return all;
+}
+
+// Every command `help` lists, as completion offers them.
+std::vector<std::string> command_names() { return lines(hookctl("__complete -- ''").out); }
 
 // ------------------------------------------------------------------ events
 
@@ -128,19 +152,90 @@ TEST(HookctlSchema, ExampleOfEveryEventReadsBack) {
   }
 }
 
-// ------------------------------------------------------------- bad arguments
-
-TEST(HookctlUsage, NoCommandPrintsUsageAndExits2) {
-  const Output run = hookctl("");
-  EXPECT_EQ(run.exit_code, 2);
-  EXPECT_THAT(run.err, HasSubstr("usage: hookctl [--project DIR] COMMAND"));
+TEST(HookctlSchema, JsonOptionPrintsTheSameJson) {
+  const Output run = hookctl("schema tool_call --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, hookctl("schema tool_call").out);
 }
 
-TEST(HookctlUsage, UnknownCommandPrintsUsageAndExits2) {
+// ------------------------------------------------------------------ help
+
+TEST(HookctlHelp, HelpPrintsTheCommandsToStdout) {
+  const Output run = hookctl("help");
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_THAT(run.out, StartsWith("usage: hookctl [OPTIONS] COMMAND [ARGUMENTS] [OPTIONS]\n"));
+  EXPECT_THAT(run.out, ContainsRegex("\n  events +list every event"));
+  EXPECT_THAT(run.out, ContainsRegex("\n  schema NAME +print an example"));
+  EXPECT_THAT(run.out, ContainsRegex("\n  run-hook PATH NAME \\[JSON\\] +run one hook file"));
+}
+
+TEST(HookctlHelp, OverviewDocumentsTheExitCodes) {
+  const Output run = hookctl("--help");
+  EXPECT_THAT(run.out, AllOf(HasSubstr("exit codes:\n  0  done"), HasSubstr("\n  1  a hook refused the event"),
+                             HasSubstr("\n  2  usage or input error"), HasSubstr("\n  3  config error"),
+                             HasSubstr("\n  4  failure")));
+}
+
+TEST(HookctlHelp, OverviewDocumentsTheEnvironment) {
+  EXPECT_THAT(hookctl("help").out, AllOf(HasSubstr("\n  SPDLOG_LEVEL "), HasSubstr("\n  NO_COLOR "),
+                                         HasSubstr("\n  XDG_CONFIG_HOME ")));
+}
+
+TEST(HookctlHelp, EveryCommandHasHelpWithItsUsageAndOptions) {
+  const std::vector<std::string> names = command_names();
+  ASSERT_THAT(names, ::testing::IsSupersetOf({"events", "schema", "list", "emit", "run-hook", "help", "completion"}));
+  for (const std::string& name : names) {
+    const Output run = hookctl(name + " --help");
+    EXPECT_EQ(run.exit_code, 0) << name << ": " << run.err;
+    EXPECT_THAT(run.out, StartsWith("usage: hookctl " + name)) << name;
+    EXPECT_THAT(run.out, AllOf(HasSubstr("\n  -h, --help "), HasSubstr("\n  -q, --quiet "))) << name;
+  }
+}
+
+TEST(HookctlHelp, HelpCommandAndDashHGiveTheSameHelp) {
+  for (const std::string& name : command_names()) {
+    const std::string help = hookctl(name + " --help").out;
+    EXPECT_EQ(hookctl("help " + name).out, help) << name;
+    EXPECT_EQ(hookctl(name + " -h").out, help) << name;
+  }
+}
+
+TEST(HookctlHelp, HelpComesBeforeArgumentChecks) {
+  const Output run = hookctl("run-hook --help");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("usage: hookctl run-hook PATH NAME [JSON] [OPTIONS]"));
+}
+
+TEST(HookctlHelp, CommandsThatPrintDataOfferJson) {
+  for (std::string_view name : {"events", "schema", "list", "emit", "run-hook"})
+    EXPECT_THAT(hookctl(fmt::format("{} --help", name)).out, HasSubstr("\n  --json ")) << name;
+  EXPECT_THAT(hookctl("completion --help").out, Not(HasSubstr("--json")));
+}
+
+TEST(HookctlHelp, HelpOfAnUnknownCommandExits2) {
+  const Output run = hookctl("help frobnicate");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("hookctl help: unknown command 'frobnicate'"));
+}
+
+TEST(HookctlHelp, VersionPrintsTheVersion) {
+  const Output run = hookctl("--version");
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_THAT(run.out, ContainsRegex("^hookctl [0-9]+\\.[0-9]+\\.[0-9]+\n$"));
+}
+
+// ------------------------------------------------------------- bad arguments
+
+TEST(HookctlUsage, NoCommandExits2) {
+  const Output run = hookctl("");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("hookctl: missing command\nRun 'hookctl help' for the commands."));
+}
+
+TEST(HookctlUsage, UnknownCommandExits2) {
   const Output run = hookctl("frobnicate");
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_THAT(run.err, HasSubstr("hookctl: unknown command 'frobnicate'"));
-  EXPECT_THAT(run.err, HasSubstr("usage: hookctl [--project DIR] COMMAND"));
+  EXPECT_THAT(run.err, HasSubstr("hookctl: unknown command 'frobnicate'\nRun 'hookctl help'"));
   EXPECT_THAT(run.out, IsEmpty());
 }
 
@@ -148,13 +243,14 @@ TEST(HookctlUsage, UnknownEventNameListsValidNamesAndExits2) {
   const Output run = hookctl("schema tool_cal");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_THAT(run.err, HasSubstr("hookctl schema: unknown event 'tool_cal'; valid names are: session_start"));
-  EXPECT_THAT(run.err, HasSubstr("usage: hookctl schema NAME"));
+  EXPECT_THAT(run.err, HasSubstr("usage: hookctl schema NAME [OPTIONS]"));
 }
 
-TEST(HookctlUsage, MissingEventNameExits2) {
+TEST(HookctlUsage, MissingArgumentExits2NamingIt) {
   const Output run = hookctl("schema");
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_THAT(run.err, HasSubstr("hookctl schema: missing event name\nusage: hookctl schema NAME"));
+  EXPECT_THAT(run.err, HasSubstr("hookctl schema: missing NAME: the event's wire name or an alias"));
+  EXPECT_THAT(run.err, HasSubstr("usage: hookctl schema NAME [OPTIONS]\nRun 'hookctl schema --help' for more."));
 }
 
 TEST(HookctlUsage, ExtraArgumentExits2) {
@@ -165,11 +261,112 @@ TEST(HookctlUsage, ExtraArgumentExits2) {
   }
 }
 
-TEST(HookctlUsage, HelpPrintsUsageToStdout) {
-  const Output run = hookctl("help");
-  EXPECT_EQ(run.exit_code, 0);
-  EXPECT_THAT(run.out, ContainsRegex("events +\\[--json\\]"));
-  EXPECT_THAT(run.out, ContainsRegex("schema +NAME"));
+TEST(HookctlUsage, UnknownOptionExits2) {
+  const Output run = hookctl("events --frobnicate");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("hookctl events: unknown option '--frobnicate'"));
+}
+
+TEST(HookctlUsage, JsonIsUnknownToACommandThatPrintsNoData) {
+  const Output run = hookctl("completion bash --json");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("unknown option '--json'"));
+}
+
+TEST(HookctlUsage, AFlagGivenAValueExits2) {
+  const Output run = hookctl("events --json=yes");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("option '--json' takes no value"));
+}
+
+TEST(HookctlUsage, OptionsMayComeBeforeTheCommand) {
+  const Output run = hookctl("--json -q events");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(parse_output(run).at("events").as_array().size(), event_count);
+}
+
+TEST(HookctlUsage, DoubleDashEndsOptions) {
+  const Output run = hookctl("schema -- --json");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("unknown event '--json'"));
+}
+
+TEST(HookctlUsage, ControlCharactersInAnArgumentAreShownEscaped) {
+  const Output run = hookctl("frob$(printf '\\033[2J')nicate");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("unknown command 'frob\\x1b[2Jnicate'"));
+  EXPECT_THAT(run.err, Not(HasSubstr("\x1b")));
+}
+
+// ------------------------------------------------------------------ output
+
+TEST(HookctlOutput, HelpToAFullDeviceExits4WithAMessage) {
+  const Output run = hookctl("help", ">/dev/full");
+  EXPECT_EQ(run.exit_code, 4);
+  EXPECT_THAT(run.err, HasSubstr("hookctl: cannot write to standard output: No space left on device"));
+}
+
+TEST(HookctlOutput, LongOutputToAFullDeviceExits4WithAMessage) {
+  const Output run = hookctl("events --json", ">/dev/full");
+  EXPECT_EQ(run.exit_code, 4);
+  EXPECT_THAT(run.err, HasSubstr("cannot write to standard output"));
+}
+
+TEST(HookctlOutput, ClosedStdoutExits4WithAMessage) {
+  const Output run = hookctl("schema tool_call", ">&-");
+  EXPECT_EQ(run.exit_code, 4);
+  EXPECT_THAT(run.err, HasSubstr("hookctl: standard output is closed"));
+}
+
+TEST(HookctlOutput, ClosedStdinIsNoError) {
+  const Output run = hookctl("schema tool_call <&-");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NO_THROW(parse_output(run));
+}
+
+// ------------------------------------------------------------------ completion
+
+TEST(HookctlCompletion, CompletesCommandNames) {
+  EXPECT_THAT(lines(hookctl("__complete -- e").out), ElementsAre("events", "emit"));
+}
+
+TEST(HookctlCompletion, CompletesEventNamesAndAliases) {
+  EXPECT_THAT(lines(hookctl("__complete -- emit before_t").out), ElementsAre("before_tool_call"));
+  EXPECT_THAT(lines(hookctl("__complete -- schema message:r").out), ElementsAre("message:receive"));
+}
+
+TEST(HookctlCompletion, CompletesTheCommandsOptions) {
+  EXPECT_THAT(lines(hookctl("__complete -- run-hook --r").out), ElementsAre("--raw"));
+  EXPECT_THAT(lines(hookctl("__complete -- events -").out), ElementsAre("--json", "--quiet", "--help"));
+}
+
+TEST(HookctlCompletion, AsksTheShellForFilesAndDirectories) {
+  EXPECT_THAT(lines(hookctl("__complete -- run-hook ''").out), ElementsAre("@file"));
+  EXPECT_THAT(lines(hookctl("__complete -- list --project ''").out), ElementsAre("@directory"));
+  EXPECT_THAT(lines(hookctl("__complete -- --project ''").out), ElementsAre("@directory"));
+}
+
+TEST(HookctlCompletion, CompletesTheArgumentAfterOptions) {
+  EXPECT_THAT(lines(hookctl("__complete -- run-hook --project /tmp ./hook tool_ca").out), ElementsAre("tool_call"));
+}
+
+// The script as bash runs it on TAB: COMP_LINE up to the cursor in, COMPREPLY out.
+std::vector<std::string> bash_complete(std::string_view typed) {
+  const auto bin = std::filesystem::path(HOOKCTL_PATH).parent_path().string();
+  const Output run = shell(fmt::format(
+      "PATH='{}':\"$PATH\" bash --norc -c 'source <(hookctl completion bash); COMP_LINE=\"$0\"; "
+      "COMP_POINT=${{#COMP_LINE}}; _hookctl; printf \"%s\\n\" \"${{COMPREPLY[@]}}\"' '{}'",
+      bin, typed));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  return lines(run.out);
+}
+
+TEST(HookctlCompletion, BashScriptCompletesCommandsThroughHookctl) {
+  EXPECT_THAT(bash_complete("hookctl run-"), ElementsAre("run-hook"));
+}
+
+TEST(HookctlCompletion, BashScriptCompletesAfterAColonOnlyWhatFollowsIt) {
+  EXPECT_THAT(bash_complete("hookctl emit message:rec"), ElementsAre("receive"));
 }
 
 }  // namespace

@@ -207,21 +207,16 @@ json::value schema_example(std::size_t event_index) {
 
 }  // namespace
 
-int events_command(Arguments args) {
-  bool as_json = false;
-  for (std::string_view arg : args) {
-    if (arg != "--json") throw UsageError(fmt::format("unexpected argument '{}'", arg));
-    as_json = true;
-  }
+int events_command(const Invocation& invocation) {
   const std::vector<EventInfo> events = catalogue();
-  if (as_json) print_json(events);
+  if (invocation.json()) print_json(events);
   else print_text(events);
   return exit_ok;
 }
 
-int schema_command(Arguments args) {
-  expect_argument_count(args, 1, "event name");
-  fmt::print("{}\n", pretty_json(schema_example(resolve_event(args[0]))));
+// The example is JSON with or without --json.
+int schema_command(const Invocation& invocation) {
+  fmt::print("{}\n", pretty_json(schema_example(resolve_event(*invocation.argument(0)))));
   return exit_ok;
 }
 

@@ -1,7 +1,10 @@
 // `hookctl list`, `emit`, `run-hook`, `trust` and `config`: hooks, layers and
 // trust from the command line (docs/external-hooks.md, docs/security.md).
-// Each accepts `--project DIR` (default: the current directory); list and emit
-// set the bus up exactly as an engine's hookbus::setup() would.
+// Each reads the project given by --project DIR (default: the current
+// directory); list and emit set the bus up exactly as an engine's
+// hookbus::setup() would. Everything shown that came from outside (names,
+// paths, a hook's output, reasons, warnings) is escaped for the terminal;
+// --json output is JSON.
 
 #include "commands.hpp"
 
@@ -14,10 +17,10 @@
 #include <hookbus/setup.hpp>
 #include <hookbus/trust.hpp>
 
-#include <boost/json/serialize.hpp>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <iterator>
@@ -29,51 +32,21 @@ namespace hookctl {
 namespace {
 
 namespace fs = std::filesystem;
+namespace json = boost::json;
 using namespace hookbus;
 
-// The command's arguments with `--project DIR` and `--project-trust POLICY` taken out.
-struct ProjectArguments {
-  fs::path project_dir;  // absolute
-  ProjectTrustPolicy trust = ProjectTrustPolicy::require;
-  std::vector<std::string_view> rest;
-};
-
-ProjectTrustPolicy trust_policy(std::string_view name) {
+ProjectTrustPolicy trust_policy(const Invocation& invocation) {
+  const std::string_view name = invocation.value("--project-trust").value_or("require");
   if (name == "require") return ProjectTrustPolicy::require;
   if (name == "trust_all") return ProjectTrustPolicy::trust_all;
   if (name == "ignore") return ProjectTrustPolicy::ignore;
-  throw UsageError("--project-trust must be require, trust_all or ignore, not '" + std::string(name) + "'");
+  throw UsageError(fmt::format("--project-trust must be require, trust_all or ignore, not '{}'", printable(name)));
 }
 
-ProjectArguments take_project_options(Arguments args) {
-  ProjectArguments parsed{fs::current_path(), ProjectTrustPolicy::require, {}};
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] != "--project" && args[i] != "--project-trust") {
-      parsed.rest.push_back(args[i]);
-      continue;
-    }
-    if (i + 1 == args.size()) throw UsageError(std::string(args[i]) + " needs a value");
-    if (args[i] == "--project-trust") {
-      parsed.trust = trust_policy(args[++i]);
-      continue;
-    }
-    const std::string_view dir = args[++i];
-    if (dir.empty()) throw UsageError("--project needs a directory, not an empty string");
-    parsed.project_dir = fs::absolute(dir).lexically_normal();
-    std::error_code ec;
-    if (!fs::is_directory(parsed.project_dir, ec))
-      throw UsageError("--project " + parsed.project_dir.string() + ": not a directory");
-  }
-  return parsed;
-}
-
-// The bus set up for the project as an engine would; a bad config is bad input.
-Installation set_up(Hooks& hooks, const ProjectArguments& args) {
-  try {
-    return setup(hooks, {.project_dir = args.project_dir, .project_trust = args.trust});
-  } catch (const ConfigError& error) {
-    throw UsageError(error.what());
-  }
+// The bus set up for the project as an engine would. A bad config file is a
+// ConfigError: exit_config.
+Installation set_up(Hooks& hooks, const Invocation& invocation, ProjectTrustPolicy policy) {
+  return setup(hooks, {.project_dir = invocation.project_dir(), .project_trust = policy});
 }
 
 // The event NAME from JSON given as an argument, or read from stdin for "-";
@@ -81,36 +54,99 @@ Installation set_up(Hooks& hooks, const ProjectArguments& args) {
 HookEvent read_event(std::string_view name, std::optional<std::string_view> json_argument) {
   const std::size_t index = resolve_event(name);  // UnknownEventError: a usage error, listing the names
   try {
-    if (!json_argument) return event_from_json(index, boost::json::object{});
+    if (!json_argument) return event_from_json(index, json::object{});
     if (*json_argument == "-") {
       const std::string text(std::istreambuf_iterator<char>(std::cin), {});
       return event_from_json(index, parse_json(text, "stdin"));
     }
     return event_from_json(index, parse_json(*json_argument, "the JSON argument"));
   } catch (const JsonError& error) {
-    throw UsageError(error.what());
+    throw UsageError(printable(error.what()));
   }
 }
 
-std::optional<std::string_view> optional_argument(const std::vector<std::string_view>& args, std::size_t index) {
-  return index < args.size() ? std::optional(args[index]) : std::nullopt;
+std::string shown_path(const fs::path& path) { return printable(path.string()); }
+
+std::string_view failure_name(FailurePolicy policy) {
+  return policy == FailurePolicy::fail_closed ? "fail_closed" : "fail_open";
 }
 
-void expect_at_most(const std::vector<std::string_view>& args, std::size_t count) {
-  if (args.size() > count) throw UsageError("unexpected argument '" + std::string(args[count]) + "'");
+// ------------------------------------------------------------ outcomes
+
+// How a result refuses its event, when it does: denied, cancelled, rejected.
+struct Refusal {
+  std::string_view verb;
+  std::string reason;
+};
+
+std::optional<Refusal> refusal_of(const HookOutcome& outcome) {
+  return std::visit(
+      []<class R>(const R& result) -> std::optional<Refusal> {
+        if constexpr (requires { result.decision; }) {
+          if (result.decision == Decision::deny) return Refusal{"denied", result.reason};
+        } else if constexpr (requires { result.allow; }) {
+          if (!result.allow) return Refusal{"denied", result.reason};
+        } else if constexpr (requires { result.cancel; }) {
+          if (result.cancel) return Refusal{"cancelled", result.reason};
+        } else if constexpr (requires { result.action == decltype(result.action)::reject; }) {
+          if (result.action == decltype(result.action)::reject) return Refusal{"rejected", result.reason};
+        }
+        return std::nullopt;
+      },
+      outcome);
+}
+
+// " by block-rm-rf": the handler that decided, when the result names one.
+std::string decider_of(const HookOutcome& outcome) {
+  return std::visit(
+      []<class R>(const R& result) -> std::string {
+        if constexpr (requires { result.decided_by; }) {
+          if (result.decided_by) return " by " + printable(result.decided_by->handler);
+        }
+        return "";
+      },
+      outcome);
+}
+
+bool asks_the_user(const HookOutcome& outcome) {
+  return std::visit(
+      []<class R>(const R& result) {
+        if constexpr (requires { result.decision; }) return result.decision == Decision::ask;
+        else return false;
+      },
+      outcome);
+}
+
+bool is_gating_event(const HookEvent& event) {
+  return std::visit([]<class E>(const E&) { return is_gating(reduction_of<E>); }, event);
+}
+
+// "denied by block-rm-rf: rm -rf is not allowed", "allowed", "result", "observed (no result)"
+std::string verdict(const HookEvent& event, const HookOutcome& outcome) {
+  if (const auto refusal = refusal_of(outcome))
+    return fmt::format("{}{}: {}", refusal->verb, decider_of(outcome), printable(refusal->reason));
+  if (std::holds_alternative<std::monostate>(outcome)) return "observed (the event has no result)";
+  if (asks_the_user(outcome)) return fmt::format("ask the user{}", decider_of(outcome));
+  return is_gating_event(event) ? "allowed" : "result";
 }
 
 // ------------------------------------------------------------------- list
 
 std::string event_list(const DiscoveredHook& hook) {
-  if (hook.protocol == HookProtocol::claude_code) return fmt::format("{}", fmt::join(hook.declared_events, ", "));
-  std::string list;
-  for (const auto& event : hook.events) {
-    if (!list.empty()) list += ", ";
-    list += event.name;
-    if (event.name != event_name(event.index)) list += fmt::format(" (= {})", event_name(event.index));
+  std::vector<std::string> names;
+  if (hook.protocol == HookProtocol::claude_code) {
+    for (const auto& name : hook.declared_events) names.push_back(printable(name));
+  } else {
+    for (const auto& event : hook.events)
+      names.push_back(event.name == event_name(event.index)
+                          ? printable(event.name)
+                          : fmt::format("{} (= {})", printable(event.name), event_name(event.index)));
   }
-  return list;
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+std::string_view protocol_name(HookProtocol protocol) {
+  return protocol == HookProtocol::claude_code ? "claude_code" : "hookbus";
 }
 
 std::string_view events_from_name(EventsFrom from) {
@@ -127,7 +163,7 @@ std::string settings_notes(const ResolvedHookSettings& settings) {
   std::vector<std::string> notes;
   if (!settings.timeout.origin.file.empty()) notes.push_back(fmt::format("timeout {} ms", settings.timeout.value.count()));
   if (settings.failure.value == FailurePolicy::fail_closed) notes.emplace_back("fail-closed");
-  if (!settings.tools.value.empty()) notes.push_back("tools " + settings.tools.value);
+  if (!settings.tools.value.empty()) notes.push_back("tools " + printable(settings.tools.value));
   return notes.empty() ? "" : fmt::format(" [{}]", fmt::join(notes, ", "));
 }
 
@@ -140,93 +176,229 @@ std::string_view file_state_name(ConfigFileState::State state) {
   return "";
 }
 
+// The discovery entry of an installed hook of the hookbus protocol.
+const DiscoveredHook& discovered(const SetupReport& report, const InstallReport::Installed& installed) {
+  return *std::find_if(report.discovery.hooks.begin(), report.discovery.hooks.end(), [&](const DiscoveredHook& h) {
+    return h.name == installed.name && h.layer == installed.layer;
+  });
+}
+
 void print_trust(const SetupReport& report) {
-  fmt::print("project {}: {}\n", report.locations.project.string(), trust_state_name(report.trust.state));
-  if (!report.trust.project_may_run() && !report.trust.message.empty()) fmt::print("  {}\n", report.trust.message);
+  fmt::print("project {}: {}\n", shown_path(report.locations.project), trust_state_name(report.trust.state));
+  if (!report.trust.project_may_run() && !report.trust.message.empty())
+    fmt::print("  {}\n", printable(report.trust.message));
 }
 
 void print_config_files(const SetupReport& report) {
   fmt::print("\nconfig files, most trusted first:\n");
   for (const auto& file : report.config_files)
-    fmt::print("  {:<8} {}  ({}{})\n", layer_name(file.layer), file.file.string(), file_state_name(file.state),
-               file.note.empty() ? "" : ": " + file.note);
+    fmt::print("  {:<8} {}  ({}{})\n", layer_name(file.layer), shown_path(file.file), file_state_name(file.state),
+               file.note.empty() ? "" : ": " + printable(file.note));
 }
 
-void print_directories(const HookDirectories& directories) {
+void print_list_text(const SetupReport& report) {
+  print_trust(report);
+  print_config_files(report);
+
   fmt::print("\nhook directories, by layer and precedence:\n");
-  for (const auto& dir : directories.entries) {
+  for (const auto& dir : report.directories.entries) {
     std::error_code ec;
-    fmt::print("  {:<8} {}  ({}{})\n", layer_name(dir.layer), dir.path.string(), dir.source,
+    fmt::print("  {:<8} {}  ({}{})\n", layer_name(dir.layer), shown_path(dir.path), printable(dir.source),
                fs::is_directory(dir.path, ec) ? "" : ", missing");
   }
-}
 
-void print_hooks(const SetupReport& report) {
   fmt::print("\nhooks, in run order:\n");
   if (report.hooks.installed.empty()) fmt::print("  (none)\n");
   for (const auto& installed : report.hooks.installed) {
     if (installed.protocol == HookProtocol::claude_code) {
-      fmt::print("  {}: {}{}\n    {}  ({} layer, claude_code protocol)\n", installed.name,
-                 fmt::join(installed.events, ", "),
-                 installed.matcher.empty() ? "" : fmt::format(" (matcher {})", installed.matcher),
-                 installed.command.empty() ? installed.path.string() : installed.source + ": " + installed.command,
+      fmt::print("  {}: {}{}\n    {}  ({} layer, claude_code protocol)\n", printable(installed.name),
+                 printable(fmt::format("{}", fmt::join(installed.events, ", "))),
+                 installed.matcher.empty() ? "" : fmt::format(" (matcher {})", printable(installed.matcher)),
+                 installed.command.empty() ? shown_path(installed.path)
+                                           : printable(installed.source + ": " + installed.command),
                  layer_name(installed.layer));
       continue;
     }
-    const auto found = std::find_if(report.discovery.hooks.begin(), report.discovery.hooks.end(), [&](const auto& h) {
-      return h.name == installed.name && h.layer == installed.layer;
-    });
-    fmt::print("  {}: {}\n    {}  ({}, hookbus protocol, events {}){}\n", installed.name, event_list(*found),
-               installed.path.string(), found->source, events_from_name(found->events_from),
+    const DiscoveredHook& found = discovered(report, installed);
+    fmt::print("  {}: {}\n    {}  ({}, hookbus protocol, events {}){}\n", printable(installed.name), event_list(found),
+               shown_path(installed.path), printable(found.source), events_from_name(found.events_from),
                settings_notes(installed.settings));
   }
   if (!report.hooks.refusing.empty()) {
     fmt::print("\nrefusing, in place of fail-closed hooks that cannot run:\n");
     for (const auto& refusing : report.hooks.refusing)
-      fmt::print("  {}: {}\n    {}\n", refusing.name, fmt::join(refusing.events, ", "), refusing.reason);
+      fmt::print("  {}: {}\n    {}\n", printable(refusing.name), fmt::join(refusing.events, ", "), printable(refusing.reason));
   }
   if (!report.hooks.not_installed.empty()) {
     fmt::print("\nnot installed:\n");
     for (const auto& hook : report.hooks.not_installed)
-      fmt::print("  {} ({}): {}\n    {}\n", hook.name, layer_name(hook.layer), hook.reason, hook.path.string());
+      fmt::print("  {} ({}): {}\n    {}\n", printable(hook.name), layer_name(hook.layer), printable(hook.reason),
+                 shown_path(hook.path));
   }
-}
-
-void print_skipped(const DiscoveryReport& report) {
-  if (report.skipped.empty()) return;
-  fmt::print("\nskipped:\n");
-  for (const auto& file : report.skipped)
-    fmt::print("  {} {}: {}\n    {}  ({})\n", skip_reason_name(file.why), file.name.empty() ? "directory" : file.name,
-               file.reason, file.path.string(), file.source);
-}
-
-void print_builtins_and_warnings(const SetupReport& report) {
+  if (!report.discovery.skipped.empty()) {
+    fmt::print("\nskipped:\n");
+    for (const auto& file : report.discovery.skipped)
+      fmt::print("  {} {}: {}\n    {}  ({})\n", skip_reason_name(file.why),
+                 file.name.empty() ? "directory" : printable(file.name), printable(file.reason), shown_path(file.path),
+                 printable(file.source));
+  }
   if (!report.builtins.empty()) {
     fmt::print("\nbuilt-ins:\n");
-    for (const auto& builtin : report.builtins) fmt::print("  {}\n", builtin);
+    for (const auto& builtin : report.builtins) fmt::print("  {}\n", printable(builtin));
   }
   if (!report.warnings.empty()) {
     fmt::print("\nwarnings:\n");
-    for (const auto& warning : report.warnings) fmt::print("  {}\n", warning);
+    for (const auto& warning : report.warnings) fmt::print("  {}\n", printable(warning));
   }
+}
+
+json::array strings_json(const std::vector<std::string>& strings) { return json::array(strings.begin(), strings.end()); }
+
+void print_list_json(const SetupReport& report) {
+  json::array config_files;
+  for (const auto& file : report.config_files)
+    config_files.push_back(json::object{{"layer", layer_name(file.layer)},
+                                        {"file", file.file.string()},
+                                        {"state", file_state_name(file.state)},
+                                        {"note", file.note}});
+  json::array directories;
+  for (const auto& dir : report.directories.entries) {
+    std::error_code ec;
+    directories.push_back(json::object{{"layer", layer_name(dir.layer)},
+                                       {"path", dir.path.string()},
+                                       {"source", dir.source},
+                                       {"exists", fs::is_directory(dir.path, ec)}});
+  }
+  json::array hooks;
+  for (const auto& installed : report.hooks.installed) {
+    const bool claude_code = installed.protocol == HookProtocol::claude_code;
+    const ResolvedHookSettings& settings = installed.settings;
+    hooks.push_back(json::object{
+        {"name", installed.name},
+        {"layer", layer_name(installed.layer)},
+        {"events", strings_json(installed.events)},
+        {"path", installed.path.string()},
+        {"source", claude_code ? installed.source : discovered(report, installed).source},
+        {"protocol", protocol_name(installed.protocol)},
+        {"events_from", claude_code ? "settings" : events_from_name(discovered(report, installed).events_from)},
+        {"matcher", installed.matcher},
+        {"command", installed.command},
+        {"timeout_ms", settings.timeout.value.count()},
+        {"failure", failure_name(settings.failure.value)},
+        {"tools", settings.tools.value}});
+  }
+  json::array refusing;
+  for (const auto& hook : report.hooks.refusing)
+    refusing.push_back(json::object{{"name", hook.name}, {"events", strings_json(hook.events)}, {"reason", hook.reason}});
+  json::array not_installed;
+  for (const auto& hook : report.hooks.not_installed)
+    not_installed.push_back(json::object{{"name", hook.name},
+                                         {"layer", layer_name(hook.layer)},
+                                         {"path", hook.path.string()},
+                                         {"reason", hook.reason}});
+  json::array skipped;
+  for (const auto& file : report.discovery.skipped)
+    skipped.push_back(json::object{{"why", skip_reason_name(file.why)},
+                                   {"name", file.name},
+                                   {"layer", layer_name(file.layer)},
+                                   {"path", file.path.string()},
+                                   {"source", file.source},
+                                   {"reason", file.reason}});
+  fmt::print("{}\n", pretty_json(json::object{
+                         {"project", report.locations.project.string()},
+                         {"trust", json::object{{"state", trust_state_name(report.trust.state)},
+                                                {"may_run", report.trust.project_may_run()},
+                                                {"message", report.trust.message}}},
+                         {"config_files", std::move(config_files)},
+                         {"directories", std::move(directories)},
+                         {"hooks", std::move(hooks)},
+                         {"refusing", std::move(refusing)},
+                         {"not_installed", std::move(not_installed)},
+                         {"skipped", std::move(skipped)},
+                         {"builtins", strings_json(report.builtins)},
+                         {"warnings", strings_json(report.warnings)},
+                     }));
 }
 
 // -------------------------------------------------------------- run-hook
 
-void print_stream(std::string_view name, const std::string& text, bool truncated) {
+// A hook's stdout or stderr: escaped, one quoted line per line; or, with
+// --raw, the bytes as they are.
+void print_stream(std::string_view name, const std::string& text, bool truncated, bool raw) {
   fmt::print("{} ({} bytes{}):\n", name, text.size(), truncated ? ", cut at the limit" : "");
+  if (raw) {
+    fmt::print("{}{}", text, text.empty() || text.ends_with('\n') ? "" : "\n");
+    return;
+  }
   std::string_view rest = text;
   while (!rest.empty()) {
     const auto end = std::min(rest.find('\n'), rest.size());
-    fmt::print("  | {}\n", rest.substr(0, end));
+    fmt::print("  | {}\n", printable(rest.substr(0, end)));
     rest.remove_prefix(std::min(end + 1, rest.size()));
   }
+}
+
+// What came of one run: the hook's result, or why it is a failure.
+struct HookRun {
+  ProcessResult process;
+  std::optional<HookOutcome> outcome;  // none: the hook failed
+  std::string failure;
+};
+
+void print_run_text(const Invocation& invocation, const fs::path& path, const HookEvent& event, const HookRun& run) {
+  const std::string_view requested = *invocation.argument(1);
+  const std::string_view wire_name = event_name(event);
+  if (!invocation.quiet()) {
+    fmt::print("hook:     {}\nevent:    {}{}\nstatus:   {}\nduration: {} ms\n", shown_path(path), wire_name,
+               requested == wire_name ? "" : fmt::format(" (as {})", requested), run.process.status(),
+               run.process.duration.count());
+    const bool raw = invocation.has("--raw");
+    print_stream("stdout", run.process.stdout_text, run.process.stdout_truncated, raw);
+    print_stream("stderr", run.process.stderr_text, run.process.stderr_truncated, raw);
+  }
+  if (!run.outcome) fmt::print("result:   failure: {}\n", printable(run.failure));
+  else if (std::holds_alternative<std::monostate>(*run.outcome)) fmt::print("result:   no change\n");
+  else fmt::print("result:   {}\n{}\n", verdict(event, *run.outcome), pretty_json(to_json(*run.outcome)));
+}
+
+json::value optional_json(const std::optional<int>& value) {
+  return value ? json::value(*value) : json::value(nullptr);
+}
+
+void print_run_json(const Invocation& invocation, const fs::path& path, const HookEvent& event, const HookRun& run) {
+  const ProcessResult& process = run.process;
+  fmt::print("{}\n", pretty_json(json::object{
+                         {"hook", path.string()},
+                         {"event", event_name(event)},
+                         {"requested_as", *invocation.argument(1)},
+                         {"status", process.status()},
+                         {"exit_code", optional_json(process.exit_code)},
+                         {"signal", optional_json(process.signal)},
+                         {"timed_out", process.timed_out},
+                         {"duration_ms", process.duration.count()},
+                         {"stdout", process.stdout_text},
+                         {"stdout_truncated", process.stdout_truncated},
+                         {"stderr", process.stderr_text},
+                         {"stderr_truncated", process.stderr_truncated},
+                         {"refused", run.outcome && refusal_of(*run.outcome).has_value()},
+                         {"result", run.outcome ? to_json(*run.outcome) : json::value(nullptr)},
+                         {"failure", run.outcome ? json::value(nullptr) : json::value(run.failure)},
+                     }));
+}
+
+// The timeout the project's config gives a hook of this name.
+Duration configured_timeout(const Locations& locations, const std::string& name) {
+  std::vector<Config> layers;
+  for (const Layer layer : all_layers)
+    if (auto config = load_layer_config(locations.config_file(layer), layer)) layers.push_back(std::move(*config));
+  return LayeredConfig(std::move(layers)).hook_settings(Layer::project, name).timeout.value;
 }
 
 // ------------------------------------------------------------------ trust
 
 void print_files(const ProjectFingerprint& fingerprint) {
-  for (const auto& file : fingerprint.files) fmt::print("  {:04o}  {}  {}\n", file.mode, file.sha256.substr(0, 16), file.path);
+  for (const auto& file : fingerprint.files)
+    fmt::print("  {:04o}  {}  {}\n", file.mode, file.sha256.substr(0, 16), printable(file.path));
 }
 
 std::string_view change_name(FileChange::Kind kind) {
@@ -240,166 +412,135 @@ std::string_view change_name(FileChange::Kind kind) {
 
 }  // namespace
 
-int list_command(Arguments args) {
-  const ProjectArguments parsed = take_project_options(args);
-  expect_at_most(parsed.rest, 0);
+int list_command(const Invocation& invocation) {
   logger()->set_level(spdlog::level::off);  // everything is in the report: no second copy on stderr
   Hooks hooks;
-  const Installation setup = set_up(hooks, parsed);
-  const SetupReport& report = setup.report;
-  print_trust(report);
-  print_config_files(report);
-  print_directories(report.directories);
-  print_hooks(report);
-  print_skipped(report.discovery);
-  print_builtins_and_warnings(report);
+  const Installation setup = set_up(hooks, invocation, trust_policy(invocation));
+  if (invocation.json()) print_list_json(setup.report);
+  else print_list_text(setup.report);
   return exit_ok;
 }
 
-int emit_command(Arguments args) {
-  const ProjectArguments parsed = take_project_options(args);
-  if (parsed.rest.empty()) throw UsageError("missing event name");
-  expect_at_most(parsed.rest, 2);
-  const HookEvent event = read_event(parsed.rest[0], optional_argument(parsed.rest, 1));
+int emit_command(const Invocation& invocation) {
+  const HookEvent event = read_event(*invocation.argument(0), invocation.argument(1));
   Hooks hooks;
-  const Installation setup = set_up(hooks, parsed);
-  fmt::print("{}\n", pretty_json(to_json(hooks.emit(event))));
-  return exit_ok;
+  const Installation setup = set_up(hooks, invocation, trust_policy(invocation));
+  const HookOutcome outcome = hooks.emit(event);
+  const bool refused = refusal_of(outcome).has_value();
+
+  if (invocation.json()) {
+    fmt::print("{}\n", pretty_json(json::object{
+                           {"event", event_name(event)}, {"refused", refused}, {"result", to_json(outcome)}}));
+  } else {
+    fmt::print("{}: {}\n", event_name(event), verdict(event, outcome));
+    if (!std::holds_alternative<std::monostate>(outcome)) fmt::print("{}\n", pretty_json(to_json(outcome)));
+  }
+  return refused && invocation.has("--exit-code") ? exit_refused : exit_ok;
 }
 
-int run_hook_command(Arguments args) {
-  const ProjectArguments parsed = take_project_options(args);
-  std::vector<std::string_view> rest;
-  bool force = false;
-  for (const auto arg : parsed.rest) {
-    if (arg == "--force") force = true;
-    else rest.push_back(arg);
-  }
-  if (rest.size() < 2) throw UsageError(rest.empty() ? "missing hook path" : "missing event name");
-  expect_at_most(rest, 3);
-  if (rest[0].empty()) throw UsageError("the hook path is an empty string");
-  const std::string_view requested_name = rest[1];
-  const HookEvent event = read_event(requested_name, optional_argument(rest, 2));
-  const fs::path path = fs::absolute(rest[0]).lexically_normal();
-  std::error_code ec;
-  if (!fs::exists(path, ec)) throw UsageError(path.string() + ": no such file");
+int run_hook_command(const Invocation& invocation) {
+  if (invocation.json() && invocation.has("--raw")) throw UsageError("--raw shows bytes on a terminal; --json escapes them");
+  const fs::path path = fs::absolute(*invocation.argument(0)).lexically_normal();
+  const HookEvent event = read_event(*invocation.argument(1), invocation.argument(2));
   if (auto why = unsafe_hook_file(path)) {
-    if (!force) {
-      fmt::print(stderr, "hookctl run-hook: refusing to run {}: {}\n(--force runs it anyway)\n", path.string(), *why);
+    if (!invocation.has("--force")) {
+      fmt::print(stderr, "hookctl run-hook: refusing to run {}: {}\n(--force runs it anyway)\n", shown_path(path),
+                 printable(*why));
       return exit_failure;
     }
-    fmt::print(stderr, "hookctl run-hook: warning: {} is not safe ({}); running it because of --force\n", path.string(),
-               *why);
+    fmt::print(stderr, "hookctl run-hook: warning: {} is not safe ({}); running it because of --force\n",
+               shown_path(path), printable(*why));
   }
-  const Locations locations = Locations::from_environment(parsed.project_dir);
   const std::string name = path.filename().string();
-  std::vector<Config> layers;
-  for (const Layer layer : all_layers)
-    if (auto config = load_layer_config(locations.config_file(layer), layer)) layers.push_back(std::move(*config));
-  const Duration timeout = LayeredConfig(std::move(layers)).hook_settings(Layer::project, name).timeout.value;
-  const ExternalHook hook{name, path, timeout, parsed.project_dir};
+  const ExternalHook hook{name, path, configured_timeout(Locations::from_environment(invocation.project_dir()), name),
+                          invocation.project_dir()};
 
-  const ProcessResult run = run_external_hook(hook, event, requested_name);  // ProcessError: cannot start it
-  const std::string_view wire_name = event_name(event);
-  fmt::print("hook:     {}\nevent:    {}{}\nstatus:   {}\nduration: {} ms\n", path.string(), wire_name,
-             requested_name == wire_name ? "" : fmt::format(" (as {})", requested_name), run.status(),
-             run.duration.count());
-  print_stream("stdout", run.stdout_text, run.stdout_truncated);
-  print_stream("stderr", run.stderr_text, run.stderr_truncated);
+  HookRun run{.process = run_external_hook(hook, event, *invocation.argument(1))};  // ProcessError: cannot start it
   try {
-    const HookOutcome outcome = hook_outcome(hook, event, run);
-    if (std::holds_alternative<std::monostate>(outcome)) fmt::print("result:   no change\n");
-    else fmt::print("result:\n{}\n", pretty_json(to_json(outcome)));
-    return exit_ok;
+    run.outcome = hook_outcome(hook, event, run.process);
   } catch (const ExternalHookError& error) {
-    fmt::print("result:   failure: {}\n", error.what());
-    return exit_failure;
+    run.failure = error.what();
   }
+  if (invocation.json()) print_run_json(invocation, path, event, run);
+  else print_run_text(invocation, path, event, run);
+  if (!run.outcome) return exit_failure;
+  return refusal_of(*run.outcome) && invocation.has("--exit-code") ? exit_refused : exit_ok;
 }
 
-int trust_command(Arguments args) {
-  ProjectArguments parsed = take_project_options(args);
-  bool dry_run = false;
-  bool revoke = false;
-  bool list = false;
-  for (const auto arg : parsed.rest) {
-    if (arg == "--dry-run") dry_run = true;
-    else if (arg == "--revoke") revoke = true;
-    else if (arg == "--list") list = true;
-    else throw UsageError("unexpected argument '" + std::string(arg) + "'");
-  }
+int trust_command(const Invocation& invocation) {
+  const bool dry_run = invocation.has("--dry-run");
+  const bool revoke = invocation.has("--revoke");
+  const bool list = invocation.has("--list");
   if (dry_run + revoke + list > 1) throw UsageError("--dry-run, --revoke and --list exclude each other");
-  const Locations locations = Locations::from_environment(parsed.project_dir);
+  const Locations locations = Locations::from_environment(invocation.project_dir());
   TrustStore store = TrustStore::at(locations);
   if (list) {
     for (const auto& record : store.list())
-      fmt::print("{}  (trusted {}, {} files, fingerprint {})\n", record.project.string(), record.trusted_at,
+      fmt::print("{}  (trusted {}, {} files, fingerprint {})\n", shown_path(record.project), record.trusted_at,
                  record.fingerprint.files.size(), record.fingerprint.digest.substr(0, 16));
     return exit_ok;
   }
   if (revoke) {
     const bool was_trusted = store.revoke(locations.project);
-    fmt::print("{} {}\n", locations.project.string(), was_trusted ? "is no longer trusted" : "was not trusted");
+    fmt::print("{} {}\n", shown_path(locations.project), was_trusted ? "is no longer trusted" : "was not trusted");
     return exit_ok;
   }
   // What the project would run, as setup sees it: the same files, whatever the policy says.
   logger()->set_level(spdlog::level::off);
   Hooks hooks;
-  parsed.trust = ProjectTrustPolicy::require;
-  const Installation setup = set_up(hooks, parsed);
+  const Installation setup = set_up(hooks, invocation, ProjectTrustPolicy::require);
   const TrustReport& report = setup.report.trust;
   if (report.state == TrustState::nothing_to_trust) {
-    fmt::print("{} brings no hooks, plugins or config: nothing to trust\n", locations.project.string());
+    fmt::print("{} brings no hooks, plugins or config: nothing to trust\n", shown_path(locations.project));
     return exit_ok;
   }
   fmt::print("{} {} these files (mode, SHA-256, path):\n", dry_run ? "trusting would record" : "trusting",
-             locations.project.string());
+             shown_path(locations.project));
   print_files(report.now);
   if (!report.changes.empty()) {
     fmt::print("changed since it was last trusted:\n");
     for (const auto& change : report.changes)
-      fmt::print("  {} {}{}\n", change_name(change.kind), change.path, change.detail.empty() ? "" : " (" + change.detail + ")");
+      fmt::print("  {} {}{}\n", change_name(change.kind), printable(change.path),
+                 change.detail.empty() ? "" : " (" + printable(change.detail) + ")");
   }
   if (dry_run) return exit_ok;
   store.trust(locations.project, report.now);
-  fmt::print("recorded in {}\n", store.file().string());
+  fmt::print("recorded in {}\n", shown_path(store.file()));
   return exit_ok;
 }
 
-int config_command(Arguments args) {
-  const ProjectArguments parsed = take_project_options(args);
-  expect_at_most(parsed.rest, 0);
+int config_command(const Invocation& invocation) {
   logger()->set_level(spdlog::level::off);
   Hooks hooks;
-  const Installation setup = set_up(hooks, parsed);
+  const Installation setup = set_up(hooks, invocation, trust_policy(invocation));
   const SetupReport& report = setup.report;
   print_trust(report);
   print_config_files(report);
   // Every value with the file it came from.
   fmt::print("\nmerged settings (value  <- where it was set):\n");
   const auto from = [](const ConfigLocation& where) {
-    return where.file.empty() ? std::string("default") : fmt::format("{}: {}", where.file.string(), where.path);
+    return where.file.empty() ? std::string("default") : fmt::format("{}: {}", shown_path(where.file), printable(where.path));
   };
   for (const Layer layer : all_layers)
     fmt::print("  timeout_ms for {} hooks: {}  <- {}\n", layer_name(layer), report.config.default_timeout(layer).value.count(),
                from(report.config.default_timeout(layer).origin));
   for (const Config& layer : report.config.layers()) {
-    const std::string file = layer.file.string();
-    for (const auto& builtin : layer.builtins) fmt::print("  builtins.{}  <- {}\n", builtin.name, file);
-    for (const auto& dir : layer.hook_directories) fmt::print("  hook_directories: {}  <- {}\n", dir.string(), file);
+    const std::string file = shown_path(layer.file);
+    for (const auto& builtin : layer.builtins) fmt::print("  builtins.{}  <- {}\n", printable(builtin.name), file);
+    for (const auto& dir : layer.hook_directories) fmt::print("  hook_directories: {}  <- {}\n", shown_path(dir), file);
     if (layer.disable_all_hooks) fmt::print("  disable_all_hooks: {}  <- {}\n", *layer.disable_all_hooks, file);
     if (layer.allow_managed_hooks_only)
       fmt::print("  allow_managed_hooks_only: {}  <- {}\n", *layer.allow_managed_hooks_only, file);
   }
   for (const auto& installed : report.hooks.installed) {
     const ResolvedHookSettings& s = installed.settings;
-    fmt::print("  hook {} ({}): timeout {} ms <- {}; failure {} <- {}\n", installed.name, layer_name(installed.layer),
-               s.timeout.value.count(), from(s.timeout.origin),
-               s.failure.value == FailurePolicy::fail_closed ? "fail_closed" : "fail_open", from(s.failure.origin));
+    fmt::print("  hook {} ({}): timeout {} ms <- {}; failure {} <- {}\n", printable(installed.name),
+               layer_name(installed.layer), s.timeout.value.count(), from(s.timeout.origin),
+               failure_name(s.failure.value), from(s.failure.origin));
   }
   if (!report.warnings.empty()) {
     fmt::print("\nwarnings:\n");
-    for (const auto& warning : report.warnings) fmt::print("  {}\n", warning);
+    for (const auto& warning : report.warnings) fmt::print("  {}\n", printable(warning));
   }
   return exit_ok;
 }

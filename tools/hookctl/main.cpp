@@ -1,102 +1,88 @@
-// hookctl: the hookbus catalogue from the command line. This file is the
-// dispatch table and the usage text; the commands live in *_commands.cpp.
+// hookctl: the hookbus catalogue and a project's external hooks from the
+// command line. This file is the command table: one row per command, with
+// everything `help`, `--help`, `--json` and completion need (cli.hpp). The
+// commands live in *_commands.cpp; adding one is a function plus a row.
 
+#include "cli.hpp"
 #include "commands.hpp"
 
-#include <hookbus/errors.hpp>
-
-#include <fmt/format.h>
-
-#include <algorithm>
-#include <cstdio>
-#include <exception>
 #include <string_view>
 #include <vector>
 
 namespace hookctl {
 namespace {
 
-struct Command {
-  std::string_view name;
-  std::string_view arguments;  // the synopsis after the name
-  std::string_view summary;
-  int (*run)(Arguments);
-};
+const Argument event_name{"NAME", Value::event, false, "the event's wire name or an alias (hookctl events lists them)"};
+const Argument event_json{"JSON", Value::json, true,
+                          "the event as JSON (hookctl schema NAME shows one), or - to read it from stdin "
+                          "(default: {})"};
+const Option exit_code{"--exit-code", Value::none, {}, "exit 1 when a hook refused the event (see exit codes)"};
+const Option project_trust{"--project-trust", Value::text, "POLICY",
+                           "require (default): the project's hooks and config run once trusted (hookctl trust); "
+                           "trust_all; ignore: never (docs/security.md)"};
 
 // One row per command, in the order `help` lists them.
-constexpr Command commands[] = {
-    {"events", "[--json]", "list every event: its result type, reduction, and fields with their C++ types",
-     events_command},
-    {"schema", "NAME", "print an example of an event (name or alias) and of its result, as JSON", schema_command},
-    {"list", "[--project DIR]", "list discovered external hooks, and the files skipped or shadowed and why", list_command},
-    {"emit", "NAME [JSON|-] [--project DIR]", "emit an event through the configured built-ins and hooks; print the outcome", emit_command},
-    {"run-hook", "PATH NAME [JSON] [--force] [--project DIR]",
-     "run one hook file once: stdout, stderr, status, duration, result", run_hook_command},
-    {"trust", "[--dry-run|--revoke|--list] [--project DIR]",
-     "trust the project's hooks and config as they are now (prints what it records)", trust_command},
-    {"config", "[--project DIR]", "print the merged configuration of every layer, each value with its file",
-     config_command},
+const std::vector<Command> commands{
+    {.name = "events",
+     .summary = "list every event: its result type, reduction, aliases and fields with their C++ types",
+     .json = R"(print {"events": [{"name", "reduction", "closing", "aliases", "fields", "result", "result_fields"}]})",
+     .run = events_command},
+    {.name = "schema",
+     .summary = "print an example of an event and of its result, as JSON",
+     .arguments = {event_name},
+     .json = R"(the same JSON: {"event": {...}, "result": {...} or null})",
+     .details = "Every field is set, so the example shows the whole shape; it reads back as the event.",
+     .run = schema_command},
+    {.name = "list",
+     .summary = "list the hook directories, the hooks found and the files skipped or shadowed, and why",
+     .options = {project_trust},
+     .json = R"(print {"project", "trust", "config_files", "directories", "hooks", "refusing", )"
+             R"("not_installed", "skipped", "builtins", "warnings"})",
+     .project = true,
+     .details = "The project is set up as emit (and an engine's hookbus::setup) sets it up, so a\n"
+                "config that emit would reject fails here too (exit 3).",
+     .run = list_command},
+    {.name = "emit",
+     .summary = "emit an event through the project's built-ins and hooks; print the outcome",
+     .arguments = {event_name, event_json},
+     .options = {exit_code, project_trust},
+     .json = R"(print {"event": NAME, "refused": true|false, "result": {...} or null})",
+     .project = true,
+     .details = "Prints the outcome (allowed, or refused and why) and the event's reduced result.\n"
+                "Hook failures are logged on stderr (silence them with -q).\n\n"
+                "example:\n"
+                "  hookctl emit tool_call '{\"tool_call_id\": \"c1\", \"tool_name\": \"bash\", \"input\": {\"command\": \"ls\"}}'",
+     .run = emit_command},
+    {.name = "run-hook",
+     .summary = "run one hook file once: its stdout, stderr, status, duration and result",
+     .arguments = {{"PATH", Value::file, false, "the hook file"}, event_name, event_json},
+     .options = {exit_code,
+                 {"--raw", Value::none, {}, "show the hook's stdout and stderr bytes as they are, not escaped"},
+                 {"--force", Value::none, {}, "run a file that fails discovery's permission checks (with a warning)"}},
+     .json = R"(print {"hook", "event", "requested_as", "status", "exit_code", "signal", "timed_out", )"
+             R"("duration_ms", "stdout", "stdout_truncated", "stderr", "stderr_truncated", "refused", "result", "failure"})",
+     .project = true,
+     .details = "The hook's stdout and stderr are shown escaped (control characters visible) unless\n"
+                "--raw. A hook that fails (exit code other than 0 and 2, a signal, a timeout, output\n"
+                "that is not a result) exits 4, and so does a file that fails the permission checks\n"
+                "without --force. With -q only the result is printed.",
+     .run = run_hook_command},
+    {.name = "trust",
+     .summary = "trust the project's hooks and config as they are now (prints what it records)",
+     .options = {{"--dry-run", Value::none, {}, "show what trusting would record, record nothing"},
+                 {"--revoke", Value::none, {}, "forget the project's trust"},
+                 {"--list", Value::none, {}, "list the trusted projects"}},
+     .project = true,
+     .details = "Typing the command is the consent: it asks nothing (docs/security.md).",
+     .run = trust_command},
+    {.name = "config",
+     .summary = "print the merged configuration of every layer, each value with its file",
+     .options = {project_trust},
+     .project = true,
+     .run = config_command},
 };
-
-void print_usage(std::FILE* out) {
-  fmt::print(out, "usage: hookctl [--project DIR] COMMAND [ARGUMENTS]\n\ncommands:\n");
-  for (const Command& command : commands)
-    fmt::print(out, "  {:<8} {:<10} {}\n", command.name, command.arguments, command.summary);
-  fmt::print(out, "  {:<8} {:<10} {}\n", "help", "", "print this message");
-}
-
-const Command* find_command(std::string_view name) {
-  const auto* found = std::ranges::find(commands, name, &Command::name);
-  return found == std::ranges::end(commands) ? nullptr : found;
-}
-
-int usage_error(const Command& command, const char* message) {
-  fmt::print(stderr, "hookctl {}: {}\nusage: hookctl {} {}\n", command.name, message, command.name, command.arguments);
-  return exit_usage;
-}
-
-int run(const Command& command, Arguments args) {
-  try {
-    return command.run(args);
-  } catch (const UsageError& error) {
-    return usage_error(command, error.what());
-  } catch (const hookbus::UnknownEventError& error) {
-    return usage_error(command, error.what());
-  } catch (const std::exception& error) {
-    fmt::print(stderr, "hookctl {}: {}\n", command.name, error.what());
-    return exit_failure;
-  }
-}
 
 }  // namespace
 }  // namespace hookctl
 
-int main(int argc, char** argv) {
-  using namespace hookctl;
-  std::vector<std::string_view> args(argv + 1, argv + argc);
-  // `hookctl --project DIR COMMAND ...` is `hookctl COMMAND ... --project DIR`:
-  // the option belongs to the commands that read hooks, which check it.
-  if (!args.empty() && args[0] == "--project") {
-    if (args.size() < 3) {
-      fmt::print(stderr, "hookctl: --project needs a directory and then a command\n\n");
-      print_usage(stderr);
-      return exit_usage;
-    }
-    std::rotate(args.begin(), args.begin() + 2, args.end());
-  }
-  if (args.empty()) {
-    print_usage(stderr);
-    return exit_usage;
-  }
-  if (args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
-    print_usage(stdout);
-    return exit_ok;
-  }
-  const Command* command = find_command(args[0]);
-  if (command == nullptr) {
-    fmt::print(stderr, "hookctl: unknown command '{}'\n\n", args[0]);
-    print_usage(stderr);
-    return exit_usage;
-  }
-  return run(*command, Arguments(args).subspan(1));
-}
+int main(int argc, char** argv) { return hookctl::run_hookctl(hookctl::commands, {argv + 1, argv + argc}); }

@@ -55,9 +55,4 @@ std::string pretty_json(const boost::json::value& value) {
   return out;
 }
 
-void expect_argument_count(Arguments args, std::size_t count, std::string_view missing_what) {
-  if (args.size() < count) throw UsageError("missing " + std::string(missing_what));
-  if (args.size() > count) throw UsageError("unexpected argument '" + std::string(args[count]) + "'");
-}
-
 }  // namespace hookctl
