@@ -159,5 +159,6 @@ struct FirstBlock {
 void register_emit_benchmarks();
 void register_session_benchmarks();
 void register_memory_benchmarks();
+void register_process_benchmarks();
 
 }  // namespace bench

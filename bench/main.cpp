@@ -121,6 +121,7 @@ int main(int argc, char** argv) {
   bench::register_emit_benchmarks();
   bench::register_session_benchmarks();
   bench::register_memory_benchmarks();
+  bench::register_process_benchmarks();
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -1,10 +1,15 @@
 #pragma once
 // Test helpers for the external-hook tests: a temporary directory that removes
-// itself, executables written into it, and a look at other processes.
+// itself, executables written into it, a look at other processes, and a
+// fixture that checks a test's runs left nothing behind.
+#include <hookbus/process.hpp>
+
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -82,6 +87,67 @@ inline bool process_alive(pid_t pid) {
 inline bool process_dies(pid_t pid) {
   for (int i = 0; i < 500 && process_alive(pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   return !process_alive(pid);
+}
+
+// True when no process `pid` exists any more, not even a zombie waiting to be reaped.
+inline bool process_gone(pid_t pid) { return !std::filesystem::exists("/proc/" + std::to_string(pid)); }
+
+// Waits (at most a few seconds) for a program to write `file`, e.g. the pid
+// file of a process it started; the file's contents, or "" if it never came.
+inline std::string wait_for_file(const std::filesystem::path& file) {
+  for (int i = 0; i < 500; ++i) {
+    if (std::string text = read_file(file); !text.empty() && text.back() == '\n') return text;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return read_file(file);
+}
+
+// This process's open file descriptors (the listing's own included: the same every time).
+inline int open_descriptor_count() {
+  int count = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) ++count;
+  return count;
+}
+
+// Each test of a fixture derived from this ends by checking that its runs left
+// nothing behind: no file descriptor of ours open, no child of this process
+// (zombie or not). Tests check the processes their programs started through
+// the pids those wrote (pid_in, process_gone).
+class NothingLeftBehind : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    // The first run in a process opens the supervisor image, kept open for good: not a leak.
+    TempDir dir;
+    run_process({.program = write_script(dir / "warm-up", "exit 0\n")});
+  }
+  void SetUp() override { descriptors_ = open_descriptor_count(); }
+  void TearDown() override {
+    EXPECT_EQ(open_descriptor_count(), descriptors_) << "a file descriptor was left open";
+    errno = 0;
+    EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1) << "a child of this process was left";
+    EXPECT_EQ(errno, ECHILD);
+  }
+
+  std::string file(const std::string& name) const { return (dir_ / name).string(); }
+
+  // The pid a program wrote into the file `name` (waiting a few seconds for it).
+  pid_t pid_in(const std::string& name) const {
+    const std::string text = wait_for_file(dir_ / name);
+    if (text.empty()) ADD_FAILURE() << name << " was never written";
+    return text.empty() ? 0 : std::stoi(text);
+  }
+
+  TempDir dir_;
+
+ private:
+  int descriptors_ = 0;
+};
+
+// sh lines: start `sleep 60` as a process in a new session (setsid), detached
+// from our pipes and deaf to SIGTERM, and wait until its pid is in `pid_file`.
+inline std::string start_setsid_sleeper(const std::string& pid_file) {
+  return "setsid sh -c 'echo $$ > " + pid_file + "; trap \"\" TERM; exec sleep 60' </dev/null >/dev/null 2>&1 &\n"
+         "until [ -s " + pid_file + " ]; do sleep 0.01; done\n";
 }
 
 }  // namespace hookbus::testing

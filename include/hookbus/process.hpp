@@ -5,7 +5,7 @@
 //   hookbus::ProcessResult r = hookbus::run_process({
 //       .program = "/path/to/hook", .arguments = {"run"},
 //       .input = payload, .timeout = std::chrono::seconds(5)});
-//   if (r.timed_out || r.exit_code != 0) ... r.status() ... r.stderr_text ...
+//   if (!r.succeeded()) ... r.status() ... r.stderr_text ...
 //
 // What it guarantees, whatever the program does:
 //   - no shell: the program is executed directly with an argument vector;
@@ -17,13 +17,36 @@
 //     input causes neither a SIGPIPE nor an error;
 //   - output beyond the caps is read and dropped (the program never blocks on
 //     a full pipe) and reported as truncated;
-//   - on timeout the whole process group gets SIGTERM, then SIGKILL after a
-//     short grace; once the program itself has exited, a grandchild that keeps
-//     stdout open delays the return by at most `exit_drain`, then its group is
-//     killed too;
-//   - the program is always reaped (no zombie), and the caller's signal
-//     dispositions and mask are unchanged afterwards.
+//   - on timeout or cancellation (`stop`), every process the program started
+//     dies, including those that called setsid() or double-forked: SIGTERM to
+//     the program's process group and to every process it left behind, then
+//     SIGKILL to all of them after `kill_grace`, and all are reaped;
+//   - once the program itself has exited, something it started that keeps
+//     stdout or stderr open delays the return by at most `exit_drain`; then
+//     every process it started is killed (as on timeout);
+//   - a process the program started that holds none of its output (fully
+//     detached: `nohup slow >/dev/null 2>&1 &`) may outlive a program that
+//     exits, with any exit code (`detached_may_outlive`, the default), as
+//     Claude Code hooks expect; it is then no longer ours (it is reparented to
+//     the host's own reaper, usually init). Never when the program is killed
+//     by a signal, times out or is cancelled;
+//   - no zombie is left and no process of the run keeps a descriptor of ours;
+//     the caller's signal dispositions and mask are unchanged afterwards.
 // Thread-safe: any number of threads may run processes at once.
+//
+// How: each run has its own supervisor process between the caller and the
+// program, a small static program embedded in the library and executed from
+// a sealed memfd (one descriptor, kept open from the first run on). It is a
+// child subreaper (PR_SET_CHILD_SUBREAPER), so whatever the program abandons
+// is reparented to it rather than to init, and it kills and reaps every
+// process it finds in /proc/PID/task/TID/children until none is left. The
+// host itself is never made a subreaper and its signal dispositions are never
+// touched. Cost: one more small exec per run, about 1 ms (docs/external-hooks.md).
+// Requires Linux with /proc mounted and CONFIG_PROC_CHILDREN (every major
+// distribution kernel); without them a run fails with a ProcessError that says so.
+// This keeps careless programs from leaving processes behind; it is not a
+// sandbox: a program that kills its supervisor (it runs as the same user) or
+// asks another service to start something can escape (`supervision_lost`).
 
 #include <hookbus/errors.hpp>
 #include <hookbus/types.hpp>
@@ -32,6 +55,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,6 +78,12 @@ struct ProcessSpec {
   Duration exit_drain = std::chrono::milliseconds(100);  // after the program exits, for the pipes to reach EOF
   std::size_t stdout_limit = default_output_limit;
   std::size_t stderr_limit = default_output_limit;
+  // A stop request from another thread cancels the run: the program and everything
+  // it started are stopped as on timeout, and run_process returns with `cancelled`.
+  // Requested before the start, nothing is started.
+  std::stop_token stop;
+  // After a normal exit: false kills fully detached processes too (see above).
+  bool detached_may_outlive = true;
 };
 
 struct ProcessResult {
@@ -64,11 +94,16 @@ struct ProcessResult {
   bool stdout_truncated = false;
   bool stderr_truncated = false;
   bool timed_out = false;
+  bool cancelled = false;        // stopped through ProcessSpec::stop
+  // The supervisor was killed while the program ran (by the program itself, most
+  // likely): the exit status is unknown and what the program started may survive.
+  bool supervision_lost = false;
   Duration duration{};           // from start to reaping
 
   // True when the program exited with code 0 in time.
-  [[nodiscard]] bool succeeded() const noexcept { return !timed_out && exit_code == 0; }
-  // "exit code 1", "killed by signal 9 (SIGKILL)", "timed out (killed after 120 ms)".
+  [[nodiscard]] bool succeeded() const noexcept { return !timed_out && !cancelled && exit_code == 0; }
+  // "exit code 1", "killed by signal 9 (SIGKILL)", "timed out (killed after 120 ms)",
+  // "cancelled (killed after 40 ms)", "cancelled before it started".
   [[nodiscard]] std::string status() const;
   // The end of stderr, trimmed, at most about `max_bytes`, starting with "..." when cut:
   // what an error message quotes.

@@ -1,0 +1,279 @@
+// The library's side of the supervisor: the embedded program, executed from a
+// sealed memfd, and the control socket it reports on.
+#include "external/supervisor.hpp"
+
+#include "external/supervisor_protocol.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <mutex>
+#include <string_view>
+
+extern char** environ;
+
+// The supervisor program's bytes (generated supervisor_image.cpp).
+extern "C" const unsigned char hookbus_supervisor_image_begin[];
+extern "C" const unsigned char hookbus_supervisor_image_end[];
+
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U  // Linux 6.3: asks for an executable memfd where vm.memfd_noexec=1 would deny it
+#endif
+
+namespace hookbus::detail {
+namespace {
+
+namespace protocol = supervisor;
+
+[[noreturn]] void cannot_start_supervisor(const Launch& launch, std::string_view why) {
+  throw ProcessError("cannot run '" + launch.program.string() + "': cannot start hookbus's process supervisor: " +
+                     std::string(why));
+}
+
+// The supervisor program in a sealed memfd, made on first use and kept open
+// for the life of the process (one close-on-exec descriptor). Sealed, nobody
+// can change it, not even through /proc/PID/fd. It is checked by inode before
+// each use, in case the host closed every descriptor (daemonizing) and the
+// number now means something else.
+class SupervisorImage {
+ public:
+  int descriptor(const Launch& launch) {
+    const std::lock_guard lock(mutex_);
+    if (fd_ < 0 || !still_ours()) create(launch);
+    return fd_;
+  }
+
+ private:
+  bool still_ours() const noexcept {
+    struct stat now {};
+    return ::fstat(fd_, &now) == 0 && now.st_dev == identity_.st_dev && now.st_ino == identity_.st_ino;
+  }
+
+  void create(const Launch& launch) {
+    constexpr unsigned flags = MFD_CLOEXEC | MFD_ALLOW_SEALING;
+    int fd = ::memfd_create("hookbus-supervisor", flags | MFD_EXEC);
+    if (fd < 0 && errno == EINVAL) fd = ::memfd_create("hookbus-supervisor", flags);  // a kernel before 6.3
+    if (fd < 0) cannot_start_supervisor(launch, "memfd_create: " + error_text(errno));
+    FileDescriptor image(fd);
+    std::basic_string_view<unsigned char> bytes(hookbus_supervisor_image_begin,
+                                                static_cast<std::size_t>(hookbus_supervisor_image_end -
+                                                                         hookbus_supervisor_image_begin));
+    while (!bytes.empty()) {
+      const ssize_t n = ::write(image.get(), bytes.data(), bytes.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) cannot_start_supervisor(launch, "writing its image: " + error_text(errno));
+      bytes.remove_prefix(static_cast<std::size_t>(n));
+    }
+    if (::fcntl(image.get(), F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) != 0 ||
+        ::fstat(image.get(), &identity_) != 0)
+      cannot_start_supervisor(launch, "sealing its image: " + error_text(errno));
+    // Kept open for good. The old number, if any, is no longer ours (still_ours failed): it is not closed.
+    fd_ = above_fixed_descriptors(std::move(image)).release();
+  }
+
+  std::mutex mutex_;
+  int fd_ = -1;
+  struct stat identity_ {};
+};
+
+SupervisorImage& supervisor_image() {
+  static SupervisorImage image;
+  return image;
+}
+
+std::string spawn_failure(const Launch& launch, int error) {
+  std::string where = "cannot run '" + launch.program.string() + "'";
+  if (!launch.working_directory.empty()) where += " in '" + launch.working_directory.string() + "'";
+  std::string hint;
+  if (error == ENOEXEC) hint = " (not a binary and no '#!' line: start a script with one, e.g. '#!/bin/sh')";
+  if (error == EACCES) hint = " (is it executable (chmod +x), and are its directories searchable?)";
+  if (error == ENOENT) hint = " (does the program exist, and the working directory, and the '#!' interpreter?)";
+  return where + ": " + error_text(error) + hint;
+}
+
+void check_spawn_setup(int rc) {
+  if (rc != 0) throw ProcessError("cannot prepare posix_spawn: " + error_text(rc));
+}
+
+class SpawnFileActions {
+ public:
+  SpawnFileActions() { check_spawn_setup(posix_spawn_file_actions_init(&actions_)); }
+  SpawnFileActions(const SpawnFileActions&) = delete;
+  SpawnFileActions& operator=(const SpawnFileActions&) = delete;
+  ~SpawnFileActions() { posix_spawn_file_actions_destroy(&actions_); }
+  posix_spawn_file_actions_t* get() noexcept { return &actions_; }
+
+  void move(int from, int to) { check_spawn_setup(posix_spawn_file_actions_adddup2(&actions_, from, to)); }
+
+ private:
+  posix_spawn_file_actions_t actions_;
+};
+
+class SpawnAttributes {
+ public:
+  SpawnAttributes() { check_spawn_setup(posix_spawnattr_init(&attributes_)); }
+  SpawnAttributes(const SpawnAttributes&) = delete;
+  SpawnAttributes& operator=(const SpawnAttributes&) = delete;
+  ~SpawnAttributes() { posix_spawnattr_destroy(&attributes_); }
+  posix_spawnattr_t* get() noexcept { return &attributes_; }
+
+ private:
+  posix_spawnattr_t attributes_;
+};
+
+std::vector<char*> null_terminated(std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  pointers.reserve(strings.size() + 1);
+  for (auto& s : strings) pointers.push_back(s.data());
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+int wait_for(pid_t pid) noexcept {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+}  // namespace
+
+std::vector<std::string> child_environment(const std::vector<std::pair<std::string, std::string>>& extra,
+                                           bool inherit) {
+  for (const auto& [name, value] : extra)
+    if (name.empty() || name.find('=') != std::string::npos)
+      throw ProcessError("invalid environment variable name '" + name + "': it must be non-empty and have no '='");
+  std::vector<std::string> entries;
+  for (char** entry = environ; inherit && *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const std::string_view name = text.substr(0, text.find('='));
+    if (std::none_of(extra.begin(), extra.end(), [&](const auto& variable) { return variable.first == name; }))
+      entries.emplace_back(text);
+  }
+  for (const auto& [name, value] : extra) entries.push_back(name + '=' + value);
+  return entries;
+}
+
+SupervisedProgram::SupervisedProgram(const Launch& launch, StdioPipes& stdio) {
+  std::vector<std::string> argv_strings{"hookbus-supervisor", launch.working_directory.string(),
+                                        launch.program.string()};
+  argv_strings.insert(argv_strings.end(), launch.arguments.begin(), launch.arguments.end());
+  std::vector<std::string> env_strings = child_environment(launch.extra_environment, launch.inherit_environment);
+  const std::vector<char*> argv = null_terminated(argv_strings);
+  const std::vector<char*> envp = null_terminated(env_strings);
+
+  int sockets[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets) != 0)
+    cannot_start_supervisor(launch, "socketpair: " + error_text(errno));
+  control_ = above_fixed_descriptors(FileDescriptor(sockets[0]));
+  FileDescriptor supervisor_end = above_fixed_descriptors(FileDescriptor(sockets[1]));
+
+  SpawnFileActions actions;
+  actions.move(stdio.input.read_end.get(), protocol::program_stdin);
+  actions.move(stdio.output.write_end.get(), protocol::program_stdout);
+  actions.move(stdio.errors.write_end.get(), protocol::program_stderr);
+  actions.move(supervisor_end.get(), protocol::control);
+  actions.move(supervisor_image().descriptor(launch), protocol::image);
+  // Close-on-exec covers our own descriptors; this covers the host's, which
+  // other libraries may have opened without O_CLOEXEC.
+  check_spawn_setup(posix_spawn_file_actions_addclosefrom_np(actions.get(), protocol::image + 1));
+  // Every signal blocked (it uses a signalfd), every disposition at its
+  // default; it stays in the host's process group, so a terminal's signals
+  // reach it, blocked, and do nothing.
+  SpawnAttributes attributes;
+  sigset_t all_signals;
+  sigfillset(&all_signals);
+  check_spawn_setup(posix_spawnattr_setflags(attributes.get(), POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF));
+  check_spawn_setup(posix_spawnattr_setsigmask(attributes.get(), &all_signals));
+  check_spawn_setup(posix_spawnattr_setsigdefault(attributes.get(), &all_signals));
+
+  const std::string image_path = "/proc/self/fd/" + std::to_string(protocol::image);
+  const int rc = posix_spawn(&supervisor_, image_path.c_str(), actions.get(), attributes.get(), argv.data(),
+                             envp.data());
+  if (rc != 0) {
+    supervisor_ = -1;
+    std::string why = error_text(rc);
+    if (rc == ENOENT) why += " (is /proc mounted?)";
+    if (rc == EACCES || rc == EPERM) why += " (executing a memfd is denied: vm.memfd_noexec=2, or a security policy)";
+    cannot_start_supervisor(launch, why);
+  }
+  // Only the supervisor may hold its end: its exit must reach us as end of file.
+  supervisor_end.close();
+  stdio.close_program_ends();
+
+  protocol::Message first{};
+  ssize_t n;
+  while ((n = ::recv(control_.get(), &first, sizeof first, 0)) < 0 && errno == EINTR) {
+  }
+  if (n == sizeof first && first.kind == protocol::Kind::started) return;
+  finish(Ending::kill);
+  if (n != sizeof first) {
+    if (lost_) return;  // killed, perhaps by the program it had just started
+    cannot_start_supervisor(launch, "it exited at once");
+  }
+  if (first.kind == protocol::Kind::cannot_start_program) throw ProcessError(spawn_failure(launch, first.value));
+  cannot_start_supervisor(launch, error_text(first.value) +
+                                      " (it needs PR_SET_CHILD_SUBREAPER, a mounted /proc with "
+                                      "/proc/PID/task/TID/children (CONFIG_PROC_CHILDREN) and signalfd)");
+}
+
+SupervisedProgram::~SupervisedProgram() { finish(Ending::kill); }
+
+bool SupervisedProgram::receive_one(bool wait) noexcept {
+  protocol::Message message{};
+  ssize_t n;
+  do {
+    n = ::recv(control_.get(), &message, sizeof message, wait ? 0 : MSG_DONTWAIT);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0 && errno == EAGAIN) return true;
+  if (n != sizeof message) return false;
+  if (message.kind == protocol::Kind::exited) wait_status_ = message.value;
+  if (message.kind == protocol::Kind::all_exited) everything_exited_ = true;
+  return true;
+}
+
+void SupervisedProgram::read_reports() noexcept {
+  if (finished_) return;
+  if (!receive_one(false)) {
+    // Gone before we asked it to finish: killed. Reap it; nothing is left to command.
+    lost_ = true;
+    control_.close();
+    wait_for(std::exchange(supervisor_, -1));
+    finished_ = true;
+  }
+}
+
+void SupervisedProgram::terminate() noexcept {
+  const protocol::Message message{protocol::Kind::terminate, 0};
+  if (!finished_) ::send(control_.get(), &message, sizeof message, MSG_NOSIGNAL);
+}
+
+void SupervisedProgram::finish(Ending ending) noexcept {
+  if (finished_ || supervisor_ < 0) return;
+  const protocol::Message message{ending == Ending::release ? protocol::Kind::release : protocol::Kind::kill, 0};
+  ::send(control_.get(), &message, sizeof message, MSG_NOSIGNAL);
+  while (receive_one(true)) {
+  }
+  control_.close();
+  const int status = wait_for(std::exchange(supervisor_, -1));
+  lost_ = lost_ || WIFSIGNALED(status);
+  finished_ = true;
+}
+
+std::string signal_description(int signal) {
+  const char* name = sigabbrev_np(signal);
+  return name != nullptr ? fmt::format("killed by signal {} (SIG{})", signal, name)
+                         : fmt::format("killed by signal {}", signal);
+}
+
+}  // namespace hookbus::detail
