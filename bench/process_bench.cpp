@@ -2,13 +2,15 @@
 // other processes): run_process, which goes through a supervisor process,
 // against the same program started directly with posix_spawn (stdio pipes,
 // read to end of file, waitpid: the runner's path before the supervisor).
-// Also the cost of fork() in a host holding N MiB, the alternative way to
-// get a supervisor that the library rejected: it grows with the host's memory.
+// Also a request's round trip through a CoProcess (a program that stays up),
+// and the cost of fork() in a host holding N MiB, the alternative way to get
+// a supervisor that the library rejected: it grows with the host's memory.
 // Two-part names ("spawn/..."): tools/bench-report leaves them to
 // docs/external-hooks.md, which quotes them.
 
 #include "common.hpp"
 
+#include <hookbus/co_process.hpp>
 #include <hookbus/process.hpp>
 
 #include <benchmark/benchmark.h>
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -67,6 +70,20 @@ void supervised(benchmark::State& state, const std::vector<std::string>& command
   }
 }
 
+// One request line and its answer through a CoProcess that stays up: the
+// per-event cost a persistent hook pays instead of a start.
+void co_process_round_trip(benchmark::State& state, const std::vector<std::string>& command) {
+  hookbus::CoProcess server({.program = command.front(),
+                             .arguments = std::vector<std::string>(command.begin() + 1, command.end())});
+  const std::string request = R"({"id": 1, "event": "tool_call", "payload": {"tool_name": "bash"}})";
+  // The first answer waits for the program to start (tens of ms for python): not a round trip.
+  if (!server.request(request, std::chrono::seconds(10)).answered()) return state.SkipWithError("no first answer");
+  for (auto _ : state) {
+    const hookbus::CoProcessReply reply = server.request(request, std::chrono::seconds(10));
+    if (!reply.answered()) return state.SkipWithError(reply.status().c_str());
+  }
+}
+
 // fork() + _exit + waitpid in a host holding `state.range(0)` MiB of touched,
 // private memory in small pages (a heap, not one huge page).
 void fork_of_host(benchmark::State& state) {
@@ -89,6 +106,9 @@ void fork_of_host(benchmark::State& state) {
 
 const std::vector<std::string> kTrue{"/bin/true"};
 const std::vector<std::string> kShell{"/bin/sh", "-c", ":"};
+const std::vector<std::string> kShellEcho{"/bin/sh", "-c", "while IFS= read -r line; do printf '%s\\n' \"$line\"; done"};
+const std::vector<std::string> kPythonEcho{
+    "/usr/bin/python3", "-c", "import sys\nfor line in sys.stdin:\n    sys.stdout.write(line)\n    sys.stdout.flush()\n"};
 
 }  // namespace
 
@@ -101,6 +121,12 @@ void register_process_benchmarks() {
       ->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("spawn/direct_sh", direct, kShell)->UseRealTime()->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("spawn/supervised_sh", supervised, kShell)
+      ->UseRealTime()
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("spawn/co_process_round_trip_sh", co_process_round_trip, kShellEcho)
+      ->UseRealTime()
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("spawn/co_process_round_trip_python", co_process_round_trip, kPythonEcho)
       ->UseRealTime()
       ->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("spawn/fork_of_host_MiB", fork_of_host)

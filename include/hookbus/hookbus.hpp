@@ -27,3 +27,4 @@
 #include <hookbus/discovery.hpp>
 #include <hookbus/external.hpp>
 #include <hookbus/process.hpp>
+#include <hookbus/co_process.hpp>

@@ -1,6 +1,7 @@
 #pragma once
-// File descriptors and pipes shared by the process runner (process.cpp) and
-// the library's side of its supervisor (supervisor.cpp).
+// File descriptors and pipes shared by the process runner (process.cpp), the
+// library's side of its supervisor (supervisor.cpp) and the co-process
+// (co_process.cpp).
 
 #include <hookbus/process.hpp>
 

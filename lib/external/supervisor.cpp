@@ -5,6 +5,7 @@
 #include "external/supervisor_protocol.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/mman.h>
@@ -268,6 +269,27 @@ void SupervisedProgram::finish(Ending ending) noexcept {
   const int status = wait_for(std::exchange(supervisor_, -1));
   lost_ = lost_ || WIFSIGNALED(status);
   finished_ = true;
+}
+
+template <class Condition>
+void SupervisedProgram::read_reports_until(Clock::time_point deadline, Condition condition) noexcept {
+  while (!finished_ && !condition()) {
+    pollfd reports{control_.get(), POLLIN, 0};
+    const int ready = ::poll(&reports, 1, milliseconds_until(deadline));
+    if (ready > 0) read_reports();
+    if (ready == 0 && Clock::now() >= deadline) return;
+  }
+}
+
+bool SupervisedProgram::wait_for_exit(Clock::time_point deadline) noexcept {
+  read_reports_until(deadline, [this] { return wait_status_.has_value(); });
+  return wait_status_.has_value();
+}
+
+void SupervisedProgram::terminate_then_kill(Duration grace) noexcept {
+  terminate();
+  read_reports_until(Clock::now() + grace, [this] { return everything_exited_; });
+  finish(Ending::kill);
 }
 
 std::string signal_description(int signal) {

@@ -1,7 +1,7 @@
 #pragma once
 // The library's side of the per-run supervisor (supervisor_main.cpp): starts
 // it, and through it the program; learns when the program exits; tells it how
-// the run ends. Used by run_process.
+// the run ends. Used by run_process and CoProcess.
 
 #include "external/pipes.hpp"
 
@@ -18,7 +18,7 @@
 
 namespace hookbus::detail {
 
-// Which program to start, how: the fields of ProcessSpec that say so.
+// Which program to start, how: the fields ProcessSpec and CoProcessSpec share.
 struct Launch {
   const std::filesystem::path& program;
   const std::vector<std::string>& arguments;
@@ -77,11 +77,18 @@ class SupervisedProgram {
   void terminate() noexcept;
   // Ends the run: blocks until the supervisor has done it and exited, and reaps it.
   void finish(Ending ending) noexcept;
+  // Blocks until the program has exited (true) or `deadline` (false).
+  bool wait_for_exit(Clock::time_point deadline) noexcept;
+  // terminate(), at most `grace` for every process of the run to exit, then finish(kill).
+  void terminate_then_kill(Duration grace) noexcept;
   [[nodiscard]] bool finished() const noexcept { return finished_; }
 
  private:
   // One report; false at end of file (or on an error, which means the same).
   bool receive_one(bool wait) noexcept;
+  // Reads reports until `condition` holds, the run is finished, or `deadline`.
+  template <class Condition>
+  void read_reports_until(Clock::time_point deadline, Condition condition) noexcept;
 
   pid_t supervisor_ = -1;
   FileDescriptor control_;
