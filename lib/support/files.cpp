@@ -95,7 +95,8 @@ void write_file_atomically(const std::filesystem::path& file, const std::string&
     if (ec) fail("create its directory", ec.value());
     ::chmod(directory.c_str(), 0700);
   }
-  std::string temporary = (directory / ("." + file.filename().string() + ".XXXXXX")).string();
+  // Built with fmt: GCC 12 at -O3 misreads `"." + std::string` as an overlapping copy (-Wrestrict).
+  std::string temporary = (directory / fmt::format(".{}.XXXXXX", file.filename().string())).string();
   Descriptor fd(::mkostemp(temporary.data(), O_CLOEXEC));
   if (fd.get() < 0) fail("create a temporary file", errno);
   const auto remove_temporary = [&] { ::unlink(temporary.c_str()); };
