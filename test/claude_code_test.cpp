@@ -336,7 +336,10 @@ TEST_F(ClaudeCode, SessionEndPreCompactAndNotificationCarryTheirFields) {
                "Notification": [{"matcher": "idle_prompt", "hooks": [{"type": "command", "command": ")" + capture("note.json") + R"("}]}]})");
   install();
   hooks_.emit(SessionShutdownEvent{.context = context(), .reason = SessionShutdownReason::new_session});
-  hooks_.emit(SessionBeforeCompactEvent{.context = context(), .custom_instructions = "keep the API", .trigger = CompactTrigger::auto_});
+  SessionBeforeCompactEvent compact{.context = context()};
+  compact.custom_instructions = "keep the API";
+  compact.trigger = CompactTrigger::auto_;
+  hooks_.emit(compact);
   hooks_.emit(NotificationEvent{.context = context(), .message = "waiting for you", .title = "Claude", .kind = "idle_prompt"});
   EXPECT_EQ(captured("end.json").at("reason"), "clear");
   EXPECT_EQ(captured("compact.json").at("trigger"), "auto");

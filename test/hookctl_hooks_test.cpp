@@ -599,6 +599,27 @@ TEST_F(Hookctl, ClaudeCodeHooksOfAProjectsSettingsRunThroughEmitAndShowInList) {
                     HasSubstr("(project layer, claude_code protocol)")));
 }
 
+TEST_F(Hookctl, ListJsonShowsAClaudeCodeHooksProtocolEventsMatcherSourceAndCommand) {
+  write_script(project_.path() / ".claude" / "hooks" / "fmt.sh", "exit 0\n");
+  write_file(project_.path() / ".claude" / "settings.json", R"({"hooks": {"PostToolUse": [{"matcher": "Edit|Write", "hooks": [
+    {"type": "command", "command": "$CLAUDE_PROJECT_DIR/.claude/hooks/fmt.sh", "timeout": 7}]}]}})");
+  write_file(project_.path() / ".hookbus" / "config.json", R"({"claude_code": {"settings": ["project"]}})");
+  trust();
+  const ProcessResult r = hookctl({"list", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const boost::json::array hooks = boost::json::parse(r.stdout_text).at("hooks").as_array();
+  ASSERT_EQ(hooks.size(), 1u) << r.stdout_text;
+  const boost::json::object& hook = hooks[0].as_object();
+  EXPECT_EQ(hook.at("protocol"), "claude_code");
+  EXPECT_EQ(hook.at("layer"), "project");
+  EXPECT_EQ(hook.at("events"), (boost::json::array{"PostToolUse"}));
+  EXPECT_EQ(hook.at("matcher"), "Edit|Write");
+  EXPECT_EQ(hook.at("source").as_string(),
+            (project_.path() / ".claude" / "settings.json").string() + ": hooks.PostToolUse[0].hooks[0]");
+  EXPECT_EQ(hook.at("command"), "$CLAUDE_PROJECT_DIR/.claude/hooks/fmt.sh");
+  EXPECT_EQ(hook.at("timeout_ms"), 7000);
+}
+
 // ------------------------------------------------------- example hooks
 
 TEST_F(Hookctl, ExampleBlockRmRfBlocksRmRfInAnyFlagOrder) {
