@@ -37,7 +37,8 @@ layer in ~/managed; output shows that HOME as "~". A command that exits non-zero
   <!-- file: PATH mode=755 -->
       before a fenced block (of any language): write the block to PATH in the
       scratch project (relative to ~/project, or ~/...) when the document
-      gets there;
+      gets there (a ```cpp block written so is left to the document's own
+      commands to compile);
   <!-- sh: COMMAND -->
       run a setup command there, unseen by readers.
 """
@@ -143,7 +144,9 @@ def generate_cpp(out_dir, source_dir):
     out.mkdir(parents=True, exist_ok=True)
     for path in documents(source_dir):
         relative = path.relative_to(source_dir).as_posix()
-        blocks = [b for b in read_blocks(path, relative) if b.language == "cpp"]
+        # A block written to a file is compiled by the document's own commands.
+        blocks = [b for b in read_blocks(path, relative)
+                  if b.language == "cpp" and not (b.directive and b.directive[0] == "file")]
         if not blocks:
             continue
         target = out / (relative.replace("/", "_").replace(".md", "") + ".cpp")

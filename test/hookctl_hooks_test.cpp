@@ -620,6 +620,29 @@ TEST_F(Hookctl, ListJsonShowsAClaudeCodeHooksProtocolEventsMatcherSourceAndComma
   EXPECT_EQ(hook.at("timeout_ms"), 7000);
 }
 
+// ---------------------------------------------------------------- plugins
+
+TEST_F(Hookctl, AUsersPluginDecidesInEmitAndShowsInList) {
+  const fs::path directory = user_config_.path() / "hookbus" / "plugins";
+  testing::make_directories(directory);
+  fs::copy_file(fs::path(HOOKBUS_TEST_PLUGINS) / "guard.so", directory / "guard.so");
+  const ProcessResult emitted =
+      hookctl({"emit", "tool_call", R"({"tool_call_id": "c1", "tool_name": "deploy"})", "--json"});
+  ASSERT_EQ(emitted.exit_code, 0) << emitted.stderr_text;
+  const auto outcome = boost::json::parse(emitted.stdout_text).at("result");
+  EXPECT_EQ(outcome.at("decision"), "deny");
+  EXPECT_EQ(outcome.at("decided_by").at("handler"), "guard/no-deploy");
+  const ProcessResult listed = hookctl({"list"});
+  EXPECT_THAT(listed.stdout_text, AllOf(HasSubstr("plugins:\n  guard (user): loaded"),
+                                        HasSubstr((directory / "guard.so").string())));
+  const auto plugins = boost::json::parse(hookctl({"list", "--json"}).stdout_text).at("plugins");
+  EXPECT_EQ(plugins, (boost::json::array{boost::json::object{{"name", "guard"},
+                                                             {"layer", "user"},
+                                                             {"file", (directory / "guard.so").string()},
+                                                             {"loaded", true},
+                                                             {"reason", ""}}}));
+}
+
 // ------------------------------------------------------- example hooks
 
 TEST_F(Hookctl, ExampleBlockRmRfBlocksRmRfInAnyFlagOrder) {

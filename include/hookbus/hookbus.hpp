@@ -21,10 +21,17 @@
 #include <hookbus/reducers.hpp>
 #include <hookbus/tool_matcher.hpp>
 
-// External hooks, configuration and built-in hooks.
+// External hooks (hookbus's protocol and Claude Code's), configuration and built-in hooks.
 #include <hookbus/builtins.hpp>
 #include <hookbus/config.hpp>
 #include <hookbus/discovery.hpp>
 #include <hookbus/external.hpp>
 #include <hookbus/process.hpp>
 #include <hookbus/co_process.hpp>
+#include <hookbus/claude_code.hpp>
+
+// Layers, trust, plugins and the one-call engine setup.
+#include <hookbus/layers.hpp>
+#include <hookbus/plugin.hpp>
+#include <hookbus/setup.hpp>
+#include <hookbus/trust.hpp>

@@ -57,6 +57,10 @@ struct HandlerOptions {
   // Where the handler was loaded from (a hook's path, a settings file and
   // entry); it names the handler in `decided_by` with the label.
   std::string source;
+  // Held for as long as the handler is stored and released only after the
+  // handler itself is destroyed: what the handler's code lives in (a plugin's
+  // library), which must outlive every call and the handler's destructor.
+  std::shared_ptr<const void> keep_alive;
 };
 
 struct HooksOptions {
@@ -245,25 +249,36 @@ class Hooks {
   detail::ListenerCounts* counts_;
 };
 
+// What every registration through a Registrar gets, whatever its options say:
+// how a plugin's handlers are named and kept from outliving its library.
+struct RegistrarScope {
+  // "name/" labels a handler "name/LABEL", or "name/EVENT" when it has no label.
+  std::string label_prefix{};
+  HandlerKind kind = HandlerKind::in_process;
+  std::string source{};              // HandlerOptions::source of every handler
+  std::shared_ptr<const void> keep_alive{};  // HandlerOptions::keep_alive of every handler
+};
+
 // Collects what a provider registers into one ConnectionGroup.
 class Registrar {
  public:
   explicit Registrar(Hooks& hooks) noexcept : hooks_(hooks) {}
+  Registrar(Hooks& hooks, RegistrarScope scope) noexcept : hooks_(hooks), scope_(std::move(scope)) {}
 
   template <Event E, class F>
   void on(F&& handler, HandlerOptions options = {}) {
-    group_.add(hooks_.on<E>(std::forward<F>(handler), std::move(options)));
+    group_.add(hooks_.on<E>(std::forward<F>(handler), scoped(std::move(options), E::type)));
   }
   template <Event E, class C, class M>
     requires std::is_member_function_pointer_v<M>
   void on(M method, C* object, HandlerOptions options = {}) {
-    group_.add(hooks_.on<E>(method, object, std::move(options)));
+    group_.add(hooks_.on<E>(method, object, scoped(std::move(options), E::type)));
   }
   void on(std::string_view event_name, NamedHandler handler, HandlerOptions options = {}) {
-    group_.add(hooks_.on(event_name, std::move(handler), std::move(options)));
+    group_.add(hooks_.on(event_name, std::move(handler), scoped(std::move(options), event_name)));
   }
   void subscribe(Subscriber subscriber, HandlerOptions options = {}) {
-    group_.add(hooks_.subscribe(std::move(subscriber), std::move(options)));
+    group_.add(hooks_.subscribe(std::move(subscriber), scoped(std::move(options), "*")));
   }
   void add(Connection connection) { group_.add(std::move(connection)); }
 
@@ -271,7 +286,17 @@ class Registrar {
   ConnectionGroup take() noexcept { return std::move(group_); }
 
  private:
+  HandlerOptions scoped(HandlerOptions options, std::string_view event) const {
+    if (!scope_.label_prefix.empty())
+      options.label.insert(0, options.label.empty() ? scope_.label_prefix + std::string(event) : scope_.label_prefix);
+    if (scope_.kind != HandlerKind::in_process) options.kind = scope_.kind;
+    if (!scope_.source.empty()) options.source = scope_.source;
+    if (scope_.keep_alive) options.keep_alive = scope_.keep_alive;
+    return options;
+  }
+
   Hooks& hooks_;
+  RegistrarScope scope_;
   ConnectionGroup group_;
 };
 

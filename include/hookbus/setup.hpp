@@ -1,8 +1,9 @@
 #pragma once
 // One call that does what every engine needs before its first emit: read each
 // layer's configuration (managed, user, project, local), decide whether the
-// project may run (trust.hpp), install the configured built-ins, discover and
-// install the external hooks, and report what was loaded, refused and why.
+// project may run (trust.hpp), install the configured built-ins, load the
+// plugins (plugin.hpp), discover and install the external hooks, and report
+// what was loaded, refused and why.
 // docs/engine.md shows a whole engine around it; `hookctl list` prints its report.
 //
 //   hookbus::Hooks hooks;
@@ -21,6 +22,7 @@
 #include <hookbus/external.hpp>
 #include <hookbus/hooks.hpp>
 #include <hookbus/layers.hpp>
+#include <hookbus/plugin.hpp>
 #include <hookbus/trust.hpp>
 
 #include <filesystem>
@@ -49,6 +51,15 @@ struct ConfigFileState {
   std::string note{};  // for not_applied: why (the project is not trusted, or its error)
 };
 
+// A plugin file of a layer's plugin directory and what became of it.
+struct PluginReport {
+  Layer layer = Layer::user;
+  std::filesystem::path file{};
+  std::string name{};    // the plugin's own name, once loaded
+  bool loaded = false;
+  std::string reason{};  // why it was not loaded
+};
+
 struct SetupReport {
   Locations locations{};
   std::vector<ConfigFileState> config_files{};  // one per layer, most trusted first
@@ -57,12 +68,14 @@ struct SetupReport {
   HookDirectories directories{};
   DiscoveryReport discovery{};
   InstallReport hooks{};                         // external hooks
+  std::vector<PluginReport> plugins{};           // every layer's plugin files, most trusted layer first
   std::vector<std::string> builtins{};           // "tool_policy (user config ~/.config/hookbus/config.json)"
   std::vector<std::string> warnings{};           // everything the user should hear about; also logged
 };
 
 struct [[nodiscard]] Installation {
-  ConnectionGroup connections{};  // dropping it uninstalls everything setup installed
+  ConnectionGroup connections{};      // dropping it uninstalls everything setup installed...
+  std::vector<LoadedPlugin> plugins{};  // ...and these, the plugins, which unload with them
   SetupReport report{};
 };
 

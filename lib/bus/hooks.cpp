@@ -12,6 +12,7 @@
 #include <hookbus/tool_matcher.hpp>
 
 #include "bus/event_list.hpp"
+#include "bus/kept_alive.hpp"
 #include "bus/registration.hpp"
 
 #include <boost/core/type_name.hpp>
@@ -188,6 +189,7 @@ std::string describe_exception(std::exception_ptr error) {
 template <Event E>
 struct TypedSlot {
   struct Body {
+    std::shared_ptr<const void> keep_alive;  // first: released after the handler is destroyed
     Handler<E> handler;
     ToolMatcher tools;
     std::shared_ptr<const Registration> identity;
@@ -199,6 +201,7 @@ struct TypedSlot {
       if (!body->tools.matches_every_tool() && !body->tools.matches(tool_name_of(emission.event())))
         return Step::proceed;
     }
+    const KeptAliveCall call(body->keep_alive.get());
     try {
       if constexpr (EventWithResult<E>) {
         auto result = body->handler(emission.event());
@@ -234,10 +237,12 @@ struct TypedSlot {
 // Catch-all subscribers and error listeners: isolated, never stop the chain.
 template <class Arg>
 struct ObserverSlot {
+  std::shared_ptr<const void> keep_alive;  // first: released after the observer is destroyed
   std::function<void(Arg&)> observer;
   std::shared_ptr<const Registration> identity;
 
   Step operator()(Arg& argument) const {
+    const KeptAliveCall call(keep_alive.get());
     try {
       observer(argument);
     } catch (...) {
@@ -302,7 +307,8 @@ Connection Hooks::connect(Handler<E> handler, HandlerOptions options) {
   ToolMatcher tools(options.tools);
   return detail::connect_slot(site, channel, options, [&](std::shared_ptr<const detail::Registration> identity) {
     using Body = typename detail::TypedSlot<E>::Body;
-    return detail::TypedSlot<E>{std::make_shared<const Body>(Body{std::move(handler), std::move(tools), std::move(identity)})};
+    return detail::TypedSlot<E>{
+        std::make_shared<const Body>(Body{options.keep_alive, std::move(handler), std::move(tools), std::move(identity)})};
   });
 }
 
@@ -376,7 +382,7 @@ Connection Hooks::subscribe(Subscriber subscriber, HandlerOptions options) {
   if (!subscriber) throw std::invalid_argument("hookbus: empty catch-all subscriber");
   const detail::RegistrationSite site{state_.get(), &counts_->catch_all, "*", state_->catch_all.next_sequence()};
   return detail::connect_slot(site, state_->catch_all, options, [&](std::shared_ptr<const detail::Registration> identity) {
-    return detail::ObserverSlot<const HookEvent>{std::move(subscriber), std::move(identity)};
+    return detail::ObserverSlot<const HookEvent>{options.keep_alive, std::move(subscriber), std::move(identity)};
   });
 }
 
@@ -384,7 +390,7 @@ Connection Hooks::on_error(ErrorListener listener) {
   if (!listener) throw std::invalid_argument("hookbus: empty error listener");
   const detail::RegistrationSite site{state_.get(), &state_->error_listeners, "on_error", state_->errors.next_sequence()};
   return detail::connect_slot(site, state_->errors, HandlerOptions{}, [&](std::shared_ptr<const detail::Registration> identity) {
-    return detail::ObserverSlot<const HookError>{std::move(listener), std::move(identity)};
+    return detail::ObserverSlot<const HookError>{nullptr, std::move(listener), std::move(identity)};
   });
 }
 

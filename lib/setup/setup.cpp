@@ -1,5 +1,5 @@
 // The one-call engine setup (include/hookbus/setup.hpp): layers, trust,
-// built-ins, external hooks.
+// built-ins, plugins, external hooks.
 #include <hookbus/claude_code.hpp>
 #include <hookbus/log.hpp>
 #include <hookbus/setup.hpp>
@@ -198,6 +198,28 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
     }
     builtins.add(install_builtins(hooks, layer, registry));
     for (const auto& builtin : layer.builtins) report.builtins.push_back(fmt::format("{} ({})", builtin.name, describe(layer)));
+  }
+  // Plugins of every layer that may run, most trusted first; a plugin that
+  // cannot load is a warning, never the engine's end.
+  for (const Layer layer : {Layer::managed, Layer::user, Layer::project}) {
+    for (const auto& file : plugin_files(locations.plugin_directory(layer))) {
+      PluginReport plugin{layer, file, "", false, ""};
+      if (auto why = why_not_run(layer)) {
+        plugin.reason = *why;
+      } else {
+        try {
+          LoadedPlugin loaded = load_plugin(hooks, file);
+          plugin.name = loaded.name();
+          plugin.loaded = true;
+          result.plugins.push_back(std::move(loaded));
+        } catch (const PluginError& error) {
+          plugin.reason = error.what();
+          logger()->warn("{}", plugin.reason);
+          report.warnings.push_back(plugin.reason);
+        }
+      }
+      report.plugins.push_back(std::move(plugin));
+    }
   }
   ExternalInstallOptions install{.project_dir = locations.project,
                                  .claude_code = claude_code_commands(locations, config, project_may_run, report),

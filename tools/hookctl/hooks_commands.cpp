@@ -242,6 +242,12 @@ void print_list_text(const SetupReport& report) {
                  file.name.empty() ? "directory" : printable(file.name), printable(file.reason), shown_path(file.path),
                  printable(file.source));
   }
+  if (!report.plugins.empty()) {
+    fmt::print("\nplugins:\n");
+    for (const auto& plugin : report.plugins)
+      fmt::print("  {} ({}): {}\n    {}\n", plugin.loaded ? printable(plugin.name) : "not loaded", layer_name(plugin.layer),
+                 plugin.loaded ? "loaded" : printable(plugin.reason), shown_path(plugin.file));
+  }
   if (!report.builtins.empty()) {
     fmt::print("\nbuilt-ins:\n");
     for (const auto& builtin : report.builtins) fmt::print("  {}\n", printable(builtin));
@@ -304,6 +310,13 @@ void print_list_json(const SetupReport& report) {
                                    {"path", file.path.string()},
                                    {"source", file.source},
                                    {"reason", file.reason}});
+  json::array plugins;
+  for (const auto& plugin : report.plugins)
+    plugins.push_back(json::object{{"name", plugin.name},
+                                   {"layer", layer_name(plugin.layer)},
+                                   {"file", plugin.file.string()},
+                                   {"loaded", plugin.loaded},
+                                   {"reason", plugin.reason}});
   fmt::print("{}\n", pretty_json(json::object{
                          {"project", report.locations.project.string()},
                          {"trust", json::object{{"state", trust_state_name(report.trust.state)},
@@ -315,6 +328,7 @@ void print_list_json(const SetupReport& report) {
                          {"refusing", std::move(refusing)},
                          {"not_installed", std::move(not_installed)},
                          {"skipped", std::move(skipped)},
+                         {"plugins", std::move(plugins)},
                          {"builtins", strings_json(report.builtins)},
                          {"warnings", strings_json(report.warnings)},
                      }));

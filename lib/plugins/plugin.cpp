@@ -1,0 +1,142 @@
+// Loading and unloading plugins (include/hookbus/plugin.hpp) with Boost.DLL.
+#define BOOST_DLL_USE_STD_FS
+#include <hookbus/plugin.hpp>
+
+#include "bus/kept_alive.hpp"
+#include "external/file_safety.hpp"
+
+#include <boost/dll/shared_library.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <string_view>
+#include <thread>
+
+namespace hookbus {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::size_t max_name_length = 64;
+
+bool valid_plugin_name(std::string_view name) {
+  return !name.empty() && name.size() <= max_name_length && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+           c == '-';
+  });
+}
+
+// The loader's own words from Boost.DLL's message ("... (dlerror system
+// message: /x.so: undefined symbol: f): ..."), or the whole message.
+std::string loader_message(std::string_view what) {
+  constexpr std::string_view marker = "dlerror system message: ";
+  const auto start = what.find(marker);
+  if (start == std::string_view::npos) return std::string(what);
+  const auto text = what.substr(start + marker.size());
+  const auto end = text.rfind(')');
+  return std::string(end == std::string_view::npos ? text : text.substr(0, end));
+}
+
+PluginError plugin_error(const fs::path& file, std::string_view what, std::string_view fix = {}) {
+  return PluginError(fmt::format("plugin {}: {}{}{}", file.string(), what, fix.empty() ? "" : "; ", fix));
+}
+
+}  // namespace
+
+LoadedPlugin& LoadedPlugin::operator=(LoadedPlugin&& other) noexcept {
+  if (this != &other) {
+    unload();
+    name_ = std::move(other.name_);
+    file_ = std::move(other.file_);
+    library_ = std::move(other.library_);
+    connections_ = std::move(other.connections_);
+  }
+  return *this;
+}
+
+LoadedPlugin::~LoadedPlugin() { unload(); }
+
+void LoadedPlugin::unload() noexcept {
+  connections_.disconnect();
+  if (!library_) return;
+  // Every stored handler holds the library too. Once disconnected, a handler
+  // is destroyed as soon as no emit is inside it, so the count falls back to
+  // ours when the last call on another thread returns. Calls on this thread
+  // (a handler dropping its own plugin) cannot end while we wait here.
+  const long own_calls = static_cast<long>(detail::kept_alive_calls_on_this_thread(library_.get()));
+  if (own_calls == 0) {
+    while (library_.use_count() > 1) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  library_.reset();  // the last reference unloads the library
+}
+
+LoadedPlugin load_plugin(Hooks& hooks, const fs::path& file) {
+  if (const auto unsafe = detail::unsafe_path_reason(file)) throw plugin_error(file, *unsafe);
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec))
+    throw plugin_error(file, ec ? ec.message() : "is not a regular file", "a plugin is a shared library (.so)");
+
+  auto library = std::make_shared<boost::dll::shared_library>();
+  try {
+    // Symbols resolved now, so a missing one is this error and not a crash at the first call.
+    library->load(fs::absolute(file), boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+  } catch (const std::exception& error) {
+    throw plugin_error(file, "cannot be loaded: " + loader_message(error.what()),
+                       "build it with hookbus_add_plugin() against this hookbus, and load it from an engine "
+                       "built with hookbus_enable_plugins()");
+  }
+  if (!library->has(plugin_entry_point))
+    throw plugin_error(file, fmt::format("has no '{}' entry point", plugin_entry_point),
+                       "define the plugin with HOOKBUS_PLUGIN(\"name\") { ... }");
+  const PluginDescriptor* descriptor = library->get<const PluginDescriptor*()>(plugin_entry_point)();
+  if (descriptor == nullptr) throw plugin_error(file, fmt::format("'{}' returned nothing", plugin_entry_point));
+  if (descriptor->abi_version != plugin_abi_version)
+    throw plugin_error(file,
+                       fmt::format("was built for plugin ABI {}, this engine has plugin ABI {}",
+                                   descriptor->abi_version, plugin_abi_version),
+                       "rebuild the plugin against this engine's hookbus");
+  const std::string_view name = descriptor->name == nullptr ? std::string_view() : descriptor->name;
+  if (!valid_plugin_name(name))
+    throw plugin_error(file, fmt::format("has an invalid name '{}'", name.substr(0, max_name_length)),
+                       "use 1 to 64 letters, digits, '.', '_' or '-'");
+  if (descriptor->provide == nullptr) throw plugin_error(file, "has no provider function");
+
+  LoadedPlugin plugin;
+  plugin.name_ = std::string(name);
+  plugin.file_ = file;
+  const boost::dll::shared_library* raw = library.get();
+  plugin.library_ = std::shared_ptr<const void>(std::move(library), raw);  // from now on, the plugin's
+  Registrar registrar(hooks, RegistrarScope{.label_prefix = plugin.name_ + "/",
+                                            .kind = HandlerKind::plugin,
+                                            .source = file.string(),
+                                            .keep_alive = plugin.library_});
+  // Whatever the provider registered before failing is dropped with `plugin`.
+  try {
+    descriptor->provide(registrar);
+  } catch (const std::exception& error) {
+    plugin.connections_ = registrar.take();
+    throw plugin_error(file, fmt::format("failed while registering its handlers: {}", error.what()));
+  } catch (...) {
+    plugin.connections_ = registrar.take();
+    throw plugin_error(file, "failed while registering its handlers: an exception not derived from std::exception");
+  }
+  plugin.connections_ = registrar.take();
+  return plugin;
+}
+
+std::vector<fs::path> plugin_files(const fs::path& directory) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  if (!fs::is_directory(directory, ec)) return files;
+  for (const auto& entry : fs::directory_iterator(directory, ec)) {
+    if (entry.path().extension() != ".so") continue;
+    std::error_code kind;
+    if (entry.is_regular_file(kind) || entry.is_symlink(kind)) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace hookbus

@@ -1,0 +1,368 @@
+// Plugins: real shared libraries (test/plugins/*.cpp, built with
+// hookbus_add_plugin) loaded into this program, which exports hookbus to them
+// (hookbus_enable_plugins), as an engine does.
+#include <hookbus/plugin.hpp>
+#include <hookbus/setup.hpp>
+
+#include "script_fixture.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace fs = std::filesystem;
+using hookbus::testing::TempDir;
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// ------------------------------------------------ what test plugins call back
+
+namespace {
+std::mutex gate_mutex;
+std::condition_variable gate_changed;
+int handlers_entered = 0;   // guarded by gate_mutex
+bool gate_open = true;      // guarded by gate_mutex
+std::function<void()> on_handler_body;
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) void plugin_test_handler_entered() {
+  std::lock_guard lock(gate_mutex);
+  ++handlers_entered;
+  gate_changed.notify_all();
+}
+
+extern "C" __attribute__((visibility("default"))) void plugin_test_handler_body() {
+  std::unique_lock lock(gate_mutex);
+  gate_changed.wait(lock, [] { return gate_open; });
+  lock.unlock();
+  if (on_handler_body) on_handler_body();
+}
+
+namespace {
+
+// Whether the dynamic loader still has `file` loaded.
+bool library_loaded(const fs::path& file) {
+  void* handle = ::dlopen(fs::absolute(file).c_str(), RTLD_NOW | RTLD_NOLOAD);
+  if (handle == nullptr) return false;
+  ::dlclose(handle);
+  return true;
+}
+
+hookbus::ToolCallEvent tool_call(std::string tool) {
+  hookbus::ToolCallEvent call;
+  call.tool_call_id = "c1";
+  call.tool_name = std::move(tool);
+  return call;
+}
+
+class Plugins : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::lock_guard lock(gate_mutex);
+    handlers_entered = 0;
+    gate_open = true;
+    on_handler_body = nullptr;
+  }
+
+  // A private copy of a built plugin, so each test loads and unloads its own file.
+  fs::path plugin(const std::string& name) {
+    const fs::path copy = dir_ / (name + ".so");
+    fs::copy_file(fs::path(HOOKBUS_TEST_PLUGINS) / (name + ".so"), copy, fs::copy_options::overwrite_existing);
+    ::chmod(copy.c_str(), 0755);
+    return copy;
+  }
+
+  std::string load_error(const fs::path& file) {
+    try {
+      hookbus::LoadedPlugin plugin = hookbus::load_plugin(hooks_, file);
+    } catch (const hookbus::PluginError& error) {
+      return error.what();
+    }
+    ADD_FAILURE() << file << " loaded";
+    return {};
+  }
+
+  TempDir dir_;
+  hookbus::Hooks hooks_;
+};
+
+// ------------------------------------------------------------------ loading
+
+TEST_F(Plugins, ALoadedPluginsHandlersRunLabelledWithItsNameAndFile) {
+  const fs::path file = plugin("guard");
+  hookbus::LoadedPlugin guard = hookbus::load_plugin(hooks_, file);
+  EXPECT_EQ(guard.name(), "guard");
+  const hookbus::ToolCallResult result = hooks_.emit(tool_call("deploy"));
+  EXPECT_EQ(result.decision, hookbus::Decision::deny);
+  EXPECT_EQ(result.reason, "deploys need a human");
+  ASSERT_TRUE(result.decided_by.has_value());
+  EXPECT_EQ(result.decided_by->handler, "guard/no-deploy");
+  EXPECT_EQ(result.decided_by->source, file.string());
+  EXPECT_EQ(hooks_.emit(tool_call("ls")).decision, hookbus::Decision::none);
+}
+
+TEST_F(Plugins, AnUnlabelledHandlerIsNamedAfterThePluginAndTheEvent) {
+  hookbus::LoadedPlugin guard = hookbus::load_plugin(hooks_, plugin("guard"));
+  EXPECT_THAT(hooks_.handlers("turn_end"), ElementsAre("guard/turn_end"));
+}
+
+TEST_F(Plugins, DroppingThePluginUninstallsItsHandlersAndUnloadsTheLibrary) {
+  const fs::path file = plugin("guard");
+  {
+    hookbus::LoadedPlugin guard = hookbus::load_plugin(hooks_, file);
+    EXPECT_TRUE(library_loaded(file));
+  }
+  EXPECT_FALSE(library_loaded(file));
+  EXPECT_EQ(hooks_.handler_count("tool_call"), 0u);
+  EXPECT_EQ(hooks_.emit(tool_call("deploy")).decision, hookbus::Decision::none);
+}
+
+TEST_F(Plugins, APluginCanBeLoadedAgainAfterItWasUnloaded) {
+  const fs::path file = plugin("guard");
+  hookbus::load_plugin(hooks_, file).unload();
+  hookbus::LoadedPlugin again = hookbus::load_plugin(hooks_, file);
+  EXPECT_EQ(hooks_.emit(tool_call("deploy")).decision, hookbus::Decision::deny);
+}
+
+TEST_F(Plugins, ABusDestroyedFirstLeavesThePluginToUnloadCleanly) {
+  const fs::path file = plugin("guard");
+  hookbus::LoadedPlugin guard;
+  {
+    hookbus::Hooks short_lived;
+    guard = hookbus::load_plugin(short_lived, file);
+  }
+  EXPECT_TRUE(guard.loaded());
+  guard.unload();
+  EXPECT_FALSE(library_loaded(file));
+}
+
+// ---------------------------------------------------------------- unloading
+
+TEST_F(Plugins, UnloadWaitsForAHandlerRunningOnAnotherThread) {
+  const fs::path file = plugin("blocking");
+  hookbus::LoadedPlugin blocking = hookbus::load_plugin(hooks_, file);
+  {
+    std::lock_guard lock(gate_mutex);
+    gate_open = false;
+  }
+  std::thread emitter([&] { hooks_.emit(tool_call("bash")); });
+  {
+    std::unique_lock lock(gate_mutex);
+    gate_changed.wait(lock, [] { return handlers_entered == 1; });
+  }
+  std::atomic<bool> unloaded{false};
+  std::thread unloader([&] {
+    blocking.unload();
+    unloaded = true;
+  });
+  // The handler is still inside the library: unload must still be waiting.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(unloaded.load());
+  EXPECT_TRUE(library_loaded(file));
+  {
+    std::lock_guard lock(gate_mutex);
+    gate_open = true;
+  }
+  gate_changed.notify_all();
+  emitter.join();
+  unloader.join();
+  EXPECT_TRUE(unloaded.load());
+  EXPECT_FALSE(library_loaded(file));
+}
+
+TEST_F(Plugins, AHandlerThatDropsItsOwnPluginReturnsAndTheLibraryGoesAfterIt) {
+  const fs::path file = plugin("blocking");
+  hookbus::LoadedPlugin blocking = hookbus::load_plugin(hooks_, file);
+  on_handler_body = [&] { blocking.unload(); };
+  hooks_.emit(tool_call("bash"));
+  EXPECT_FALSE(blocking.loaded());
+  EXPECT_FALSE(library_loaded(file));
+}
+
+TEST_F(Plugins, EmitsRacingLoadsAndUnloadsNeverCallAnUnloadedLibrary) {
+  const fs::path file = plugin("guard");
+  std::atomic<bool> done{false};
+  std::atomic<int> denied{0};
+  std::vector<std::thread> emitters;
+  for (int i = 0; i < 3; ++i)
+    emitters.emplace_back([&] {
+      while (!done.load())
+        if (hooks_.emit(tool_call("deploy")).decision == hookbus::Decision::deny) ++denied;
+    });
+  for (int round = 0; round < 40; ++round) {
+    hookbus::LoadedPlugin guard = hookbus::load_plugin(hooks_, file);
+    std::this_thread::yield();
+  }
+  done = true;
+  for (auto& emitter : emitters) emitter.join();
+  EXPECT_FALSE(library_loaded(file));
+  EXPECT_EQ(hooks_.handler_count("tool_call"), 0u);
+}
+
+// ----------------------------------------------------------------- refusals
+
+TEST_F(Plugins, AnotherAbiVersionIsRefusedNamingBoth) {
+  const fs::path file = plugin("wrong_abi");
+  EXPECT_THAT(load_error(file),
+              AllOf(HasSubstr(file.string()),
+                    HasSubstr("was built for plugin ABI " + std::to_string(hookbus::plugin_abi_version + 1)),
+                    HasSubstr("this engine has plugin ABI " + std::to_string(hookbus::plugin_abi_version)),
+                    HasSubstr("rebuild the plugin")));
+  EXPECT_FALSE(library_loaded(file));
+}
+
+TEST_F(Plugins, ALibraryWithoutTheEntryPointIsRefused) {
+  EXPECT_THAT(load_error(plugin("no_entry_point")),
+              AllOf(HasSubstr("has no 'hookbus_plugin' entry point"), HasSubstr("HOOKBUS_PLUGIN")));
+}
+
+TEST_F(Plugins, AnUnresolvedSymbolIsRefusedWithTheLoadersMessage) {
+  EXPECT_THAT(load_error(plugin("missing_symbol")),
+              AllOf(HasSubstr("cannot be loaded"), HasSubstr("undefined symbol: hookbus_test_function_nobody_defines")));
+}
+
+TEST_F(Plugins, AFileThatIsNotASharedLibraryIsRefused) {
+  const fs::path file = hookbus::testing::write_file(dir_ / "notes.so", "not a library\n");
+  EXPECT_THAT(load_error(file), AllOf(HasSubstr(file.string()), HasSubstr("cannot be loaded")));
+}
+
+TEST_F(Plugins, AProviderThatThrowsLeavesNothingInstalled) {
+  const fs::path file = plugin("throwing");
+  EXPECT_THAT(load_error(file), HasSubstr("failed while registering its handlers: settings file missing"));
+  EXPECT_EQ(hooks_.handler_count("tool_call"), 0u);
+  EXPECT_FALSE(library_loaded(file));
+}
+
+TEST_F(Plugins, ANameThatCouldForgeALabelIsRefused) {
+  EXPECT_THAT(load_error(plugin("bad_name")), HasSubstr("has an invalid name 'guard/evil name'"));
+}
+
+TEST_F(Plugins, APluginFileOthersCanWriteIsRefusedUnloaded) {
+  const fs::path file = plugin("guard");
+  ::chmod(file.c_str(), 0757);
+  EXPECT_THAT(load_error(file), AllOf(HasSubstr(file.string()), HasSubstr("writable")));
+  EXPECT_FALSE(library_loaded(file));
+}
+
+TEST_F(Plugins, APluginInADirectoryOthersCanWriteIsRefused) {
+  hookbus::testing::make_directories(dir_ / "open", 0777);
+  ::chmod((dir_ / "open").c_str(), 0777);
+  const fs::path file = dir_ / "open" / "guard.so";
+  fs::copy_file(plugin("guard"), file);
+  EXPECT_THAT(load_error(file), HasSubstr("writable"));
+}
+
+TEST(PluginFiles, AreTheSharedLibrariesOfADirectorySortedByName) {
+  TempDir dir;
+  hookbus::testing::write_file(dir / "b.so", "");
+  hookbus::testing::write_file(dir / "a.so", "");
+  hookbus::testing::write_file(dir / "readme.txt", "");
+  EXPECT_THAT(hookbus::plugin_files(dir.path()), ElementsAre(dir / "a.so", dir / "b.so"));
+  EXPECT_TRUE(hookbus::plugin_files(dir / "missing").empty());
+}
+
+// ---------------------------------------------------------------- setup()
+
+class PluginSetup : public Plugins {
+ protected:
+  hookbus::Installation install() {
+    return hookbus::setup(hooks_, {.project_dir = project_, .locations = locations_});
+  }
+  void place(const std::string& name, const fs::path& directory) {
+    hookbus::testing::make_directories(directory);
+    fs::copy_file(plugin(name), directory / (name + ".so"), fs::copy_options::overwrite_existing);
+  }
+  void trust() {
+    hookbus::Hooks scratch;
+    const hookbus::Installation looked = hookbus::setup(scratch, {.project_dir = project_, .locations = locations_});
+    hookbus::TrustStore::at(locations_).trust(project_, looked.report.trust.now);
+  }
+
+  fs::path project_ = [this] {
+    hookbus::testing::make_directories(dir_ / "project");
+    return dir_ / "project";
+  }();
+  hookbus::Locations locations_{.managed = dir_ / "managed",
+                                .user = dir_ / "user",
+                                .project = project_,
+                                .state = dir_ / "state",
+                                .cache = dir_ / "cache"};
+};
+
+TEST_F(PluginSetup, AUsersPluginIsLoadedAndReported) {
+  place("guard", locations_.plugin_directory(hookbus::Layer::user));
+  hookbus::Installation installation = install();
+  ASSERT_EQ(installation.plugins.size(), 1u);
+  ASSERT_EQ(installation.report.plugins.size(), 1u);
+  EXPECT_TRUE(installation.report.plugins[0].loaded);
+  EXPECT_EQ(installation.report.plugins[0].name, "guard");
+  EXPECT_EQ(installation.report.plugins[0].layer, hookbus::Layer::user);
+  EXPECT_EQ(hooks_.emit(tool_call("deploy")).decision, hookbus::Decision::deny);
+}
+
+TEST_F(PluginSetup, AnUntrustedProjectsPluginIsNotLoaded) {
+  const fs::path directory = locations_.plugin_directory(hookbus::Layer::project);
+  place("guard", directory);
+  hookbus::Installation installation = install();
+  EXPECT_TRUE(installation.plugins.empty());
+  ASSERT_EQ(installation.report.plugins.size(), 1u);
+  EXPECT_FALSE(installation.report.plugins[0].loaded);
+  EXPECT_THAT(installation.report.plugins[0].reason, HasSubstr("hookctl trust"));
+  EXPECT_FALSE(library_loaded(directory / "guard.so"));
+  EXPECT_EQ(hooks_.emit(tool_call("deploy")).decision, hookbus::Decision::none);
+}
+
+TEST_F(PluginSetup, ATrustedProjectsPluginIsLoaded) {
+  place("guard", locations_.plugin_directory(hookbus::Layer::project));
+  trust();
+  hookbus::Installation installation = install();
+  ASSERT_EQ(installation.plugins.size(), 1u);
+  EXPECT_EQ(hooks_.emit(tool_call("deploy")).decision, hookbus::Decision::deny);
+}
+
+TEST_F(PluginSetup, AChangedPluginMakesTheProjectUntrustedAgain) {
+  const fs::path directory = locations_.plugin_directory(hookbus::Layer::project);
+  place("guard", directory);
+  trust();
+  place("throwing", directory);
+  hookbus::Installation installation = install();
+  EXPECT_EQ(installation.report.trust.state, hookbus::TrustState::changed);
+  EXPECT_TRUE(installation.plugins.empty());
+}
+
+TEST_F(PluginSetup, AManagedDisableAllHooksKeepsEveryPluginUnloaded) {
+  hookbus::testing::write_file(locations_.config_file(hookbus::Layer::managed), R"({"disable_all_hooks": true})");
+  place("guard", locations_.plugin_directory(hookbus::Layer::user));
+  hookbus::Installation installation = install();
+  EXPECT_TRUE(installation.plugins.empty());
+  ASSERT_EQ(installation.report.plugins.size(), 1u);
+  EXPECT_THAT(installation.report.plugins[0].reason, HasSubstr("disable_all_hooks"));
+}
+
+TEST_F(PluginSetup, APluginThatCannotLoadIsAWarningAndTheOthersStillLoad) {
+  const fs::path directory = locations_.plugin_directory(hookbus::Layer::user);
+  place("wrong_abi", directory);
+  place("guard", directory);
+  hookbus::Installation installation = install();
+  ASSERT_EQ(installation.plugins.size(), 1u);
+  EXPECT_EQ(installation.plugins[0].name(), "guard");
+  EXPECT_THAT(installation.report.warnings, ::testing::Contains(HasSubstr("plugin ABI")));
+}
+
+TEST_F(PluginSetup, DroppingTheInstallationUnloadsThePlugins) {
+  const fs::path directory = locations_.plugin_directory(hookbus::Layer::user);
+  place("guard", directory);
+  { hookbus::Installation installation = install(); }
+  EXPECT_FALSE(library_loaded(directory / "guard.so"));
+}
+
+}  // namespace
