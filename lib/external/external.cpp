@@ -119,17 +119,19 @@ void accept_legacy_refusals(boost::json::object& result) {
 // tool's result. It becomes the patch's content (the object as JSON text) and,
 // from its `success`, is_error; `content` and `is_error` the hook gives itself win.
 void accept_kodelet_output(boost::json::object& result) {
-  const auto* output = result.if_contains("output");
-  if (output == nullptr || output->is_null()) return;
-  if (!output->is_object())
+  const auto* found = result.if_contains("output");
+  if (found == nullptr || found->is_null()) return;
+  if (!found->is_object())
     throw JsonError("output", "expected object (kodelet's StructuredToolResult), got " +
-                                  std::string(boost::json::to_string(output->kind())));
-  if (!result.contains("content"))
-    result["content"] = boost::json::array{boost::json::object{{"type", "text"}, {"text", boost::json::serialize(*output)}}};
-  if (const auto* success = output->as_object().if_contains("success"); success != nullptr && success->is_bool() &&
-                                                                         !result.contains("is_error"))
-    result["is_error"] = !success->get_bool();
+                                  std::string(boost::json::to_string(found->kind())));
+  // Taken out first: inserting into `result` may move its elements.
+  const boost::json::object output = found->as_object();
   result.erase("output");
+  if (!result.contains("content"))
+    result["content"] = boost::json::array{boost::json::object{{"type", "text"}, {"text", boost::json::serialize(output)}}};
+  if (const auto* success = output.if_contains("success");
+      success != nullptr && success->is_bool() && !result.contains("is_error"))
+    result["is_error"] = !success->get_bool();
 }
 
 // Only the bus names who decided: a hook cannot claim to be another.
