@@ -620,6 +620,31 @@ TEST_F(Hookctl, ListJsonShowsAClaudeCodeHooksProtocolEventsMatcherSourceAndComma
   EXPECT_EQ(hook.at("timeout_ms"), 7000);
 }
 
+// ------------------------------------------------------------- workspaces
+
+TEST_F(Hookctl, AWorkspaceRunsInEmitOnceTrustedWithTrustWorkspace) {
+  const fs::path workspace = home_.path() / "workspaces" / "ops";
+  write_script(workspace / "hooks" / "no-deploy",
+               "[ \"$1\" = hook ] && { echo tool_call; exit 0; }\n"
+               "echo '{\"decision\": \"deny\", \"reason\": \"ops says no\"}'\n");
+  const std::vector<std::string> emit{"emit", "tool_call", R"({"tool_call_id": "c1", "tool_name": "deploy"})",
+                                      "--workspace", workspace.string()};
+  EXPECT_THAT(hookctl(emit).stdout_text, HasSubstr("tool_call: allowed"));
+  EXPECT_THAT(hookctl({"list", "--workspace", workspace.string()}).stdout_text,
+              AllOf(HasSubstr("workspace " + workspace.string() + ": untrusted"),
+                    HasSubstr("hookctl trust --workspace '" + workspace.string() + "'")));
+  const ProcessResult trusted = hookctl({"trust", "--workspace", workspace.string()});
+  ASSERT_EQ(trusted.exit_code, 0) << trusted.stderr_text;
+  EXPECT_THAT(trusted.stdout_text, HasSubstr("hooks/no-deploy"));
+  EXPECT_THAT(hookctl(emit).stdout_text, HasSubstr("tool_call: denied by no-deploy: ops says no"));
+  const auto listing = boost::json::parse(hookctl({"list", "--json", "--workspace", workspace.string()}).stdout_text);
+  EXPECT_EQ(listing.at("workspace").at("trust").at("state"), "trusted");
+  EXPECT_EQ(listing.at("workspace").at("hooks").at(0).at("name"), "no-deploy");
+  EXPECT_THAT(hookctl({"trust", "--revoke", "--workspace", workspace.string()}).stdout_text,
+              HasSubstr("is no longer trusted"));
+  EXPECT_THAT(hookctl(emit).stdout_text, HasSubstr("tool_call: allowed"));
+}
+
 // ---------------------------------------------------------------- plugins
 
 TEST_F(Hookctl, AUsersPluginDecidesInEmitAndShowsInList) {

@@ -3,6 +3,7 @@
 // (hookbus_enable_plugins), as an engine does.
 #include <hookbus/plugin.hpp>
 #include <hookbus/setup.hpp>
+#include <hookbus/workspace.hpp>
 
 #include "script_fixture.hpp"
 
@@ -363,6 +364,18 @@ TEST_F(PluginSetup, DroppingTheInstallationUnloadsThePlugins) {
   place("guard", directory);
   { hookbus::Installation installation = install(); }
   EXPECT_FALSE(library_loaded(directory / "guard.so"));
+}
+
+TEST_F(PluginSetup, AWorkspacesPluginIsUnloadedWhenTheWorkspaceSwitches) {
+  const fs::path workspace = locations_.user / "workspaces" / "ops";  // the user's own: no trust needed
+  place("guard", workspace / "plugins");
+  hookbus::Workspaces workspaces(hooks_, {.locations = locations_});
+  workspaces.activate("ops", workspace);
+  EXPECT_EQ(hooks_.emit(tool_call("deploy")).decision, hookbus::Decision::deny);
+  hookbus::testing::make_directories(locations_.user / "workspaces" / "empty");
+  workspaces.activate("empty", locations_.user / "workspaces" / "empty");
+  EXPECT_EQ(hooks_.emit(tool_call("deploy")).decision, hookbus::Decision::none);
+  EXPECT_FALSE(library_loaded(workspace / "plugins" / "guard.so"));
 }
 
 }  // namespace

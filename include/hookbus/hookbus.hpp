@@ -35,3 +35,4 @@
 #include <hookbus/plugin.hpp>
 #include <hookbus/setup.hpp>
 #include <hookbus/trust.hpp>
+#include <hookbus/workspace.hpp>

@@ -29,6 +29,7 @@ struct ProjectFiles {
   std::filesystem::path project{};                   // absolute
   std::vector<std::filesystem::path> files{};        // config and settings files, files named by hook commands
   std::vector<std::filesystem::path> directories{};  // hook and plugin directories: every file below them counts
+  std::string kind = "project";                      // what messages call it: "project" or "workspace"
 };
 
 // One file of a fingerprint.

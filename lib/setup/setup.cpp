@@ -4,6 +4,8 @@
 #include <hookbus/log.hpp>
 #include <hookbus/setup.hpp>
 
+#include "setup/setup_steps.hpp"
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -122,18 +124,7 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
   const Locations& locations = report.locations;
 
   // The managed and user layers always apply: their errors stop setup.
-  std::vector<Config> applied;
-  for (const Layer layer : {Layer::managed, Layer::user}) {
-    const fs::path file = locations.config_file(layer);
-    ConfigFileState state{layer, file, ConfigFileState::State::absent, ""};
-    if (!file.empty()) {
-      if (auto config = load_layer_config(file, layer)) {
-        applied.push_back(std::move(*config));
-        state.state = ConfigFileState::State::applied;
-      }
-    }
-    report.config_files.push_back(std::move(state));
-  }
+  std::vector<Config> applied = detail::read_always_applying_layers(locations, report);
   const ProjectTrustPolicy policy = LayeredConfig(applied).project_trust(options.project_trust);
 
   // The project layers apply only in a trusted project.
@@ -199,28 +190,9 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
     builtins.add(install_builtins(hooks, layer, registry));
     for (const auto& builtin : layer.builtins) report.builtins.push_back(fmt::format("{} ({})", builtin.name, describe(layer)));
   }
-  // Plugins of every layer that may run, most trusted first; a plugin that
-  // cannot load is a warning, never the engine's end.
-  for (const Layer layer : {Layer::managed, Layer::user, Layer::project}) {
-    for (const auto& file : plugin_files(locations.plugin_directory(layer))) {
-      PluginReport plugin{layer, file, "", false, ""};
-      if (auto why = why_not_run(layer)) {
-        plugin.reason = *why;
-      } else {
-        try {
-          LoadedPlugin loaded = load_plugin(hooks, file);
-          plugin.name = loaded.name();
-          plugin.loaded = true;
-          result.plugins.push_back(std::move(loaded));
-        } catch (const PluginError& error) {
-          plugin.reason = error.what();
-          logger()->warn("{}", plugin.reason);
-          report.warnings.push_back(plugin.reason);
-        }
-      }
-      report.plugins.push_back(std::move(plugin));
-    }
-  }
+  // Plugins of every layer that may run, most trusted first.
+  for (const Layer layer : {Layer::managed, Layer::user, Layer::project})
+    detail::load_layer_plugins(hooks, layer, locations.plugin_directory(layer), why_not_run(layer), result);
   ExternalInstallOptions install{.project_dir = locations.project,
                                  .claude_code = claude_code_commands(locations, config, project_may_run, report),
                                  .claude_code_options = {}};

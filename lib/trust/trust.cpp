@@ -283,7 +283,8 @@ bool TrustStore::revoke(const std::filesystem::path& project) {
 TrustReport check_trust(const TrustStore& store, const ProjectFiles& files, ProjectTrustPolicy policy) {
   TrustReport report;
   report.project = files.project;
-  const std::string review = fmt::format("review them, then run: hookctl trust --project '{}'", files.project.string());
+  const std::string review =
+      fmt::format("review them, then run: hookctl trust --{} '{}'", files.kind, files.project.string());
   if (policy == ProjectTrustPolicy::ignore) {
     report.state = TrustState::ignored_by_policy;
     report.message = "the project's hooks and config are ignored (project_trust is \"ignore\")";
@@ -315,8 +316,8 @@ TrustReport check_trust(const TrustStore& store, const ProjectFiles& files, Proj
   }
   if (!record) {
     report.state = TrustState::untrusted;
-    report.message = fmt::format("the project {} is not trusted, so its {} file(s) with hooks and config do not run; {}",
-                                 files.project.string(), report.now.files.size(), review);
+    report.message = fmt::format("the {} {} is not trusted, so its {} file(s) with hooks and config do not run; {}",
+                                 files.kind, files.project.string(), report.now.files.size(), review);
     return report;
   }
   if (record->fingerprint.digest == report.now.digest) {
@@ -325,9 +326,10 @@ TrustReport check_trust(const TrustStore& store, const ProjectFiles& files, Proj
   }
   report.state = TrustState::changed;
   report.changes = changes_between(record->fingerprint, report.now);
-  report.message = fmt::format("the project {} changed since it was trusted on {} ({}), so its hooks and config do "
+  report.message = fmt::format("the {} {} changed since it was trusted on {} ({}), so its hooks and config do "
                                "not run; {}",
-                               files.project.string(), record->trusted_at, change_summary(report.changes), review);
+                               files.kind, files.project.string(), record->trusted_at, change_summary(report.changes),
+                               review);
   return report;
 }
 

@@ -15,6 +15,7 @@
 #include <hookbus/log.hpp>
 #include <hookbus/names.hpp>
 #include <hookbus/setup.hpp>
+#include <hookbus/workspace.hpp>
 #include <hookbus/trust.hpp>
 
 #include <fmt/format.h>
@@ -43,10 +44,24 @@ ProjectTrustPolicy trust_policy(const Invocation& invocation) {
   throw UsageError(fmt::format("--project-trust must be require, trust_all or ignore, not '{}'", printable(name)));
 }
 
-// The bus set up for the project as an engine would. A bad config file is a
-// ConfigError: exit_config.
-Installation set_up(Hooks& hooks, const Invocation& invocation, ProjectTrustPolicy policy) {
-  return setup(hooks, {.project_dir = invocation.project_dir(), .project_trust = policy});
+// The bus set up for the project as an engine would, with the workspace that
+// --workspace names active. A bad config file is a ConfigError: exit_config.
+struct SetUp {
+  Installation project;
+  std::optional<Installation> workspace;
+};
+
+std::optional<fs::path> workspace_of(const Invocation& invocation) {
+  const auto given = invocation.value("--workspace");
+  if (!given) return std::nullopt;
+  return fs::absolute(*given).lexically_normal();
+}
+
+SetUp set_up(Hooks& hooks, const Invocation& invocation, ProjectTrustPolicy policy) {
+  SetUp bus{setup(hooks, {.project_dir = invocation.project_dir(), .project_trust = policy}), std::nullopt};
+  if (const auto workspace = workspace_of(invocation))
+    bus.workspace = load_workspace(hooks, *workspace, {.locations = bus.project.report.locations, .trust = policy});
+  return bus;
 }
 
 // The event NAME from JSON given as an argument, or read from stdin for "-";
@@ -183,8 +198,9 @@ const DiscoveredHook& discovered(const SetupReport& report, const InstallReport:
   });
 }
 
-void print_trust(const SetupReport& report) {
-  fmt::print("project {}: {}\n", shown_path(report.locations.project), trust_state_name(report.trust.state));
+// "project DIR: trusted" (or "workspace DIR: ...").
+void print_trust(const SetupReport& report, std::string_view kind = "project") {
+  fmt::print("{} {}: {}\n", kind, shown_path(report.trust.project), trust_state_name(report.trust.state));
   if (!report.trust.project_may_run() && !report.trust.message.empty())
     fmt::print("  {}\n", printable(report.trust.message));
 }
@@ -196,8 +212,8 @@ void print_config_files(const SetupReport& report) {
                file.note.empty() ? "" : ": " + printable(file.note));
 }
 
-void print_list_text(const SetupReport& report) {
-  print_trust(report);
+void print_list_text(const SetupReport& report, std::string_view kind = "project") {
+  print_trust(report, kind);
   print_config_files(report);
 
   fmt::print("\nhook directories, by layer and precedence:\n");
@@ -260,7 +276,7 @@ void print_list_text(const SetupReport& report) {
 
 json::array strings_json(const std::vector<std::string>& strings) { return json::array(strings.begin(), strings.end()); }
 
-void print_list_json(const SetupReport& report) {
+json::object list_json(const SetupReport& report) {
   json::array config_files;
   for (const auto& file : report.config_files)
     config_files.push_back(json::object{{"layer", layer_name(file.layer)},
@@ -317,8 +333,8 @@ void print_list_json(const SetupReport& report) {
                                    {"file", plugin.file.string()},
                                    {"loaded", plugin.loaded},
                                    {"reason", plugin.reason}});
-  fmt::print("{}\n", pretty_json(json::object{
-                         {"project", report.locations.project.string()},
+  return json::object{
+                         {"project", report.trust.project.string()},
                          {"trust", json::object{{"state", trust_state_name(report.trust.state)},
                                                 {"may_run", report.trust.project_may_run()},
                                                 {"message", report.trust.message}}},
@@ -331,7 +347,7 @@ void print_list_json(const SetupReport& report) {
                          {"plugins", std::move(plugins)},
                          {"builtins", strings_json(report.builtins)},
                          {"warnings", strings_json(report.warnings)},
-                     }));
+                     };
 }
 
 // -------------------------------------------------------------- run-hook
@@ -429,16 +445,25 @@ std::string_view change_name(FileChange::Kind kind) {
 int list_command(const Invocation& invocation) {
   logger()->set_level(spdlog::level::off);  // everything is in the report: no second copy on stderr
   Hooks hooks;
-  const Installation setup = set_up(hooks, invocation, trust_policy(invocation));
-  if (invocation.json()) print_list_json(setup.report);
-  else print_list_text(setup.report);
+  const SetUp bus = set_up(hooks, invocation, trust_policy(invocation));
+  if (invocation.json()) {
+    json::object listing = list_json(bus.project.report);
+    if (bus.workspace) listing["workspace"] = list_json(bus.workspace->report);
+    fmt::print("{}\n", pretty_json(listing));
+  } else {
+    print_list_text(bus.project.report);
+    if (bus.workspace) {
+      fmt::print("\n");
+      print_list_text(bus.workspace->report, "workspace");
+    }
+  }
   return exit_ok;
 }
 
 int emit_command(const Invocation& invocation) {
   const HookEvent event = read_event(*invocation.argument(0), invocation.argument(1));
   Hooks hooks;
-  const Installation setup = set_up(hooks, invocation, trust_policy(invocation));
+  const SetUp bus = set_up(hooks, invocation, trust_policy(invocation));
   const HookOutcome outcome = hooks.emit(event);
   const bool refused = refusal_of(outcome).has_value();
 
@@ -494,22 +519,26 @@ int trust_command(const Invocation& invocation) {
                  record.fingerprint.files.size(), record.fingerprint.digest.substr(0, 16));
     return exit_ok;
   }
+  // The project, or with --workspace the workspace, is what gets trusted.
+  const std::optional<fs::path> workspace = workspace_of(invocation);
+  const fs::path subject = workspace.value_or(locations.project);
   if (revoke) {
-    const bool was_trusted = store.revoke(locations.project);
-    fmt::print("{} {}\n", shown_path(locations.project), was_trusted ? "is no longer trusted" : "was not trusted");
+    const bool was_trusted = store.revoke(subject);
+    fmt::print("{} {}\n", shown_path(subject), was_trusted ? "is no longer trusted" : "was not trusted");
     return exit_ok;
   }
-  // What the project would run, as setup sees it: the same files, whatever the policy says.
+  // What it would run, as setup sees it: the same files, whatever the policy says.
   logger()->set_level(spdlog::level::off);
   Hooks hooks;
-  const Installation setup = set_up(hooks, invocation, ProjectTrustPolicy::require);
-  const TrustReport& report = setup.report.trust;
+  const Installation loaded = workspace ? load_workspace(hooks, *workspace, {.locations = locations})
+                                        : setup(hooks, {.project_dir = invocation.project_dir()});
+  const TrustReport& report = loaded.report.trust;
   if (report.state == TrustState::nothing_to_trust) {
-    fmt::print("{} brings no hooks, plugins or config: nothing to trust\n", shown_path(locations.project));
+    fmt::print("{} brings no hooks, plugins or config: nothing to trust\n", shown_path(subject));
     return exit_ok;
   }
   fmt::print("{} {} these files (mode, SHA-256, path):\n", dry_run ? "trusting would record" : "trusting",
-             shown_path(locations.project));
+             shown_path(subject));
   print_files(report.now);
   if (!report.changes.empty()) {
     fmt::print("changed since it was last trusted:\n");
@@ -518,7 +547,7 @@ int trust_command(const Invocation& invocation) {
                  change.detail.empty() ? "" : " (" + printable(change.detail) + ")");
   }
   if (dry_run) return exit_ok;
-  store.trust(locations.project, report.now);
+  store.trust(subject, report.now);
   fmt::print("recorded in {}\n", shown_path(store.file()));
   return exit_ok;
 }
@@ -526,8 +555,8 @@ int trust_command(const Invocation& invocation) {
 int config_command(const Invocation& invocation) {
   logger()->set_level(spdlog::level::off);
   Hooks hooks;
-  const Installation setup = set_up(hooks, invocation, trust_policy(invocation));
-  const SetupReport& report = setup.report;
+  const SetUp bus = set_up(hooks, invocation, trust_policy(invocation));
+  const SetupReport& report = bus.project.report;
   print_trust(report);
   print_config_files(report);
   // Every value with the file it came from.

@@ -16,6 +16,8 @@ const Argument event_name{"NAME", Value::event, false, "the event's wire name or
 const Argument event_json{"JSON", Value::json, true,
                           "the event as JSON (hookctl schema NAME shows one), or - to read it from stdin "
                           "(default: {})"};
+const Option workspace{"--workspace", Value::directory, "DIR",
+                       "also load the workspace in DIR (its hooks/, plugins/ and config.json; docs/workspaces.md)"};
 const Option exit_code{"--exit-code", Value::none, {}, "exit 1 when a hook refused the event (see exit codes)"};
 const Option project_trust{"--project-trust", Value::text, "POLICY",
                            "require (default): the project's hooks and config run once trusted (hookctl trust); "
@@ -35,9 +37,9 @@ const std::vector<Command> commands{
      .run = schema_command},
     {.name = "list",
      .summary = "list the hook directories, the hooks found and the files skipped or shadowed, and why",
-     .options = {project_trust},
+     .options = {project_trust, workspace},
      .json = R"(print {"project", "trust", "config_files", "directories", "hooks", "refusing", )"
-             R"("not_installed", "skipped", "builtins", "warnings"})",
+             R"("not_installed", "skipped", "plugins", "builtins", "warnings"}, and "workspace": the same for it)",
      .project = true,
      .details = "The project is set up as emit (and an engine's hookbus::setup) sets it up, so a\n"
                 "config that emit would reject fails here too (exit 3).",
@@ -45,7 +47,7 @@ const std::vector<Command> commands{
     {.name = "emit",
      .summary = "emit an event through the project's built-ins and hooks; print the outcome",
      .arguments = {event_name, event_json},
-     .options = {exit_code, project_trust},
+     .options = {exit_code, project_trust, workspace},
      .json = R"(print {"event": NAME, "refused": true|false, "result": {...} or null})",
      .project = true,
      .details = "Prints the outcome (allowed, or refused and why) and the event's reduced result.\n"
@@ -71,7 +73,8 @@ const std::vector<Command> commands{
      .summary = "trust the project's hooks and config as they are now (prints what it records)",
      .options = {{"--dry-run", Value::none, {}, "show what trusting would record, record nothing"},
                  {"--revoke", Value::none, {}, "forget the project's trust"},
-                 {"--list", Value::none, {}, "list the trusted projects"}},
+                 {"--list", Value::none, {}, "list the trusted projects"},
+                 {"--workspace", Value::directory, "DIR", "trust (or revoke) the workspace in DIR instead of the project"}},
      .project = true,
      .details = "Typing the command is the consent: it asks nothing (docs/security.md).",
      .run = trust_command},

@@ -1,0 +1,52 @@
+#include "setup/setup_steps.hpp"
+
+#include <hookbus/log.hpp>
+
+#include <spdlog/spdlog.h>
+
+namespace hookbus {
+
+namespace fs = std::filesystem;
+
+namespace detail {
+
+std::vector<Config> read_always_applying_layers(const Locations& locations, SetupReport& report) {
+  std::vector<Config> applied;
+  for (const Layer layer : {Layer::managed, Layer::user}) {
+    const fs::path file = locations.config_file(layer);
+    ConfigFileState state{layer, file, ConfigFileState::State::absent, ""};
+    if (!file.empty()) {
+      if (auto config = load_layer_config(file, layer)) {
+        applied.push_back(std::move(*config));
+        state.state = ConfigFileState::State::applied;
+      }
+    }
+    report.config_files.push_back(std::move(state));
+  }
+  return applied;
+}
+
+// A plugin that cannot load is a warning, never the engine's end.
+void load_layer_plugins(Hooks& hooks, Layer layer, const fs::path& directory, const std::optional<std::string>& why_not,
+                        Installation& installation) {
+  for (const auto& file : plugin_files(directory)) {
+    PluginReport plugin{layer, file, "", false, why_not.value_or("")};
+    if (!why_not) {
+      try {
+        LoadedPlugin loaded = load_plugin(hooks, file);
+        plugin.name = loaded.name();
+        plugin.loaded = true;
+        installation.plugins.push_back(std::move(loaded));
+      } catch (const PluginError& error) {
+        plugin.reason = error.what();
+        logger()->warn("{}", plugin.reason);
+        installation.report.warnings.push_back(plugin.reason);
+      }
+    }
+    installation.report.plugins.push_back(std::move(plugin));
+  }
+}
+
+}  // namespace detail
+
+}  // namespace hookbus

@@ -1,0 +1,165 @@
+// Workspaces (include/hookbus/workspace.hpp): one directory of hooks, plugins
+// and config loaded as a project layer, and switched as a unit.
+#include <hookbus/log.hpp>
+#include <hookbus/workspace.hpp>
+
+#include "setup/setup_steps.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <system_error>
+
+namespace hookbus {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Whether `path` lies inside `directory` (both made absolute and normal, links resolved where they exist).
+bool inside(const fs::path& path, const fs::path& directory) {
+  if (directory.empty()) return false;
+  std::error_code ec;
+  const fs::path canonical_path = fs::weakly_canonical(path, ec);
+  if (ec) return false;
+  const fs::path canonical_dir = fs::weakly_canonical(directory, ec);
+  if (ec) return false;
+  const fs::path relative = canonical_path.lexically_relative(canonical_dir);
+  return !relative.empty() && *relative.begin() != "..";
+}
+
+}  // namespace
+
+ProjectFiles workspace_files(const fs::path& directory) {
+  ProjectFiles files{fs::absolute(directory), {directory / "config.json"}, {directory / "hooks", directory / "plugins"}};
+  files.kind = "workspace";
+  return files;
+}
+
+Installation load_workspace(Hooks& hooks, const fs::path& directory, const WorkspaceOptions& options) {
+  Installation result;
+  SetupReport& report = result.report;
+  const fs::path workspace = fs::absolute(directory).lexically_normal();
+  report.locations = options.locations.value_or(Locations::from_environment(fs::current_path()));
+  const Locations& locations = report.locations;
+
+  std::vector<Config> applied = detail::read_always_applying_layers(locations, report);
+  const ProjectTrustPolicy policy = LayeredConfig(applied).project_trust(options.trust);
+
+  // The workspace's config, read as data until trust is decided.
+  const fs::path config_file = workspace / "config.json";
+  std::optional<Config> config;
+  std::exception_ptr config_error;
+  try {
+    config = load_layer_config(config_file, Layer::project);
+  } catch (const ConfigError&) {
+    config_error = std::current_exception();
+  }
+  ProjectFiles files = workspace_files(workspace);
+  if (config)
+    for (const auto& extra : config->hook_directories) files.directories.push_back(extra);
+  // The user's and the administrator's own directories hold their files already.
+  const bool owned = inside(workspace, locations.user) || inside(workspace, locations.managed);
+  report.trust = check_trust(TrustStore(locations.state.empty() ? fs::path() : locations.state / "trust.json"), files,
+                             owned ? ProjectTrustPolicy::trust_all : policy);
+  if (owned) report.trust.message.clear();
+  const bool may_run = report.trust.project_may_run();
+  if (!may_run && !report.trust.message.empty()) {
+    logger()->warn("{}", report.trust.message);
+    report.warnings.push_back(report.trust.message);
+  }
+  ConfigFileState state{Layer::project, config_file, ConfigFileState::State::absent, ""};
+  if (config || config_error) {
+    if (may_run) {
+      if (config_error) std::rethrow_exception(config_error);
+      applied.push_back(std::move(*config));
+      state.state = ConfigFileState::State::applied;
+    } else {
+      state.state = ConfigFileState::State::not_applied;
+      state.note = std::string(trust_state_name(report.trust.state));
+    }
+  }
+  report.config_files.push_back(std::move(state));
+  report.config = LayeredConfig(std::move(applied));
+  const LayeredConfig& layered = report.config;
+
+  const std::optional<std::string> why_not = [&]() -> std::optional<std::string> {
+    if (!may_run)
+      return fmt::format("the workspace is {}: run `hookctl trust --workspace` after reviewing its hooks",
+                         trust_state_name(report.trust.state));
+    return layered.hooks_forbidden(Layer::project);
+  }();
+
+  // Its hook directories only: the other layers' hooks are setup()'s.
+  if (const Config* own = layered.layer(Layer::project))
+    for (const auto& extra : own->hook_directories) report.directories.add(extra, "workspace config", "", Layer::project);
+  report.directories.add_with_plugins(workspace / "hooks", "workspace", Layer::project);
+  report.discovery = discover_hooks(
+      report.directories,
+      {.query_timeout = options.query_timeout,
+       .query_cache = options.query_cache && !locations.cache.empty() ? locations.cache / "queries.json" : fs::path(),
+       .why_not_run = [&](Layer) { return why_not; },
+       .declared = [&](Layer layer, std::string_view name) -> std::optional<HookDeclaration> {
+         const ResolvedHookSettings settings = layered.hook_settings(layer, name);
+         if (settings.events.value.empty()) return std::nullopt;
+         return HookDeclaration{settings.protocol.value, settings.events.value};
+       }});
+
+  if (const Config* own = layered.layer(Layer::project); own != nullptr && !own->builtins.empty()) {
+    if (why_not) {
+      report.warnings.push_back(fmt::format("built-ins of workspace config {} not installed: {}",
+                                            config_file.string(), *why_not));
+    } else {
+      const BuiltinRegistry registry = options.builtins != nullptr ? *options.builtins : default_builtins();
+      result.connections.add(install_builtins(hooks, *own, registry));
+      for (const auto& builtin : own->builtins)
+        report.builtins.push_back(fmt::format("{} (workspace config {})", builtin.name, config_file.string()));
+    }
+  }
+  detail::load_layer_plugins(hooks, Layer::project, workspace / "plugins", why_not, result);
+  InstalledHooks external =
+      install_external_hooks(hooks, report.discovery, layered, {.project_dir = locations.project, .claude_code = {},
+                                                                .claude_code_options = {}});
+  report.hooks = std::move(external.report);
+  for (const auto& warning : report.hooks.warnings) report.warnings.push_back(warning);
+  result.connections.add(std::move(external.connections));
+  return result;
+}
+
+// ------------------------------------------------------------------ Workspaces
+
+Workspaces::Workspaces(Hooks& hooks, WorkspaceOptions options) : hooks_(hooks), options_(std::move(options)) {}
+
+const SetupReport& Workspaces::activate(std::string name, const fs::path& directory) {
+  std::lock_guard switching(switch_mutex_);
+  auto next = std::make_unique<Installation>(load_workspace(hooks_, directory, options_));
+  {
+    std::lock_guard naming(name_mutex_);
+    name_ = std::move(name);
+    directory_ = fs::absolute(directory).lexically_normal();
+  }
+  std::unique_ptr<Installation> previous = std::exchange(active_, std::move(next));
+  previous.reset();  // uninstalls the previous workspace, waiting for its plugins' running handlers
+  return active_->report;
+}
+
+void Workspaces::deactivate() {
+  std::lock_guard switching(switch_mutex_);
+  {
+    std::lock_guard naming(name_mutex_);
+    name_.clear();
+    directory_.clear();
+  }
+  active_.reset();
+}
+
+std::string Workspaces::active_name() const {
+  std::lock_guard naming(name_mutex_);
+  return name_;
+}
+
+fs::path Workspaces::active_directory() const {
+  std::lock_guard naming(name_mutex_);
+  return directory_;
+}
+
+}  // namespace hookbus

@@ -1,0 +1,225 @@
+// Workspaces: real directories with hooks, plugins and config loaded into a
+// bus as one unit and switched (include/hookbus/workspace.hpp).
+#include <hookbus/log.hpp>
+#include <hookbus/workspace.hpp>
+
+#include "script_fixture.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <spdlog/sinks/null_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <thread>
+
+namespace hookbus {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::AllOf;
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using testing::TempDir;
+using testing::write_file;
+using testing::write_script;
+
+class WorkspaceTest : public ::testing::Test {
+ protected:
+  WorkspaceTest() {
+    set_logger(std::make_shared<spdlog::logger>("workspace-test", std::make_shared<spdlog::sinks::null_sink_mt>()));
+    testing::make_directories(project_);
+  }
+  ~WorkspaceTest() override { set_logger(nullptr); }
+
+  Locations locations() const {
+    return {.managed = root_ / "etc", .user = root_ / "user", .project = project_, .state = root_ / "state",
+            .cache = root_ / "cache"};
+  }
+  WorkspaceOptions options() const { return {.locations = locations()}; }
+
+  // A workspace whose hook `name` denies every tool call with "denied by NAME".
+  fs::path workspace_denying(const std::string& workspace, const std::string& name) const {
+    const fs::path dir = root_ / "workspaces" / workspace;
+    write_script(dir / "hooks" / name,
+                 "[ \"$1\" = hook ] && { echo tool_call; exit 0; }\n"
+                 "echo '{\"decision\": \"deny\", \"reason\": \"denied by " + name + "\"}'\n");
+    return dir;
+  }
+  void trust(const fs::path& workspace) const {
+    Hooks scratch;
+    const Installation looked = load_workspace(scratch, workspace, options());
+    TrustStore::at(locations()).trust(workspace, looked.report.trust.now);
+  }
+  std::string emit_reason() {
+    ToolCallEvent call;
+    call.tool_call_id = "c1";
+    call.tool_name = "bash";
+    return hooks_.emit(call).reason;
+  }
+
+  TempDir root_;
+  fs::path project_ = root_ / "project";
+  Hooks hooks_;
+};
+
+// ------------------------------------------------------------------ loading
+
+TEST_F(WorkspaceTest, ATrustedWorkspacesHooksRun) {
+  const fs::path research = workspace_denying("research", "research-guard");
+  trust(research);
+  const Installation loaded = load_workspace(hooks_, research, options());
+  EXPECT_EQ(loaded.report.trust.state, TrustState::trusted);
+  EXPECT_EQ(emit_reason(), "denied by research-guard");
+}
+
+TEST_F(WorkspaceTest, AnUntrustedWorkspaceRunsNothingAndSaysHowToTrustIt) {
+  const fs::path research = workspace_denying("research", "research-guard");
+  const Installation loaded = load_workspace(hooks_, research, options());
+  EXPECT_EQ(loaded.report.trust.state, TrustState::untrusted);
+  EXPECT_THAT(loaded.report.warnings,
+              Contains(AllOf(HasSubstr("the workspace " + research.string() + " is not trusted"),
+                             HasSubstr("hookctl trust --workspace '" + research.string() + "'"))));
+  EXPECT_EQ(emit_reason(), "");
+  EXPECT_THAT(loaded.report.discovery.skipped, Contains(::testing::Field(&SkippedFile::name, "research-guard")));
+}
+
+TEST_F(WorkspaceTest, AChangedWorkspaceIsUntrustedAgain) {
+  const fs::path research = workspace_denying("research", "research-guard");
+  trust(research);
+  workspace_denying("research", "second-guard");
+  const Installation loaded = load_workspace(hooks_, research, options());
+  EXPECT_EQ(loaded.report.trust.state, TrustState::changed);
+  EXPECT_EQ(emit_reason(), "");
+}
+
+TEST_F(WorkspaceTest, AWorkspaceInsideTheUsersOwnDirectoryNeedsNoTrust) {
+  const fs::path dir = root_ / "user" / "workspaces" / "mine";
+  write_script(dir / "hooks" / "guard", "[ \"$1\" = hook ] && { echo tool_call; exit 0; }\n"
+                                        "echo '{\"decision\": \"deny\", \"reason\": \"mine\"}'\n");
+  const Installation loaded = load_workspace(hooks_, dir, options());
+  EXPECT_TRUE(loaded.report.trust.project_may_run());
+  EXPECT_EQ(emit_reason(), "mine");
+}
+
+TEST_F(WorkspaceTest, ItsConfigInstallsItsBuiltinsAndSetsItsHooks) {
+  const fs::path dir = root_ / "workspaces" / "ops";
+  write_file(dir / "config.json", R"({"builtins": {"tool_policy": {"deny": ["deploy"]}},
+                                      "hooks": {"absent-guard": {"failure": "fail_closed", "events": ["tool_call"]}}})");
+  trust(dir);
+  const Installation loaded = load_workspace(hooks_, dir, options());
+  EXPECT_THAT(loaded.report.builtins, ElementsAre(HasSubstr("tool_policy (workspace config")));
+  EXPECT_THAT(emit_reason(), HasSubstr("absent-guard"));  // a fail-closed hook that is missing refuses
+}
+
+TEST_F(WorkspaceTest, AManagedDisableAllHooksStopsAWorkspace) {
+  write_file(root_ / "etc" / "config.json", R"({"disable_all_hooks": true})");
+  const fs::path research = workspace_denying("research", "research-guard");
+  trust(research);
+  const Installation loaded = load_workspace(hooks_, research, options());
+  EXPECT_EQ(emit_reason(), "");
+  EXPECT_THAT(loaded.report.discovery.skipped, Contains(::testing::Field(&SkippedFile::reason, HasSubstr("disable_all_hooks"))));
+}
+
+TEST_F(WorkspaceTest, ABrokenConfigOfATrustedWorkspaceIsAConfigErrorNamingIt) {
+  const fs::path dir = root_ / "workspaces" / "broken";
+  write_file(dir / "config.json", R"({"hooks": 3})");
+  trust(dir);
+  try {
+    const Installation loaded = load_workspace(hooks_, dir, options());
+    FAIL() << "loaded";
+  } catch (const ConfigError& error) {
+    EXPECT_THAT(error.what(), HasSubstr((dir / "config.json").string()));
+  }
+}
+
+// ---------------------------------------------------------------- switching
+
+TEST_F(WorkspaceTest, SwitchingUnloadsExactlyWhatThePreviousWorkspaceLoaded) {
+  const fs::path research = workspace_denying("research", "research-guard");
+  const fs::path coding = root_ / "workspaces" / "coding";
+  write_script(coding / "hooks" / "coding-note",
+               "[ \"$1\" = hook ] && { echo turn_end; exit 0; }\nexit 0\n");
+  trust(research);
+  trust(coding);
+  const Connection engine_handler = hooks_.on<TurnEndEvent>([](const TurnEndEvent&) {}, {.label = "engine"});
+  Workspaces workspaces(hooks_, options());
+  workspaces.activate("research", research);
+  EXPECT_EQ(emit_reason(), "denied by research-guard");
+  EXPECT_THAT(hooks_.handlers("turn_end"), ElementsAre("engine"));
+  workspaces.activate("coding", coding);
+  EXPECT_EQ(workspaces.active_name(), "coding");
+  EXPECT_EQ(emit_reason(), "");
+  EXPECT_THAT(hooks_.handlers("tool_call"), IsEmpty());
+  EXPECT_THAT(hooks_.handlers("turn_end"), ElementsAre("engine", "coding-note"));
+}
+
+TEST_F(WorkspaceTest, SwitchingBackLoadsTheFirstWorkspaceAgain) {
+  const fs::path research = workspace_denying("research", "research-guard");
+  const fs::path coding = workspace_denying("coding", "coding-guard");
+  trust(research);
+  trust(coding);
+  Workspaces workspaces(hooks_, options());
+  workspaces.activate("research", research);
+  workspaces.activate("coding", coding);
+  EXPECT_EQ(emit_reason(), "denied by coding-guard");
+  workspaces.activate("research", research);
+  EXPECT_EQ(emit_reason(), "denied by research-guard");
+  EXPECT_EQ(hooks_.handler_count("tool_call"), 1u);
+  workspaces.deactivate();
+  EXPECT_EQ(workspaces.active_name(), "");
+  EXPECT_EQ(hooks_.handler_count("tool_call"), 0u);
+}
+
+TEST_F(WorkspaceTest, AFailedSwitchKeepsThePreviousWorkspaceActive) {
+  const fs::path research = workspace_denying("research", "research-guard");
+  const fs::path broken = root_ / "workspaces" / "broken";
+  write_file(broken / "config.json", R"({"unknown_key": 1})");
+  trust(research);
+  trust(broken);
+  Workspaces workspaces(hooks_, options());
+  workspaces.activate("research", research);
+  EXPECT_THROW(workspaces.activate("broken", broken), ConfigError);
+  EXPECT_EQ(workspaces.active_name(), "research");
+  EXPECT_EQ(emit_reason(), "denied by research-guard");
+}
+
+TEST_F(WorkspaceTest, AHookRunningDuringASwitchFinishesAndLaterEmitsSeeOnlyTheNewWorkspace) {
+  const fs::path slow = root_ / "workspaces" / "slow";
+  const fs::path started = root_ / "started";
+  const fs::path release = root_ / "release";
+  write_script(slow / "hooks" / "slow-guard",
+               "[ \"$1\" = hook ] && { echo tool_call; exit 0; }\n"
+               "echo started > '" + started.string() + "'\n"
+               "while [ ! -e '" + release.string() + "' ]; do sleep 0.01; done\n"
+               "echo '{\"decision\": \"deny\", \"reason\": \"slow says no\"}'\n");
+  const fs::path coding = workspace_denying("coding", "coding-guard");
+  trust(slow);
+  trust(coding);
+  Workspaces workspaces(hooks_, options());
+  workspaces.activate("slow", slow);
+  std::string during;
+  std::thread emitter([&] { during = emit_reason(); });
+  testing::wait_for_file(started);
+  workspaces.activate("coding", coding);  // the slow hook is still running
+  write_file(release, "go\n");
+  emitter.join();
+  EXPECT_EQ(during, "slow says no");
+  EXPECT_EQ(emit_reason(), "denied by coding-guard");
+}
+
+TEST_F(WorkspaceTest, AHandlerReadsTheActiveNameDuringASwitchWithoutWaiting) {
+  const fs::path research = workspace_denying("research", "research-guard");
+  trust(research);
+  Workspaces workspaces(hooks_, options());
+  std::vector<std::string> seen;
+  const Connection reader = hooks_.on<TurnEndEvent>([&](const TurnEndEvent&) { seen.push_back(workspaces.active_name()); });
+  hooks_.emit(TurnEndEvent{});
+  workspaces.activate("research", research);
+  hooks_.emit(TurnEndEvent{});
+  EXPECT_THAT(seen, ElementsAre("", "research"));
+}
+
+}  // namespace
+}  // namespace hookbus
