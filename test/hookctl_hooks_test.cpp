@@ -314,6 +314,17 @@ TEST_F(Hookctl, EmitLogsAHookFailureOnStderr) {
   EXPECT_THAT(r.stderr_text, HasSubstr("hookbus: error: hook 'crashy' failed on 'agent_start'"));
 }
 
+// Issue 10, point 8: a hook's stderr forged log lines and terminal state.
+TEST_F(Hookctl, AHooksStderrCannotForgeALogLineOrDriveTheTerminal) {
+  add_hook("forger", "agent_start", "printf 'oops\\n[hookbus] [info] all good\\033[2J\\n' >&2\nexit 1\n");
+  trust();
+  const ProcessResult r = hookctl({"emit", "agent_start"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stderr_text, HasSubstr("stderr: oops\\n[hookbus] [info] all good\\x1b[2J"));
+  EXPECT_THAT(r.stderr_text, Not(HasSubstr("\x1b")));
+  EXPECT_THAT(r.stderr_text, Not(HasSubstr("\n[hookbus] [info] all good")));
+}
+
 TEST_F(Hookctl, QuietEmitLogsNothing) {
   add_hook("crashy", "agent_start", "exit 3\n");
   trust();

@@ -10,6 +10,8 @@
 #include <hookbus/log.hpp>
 #include <hookbus/tool_matcher.hpp>
 
+#include "support/logging.hpp"
+
 #include <boost/describe/enum_to_string.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/regex.hpp>
@@ -424,7 +426,7 @@ struct ToolStats::Counters {
     const ToolUsage usage = update(tool, [](ToolUsage& counts) { ++counts.calls; });
     // Logged outside the lock: a slow sink must not stall other tools' counting.
     if (log_every != 0 && usage.calls % log_every == 0)
-      logger()->info("tool_stats: {}: {} calls, {} ok, {} failed, {} ms in total", tool, usage.calls,
+      detail::log(spdlog::level::info, "tool_stats: {}: {} calls, {} ok, {} failed, {} ms in total", tool, usage.calls,
                      usage.successes, usage.failures, usage.total_duration.count());
   }
 

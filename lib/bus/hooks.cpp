@@ -11,6 +11,7 @@
 #include <hookbus/reducers.hpp>
 #include <hookbus/tool_matcher.hpp>
 
+#include "support/logging.hpp"
 #include "bus/event_list.hpp"
 #include "bus/kept_alive.hpp"
 #include "bus/registration.hpp"
@@ -152,7 +153,7 @@ struct BusState {
 
   // Logs a handler failure and tells the error listeners.
   void report(const HookError& error) {
-    logger()->error("hook '{}' failed on '{}': {}", error.handler, error.event, error.message);
+    detail::log(spdlog::level::err, "hook '{}' failed on '{}': {}", error.handler, error.event, error.message);
     if (error_listeners.load(std::memory_order_relaxed) == 0) return;
     HookError copy = error;
     errors.signal(copy);
@@ -249,7 +250,7 @@ struct ObserverSlot {
       const std::string message = describe_exception(std::current_exception());
       // An error listener's own failure is logged, never re-reported: no loops.
       if constexpr (std::is_same_v<Arg, const HookError>)
-        logger()->error("error listener '{}' failed: {}", identity->label(), message);
+        detail::log(spdlog::level::err, "error listener '{}' failed: {}", identity->label(), message);
       else
         identity->bus().report(identity->error(identity->label(), message));
     }

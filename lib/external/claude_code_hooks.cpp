@@ -7,6 +7,7 @@
 #include <hookbus/log.hpp>
 #include <hookbus/names.hpp>
 
+#include "support/logging.hpp"
 #include "support/files.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -89,11 +90,11 @@ class Transcript {
     }
     const int fd = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0) {
-      logger()->warn("transcript {} not written: {}", file.string(), std::generic_category().message(errno));
+      detail::log(spdlog::level::warn, "transcript {} not written: {}", file.string(), std::generic_category().message(errno));
       return;
     }
     if (::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size()))
-      logger()->warn("transcript {} not fully written", file.string());
+      detail::log(spdlog::level::warn, "transcript {} not fully written", file.string());
     ::close(fd);
   }
 
@@ -249,7 +250,7 @@ class Group {
     if (!first_run_in_session(*hook, event)) return std::monostate{};
     if (background_runs.fetch_add(1) >= kMaxBackgroundRuns) {
       background_runs.fetch_sub(1);
-      logger()->warn("Claude Code async hook {} ({}) dropped on {}: {} background runs already", hook->command.label,
+      detail::log(spdlog::level::warn, "Claude Code async hook {} ({}) dropped on {}: {} background runs already", hook->command.label,
                      hook->command.source, hook->command.event, kMaxBackgroundRuns);
       return std::monostate{};
     }
@@ -257,10 +258,10 @@ class Group {
       try {
         const ProcessResult result = run(*hook, event, *shared);
         if (!result.succeeded() && result.exit_code != 2)
-          logger()->warn("Claude Code async hook {} ({}) failed: {}", hook->command.label, hook->command.source,
+          detail::log(spdlog::level::warn, "Claude Code async hook {} ({}) failed: {}", hook->command.label, hook->command.source,
                          result.status());
       } catch (const std::exception& error) {
-        logger()->warn("Claude Code async hook {} failed: {}", hook->command.label, error.what());
+        detail::log(spdlog::level::warn, "Claude Code async hook {} failed: {}", hook->command.label, error.what());
       }
       background_runs.fetch_sub(1);
       return ProcessResult{};

@@ -7,6 +7,7 @@
 #include <hookbus/log.hpp>
 #include <hookbus/names.hpp>
 
+#include "support/logging.hpp"
 #include "support/text.hpp"
 
 #include <boost/json/parse.hpp>
@@ -449,10 +450,10 @@ struct Outcome {
   // SubagentStart): what would be shown to the user is logged.
   template <class E>
   HookOutcome operator()(const E&) const {
-    if (exit_two) logger()->warn("Claude Code hook {} ({}) on {}: {}", hook.label, hook.source, hook.event,
+    if (exit_two) detail::log(spdlog::level::warn, "Claude Code hook {} ({}) on {}: {}", hook.label, hook.source, hook.event,
                                  exit_two_message(hook, run));
     else if (const auto c = common(); c && !c->system_messages.empty())
-      logger()->warn("Claude Code hook {} ({}) on {}: {}", hook.label, hook.source, hook.event, c->system_messages[0]);
+      detail::log(spdlog::level::warn, "Claude Code hook {} ({}) on {}: {}", hook.label, hook.source, hook.event, c->system_messages[0]);
     return std::monostate{};
   }
 };
@@ -482,7 +483,7 @@ HookOutcome claude_code_outcome(const ClaudeCodeCommand& hook, const HookEvent& 
   Outcome outcome{hook, run, tool_names, exit_two, exit_two ? Answer{} : read_answer(run)};
   if (!exit_two && !outcome.answer.object && !outcome.answer.text.empty() &&
       !std::holds_alternative<InputEvent>(event) && !std::holds_alternative<SessionStartEvent>(event))
-    logger()->debug("Claude Code hook {} ({}) printed text, which {} ignores: {}", hook.label, hook.source, hook.event,
+    detail::log(spdlog::level::debug, "Claude Code hook {} ({}) printed text, which {} ignores: {}", hook.label, hook.source, hook.event,
                     outcome.answer.text);
   return std::visit(outcome, event);
 }

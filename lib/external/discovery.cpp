@@ -5,6 +5,7 @@
 #include <hookbus/names.hpp>
 #include <hookbus/process.hpp>
 
+#include "support/logging.hpp"
 #include "external/file_safety.hpp"
 #include "external/query_cache.hpp"
 #include "support/text.hpp"
@@ -225,7 +226,7 @@ class Discovery {
   }
 
   void refuse(const HookDirectory& dir, const std::string& name, const fs::path& path, std::string reason) {
-    logger()->warn("external hook {} ({}) refused: {}", name.empty() ? "directory" : "'" + name + "'", path.string(),
+    detail::log(spdlog::level::warn, "external hook {} ({}) refused: {}", name.empty() ? "directory" : "'" + name + "'", path.string(),
                    reason);
     skip(dir, name, path, SkippedFile::Why::refused, std::move(reason));
   }

@@ -6,6 +6,7 @@
 #include <hookbus/names.hpp>
 #include <hookbus/reducers.hpp>
 
+#include "support/logging.hpp"
 #include "support/text.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -373,7 +374,7 @@ class Installer {
            .source = describe_location(entry.location)}));
       record.events.emplace_back(event_name(index));
     }
-    logger()->warn("{} (config: {})", reason, describe_location(entry.location));
+    detail::log(spdlog::level::warn, "{} (config: {})", reason, describe_location(entry.location));
     what_.refusing.push_back(std::move(record));
   }
 
@@ -392,7 +393,7 @@ class Installer {
   }
 
   void warn(std::string message) {
-    logger()->warn("{}", message);
+    detail::log(spdlog::level::warn, "{}", message);
     what_.warnings.push_back(std::move(message));
   }
 

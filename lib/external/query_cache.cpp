@@ -1,3 +1,4 @@
+#include "support/logging.hpp"
 #include "external/query_cache.hpp"
 
 #include "external/file_safety.hpp"
@@ -40,7 +41,7 @@ QueryCache::QueryCache(std::filesystem::path file) : file_(std::move(file)) {
     const auto text = read_regular_file_if_exists(file_, kMaxCacheSize);
     if (!text) return;
     if (auto why = unsafe_path_reason(file_)) {
-      logger()->warn("hook query cache {} ignored: {}", file_.string(), *why);
+      detail::log(spdlog::level::warn, "hook query cache {} ignored: {}", file_.string(), *why);
       return;
     }
     const json::value document = parse_json(*text, file_.string());
@@ -54,7 +55,7 @@ QueryCache::QueryCache(std::filesystem::path file) : file_(std::move(file)) {
     }
   } catch (const std::exception& error) {
     entries_.clear();
-    logger()->debug("hook query cache {} ignored: {}", file_.string(), error.what());
+    detail::log(spdlog::level::debug, "hook query cache {} ignored: {}", file_.string(), error.what());
   }
 }
 
@@ -85,7 +86,7 @@ void QueryCache::save() const {
   try {
     write_file_atomically(file_, json::serialize(json::object{{"version", 1}, {"hooks", std::move(hooks)}}) + "\n", 0600);
   } catch (const std::exception& error) {
-    logger()->warn("hook query cache not saved: {}", error.what());
+    detail::log(spdlog::level::warn, "hook query cache not saved: {}", error.what());
   }
 }
 

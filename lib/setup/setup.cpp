@@ -4,6 +4,7 @@
 #include <hookbus/log.hpp>
 #include <hookbus/setup.hpp>
 
+#include "support/logging.hpp"
 #include "setup/setup_steps.hpp"
 
 #include <fmt/format.h>
@@ -137,7 +138,7 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
                              project_files(locations, project_layers, all_configs), policy);
   const bool project_may_run = report.trust.project_may_run();
   if (!project_may_run && !report.trust.message.empty()) {
-    logger()->warn("{}", report.trust.message);
+    detail::log(spdlog::level::warn, "{}", report.trust.message);
     report.warnings.push_back(report.trust.message);
   }
   for (auto& read : project_layers) {

@@ -1,3 +1,4 @@
+#include "support/logging.hpp"
 #include "setup/setup_steps.hpp"
 
 #include <hookbus/log.hpp>
@@ -39,7 +40,7 @@ void load_layer_plugins(Hooks& hooks, Layer layer, const fs::path& directory, co
         installation.plugins.push_back(std::move(loaded));
       } catch (const PluginError& error) {
         plugin.reason = error.what();
-        logger()->warn("{}", plugin.reason);
+        detail::log(spdlog::level::warn, "{}", plugin.reason);
         installation.report.warnings.push_back(plugin.reason);
       }
     }

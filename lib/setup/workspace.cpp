@@ -3,6 +3,7 @@
 #include <hookbus/log.hpp>
 #include <hookbus/workspace.hpp>
 
+#include "support/logging.hpp"
 #include "setup/setup_steps.hpp"
 
 #include <fmt/format.h>
@@ -64,7 +65,7 @@ Installation load_workspace(Hooks& hooks, const fs::path& directory, const Works
   if (owned) report.trust.message.clear();
   const bool may_run = report.trust.project_may_run();
   if (!may_run && !report.trust.message.empty()) {
-    logger()->warn("{}", report.trust.message);
+    detail::log(spdlog::level::warn, "{}", report.trust.message);
     report.warnings.push_back(report.trust.message);
   }
   ConfigFileState state{Layer::project, config_file, ConfigFileState::State::absent, ""};

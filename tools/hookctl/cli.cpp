@@ -41,21 +41,6 @@ std::optional<std::string_view> Invocation::value(std::string_view option) const
   return found == options_.end() ? std::nullopt : std::optional(found->second);
 }
 
-std::string printable(std::string_view text) {
-  std::string shown;
-  shown.reserve(text.size());
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '\\') shown += "\\\\";
-    else if (c == '\n') shown += "\\n";
-    else if (c == '\r') shown += "\\r";
-    else if (c == '\t') shown += "\\t";
-    else if (byte < 0x20 || byte == 0x7f) shown += fmt::format("\\x{:02x}", byte);
-    else shown += c;
-  }
-  return shown;
-}
-
 namespace {
 
 namespace fs = std::filesystem;

@@ -16,6 +16,8 @@
 // and returns an exit code; it throws UsageError for bad input and lets
 // hookbus::ConfigError, hookbus::UnknownEventError escape (main maps them).
 
+#include <hookbus/log.hpp>
+
 #include <boost/json/value.hpp>
 
 #include <filesystem>
@@ -108,12 +110,8 @@ class Invocation {
 };
 
 // Text from outside hookctl (names, paths, a hook's output, reasons, library
-// error messages) as it is shown: backslashes doubled, tab, newline and
-// carriage return as \t \n \r, other ASCII control characters and DEL as
-// \xNN, so no text can move the cursor, change colours or forge a line.
-// hookctl's own until the library's hookbus::printable (log.hpp, which also
-// covers C1 controls and ill-formed UTF-8) lands and replaces it.
-std::string printable(std::string_view text);
+// error messages) is shown through the library's escaping.
+using hookbus::printable;
 
 // Runs hookctl: argv without the program name. Returns the exit code.
 int run_hookctl(const std::vector<Command>& commands, std::vector<std::string_view> args);
