@@ -314,6 +314,21 @@ TEST_F(Hookctl, EmitLogsAHookFailureOnStderr) {
   EXPECT_THAT(r.stderr_text, HasSubstr("hookbus: error: hook 'crashy' failed on 'agent_start'"));
 }
 
+TEST_F(Hookctl, EmitTakesPartialEventJsonWithTheCatalogueDefaultsForWhatIsLeftOut) {
+  use_example("block-rm-rf");
+  trust();
+  const ProcessResult r = hookctl({"emit", "tool_call", R"({"tool_name": "bash", "input": {"command": "rm -rf /"}})",
+                                   "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(boost::json::parse(r.stdout_text).at("result").at("decision"), "deny");
+}
+
+TEST_F(Hookctl, PartialEventJsonStillRejectsAFieldOfTheWrongType) {
+  const ProcessResult r = hookctl({"emit", "tool_call", R"({"tool_name": 7})"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, HasSubstr("tool_call.tool_name: expected string, got"));
+}
+
 // Issue 10, point 8: a hook's stderr forged log lines and terminal state.
 TEST_F(Hookctl, AHooksStderrCannotForgeALogLineOrDriveTheTerminal) {
   add_hook("forger", "agent_start", "printf 'oops\\n[hookbus] [info] all good\\033[2J\\n' >&2\nexit 1\n");

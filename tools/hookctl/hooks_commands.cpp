@@ -64,17 +64,34 @@ SetUp set_up(Hooks& hooks, const Invocation& invocation, ProjectTrustPolicy poli
   return bus;
 }
 
+// `given` over `defaults`: every key `given` lacks takes its default, in nested
+// objects too; what `given` has wins (arrays are taken whole).
+json::value with_defaults(const json::value& defaults, const json::value& given) {
+  if (!defaults.is_object() || !given.is_object()) return given;
+  json::object merged = defaults.as_object();
+  for (const auto& [key, value] : given.as_object()) {
+    const auto* fallback = merged.if_contains(key);
+    merged[key] = fallback != nullptr ? with_defaults(*fallback, value) : value;
+  }
+  return merged;
+}
+
 // The event NAME from JSON given as an argument, or read from stdin for "-";
-// no JSON is the empty object (every field at its default, where allowed).
+// no JSON is the empty object. A field the JSON leaves out takes the
+// catalogue's default (an empty string, zero, the first enum value), so a
+// command line needs only the fields that matter; the library's own reader
+// stays strict (json.hpp).
 HookEvent read_event(std::string_view name, std::optional<std::string_view> json_argument) {
   const std::size_t index = resolve_event(name);  // UnknownEventError: a usage error, listing the names
   try {
-    if (!json_argument) return event_from_json(index, json::object{});
-    if (*json_argument == "-") {
+    json::value given = json::object{};
+    if (json_argument && *json_argument == "-") {
       const std::string text(std::istreambuf_iterator<char>(std::cin), {});
-      return event_from_json(index, parse_json(text, "stdin"));
+      given = parse_json(text, "stdin");
+    } else if (json_argument) {
+      given = parse_json(*json_argument, "the JSON argument");
     }
-    return event_from_json(index, parse_json(*json_argument, "the JSON argument"));
+    return event_from_json(index, with_defaults(to_json(make_event(index)), given));
   } catch (const JsonError& error) {
     throw UsageError(printable(error.what()));
   }
