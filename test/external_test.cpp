@@ -88,7 +88,9 @@ class LogCapture {
 
 // ================================================================ discovery
 
-class Discovery : public ::testing::Test {
+// Every discovery and external-hook test also checks that its runs left no
+// file descriptor and no child process behind (NothingLeftBehind).
+class Discovery : public testing::NothingLeftBehind {
  protected:
   fs::path project_hooks() const { return project_.path() / ".hookbus" / "hooks"; }
   fs::path user_hooks() const { return user_.path() / "hookbus" / "hooks"; }
@@ -474,9 +476,10 @@ TEST(DefaultHookDirectories, FallBackToDotConfigInHomeWithoutXdgConfigHome) {
 
 // ====================================================== execution protocol
 
-class ExternalHooks : public ::testing::Test {
+class ExternalHooks : public testing::NothingLeftBehind {
  protected:
   void SetUp() override {
+    NothingLeftBehind::SetUp();
     config_.project_dir = project_.path();
     listener_ = hooks_.on_error([this](const HookError& e) {
       const std::lock_guard lock(errors_mutex_);
