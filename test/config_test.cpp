@@ -147,6 +147,16 @@ TEST_F(ConfigTest, DuplicateKeyInsideAnArrayElementNamesTheElement) {
             "builtins.tool_policy.deny[1].tool: duplicate key; each key may appear once");
 }
 
+TEST_F(ConfigTest, ANumberBeyondADoublesRangeIsAnErrorNamingItsPath) {
+  EXPECT_EQ(load_error(R"({"hooks": {"guard": {"timeout_ms": 1e400}}})"),
+            "hooks.guard.timeout_ms: number out of range: 1e400 is beyond a double's range (about ±1.8e308)");
+}
+
+TEST_F(ConfigTest, NestingDeeperThanSixtyFourLevelsIsAnError) {
+  EXPECT_THAT(load_error("{\"a\": " + std::string(100, '[') + std::string(100, ']') + "}"),
+              HasSubstr("nested more than 64 levels deep"));
+}
+
 TEST_F(ConfigTest, DocumentMustBeAnObject) { EXPECT_EQ(load_error("[]"), "expected object, got array"); }
 
 TEST_F(ConfigTest, UnknownTopLevelKeyIsAnErrorListingTheKnownOnes) {

@@ -647,6 +647,52 @@ TEST_F(ExternalHooks, ExitCodeTwoWithoutStderrBlocksWithAReasonNamingTheHook) {
   EXPECT_THAT(hooks_.emit(tool_call()).reason, HasSubstr("'guard'"));
 }
 
+// Issue 10, point 1: the reason was the stderr bytes as they were, and the
+// result's JSON was not UTF-8.
+TEST_F(ExternalHooks, ExitCodeTwoWithIllFormedUtf8OnStderrBlocksWithAValidUtf8Reason) {
+  write_hook(hook("guard"), "tool_call", "printf 'reason \\377\\376 here\\n' >&2; exit 2\n");
+  install();
+  const ToolCallResult outcome = hooks_.emit(tool_call());
+  EXPECT_EQ(outcome.decision, Decision::deny);
+  EXPECT_EQ(outcome.reason, "reason \xEF\xBF\xBD\xEF\xBF\xBD here");
+  const std::string written = write_json(to_json(outcome));
+  EXPECT_EQ(parse_json(written, "result").at("reason"), "reason \xEF\xBF\xBD\xEF\xBF\xBD here");
+}
+
+TEST_F(ExternalHooks, AFailClosedReasonFromIllFormedStderrIsValidUtf8) {
+  config_.hooks["guard"] = HookSettings{.failure = FailurePolicy::fail_closed};
+  write_hook(hook("guard"), "tool_call", "printf 'policy \\377 missing\\n' >&2; exit 1\n");
+  install();
+  const ToolCallResult outcome = hooks_.emit(tool_call());
+  EXPECT_EQ(outcome.decision, Decision::deny);
+  EXPECT_THAT(outcome.reason, HasSubstr("policy \xEF\xBF\xBD missing"));
+  EXPECT_NO_THROW(parse_json(write_json(to_json(outcome)), "result"));
+}
+
+// Issue 10, point 2: the answer's number became -Infinity in what hookctl printed.
+TEST_F(ExternalHooks, AnAnswerWithANumberBeyondADoublesRangeIsAFailureNamingItsPath) {
+  write_hook(hook("huge"), "tool_call", "echo '{\"input\":{\"n\":-1e999}}'\n");
+  install();
+  const ToolCallResult outcome = hooks_.emit(tool_call());
+  EXPECT_EQ(outcome.input, std::nullopt);
+  EXPECT_THAT(only_error_message(),
+              AllOf(HasSubstr(hook("huge").string()), HasSubstr("input.n: number out of range: -1e999")));
+}
+
+TEST_F(ExternalHooks, AnAnswerWithADuplicateKeyIsAFailureNamingIt) {
+  write_hook(hook("twice"), "tool_call", "echo '{\"decision\":\"deny\",\"decision\":\"allow\"}'\n");
+  install();
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
+  EXPECT_THAT(only_error_message(), HasSubstr("decision: duplicate key"));
+}
+
+TEST_F(ExternalHooks, AnAnswerNestedTooDeeplyIsAFailureNotACrash) {
+  write_hook(hook("deep"), "tool_call", "head -c 100000 /dev/zero | tr '\\0' '['\n");
+  install();
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
+  EXPECT_THAT(only_error_message(), HasSubstr("nested more than 64 levels deep"));
+}
+
 TEST_F(ExternalHooks, ExitCodeTwoCancelsACancellableEvent) {
   write_hook(hook("keep"), "session_before_compact", "echo 'not now' >&2; exit 2\n");
   install();

@@ -3,6 +3,7 @@
 // examples/hooks/, run the way a hook author would debug them.
 #include "script_fixture.hpp"
 
+#include <hookbus/json.hpp>
 #include <hookbus/process.hpp>
 
 #include <boost/json/parse.hpp>
@@ -290,6 +291,49 @@ TEST_F(Hookctl, EmitWithInvalidJsonExitsTwoWithTheError) {
   const ProcessResult r = hookctl({"emit", "tool_call", "{\"tool_name\": "});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.stderr_text, HasSubstr("invalid JSON"));
+}
+
+// Issue 10, point 1: emit printed the hook's stderr bytes into its JSON, which
+// Python's json.load and hookbus's parse_json rejected.
+TEST_F(Hookctl, EmitOfAHookRefusingWithIllFormedUtf8PrintsValidUtf8Json) {
+  add_hook("guard", "tool_call", "printf 'reason \\377\\376 here\\n' >&2; exit 2\n");
+  trust();
+  const ProcessResult r = hookctl({"emit", "tool_call", kCall, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(parse_json(r.stdout_text, "hookctl").at("result").at("reason"), "reason \xEF\xBF\xBD\xEF\xBF\xBD here");
+  const ProcessResult python = run_process(
+      {.program = "/usr/bin/python3",
+       .arguments = {"-c", "import json, sys; print(json.load(sys.stdin)['result']['reason'])"},
+       .input = r.stdout_text});
+  EXPECT_EQ(python.exit_code, 0) << python.stderr_text;
+  EXPECT_EQ(python.stdout_text, "reason \xEF\xBF\xBD\xEF\xBF\xBD here\n");
+}
+
+// Issue 10, point 2: the hook was sent "x":Infinity.
+TEST_F(Hookctl, EmitOfANumberBeyondADoublesRangeIsAnInputErrorNamingItsPath) {
+  const ProcessResult r =
+      hookctl({"emit", "tool_call", R"({"tool_call_id":"c1","tool_name":"bash","input":{"x":1e400}})"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, HasSubstr("the JSON argument: invalid JSON at line 1, column 59 (offset 58): input.x: "
+                                       "number out of range: 1e400 is beyond a double's range"));
+  EXPECT_THAT(r.stdout_text, Not(HasSubstr("Infinity")));
+}
+
+// Issue 10, point 2: hookctl printed -Infinity.
+TEST_F(Hookctl, EmitOfAHookAnsweringANumberBeyondADoublesRangePrintsNoInfinity) {
+  add_hook("huge", "tool_call", "echo '{\"input\":{\"n\":-1e999}}'\n");
+  trust();
+  const ProcessResult r = hookctl({"emit", "tool_call", kCall, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, Not(HasSubstr("Infinity")));
+  EXPECT_NO_THROW(parse_json(r.stdout_text, "hookctl"));
+  EXPECT_THAT(r.stderr_text, HasSubstr("input.n: number out of range: -1e999"));
+}
+
+TEST_F(Hookctl, EmitOfMoreThan64MiBOnStdinIsAnInputError) {
+  const ProcessResult r = hookctl({"emit", "tool_call", "-"}, std::string((64 << 20) + 1, ' '));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, HasSubstr("stdin: more than 67108864 bytes"));
 }
 
 TEST_F(Hookctl, EmitWithAnUnknownEventExitsTwoListingTheNames) {

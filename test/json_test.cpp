@@ -3,16 +3,23 @@
 // the wire shape, the lenient/strict reading rules, and one test per error.
 
 #include "catalogue/json_detail.hpp"
+#include "catalogue/json_text.hpp"
+#include "support/utf8.hpp"
 
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>
 
-#include <boost/json/serialize.hpp>
 #include <boost/mp11/algorithm.hpp>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <random>
 
@@ -75,13 +82,21 @@ class RandomValues {
     return text;
   }
 
+  // Any finite double, from its bits: subnormals, huge and tiny exponents, negative zero.
+  double finite_double() {
+    for (;;) {
+      const double value = std::bit_cast<double>(std::uniform_int_distribution<std::uint64_t>()(engine_));
+      if (std::isfinite(value)) return value;
+    }
+  }
+
   json::value json_value(int depth) {
     switch (below(depth < 2 ? 8 : 6)) {
       case 0: return nullptr;
       case 1: return chance();
       case 2: return integer<std::int64_t>();
       case 3: return integer<std::uint64_t>();
-      case 4: return static_cast<double>(integer<std::int32_t>()) / 8;  // exact in binary and in decimal
+      case 4: return chance() ? static_cast<double>(integer<std::int32_t>()) / 8 : finite_double();
       case 5: return json::string(text());
       case 6: return array(depth + 1);
       default: return object(depth + 1);
@@ -140,7 +155,7 @@ std::uint64_t seed_for() {
   return std::hash<std::string>{}(type_display_name<T>());
 }
 
-json::value through_text(const json::value& value) { return parse_json(json::serialize(value), "round trip"); }
+json::value through_text(const json::value& value) { return parse_json(write_json(value), "round trip"); }
 
 // Test names are the C++ type names (ToolCallEvent): wire names hold ':'.
 struct TypeNames {
@@ -162,7 +177,7 @@ TYPED_TEST(EventRoundTrip, RandomValuesSurviveToJsonTextAndBack) {
   for (int i = 0; i < values_per_type; ++i) {
     const auto event = random.template make<TypeParam>();
     const json::value written = to_json(event);
-    ASSERT_TRUE(from_json<TypeParam>(through_text(written)) == event) << json::serialize(written);
+    ASSERT_TRUE(from_json<TypeParam>(through_text(written)) == event) << write_json(written);
   }
 }
 
@@ -171,7 +186,7 @@ TYPED_TEST(EventRoundTrip, RandomValuesSurviveAsHookEventPickedByType) {
   for (int i = 0; i < values_per_type; ++i) {
     const HookEvent event = random.template make<TypeParam>();
     const json::value written = to_json(event);
-    ASSERT_TRUE(event_from_json(through_text(written)) == event) << json::serialize(written);
+    ASSERT_TRUE(event_from_json(through_text(written)) == event) << write_json(written);
   }
 }
 
@@ -196,7 +211,7 @@ TYPED_TEST(ResultRoundTrip, RandomValuesSurviveToJsonTextAndBack) {
   for (int i = 0; i < values_per_type; ++i) {
     const auto result = random.template make<TypeParam>();
     const json::value written = to_json(result);
-    ASSERT_TRUE(from_json<TypeParam>(through_text(written)) == result) << json::serialize(written);
+    ASSERT_TRUE(from_json<TypeParam>(through_text(written)) == result) << write_json(written);
   }
 }
 
@@ -206,7 +221,7 @@ TYPED_TEST(ResultRoundTrip, RandomValuesSurviveAsOutcomeOfTheirEvent) {
   for (int i = 0; i < values_per_type; ++i) {
     const HookOutcome outcome = random.template make<TypeParam>();
     const json::value written = to_json(outcome);
-    ASSERT_TRUE(outcome_from_json(event, through_text(written)) == outcome) << json::serialize(written);
+    ASSERT_TRUE(outcome_from_json(event, through_text(written)) == outcome) << write_json(written);
   }
 }
 
@@ -216,12 +231,12 @@ json::value parse(std::string_view text) { return parse_json(text, "test"); }
 
 TEST(JsonShape, EventsAreWrittenWithTypeFirst) {
   const ToolCallEvent call{.tool_call_id = "c1", .tool_name = "bash", .input = {{"command", "ls"}}};
-  EXPECT_THAT(json::serialize(to_json(HookEvent{call})), StartsWith(R"({"type":"tool_call","context":{)"));
+  EXPECT_THAT(write_json(to_json(HookEvent{call})), StartsWith(R"({"type":"tool_call","context":{)"));
   EXPECT_EQ(to_json(call), to_json(HookEvent{call}));
 }
 
 TEST(JsonShape, ContentPartsAreWrittenWithTypeFirst) {
-  EXPECT_EQ(json::serialize(to_json(ContentPart{ImagePart{.mime_type = "image/png", .data = "AAAA"}})),
+  EXPECT_EQ(write_json(to_json(ContentPart{ImagePart{.mime_type = "image/png", .data = "AAAA"}})),
             R"({"type":"image","mime_type":"image/png","data":"AAAA"})");
 }
 
@@ -398,16 +413,249 @@ TEST(JsonErrors, ValueTypePathStartsAtTheTypeName) {
             "Message.role: unknown value 'robot'; expected one of: system, user, assistant, tool");
 }
 
-TEST(JsonErrors, SyntaxErrorNamesSourceAndOffset) {
-  EXPECT_THAT(error_of([] { parse_json(R"({"a": tru})", "stdin"); }), StartsWith("stdin: invalid JSON at offset 6: "));
+TEST(JsonErrors, SyntaxErrorNamesSourceLineColumnAndOffset) {
+  EXPECT_EQ(error_of([] { parse_json("{\"a\": 1,\n \"b\": tru}", "stdin"); }),
+            "stdin: invalid JSON at line 2, column 7 (offset 15): syntax error");
 }
 
 TEST(JsonErrors, TrailingTextIsASyntaxError) {
-  EXPECT_THAT(error_of([] { parse_json("{} x", "hook.json"); }), StartsWith("hook.json: invalid JSON at offset 3: "));
+  EXPECT_EQ(error_of([] { parse_json("{} x", "hook.json"); }),
+            "hook.json: invalid JSON at line 1, column 4 (offset 3): extra data after the document");
 }
 
 TEST(JsonErrors, EmptyTextIsIncompleteJson) {
-  EXPECT_THAT(error_of([] { parse_json("", "stdin"); }), StartsWith("stdin: invalid JSON at offset 0: "));
+  EXPECT_EQ(error_of([] { parse_json("", "stdin"); }), "stdin: invalid JSON at line 1, column 1 (offset 0): incomplete JSON");
+}
+
+
+// ------------------------------------------------------ reading numbers
+
+// What strtod makes of the text: the correctly rounded double.
+double strtod_of(const std::string& text) { return std::strtod(text.c_str(), nullptr); }
+
+// The double parse_json reads from text (a bare number as the whole document).
+double parsed_double(const std::string& text) {
+  const json::value value = parse(text);
+  EXPECT_TRUE(value.is_double()) << text;
+  return value.is_double() ? value.get_double() : 0;
+}
+
+bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
+
+std::string printf_17g(double value) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  return text;
+}
+
+std::string shortest(double value) {
+  char text[40];
+  return std::string(text, std::to_chars(text, text + sizeof text, value).ptr);
+}
+
+TEST(JsonNumbers, Issue10Point3ParsesTheIssuesNumberCorrectlyRounded) {
+  EXPECT_TRUE(same_bits(parsed_double("1.0555555555555555E43"), strtod_of("1.0555555555555555E43")));
+  EXPECT_EQ(shortest(parsed_double("1.0555555555555555E43")), "1.0555555555555555e+43");
+}
+
+TEST(JsonNumbers, RandomDoublesReadAsStrtodReadsThem) {
+  std::mt19937_64 engine(10);
+  for (int i = 0; i < 20000; ++i) {
+    const double value = std::bit_cast<double>(engine());
+    if (!std::isfinite(value)) continue;
+    for (const std::string& text : {printf_17g(value), shortest(value)}) {
+      // A whole number without '.' or exponent reads as an integer when it fits one.
+      const std::string as_double = text.find_first_of(".eE") == std::string::npos ? text + ".0" : text;
+      ASSERT_TRUE(same_bits(parsed_double(as_double), strtod_of(as_double))) << as_double;
+      ASSERT_TRUE(same_bits(parsed_double(as_double), value)) << as_double;
+    }
+  }
+}
+
+TEST(JsonNumbers, RandomDecimalTextReadsAsStrtodReadsIt) {
+  // Up to 25 digits and any exponent: many of these fall between two doubles.
+  std::mt19937_64 engine(11);
+  for (int i = 0; i < 20000; ++i) {
+    std::string digits;
+    for (std::uint64_t n = 1 + engine() % 24; n > 0; --n) digits += static_cast<char>('0' + engine() % 10);
+    const std::string text = fmt::format("{}{}.{}e{}", engine() % 2 ? "-" : "", 1 + engine() % 9, digits,
+                                         static_cast<int>(engine() % 600) - 300);
+    ASSERT_TRUE(same_bits(parsed_double(text), strtod_of(text))) << text;
+  }
+}
+
+TEST(JsonNumbers, EdgeDoublesReadAsStrtodReadsThem) {
+  for (const std::string text : {"4.9406564584124654e-324",   // the smallest subnormal
+                                 "2.4703282292062328e-324",   // just above half of it: rounds up
+                                 "2.2250738585072009e-308",   // the largest subnormal
+                                 "2.2250738585072011e-308",   // between it and the smallest normal
+                                 "2.2250738585072014e-308",   // the smallest normal
+                                 "1.7976931348623157e308",    // the largest double
+                                 "1.7976931348623158e308",    // rounds down to it
+                                 "9007199254740991.0", "9007199254740992.0", "9007199254740993.0",  // 2^53 - 1, 2^53, 2^53 + 1
+                                 "9007199254740995.0",                                             // a tie: to even
+                                 "1.00000000000000011102230246251565404236316680908203125",        // 1 + 2^-53: a tie, to 1
+                                 "1.00000000000000011102230246251565404236316680908203126",        // just above: the next double
+                                 "0.1", "-0.0", "0e0", "1E+2", "123456789012345678901234567890"}) {
+    EXPECT_TRUE(same_bits(parsed_double(text), strtod_of(text))) << text;
+  }
+  EXPECT_TRUE(std::signbit(parsed_double("-0.0")));
+}
+
+TEST(JsonNumbers, IntegersBeyond64BitsReadAsTheNearestDouble) {
+  EXPECT_TRUE(same_bits(parsed_double("18446744073709551616"), 18446744073709551616.0));
+  EXPECT_TRUE(same_bits(parsed_double("-9223372036854775809"), strtod_of("-9223372036854775809")));
+  EXPECT_EQ(parse("18446744073709551615"), json::value(std::uint64_t{18446744073709551615u}));
+  EXPECT_EQ(parse("-9223372036854775808"), json::value(std::numeric_limits<std::int64_t>::min()));
+}
+
+TEST(JsonNumbers, Issue10Point2ANumberBeyondADoublesRangeIsAnErrorNamingItsPath) {
+  EXPECT_EQ(error_of([] { parse_json(R"({"input": {"x": 1e400}})", "stdin"); }),
+            "stdin: invalid JSON at line 1, column 22 (offset 21): input.x: number out of range: "
+            "1e400 is beyond a double's range (about ±1.8e308)");
+  EXPECT_THAT(error_of([] { parse_json(R"({"input": {"n": [0, -1e999]}})", "stdout"); }),
+              HasSubstr("input.n[1]: number out of range: -1e999 is beyond"));
+  EXPECT_THAT(error_of([] { parse_json("1.7976931348623159e308", "stdin"); }), HasSubstr("number out of range"));
+}
+
+TEST(JsonNumbers, AnExponentBeyondAnyDoublesIsOutOfRange) {
+  EXPECT_THAT(error_of([] { parse_json(R"({"x": 1e99999999999})", "stdin"); }),
+              HasSubstr("x: number out of range: its exponent is beyond any double's"));
+}
+
+TEST(JsonNumbers, ANumberBelowTheSmallestSubnormalReadsAsAZeroOfItsSign) {
+  EXPECT_TRUE(same_bits(parsed_double("1e-400"), 0.0));
+  EXPECT_TRUE(same_bits(parsed_double("-1e-400"), -0.0));
+  EXPECT_TRUE(same_bits(parsed_double("2.4e-324"), 0.0));
+}
+
+// ------------------------------------------------------ reading, strictly
+
+TEST(JsonStrictness, ADuplicateKeyIsAnErrorNamingIt) {
+  EXPECT_EQ(error_of([] { parse_json(R"({"input": [{"a": 1, "a": 2}]})", "stdout"); }),
+            "stdout: invalid JSON at line 1, column 23 (offset 22): input[0].a: duplicate key; each key may appear once");
+}
+
+TEST(JsonStrictness, AnOddKeyIsQuotedInThePath) {
+  EXPECT_THAT(error_of([] { parse_json(R"({"a b": {"c": 1, "c": 1}})", "stdout"); }), HasSubstr(R"(["a b"].c: duplicate key)"));
+}
+
+std::string nested_arrays(std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+TEST(JsonStrictness, SixtyFourLevelsOfNestingAreRead) {
+  EXPECT_NO_THROW(parse(nested_arrays(detail::max_json_depth)));
+}
+
+TEST(JsonStrictness, DeeperNestingIsAnErrorNotACrash) {
+  EXPECT_THAT(error_of([] { parse_json(nested_arrays(65), "stdout"); }),
+              HasSubstr("nested more than 64 levels deep (arrays and objects)"));
+  EXPECT_THAT(error_of([] { parse_json(std::string(1'000'000, '['), "stdout"); }), HasSubstr("nested more than 64"));
+}
+
+TEST(JsonStrictness, IllFormedUtf8InAStringIsAnError) {
+  EXPECT_EQ(error_of([] { parse_json("{\"a\": \"x\xff\"}", "stdout"); }),
+            "stdout: invalid JSON at line 1, column 9 (offset 8): invalid UTF-8 in a string");
+}
+
+TEST(JsonStrictness, CommentsAndTrailingCommasAreErrors) {
+  EXPECT_THAT(error_of([] { parse_json("{\"a\": 1 /* no */}", "stdin"); }), HasSubstr("syntax error"));
+  EXPECT_THAT(error_of([] { parse_json("[1,]", "stdin"); }), HasSubstr("syntax error"));
+}
+
+// ---------------------------------------------------------------- writing
+
+// The significant digits of a number's text: without sign, point, exponent, leading and trailing zeros.
+std::size_t significant_digits(const std::string& text) {
+  std::string digits;
+  for (char c : text.substr(0, text.find('e')))
+    if (c >= '0' && c <= '9') digits += c;
+  const auto first = digits.find_first_not_of('0');
+  if (first == std::string::npos) return 1;
+  return digits.find_last_not_of('0') - first + 1;
+}
+
+// The fewest significant digits printf needs for text that strtod reads back as `value`.
+std::size_t fewest_digits_that_read_back(double value) {
+  for (int precision = 0;; ++precision) {
+    char text[40];
+    std::snprintf(text, sizeof text, "%.*e", precision, value);
+    if (same_bits(strtod_of(text), value)) return static_cast<std::size_t>(precision) + 1;
+  }
+}
+
+TEST(JsonWriting, DoublesAreWrittenInTheirShortestFormThatReadsBackExactly) {
+  std::mt19937_64 engine(12);
+  for (int i = 0; i < 20000; ++i) {
+    const double value = std::bit_cast<double>(engine());
+    if (!std::isfinite(value)) continue;
+    const std::string text = write_json(value);
+    ASSERT_TRUE(same_bits(strtod_of(text), value)) << text;
+    ASSERT_TRUE(same_bits(parsed_double(text), value)) << text;
+    ASSERT_EQ(significant_digits(text), fewest_digits_that_read_back(value)) << text;
+  }
+  EXPECT_EQ(write_json(0.1), "0.1");
+  EXPECT_EQ(write_json(1.0555555555555555e43), "1.0555555555555555e+43");
+  EXPECT_EQ(write_json(5e-324), "5e-324");
+}
+
+TEST(JsonWriting, AWholeDoubleKeepsAPointSoItReadsBackAsADouble) {
+  EXPECT_EQ(write_json(1.0), "1.0");
+  EXPECT_EQ(write_json(-0.0), "-0.0");
+  EXPECT_EQ(write_json(1e22), "1e+22");
+  EXPECT_TRUE(std::signbit(parsed_double(write_json(-0.0))));
+  EXPECT_EQ(write_json(json::value(std::int64_t{-7})), "-7");
+  EXPECT_EQ(write_json(json::value(std::numeric_limits<std::uint64_t>::max())), "18446744073709551615");
+}
+
+TEST(JsonWriting, ANonFiniteDoubleIsRefusedNamingItsPath) {
+  const json::value infinite = {{"input", {{"x", std::numeric_limits<double>::infinity()}}}};
+  EXPECT_EQ(error_of([&] { write_json(infinite); }), "input.x: cannot write the number inf: JSON has no infinity or NaN");
+  const json::value nan = json::array{1, std::numeric_limits<double>::quiet_NaN()};
+  EXPECT_EQ(error_of([&] { write_json(nan); }), "[1]: cannot write the number nan: JSON has no infinity or NaN");
+}
+
+TEST(JsonWriting, AnEventWithANonFiniteNumberFromCxxIsRefusedWhenWritten) {
+  const ToolCallEvent call{.tool_call_id = "c1", .tool_name = "bash", .input = {{"x", -HUGE_VAL}}};
+  EXPECT_EQ(error_of([&] { write_json(to_json(call)); }), "input.x: cannot write the number -inf: JSON has no infinity or NaN");
+}
+
+TEST(JsonWriting, IllFormedUtf8BecomesTheReplacementCharacter) {
+  EXPECT_EQ(write_json(json::string("reason \xff\xfe here")), "\"reason \xEF\xBF\xBD\xEF\xBF\xBD here\"");
+  EXPECT_EQ(write_json(json::object{{"k\xc3", "v"}}), "{\"k\xEF\xBF\xBD\":\"v\"}");
+}
+
+TEST(JsonWriting, EachMaximalIllFormedSubpartIsOneReplacementCharacter) {
+  // As Python's bytes.decode("utf-8", "replace") and WHATWG decoders do.
+  const auto written = [](std::string_view bytes) { return write_json(json::string(bytes)); };
+  const std::string fffd = "\xEF\xBF\xBD";
+  EXPECT_EQ(written("\xE2\x82"), '"' + fffd + '"');                                // a cut euro sign
+  EXPECT_EQ(written("\xE2\x82" "A"), '"' + fffd + "A\"");
+  EXPECT_EQ(written("\xED\xA0\x80"), '"' + fffd + fffd + fffd + '"');               // a surrogate
+  EXPECT_EQ(written("\xC0\xAF"), '"' + fffd + fffd + '"');                          // an overlong '/'
+  EXPECT_EQ(written("\xF4\x90\x80\x80"), '"' + fffd + fffd + fffd + fffd + '"');    // above U+10FFFF
+  EXPECT_EQ(written("\xF0\x9F\x8E"), '"' + fffd + '"');                             // a cut emoji
+  EXPECT_EQ(written("\x80"), '"' + fffd + '"');
+}
+
+TEST(JsonWriting, WellFormedTextIsWrittenAsItIsAndControlsEscaped) {
+  EXPECT_EQ(write_json(json::string("é日本🎉\xF4\x8F\xBF\xBF")), "\"é日本🎉\xF4\x8F\xBF\xBF\"");
+  EXPECT_EQ(write_json(json::string("\"\\\n\t\x01\x7f/")), R"("\"\\\n\t\u0001)" "\x7f" R"(/")");
+}
+
+TEST(JsonWriting, AnyBytesAreWrittenAsValidUtf8ThatReadsBack) {
+  std::mt19937_64 engine(13);
+  for (int i = 0; i < 5000; ++i) {
+    std::string bytes(engine() % 24, '\0');
+    for (char& c : bytes) c = static_cast<char>(engine() % 256);
+    const std::string text = write_json(json::string(bytes));
+    ASSERT_TRUE(detail::is_valid_utf8(text));
+    ASSERT_EQ(parse(text), json::value(detail::valid_utf8(bytes)));
+  }
+}
+
+TEST(JsonWriting, TheIndentedLayoutHasTwoSpacesALevel) {
+  EXPECT_EQ(write_json(json::value{{"a", json::array{1, json::object{}}}, {"b", json::array{}}}, JsonLayout::indented),
+            "{\n  \"a\": [\n    1,\n    {}\n  ],\n  \"b\": []\n}");
 }
 
 }  // namespace

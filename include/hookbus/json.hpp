@@ -68,8 +68,32 @@ boost::json::value to_json(const HookOutcome& outcome);
 // no change). Observe-only events give monostate and ignore the JSON.
 HookOutcome outcome_from_json(std::size_t event_index, const boost::json::value& json);
 
-// Parses text, turning a syntax error into a JsonError with the given source
-// name and the byte offset ("stdin: invalid JSON at offset 12: ...").
+// Parses one strict JSON document (RFC 8259: no comments, no trailing commas,
+// nothing after it, strings in valid UTF-8) as hookbus reads every text from
+// outside (hook answers, stdin, config, settings):
+//   - numbers with a fraction or an exponent are the correctly rounded double
+//     (the one strtod gives); integers are int64 or uint64, larger ones doubles;
+//   - a number beyond a double's range (1e400) is an error; one below its
+//     smallest subnormal (1e-400) reads as a zero of its sign;
+//   - a key twice in one object is an error (not "the last one wins");
+//   - arrays and objects nest at most 64 levels.
+// Errors are a JsonError naming the source, line, column and byte offset, and
+// the path where a value is at fault: "stdout: invalid JSON at line 1, column
+// 17 (offset 16): input.n: number out of range: -1e999 is beyond a double's
+// range (about ±1.8e308)".
 boost::json::value parse_json(std::string_view text, std::string_view source);
+
+// How write_json lays the text out: one line, or two spaces per level.
+enum class JsonLayout { compact, indented };
+
+// JSON text as hookbus writes it everywhere (hook payloads, hookctl, files):
+//   - always valid UTF-8: in strings and keys, every ill-formed sequence (a
+//     hook's stderr, a file name in Latin-1) becomes U+FFFD, as Python's
+//     errors="replace" decodes it; control characters are escaped;
+//   - numbers in the shortest form that reads back exactly; a double always
+//     with a '.' or an exponent (1.0, 1e+300), so it reads back as a double;
+//   - never a non-finite number: JSON has none, so an infinite or NaN double
+//     (only C++ code can make one) throws JsonError naming its path.
+std::string write_json(const boost::json::value& json, JsonLayout layout = JsonLayout::compact);
 
 }  // namespace hookbus

@@ -105,8 +105,8 @@ struct ProcessResult {
   // "exit code 1", "killed by signal 9 (SIGKILL)", "timed out (killed after 120 ms)",
   // "cancelled (killed after 40 ms)", "cancelled before it started".
   [[nodiscard]] std::string status() const;
-  // The end of stderr, trimmed, at most about `max_bytes`, starting with "..." when cut:
-  // what an error message quotes.
+  // The end of stderr, trimmed, at most about `max_bytes`, starting with "..." when cut,
+  // in valid UTF-8 (ill-formed bytes replaced by U+FFFD): what an error message quotes.
   [[nodiscard]] std::string stderr_tail(std::size_t max_bytes = 500) const;
 };
 

@@ -7,13 +7,14 @@
 // whole text and `.` not matching a newline, as in ECMAScript, so an anchored
 // allow rule cannot be satisfied by one line of a multi-line command.
 #include <hookbus/builtins.hpp>
+#include <hookbus/json.hpp>
 #include <hookbus/log.hpp>
 #include <hookbus/tool_matcher.hpp>
 
 #include "support/logging.hpp"
+#include "support/utf8.hpp"
 
 #include <boost/describe/enum_to_string.hpp>
-#include <boost/json/serialize.hpp>
 #include <boost/regex.hpp>
 
 #include <fmt/format.h>
@@ -98,28 +99,18 @@ namespace {
 
 constexpr std::size_t audit_value_limit = 200;  // characters kept of each parameter value and error
 
-// Where the first `limit` characters (UTF-8 code points, never split) of text end.
-std::size_t end_of_chars(std::string_view text, std::size_t limit) {
-  std::size_t chars = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const bool continuation = (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80;
-    if (!continuation && chars++ == limit) return i;
-  }
-  return text.size();
-}
-
-// The first `limit` characters of text, and "…" if there were more.
+// The first `limit` characters (UTF-8 code points, never split) of text, and "…" if there were more.
 std::string cut_to_chars(std::string_view text, std::size_t limit) {
-  const std::size_t end = end_of_chars(text, limit);
-  return end == text.size() ? std::string(text) : std::string(text.substr(0, end)) + "…";
+  const std::string_view kept = detail::utf8_first_chars(text, limit);
+  return kept.size() == text.size() ? std::string(text) : std::string(kept) + "…";
 }
 
 // Strings are cut; arrays and objects are kept while short, else become their cut JSON text.
 boost::json::value cut_value(const boost::json::value& value) {
   if (value.is_string()) return boost::json::value(cut_to_chars(value.get_string(), audit_value_limit));
   if (value.is_array() || value.is_object()) {
-    const std::string text = boost::json::serialize(value);
-    if (end_of_chars(text, audit_value_limit) < text.size())
+    const std::string text = write_json(value);
+    if (detail::utf8_first_chars(text, audit_value_limit).size() < text.size())
       return boost::json::value(cut_to_chars(text, audit_value_limit));
   }
   return value;
@@ -186,7 +177,7 @@ struct AuditLog::Sink {
 
   // One line, one write() under the lock: lines never interleave, nothing is buffered.
   void append(const boost::json::object& record) {
-    std::string line = boost::json::serialize(record);
+    std::string line = write_json(record);
     line += '\n';
     std::lock_guard lock(mutex);
     for (std::string_view rest = line; !rest.empty();) {
@@ -253,7 +244,7 @@ struct ArgumentPattern {
       const auto& text = value->get_string();
       return boost::regex_search(text.begin(), text.end(), pattern);
     }
-    return boost::regex_search(boost::json::serialize(*value), pattern);
+    return boost::regex_search(write_json(*value), pattern);
   }
 };
 

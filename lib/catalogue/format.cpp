@@ -2,6 +2,7 @@
 // described members (see format.hpp for the shape).
 
 #include "catalogue/json_detail.hpp"
+#include "support/utf8.hpp"
 
 #include <hookbus/format.hpp>
 
@@ -14,15 +15,6 @@ namespace hookbus {
 namespace {
 
 using namespace reflect;
-
-// The longest prefix of `text` of at most `limit` bytes that does not split a
-// UTF-8 sequence.
-std::string_view utf8_prefix(std::string_view text, std::size_t limit) {
-  if (text.size() <= limit) return text;
-  std::size_t end = limit;
-  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-  return text.substr(0, end);
-}
 
 class LineWriter {
  public:
@@ -122,7 +114,7 @@ class LineWriter {
   }
 
   void quoted(std::string_view text) {
-    const std::string_view kept = utf8_prefix(text, limit_);
+    const std::string_view kept = detail::utf8_prefix(text, limit_);
     line_ += '"';
     for (char c : kept) escaped(c);
     line_ += '"';
@@ -144,7 +136,7 @@ class LineWriter {
   }
 
   void cut(std::string_view text) {
-    const std::string_view kept = utf8_prefix(text, limit_);
+    const std::string_view kept = detail::utf8_prefix(text, limit_);
     line_ += kept;
     more(text.size() - kept.size());
   }

@@ -4,12 +4,11 @@
 // std::optional) and unknown keys, and its errors do not say where.
 
 #include "catalogue/json_detail.hpp"
+#include "catalogue/json_text.hpp"
 
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>
 
-#include <boost/json/serialize.hpp>
-#include <boost/json/stream_parser.hpp>
 
 #include <fmt/format.h>
 
@@ -99,22 +98,8 @@ class Path {
 
 [[noreturn]] void fail(const Path& path, const std::string& message) { throw JsonError(path.str(), message); }
 
-std::string_view kind_name(const json::value& value) {
-  switch (value.kind()) {
-    case json::kind::null: return "null";
-    case json::kind::bool_: return "boolean";
-    case json::kind::int64:
-    case json::kind::uint64:
-    case json::kind::double_: return "number";
-    case json::kind::string: return "string";
-    case json::kind::array: return "array";
-    case json::kind::object: return "object";
-  }
-  return "unknown";
-}
-
 [[noreturn]] void fail_expected(const Path& path, std::string_view expected, const json::value& got) {
-  fail(path, fmt::format("expected {}, got {}", expected, kind_name(got)));
+  fail(path, fmt::format("expected {}, got {}", expected, detail::json_kind_name(got)));
 }
 
 template <class T>
@@ -125,9 +110,9 @@ const json::object& expect_object(const json::value& node, const Path& path) {
   return node.get_object();
 }
 
-// A number as the document's author would write it (1.5, not Boost's 1.5E0).
+// A number as an error message shows it (a double from C++ code may be infinite).
 std::string number_text(const json::value& node) {
-  return node.is_double() ? fmt::format("{}", node.get_double()) : json::serialize(node);
+  return node.is_double() ? fmt::format("{}", node.get_double()) : write_json(node);
 }
 
 template <Integer T>
@@ -332,16 +317,6 @@ HookOutcome outcome_from_json(std::size_t event_index, const boost::json::value&
     if constexpr (EventWithResult<E>) return from_json<result_t<E>>(document);
     else return std::monostate{};
   });
-}
-
-boost::json::value parse_json(std::string_view text, std::string_view source) {
-  json::stream_parser parser;
-  boost::system::error_code error;
-  const std::size_t consumed = parser.write(text.data(), text.size(), error);
-  if (!error) parser.finish(error);
-  if (error)
-    throw JsonError(std::string(source), fmt::format("invalid JSON at offset {}: {}", consumed, error.message()));
-  return parser.release();
 }
 
 namespace {

@@ -2,12 +2,11 @@
 // check Boost.JSON does not do, and the Config format itself.
 #include <hookbus/builtins.hpp>
 #include <hookbus/config.hpp>
+#include <hookbus/json.hpp>
 
+#include "catalogue/json_text.hpp"
 #include "support/files.hpp"
 
-#include <boost/json/basic_parser_impl.hpp>
-#include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
 
 #include <fmt/format.h>
 
@@ -17,44 +16,15 @@
 #include <cerrno>
 #include <cstdio>
 #include <memory>
-#include <set>
 #include <system_error>
 
 namespace hookbus {
-namespace {
-
-bool is_plain_identifier(std::string_view name) {
-  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
-  });
-}
-
-std::string kind_of(const boost::json::value& value) {
-  switch (value.kind()) {
-    case boost::json::kind::null: return "null";
-    case boost::json::kind::bool_: return "boolean";
-    case boost::json::kind::int64:
-    case boost::json::kind::uint64:
-    case boost::json::kind::double_: return "number";
-    case boost::json::kind::string: return "string";
-    case boost::json::kind::array: return "array";
-    case boost::json::kind::object: return "object";
-  }
-  return "unknown";
-}
-
-}  // namespace
 
 // ------------------------------------------------------- locations, errors
 
 ConfigLocation ConfigLocation::key(std::string_view name) const {
   ConfigLocation child = *this;
-  if (is_plain_identifier(name)) {
-    if (!child.path.empty()) child.path += '.';
-    child.path += name;
-  } else {
-    child.path += '[' + boost::json::serialize(boost::json::string_view(name.data(), name.size())) + ']';
-  }
+  detail::append_key_to_path(child.path, name);
   return child;
 }
 
@@ -80,7 +50,7 @@ ConfigError::ConfigError(const ConfigLocation& where, const std::string& what)
 // ------------------------------------------------------------ ConfigValue
 
 void ConfigValue::fail_expected(std::string_view expected) const {
-  throw ConfigError(where_, fmt::format("expected {}, got {}", expected, kind_of(*value_)));
+  throw ConfigError(where_, fmt::format("expected {}, got {}", expected, detail::json_kind_name(*value_)));
 }
 
 bool ConfigValue::as_bool() const {
@@ -111,7 +81,7 @@ std::int64_t ConfigValue::as_integer(std::int64_t min, std::int64_t max) const {
   } else if (!value_->is_double()) {
     fail_expected(expected);
   }
-  throw ConfigError(where_, fmt::format("expected {}, got {}", expected, boost::json::serialize(*value_)));
+  throw ConfigError(where_, fmt::format("expected {}, got {}", expected, write_json(*value_)));
 }
 
 std::filesystem::path ConfigValue::as_path() const {
@@ -166,109 +136,16 @@ std::vector<std::pair<std::string, ConfigValue>> ConfigObject::members() const {
 
 namespace {
 
-// A Boost.JSON parse handler that builds nothing and only remembers where the
-// first duplicate key is: Boost.JSON keeps the last of duplicate keys, which
-// would silently drop, say, the first of two "deny" lists.
-class DuplicateKeyFinder {
- public:
-  static constexpr std::size_t max_array_size = -1;
-  static constexpr std::size_t max_object_size = -1;
-  static constexpr std::size_t max_string_size = -1;
-  static constexpr std::size_t max_key_size = -1;
-
-  explicit DuplicateKeyFinder(ConfigLocation root) : root_(std::move(root)) {}
-
-  // Set once the parse stopped at a duplicate key.
-  const std::optional<ConfigLocation>& duplicate() const noexcept { return duplicate_; }
-
-  bool on_document_begin(boost::system::error_code&) { return true; }
-  bool on_document_end(boost::system::error_code&) { return true; }
-  bool on_array_begin(boost::system::error_code&) { return open(false); }
-  bool on_array_end(std::size_t, boost::system::error_code&) { return close(); }
-  bool on_object_begin(boost::system::error_code&) { return open(true); }
-  bool on_object_end(std::size_t, boost::system::error_code&) { return close(); }
-  bool on_string_part(boost::json::string_view, std::size_t, boost::system::error_code&) { return true; }
-  bool on_string(boost::json::string_view, std::size_t, boost::system::error_code&) { return value_done(); }
-  bool on_key_part(boost::json::string_view part, std::size_t, boost::system::error_code&) {
-    key_.append(part.data(), part.size());
-    return true;
-  }
-  bool on_key(boost::json::string_view last_part, std::size_t, boost::system::error_code& ec) {
-    key_.append(last_part.data(), last_part.size());
-    Frame& object = frames_.back();
-    if (!object.keys.insert(key_).second) {
-      duplicate_ = location_here().key(key_);
-      ec = std::make_error_code(std::errc::invalid_argument);
-      return false;
-    }
-    object.key = std::move(key_);
-    key_.clear();
-    return true;
-  }
-  bool on_number_part(boost::json::string_view, boost::system::error_code&) { return true; }
-  bool on_int64(std::int64_t, boost::json::string_view, boost::system::error_code&) { return value_done(); }
-  bool on_uint64(std::uint64_t, boost::json::string_view, boost::system::error_code&) { return value_done(); }
-  bool on_double(double, boost::json::string_view, boost::system::error_code&) { return value_done(); }
-  bool on_bool(bool, boost::system::error_code&) { return value_done(); }
-  bool on_null(boost::system::error_code&) { return value_done(); }
-  bool on_comment_part(boost::json::string_view, boost::system::error_code&) { return true; }
-  bool on_comment(boost::json::string_view, boost::system::error_code&) { return true; }
-
- private:
-  struct Frame {
-    bool is_object = false;
-    std::set<std::string> keys;  // objects: keys seen so far
-    std::string key;             // objects: the member being read
-    std::size_t index = 0;       // arrays: the element being read
-  };
-
-  bool open(bool is_object) {
-    frames_.push_back(Frame{.is_object = is_object});
-    return true;
-  }
-  bool close() {
-    frames_.pop_back();
-    return value_done();
-  }
-  bool value_done() {
-    if (!frames_.empty() && !frames_.back().is_object) ++frames_.back().index;
-    return true;
-  }
-  // The object or array being read: every enclosing frame but the innermost adds its member or element.
-  ConfigLocation location_here() const {
-    ConfigLocation where = root_;
-    for (std::size_t i = 0; i + 1 < frames_.size(); ++i)
-      where = frames_[i].is_object ? where.key(frames_[i].key) : where.element(frames_[i].index);
-    return where;
-  }
-
-  ConfigLocation root_;
-  std::vector<Frame> frames_;
-  std::string key_;
-  std::optional<ConfigLocation> duplicate_;
-};
-
-std::string line_and_column(std::string_view text, std::size_t offset) {
-  const std::string_view before = text.substr(0, offset);
-  const auto line = 1 + std::count(before.begin(), before.end(), '\n');
-  const auto line_start = before.rfind('\n');
-  const auto column = line_start == std::string_view::npos ? offset + 1 : offset - line_start;
-  return fmt::format("line {}, column {} (offset {})", line, column, offset);
-}
-
-// Strict JSON (no comments, no trailing commas), one document, no duplicate keys.
+// Strict JSON (json_text.hpp): one document, no duplicate keys, no number out of range.
 boost::json::value parse_config_text(std::string_view text, const ConfigLocation& root) {
-  boost::json::basic_parser<DuplicateKeyFinder> checker(boost::json::parse_options{}, root);
-  boost::system::error_code ec;
-  const std::size_t consumed = checker.write_some(false, text.data(), text.size(), ec);
-  if (const auto& duplicate = checker.handler().duplicate())
-    throw ConfigError(*duplicate, "duplicate key; each key may appear once");
-  if (ec)
-    throw ConfigError(root, fmt::format("invalid JSON at {}: {}", line_and_column(text, consumed), ec.message()));
-  if (consumed < text.size())
-    throw ConfigError(root, fmt::format("invalid JSON at {}: extra data after the document",
-                                        line_and_column(text, consumed)));
-  return boost::json::parse(text);
+  auto parsed = detail::parse_json_text(text);
+  if (auto* document = std::get_if<boost::json::value>(&parsed)) return std::move(*document);
+  const auto& problem = std::get<detail::JsonTextProblem>(parsed);
+  if (problem.path.empty())
+    throw ConfigError(root, fmt::format("invalid JSON at {}: {}", detail::line_and_column(text, problem.offset), problem.what));
+  ConfigLocation where = root;
+  for (const auto& step : problem.path) where = step.is_key ? where.key(step.key) : where.element(step.index);
+  throw ConfigError(where, problem.what);
 }
 
 std::string read_config_file(const std::filesystem::path& file, const ConfigLocation& where) {

@@ -10,7 +10,6 @@
 #include "support/logging.hpp"
 #include "support/files.hpp"
 
-#include <boost/json/serialize.hpp>
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -77,7 +76,7 @@ class Transcript {
       line["type"] = message.role == Role::system ? "system" : "user";
       line["message"] = json::object{{"role", message.role == Role::system ? "system" : "user"}, {"content", std::move(content)}};
     }
-    append(claude_code_transcript_path(directory_, event.context.session_id), json::serialize(line) + "\n");
+    append(claude_code_transcript_path(directory_, event.context.session_id), write_json(line) + "\n");
     parent = uuid;
   }
 
@@ -159,7 +158,7 @@ ProcessResult run(const Hook& hook, const HookEvent& event, const Shared& shared
                    .arguments = c.program.empty() ? std::vector<std::string>{"-c", c.command} : std::vector<std::string>{},
                    .extra_environment = std::move(environment),
                    .working_directory = project,
-                   .input = json::serialize(claude_code_payload(event, c.event, shared.options.tool_names, transcript, project)),
+                   .input = write_json(claude_code_payload(event, c.event, shared.options.tool_names, transcript, project)),
                    .timeout = c.timeout};
   try {
     return run_process(spec);

@@ -8,10 +8,10 @@
 #include <hookbus/names.hpp>
 
 #include "support/logging.hpp"
+#include "catalogue/json_text.hpp"
 #include "support/text.hpp"
+#include "support/utf8.hpp"
 
-#include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -59,9 +59,9 @@ std::string_view session_end_reason(SessionShutdownReason reason) {
 json::value tool_response(const std::vector<ContentPart>& content) {
   if (content.size() == 1)
     if (const auto* text = std::get_if<TextPart>(&content[0])) {
-      boost::system::error_code ec;
-      json::value parsed = json::parse(text->text, ec);
-      if (!ec && parsed.is_object()) return parsed;
+      auto parsed = detail::parse_json_text(text->text);
+      if (auto* document = std::get_if<json::value>(&parsed); document != nullptr && document->is_object())
+        return std::move(*document);
     }
   json::array parts;
   for (const auto& part : content) parts.push_back(to_json(part));
@@ -144,8 +144,8 @@ struct EventFields {
 
 [[noreturn]] void fail(const ClaudeCodeCommand& hook, const ProcessResult& run, std::string_view what) {
   const std::string tail = run.stderr_tail();
-  throw ExternalHookError(
-      fmt::format("{} ({}): {}{}{}", hook.label, hook.source, what, tail.empty() ? "" : "; stderr: ", tail));
+  throw ExternalHookError(detail::valid_utf8(
+      fmt::format("{} ({}): {}{}{}", hook.label, hook.source, what, tail.empty() ? "" : "; stderr: ", tail)));
 }
 
 // What a hook printed on exit 0: a JSON object (Claude Code's answer), plain text, or nothing.
@@ -165,7 +165,7 @@ Answer read_answer(const ProcessResult& run) {
       // Not JSON after all: Claude Code treats it as text too.
     }
   }
-  return {std::nullopt, std::string(out)};
+  return {std::nullopt, detail::valid_utf8(out)};  // text for the model: it enters results
 }
 
 // The answer's fields, each checked as it is read.
@@ -202,7 +202,7 @@ class Fields {
 
  private:
   [[noreturn]] void wrong(std::string_view key, std::string_view expected, const json::value& got) const {
-    fail_value(key, fmt::format("must be {}, got {}", expected, json::serialize(got)));
+    fail_value(key, fmt::format("must be {}, got {}", expected, write_json(got)));
   }
 
   const ClaudeCodeCommand& hook_;
@@ -269,7 +269,7 @@ void add(std::vector<std::string>& list, const std::string& text) {
 // Exit 2: stderr is the message, or a default naming the hook.
 std::string exit_two_message(const ClaudeCodeCommand& hook, const ProcessResult& run) {
   std::string message = run.stderr_tail(1000);
-  if (message.empty()) message = fmt::format("blocked by Claude Code hook '{}' (exit code 2)", hook.label);
+  if (message.empty()) message = detail::valid_utf8(fmt::format("blocked by Claude Code hook '{}' (exit code 2)", hook.label));
   return message;
 }
 
@@ -353,7 +353,7 @@ struct Outcome {
     if (c->specific) {
       if (const json::value* output = c->specific->raw("updatedMCPToolOutput"); output != nullptr && !output->is_null())
         result.content = output->is_string() ? std::vector<ContentPart>{TextPart{std::string(output->get_string())}}
-                                             : std::vector<ContentPart>{TextPart{json::serialize(*output)}};
+                                             : std::vector<ContentPart>{TextPart{write_json(*output)}};
     }
     return result;
   }

@@ -7,9 +7,10 @@
 #include <hookbus/reducers.hpp>
 
 #include "support/logging.hpp"
+#include "catalogue/json_text.hpp"
 #include "support/text.hpp"
+#include "support/utf8.hpp"
 
-#include <boost/json/serialize.hpp>
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -68,9 +69,12 @@ fs::path working_directory_for(const ExternalHook& hook, const EventContext& con
   return {};
 }
 
+// Messages and reasons are made valid UTF-8 here, where a hook's bytes (its
+// stderr, its file name) enter results and errors.
 [[noreturn]] void fail(const ExternalHook& hook, const ProcessResult& run, std::string_view what) {
   const std::string tail = run.stderr_tail();
-  throw ExternalHookError(fmt::format("{}: {}{}{}", hook.path.string(), what, tail.empty() ? "" : "; stderr: ", tail));
+  throw ExternalHookError(detail::valid_utf8(
+      fmt::format("{}: {}{}{}", hook.path.string(), what, tail.empty() ? "" : "; stderr: ", tail)));
 }
 
 // Exit code 2: the event's refusal, with stderr as the reason, where the event can refuse.
@@ -79,7 +83,7 @@ HookOutcome refusal_by_exit_code(const ExternalHook& hook, const ProcessResult& 
   if constexpr (EventWithResult<E>) {
     if constexpr (is_gating(E::reduction)) {
       std::string reason = run.stderr_tail(1000);
-      if (reason.empty()) reason = fmt::format("blocked by hook '{}' (exit code 2)", hook.name);
+      if (reason.empty()) reason = detail::valid_utf8(fmt::format("blocked by hook '{}' (exit code 2)", hook.name));
       return failure_refusal<E>(std::move(reason));
     }
   }
@@ -94,7 +98,7 @@ void accept_legacy_refusal(boost::json::object& result, std::string_view key) {
   const auto* refuse = result.if_contains(key);
   if (refuse == nullptr) return;
   if (!refuse->is_bool())
-    throw JsonError(std::string(key), "expected boolean, got " + std::string(boost::json::to_string(refuse->kind())));
+    throw JsonError(std::string(key), "expected boolean, got " + std::string(detail::json_kind_name(*refuse)));
   const bool refuses = refuse->get_bool();
   result.erase(key);
   if (!refuses) return;
@@ -124,12 +128,12 @@ void accept_kodelet_output(boost::json::object& result) {
   if (found == nullptr || found->is_null()) return;
   if (!found->is_object())
     throw JsonError("output", "expected object (kodelet's StructuredToolResult), got " +
-                                  std::string(boost::json::to_string(found->kind())));
+                                  std::string(detail::json_kind_name(*found)));
   // Taken out first: inserting into `result` may move its elements.
   const boost::json::object output = found->as_object();
   result.erase("output");
   if (!result.contains("content"))
-    result["content"] = boost::json::array{boost::json::object{{"type", "text"}, {"text", boost::json::serialize(output)}}};
+    result["content"] = boost::json::array{boost::json::object{{"type", "text"}, {"text", write_json(output)}}};
   if (const auto* success = output.if_contains("success");
       success != nullptr && success->is_bool() && !result.contains("is_error"))
     result["is_error"] = !success->get_bool();
@@ -210,7 +214,7 @@ ProcessResult run_external_hook(const ExternalHook& hook, const HookEvent& event
                             {"HOOKBUS_PROJECT_DIR", hook.project_dir.string()},
                             {"HOOKBUS_HOOK_NAME", hook.name}},
       .working_directory = working_directory_for(hook, context),
-      .input = boost::json::serialize(hook_payload(event, requested_name)),
+      .input = write_json(hook_payload(event, requested_name)),
       .timeout = hook.timeout,
   });
 }

@@ -18,6 +18,7 @@
 #include "external/pipes.hpp"
 #include "external/supervisor.hpp"
 #include "support/text.hpp"
+#include "support/utf8.hpp"
 
 #include <poll.h>
 #include <sys/wait.h>
@@ -224,11 +225,8 @@ std::string ProcessResult::status() const {
 
 std::string ProcessResult::stderr_tail(std::size_t max_bytes) const {
   const std::string_view text = detail::trim(stderr_text);
-  if (text.size() <= max_bytes) return std::string(text);
-  std::string_view tail = text.substr(text.size() - std::min(max_bytes, text.size()));
-  // Start at a character boundary: skip UTF-8 continuation bytes.
-  while (!tail.empty() && (static_cast<unsigned char>(tail.front()) & 0xC0) == 0x80) tail.remove_prefix(1);
-  return "..." + std::string(tail);
+  if (text.size() <= max_bytes) return detail::valid_utf8(text);
+  return "..." + detail::valid_utf8(detail::utf8_suffix(text, max_bytes));
 }
 
 ProcessResult run_process(const ProcessSpec& spec) {

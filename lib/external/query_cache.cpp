@@ -8,7 +8,6 @@
 #include <hookbus/json.hpp>
 #include <hookbus/log.hpp>
 
-#include <boost/json/serialize.hpp>
 #include <spdlog/spdlog.h>
 
 #include <sys/stat.h>
@@ -84,7 +83,7 @@ void QueryCache::save() const {
                                      {"answer", std::move(answer)}});
   }
   try {
-    write_file_atomically(file_, json::serialize(json::object{{"version", 1}, {"hooks", std::move(hooks)}}) + "\n", 0600);
+    write_file_atomically(file_, write_json(json::object{{"version", 1}, {"hooks", std::move(hooks)}}) + "\n", 0600);
   } catch (const std::exception& error) {
     detail::log(spdlog::level::warn, "hook query cache not saved: {}", error.what());
   }

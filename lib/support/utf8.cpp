@@ -3,29 +3,37 @@
 namespace hookbus::detail {
 namespace {
 
-bool continuation(unsigned char byte) noexcept { return (byte & 0xC0) == 0x80; }
+bool is_continuation(char c) noexcept { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
 }  // namespace
 
+Utf8Sequence first_utf8_sequence(std::string_view text) noexcept {
+  const auto lead = static_cast<unsigned char>(text[0]);
+  if (lead < 0x80) return {1, true};
+  // The second byte's range depends on the lead (table 3-7); later bytes are 80..BF.
+  std::size_t size = 0;
+  unsigned char second_min = 0x80;
+  unsigned char second_max = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) size = 2;
+  else if (lead >= 0xE0 && lead <= 0xEF) size = 3;
+  else if (lead >= 0xF0 && lead <= 0xF4) size = 4;
+  else return {1, false};  // a continuation byte, C0, C1 or F5..FF cannot start a character
+  if (lead == 0xE0) second_min = 0xA0;       // no overlong three-byte forms
+  else if (lead == 0xED) second_max = 0x9F;  // no surrogates
+  else if (lead == 0xF0) second_min = 0x90;  // no overlong four-byte forms
+  else if (lead == 0xF4) second_max = 0x8F;  // nothing above U+10FFFF
+  for (std::size_t i = 1; i < size; ++i) {
+    if (i >= text.size()) return {i, false};
+    const auto byte = static_cast<unsigned char>(text[i]);
+    const bool fits = i == 1 ? byte >= second_min && byte <= second_max : is_continuation(text[i]);
+    if (!fits) return {i, false};
+  }
+  return {size, true};
+}
+
 std::size_t utf8_sequence_length(std::string_view text, std::size_t at) noexcept {
-  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[at + i]); };
-  const std::size_t left = text.size() - at;
-  const unsigned char lead = byte(0);
-  if (lead < 0x80) return 1;
-  if (lead >= 0xC2 && lead <= 0xDF) return left >= 2 && continuation(byte(1)) ? 2 : 0;
-  if (lead >= 0xE0 && lead <= 0xEF) {
-    if (left < 3 || !continuation(byte(1)) || !continuation(byte(2))) return 0;
-    if (lead == 0xE0 && byte(1) < 0xA0) return 0;  // overlong
-    if (lead == 0xED && byte(1) > 0x9F) return 0;  // a surrogate
-    return 3;
-  }
-  if (lead >= 0xF0 && lead <= 0xF4) {
-    if (left < 4 || !continuation(byte(1)) || !continuation(byte(2)) || !continuation(byte(3))) return 0;
-    if (lead == 0xF0 && byte(1) < 0x90) return 0;  // overlong
-    if (lead == 0xF4 && byte(1) > 0x8F) return 0;  // above U+10FFFF
-    return 4;
-  }
-  return 0;  // a continuation byte, C0, C1, or F5 and above
+  const Utf8Sequence sequence = first_utf8_sequence(text.substr(at));
+  return sequence.well_formed ? sequence.size : 0;
 }
 
 char32_t utf8_code_point(std::string_view text, std::size_t at, std::size_t length) noexcept {
@@ -38,20 +46,47 @@ char32_t utf8_code_point(std::string_view text, std::size_t at, std::size_t leng
   }
 }
 
-std::string valid_utf8(std::string_view text) {
-  std::string valid;
-  valid.reserve(text.size());
-  for (std::size_t i = 0; i < text.size();) {
-    const std::size_t length = utf8_sequence_length(text, i);
-    if (length == 0) {
-      valid += "\xEF\xBF\xBD";  // U+FFFD
-      ++i;
-    } else {
-      valid.append(text.substr(i, length));
-      i += length;
-    }
+bool is_valid_utf8(std::string_view text) noexcept {
+  while (!text.empty()) {
+    const Utf8Sequence sequence = first_utf8_sequence(text);
+    if (!sequence.well_formed) return false;
+    text.remove_prefix(sequence.size);
   }
-  return valid;
+  return true;
+}
+
+std::string valid_utf8(std::string_view text) {
+  if (is_valid_utf8(text)) return std::string(text);
+  std::string out;
+  out.reserve(text.size() + 8);
+  while (!text.empty()) {
+    const Utf8Sequence sequence = first_utf8_sequence(text);
+    if (sequence.well_formed) out.append(text.substr(0, sequence.size));
+    else out.append(replacement_character);
+    text.remove_prefix(sequence.size);
+  }
+  return out;
+}
+
+std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes) noexcept {
+  if (text.size() <= max_bytes) return text;
+  std::size_t end = max_bytes;
+  while (end > 0 && is_continuation(text[end])) --end;
+  return text.substr(0, end);
+}
+
+std::string_view utf8_suffix(std::string_view text, std::size_t max_bytes) noexcept {
+  if (text.size() <= max_bytes) return text;
+  std::string_view tail = text.substr(text.size() - max_bytes);
+  while (!tail.empty() && is_continuation(tail.front())) tail.remove_prefix(1);
+  return tail;
+}
+
+std::string_view utf8_first_chars(std::string_view text, std::size_t max_chars) noexcept {
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (!is_continuation(text[i]) && chars++ == max_chars) return text.substr(0, i);
+  return text;
 }
 
 }  // namespace hookbus::detail

@@ -6,7 +6,6 @@
 #include "support/files.hpp"
 #include "support/sha256.hpp"
 
-#include <boost/json/serialize.hpp>
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
@@ -161,7 +160,7 @@ void write_store(const fs::path& store, const Records& records) {
   json::object projects;
   for (const auto& [project, record] : records) projects.emplace(project, to_json(record));
   const json::object document{{"version", 1}, {"projects", std::move(projects)}};
-  detail::write_file_atomically(store, json::serialize(document) + "\n", 0600);
+  detail::write_file_atomically(store, write_json(document) + "\n", 0600);
 }
 
 // An exclusive lock on `<store>.lock` for a read-modify-write of the store.

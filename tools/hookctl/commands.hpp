@@ -14,7 +14,8 @@ namespace hookctl {
 
 // ---- support.cpp
 
-// JSON indented by two spaces per level, keys in document order, for people to read.
+// JSON indented by two spaces per level, keys in document order, for people to
+// read; written by hookbus::write_json (valid UTF-8, no non-finite number).
 std::string pretty_json(const boost::json::value& value);
 
 // ---- catalogue_commands.cpp

@@ -22,6 +22,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <iostream>
 #include <iterator>
@@ -76,6 +77,21 @@ json::value with_defaults(const json::value& defaults, const json::value& given)
   return merged;
 }
 
+// The most of stdin an event's JSON may take: far more than any event, far
+// less than a mistaken `cat /dev/zero |` could fill memory with.
+constexpr std::size_t max_event_json_size = 64 << 20;
+
+std::string read_event_json_from_stdin() {
+  std::string text;
+  std::array<char, 65536> buffer{};
+  while (std::cin.read(buffer.data(), buffer.size()) || std::cin.gcount() > 0) {
+    text.append(buffer.data(), static_cast<std::size_t>(std::cin.gcount()));
+    if (text.size() > max_event_json_size)
+      throw UsageError(fmt::format("stdin: more than {} bytes; an event's JSON is smaller", max_event_json_size));
+  }
+  return text;
+}
+
 // The event NAME from JSON given as an argument, or read from stdin for "-";
 // no JSON is the empty object. A field the JSON leaves out takes the
 // catalogue's default (an empty string, zero, the first enum value), so a
@@ -85,12 +101,8 @@ HookEvent read_event(std::string_view name, std::optional<std::string_view> json
   const std::size_t index = resolve_event(name);  // UnknownEventError: a usage error, listing the names
   try {
     json::value given = json::object{};
-    if (json_argument && *json_argument == "-") {
-      const std::string text(std::istreambuf_iterator<char>(std::cin), {});
-      given = parse_json(text, "stdin");
-    } else if (json_argument) {
-      given = parse_json(*json_argument, "the JSON argument");
-    }
+    if (json_argument == "-") given = parse_json(read_event_json_from_stdin(), "stdin");
+    else if (json_argument) given = parse_json(*json_argument, "the JSON argument");
     return event_from_json(index, with_defaults(to_json(make_event(index)), given));
   } catch (const JsonError& error) {
     throw UsageError(printable(error.what()));
