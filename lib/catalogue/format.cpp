@@ -45,7 +45,7 @@ class LineWriter {
     else if constexpr (DescribedEnum<T>) enumerator(value);
     else if constexpr (is_optional_v<T>) value ? write(*value) : void(line_ += "none");
     else if constexpr (is_vector_v<T>) elements(value);
-    else if constexpr (std::is_same_v<T, ContentPart>) std::visit([this](const auto& part) { write(part); }, value);
+    else if constexpr (std::is_same_v<T, ContentPart>) std::visit([&](const auto& part) { write(part); }, value);
     else if constexpr (Tagged<T>) {
       line_ += T::type;
       fields(value);

@@ -1,0 +1,135 @@
+// The fuzz targets' seed corpus, made from the catalogue: `fuzz_seeds DIR`
+// writes DIR/<target>/<name> for each target of test/fuzz (tools/fuzz runs it
+// before fuzzing). Every event and result appears at its default and with
+// random values in every field, so the fuzzers start from each shape the
+// readers know instead of discovering them byte by byte.
+#include "random_values.hpp"
+
+#include <hookbus/json.hpp>
+#include <hookbus/names.hpp>
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <string_view>
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace hookbus;
+
+class Corpus {
+ public:
+  explicit Corpus(fs::path root) : root_(std::move(root)) {}
+
+  void add(std::string_view target, const std::string& name, std::string_view bytes) const {
+    fs::create_directories(root_ / target);
+    std::ofstream(root_ / target / name, std::ios::binary | std::ios::trunc) << bytes;
+  }
+
+ private:
+  fs::path root_;
+};
+
+// The index byte the by-index targets start with, then the JSON.
+std::string indexed(std::size_t index, const std::string& json) { return std::string(1, static_cast<char>(index)) + json; }
+
+// The answer target's input: byte 0 picks the protocol (bit 0) and event, byte
+// 1 how the run ended (0: exit 0, 3: exit 2, 5: exit 1), then stdout, NUL, stderr.
+std::string answer(bool claude, std::size_t event, std::uint8_t how, std::string_view out, std::string_view err) {
+  std::string input{static_cast<char>((event << 1) | (claude ? 1 : 0)), static_cast<char>(how)};
+  return input + std::string(out) + '\0' + std::string(err);
+}
+
+void events_and_results(const Corpus& corpus) {
+  testing::RandomValues random(2026);
+  for (std::size_t i = 0; i < event_count; ++i) {
+    const std::string name(event_name(i));
+    std::visit(
+        [&]<class E>(const E&) {
+          for (int variant = 0; variant < 3; ++variant) {
+            const E event = variant == 0 ? E{} : random.make<E>();
+            const std::string json = write_json(to_json(event));
+            const std::string file = fmt::format("{}-{}", name, variant);
+            corpus.add("event_by_name", file, json);
+            corpus.add("event_by_index", file, indexed(i, json));
+            if constexpr (EventWithResult<E>) {
+              const result_t<E> result = variant == 0 ? result_t<E>{} : random.make<result_t<E>>();
+              const std::string answer_json = write_json(to_json(result));
+              corpus.add("result", file, indexed(i, answer_json));
+              corpus.add("answer", file + "-exit0", answer(false, i, 0, answer_json, ""));
+            }
+          }
+        },
+        make_event(i));
+    corpus.add("answer", name + "-exit2", answer(false, i, 3, "", "reason \xff\xfe here\n"));
+    corpus.add("answer", name + "-exit1", answer(false, i, 5, "", "Traceback: boom\n"));
+  }
+  // Answers in older words (kodelet's, hookbus's former ones).
+  corpus.add("answer", "blocked", answer(false, 0, 0, R"({"blocked": true, "reason": "no"})", ""));
+  corpus.add("answer", "block", answer(false, 0, 0, R"({"block": true})", ""));
+  corpus.add("answer", "kodelet-output",
+             answer(false, 0, 0, R"({"output": {"toolName": "bash", "success": false, "error": "x"}})", ""));
+}
+
+void claude_code_answers(const Corpus& corpus) {
+  const std::string_view answers[] = {
+      R"({"decision": "block", "reason": "not now"})",
+      R"({"continue": false, "stopReason": "done", "systemMessage": "hi", "suppressOutput": true})",
+      R"({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no", "updatedInput": {"command": "ls"}}})",
+      R"({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "context"}})",
+      R"({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedInput": {}}}})",
+      R"({"decision": "approve"})",
+      "plain text for the model\n"};
+  for (std::size_t event = 0; event < 12; ++event) {
+    for (std::size_t i = 0; i < std::size(answers); ++i)
+      corpus.add("answer", fmt::format("claude-{}-{}", event, i), answer(true, event, 0, answers[i], ""));
+    corpus.add("answer", fmt::format("claude-{}-exit2", event), answer(true, event, 3, "", "blocked \xc3 here"));
+  }
+}
+
+void configs(const Corpus& corpus) {
+  corpus.add("config", "empty", "{}");
+  corpus.add("config", "documented", R"json({
+  "builtins": {
+    "audit":       { "file": ".hookbus/audit.jsonl" },
+    "tool_policy": {
+      "deny": [
+        "mcp__*",
+        { "tool": "bash", "argument": "command", "pattern": "rm\\s+-rf\\s+/", "reason": "no recursive delete of /" }
+      ],
+      "allow": [ { "tool": "bash", "argument": "command", "pattern": "^ls( |$)" } ]
+    },
+    "redact":      { "patterns": ["internal-[0-9]{6}"], "default_patterns": true },
+    "tool_stats":  { "log_every": 10 }
+  },
+  "hook_directories": ["tools/hooks"],
+  "timeout_ms": 30000,
+  "hooks": {
+    "block-rm-rf":      { "timeout_ms": 5000, "failure": "fail_closed" },
+    "org/repo/lint":    { "disabled": true },
+    "guard":            { "events": ["before_tool_call"], "tools": "bash|shell" },
+    "validate-bash.sh": { "protocol": "claude_code", "events": ["PreToolUse"], "matcher": "Bash" }
+  },
+  "claude_code": { "settings": ["user", "project", "local"], "tool_names": { "bash": "Bash" } },
+  "disable_all_hooks": false
+})json");
+  corpus.add("config", "tool-policy", R"({"builtins": {"tool_policy": {"deny": ["deploy", {"tool": "bash"}]}}})");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: fuzz_seeds DIR\n";
+    return 2;
+  }
+  const Corpus corpus(argv[1]);
+  events_and_results(corpus);
+  claude_code_answers(corpus);
+  configs(corpus);
+  return 0;
+}
