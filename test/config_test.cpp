@@ -240,6 +240,11 @@ TEST_F(ConfigTest, AMatcherIsOnlyForClaudeCodeHooksAndToolsOnlyForHookbusOnes) {
               HasSubstr("hooks.g.tools: \"tools\" is for hookbus-protocol hooks"));
 }
 
+TEST_F(ConfigTest, AToolFilterWithAnEmptyAlternativeIsAnErrorNamingIt) {
+  EXPECT_THAT(load_error(R"({"hooks": {"g": {"tools": "bash|"}}})"),
+              ::testing::AllOf(StartsWith("hooks.g.tools: tool matcher 'bash|' has an empty alternative"), HasSubstr("Bash|Shell")));
+}
+
 TEST_F(ConfigTest, ClaudeCodeSettingsNameOnlyUserProjectOrLocal) {
   EXPECT_EQ(load_error(R"({"claude_code": {"settings": ["managed"]}})"),
             R"(claude_code.settings[0]: expected "user", "project" or "local", got "managed")");

@@ -773,6 +773,31 @@ TEST_F(ExternalHooks, APerHookTimeoutOverridesTheDefault) {
   EXPECT_THAT(errors_, IsEmpty());
 }
 
+// Each run of the hook appends its event's name to the file `runs`.
+TEST_F(ExternalHooks, AToolFilterRunsTheHookOnlyForItsToolsAndOnEveryEventWithoutATool) {
+  config_.hooks["counter"] = HookSettings{.tools = "bash|mcp__*"};
+  write_hook(hook("counter"), "tool_call tool_result agent_end",
+             "echo \"$HOOKBUS_EVENT\" >> '" + side_effect("runs").string() + "'\n");
+  install();
+  for (const std::string tool : {"bash", "python", "mcp__github__issue", "bash2"}) {
+    ToolCallEvent call = tool_call();
+    call.tool_name = tool;
+    hooks_.emit(call);
+    hooks_.emit(ToolResultEvent{.tool_call_id = "c", .tool_name = tool});
+  }
+  hooks_.emit(AgentEndEvent{});
+  EXPECT_EQ(testing::read_file(side_effect("runs")), "tool_call\ntool_result\ntool_call\ntool_result\nagent_end\n");
+  EXPECT_THAT(errors_, IsEmpty());
+}
+
+TEST_F(ExternalHooks, AToolFilterOnAHookOfNoToolEventIsAWarning) {
+  config_.hooks["ender"] = HookSettings{.tools = "bash", .location = {.file = "config.json", .path = "hooks.ender"}};
+  write_hook(hook("ender"), "agent_end", "");
+  install();
+  EXPECT_EQ(hooks_.handler_count("agent_end"), 1u);
+  EXPECT_THAT(log_.text(), HasSubstr("hook 'ender' handles no event that names a tool, so \"tools\" changes nothing"));
+}
+
 TEST_F(ExternalHooks, AHookThatNeverReadsStdinGetsALargePayloadWithoutFailing) {
   write_hook(hook("lazy"), "tool_call", "echo '{\"block\": true, \"reason\": \"did not read\"}'\n");
   install();

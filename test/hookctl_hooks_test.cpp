@@ -104,6 +104,15 @@ TEST_F(Hookctl, ListShowsEachHookWithItsEventsPathLayerAndProtocol) {
                                    HasSubstr(hook("guard").string() + "  (project, hookbus protocol, events asked)")));
 }
 
+TEST_F(Hookctl, ListShowsAHooksToolFilterAndEmitRunsItOnlyForThoseTools) {
+  write_file(project_.path() / ".hookbus" / "config.json", R"({"hooks": {"guard": {"tools": "bash|shell"}}})");
+  add_hook("guard", "tool_call", "echo '{\"decision\": \"deny\", \"reason\": \"ran\"}'\n");
+  trust();
+  EXPECT_THAT(hookctl({"list"}).stdout_text, HasSubstr("(project, hookbus protocol, events asked) [tools bash|shell]"));
+  EXPECT_THAT(hookctl({"emit", "tool_call", kCall}).stdout_text, HasSubstr("denied by guard: ran"));
+  EXPECT_THAT(hookctl({"emit", "tool_call", R"({"tool_name": "python"})"}).stdout_text, Not(HasSubstr("ran")));
+}
+
 TEST_F(Hookctl, ListShowsAnUntrustedProjectsHooksAndWhyTheyDoNotRun) {
   add_hook("guard", "tool_call", "");
   const ProcessResult r = hookctl({"list"});

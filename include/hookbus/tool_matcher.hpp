@@ -3,6 +3,7 @@
 // character), always matched against the whole tool name, with `|` between
 // alternatives: "bash", "mcp__github__*", "Bash|Shell".
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,11 @@ class ToolMatcher {
   std::string pattern_;
   std::vector<std::string> alternatives_;
 };
+
+// Whether the event at this catalogue index (`event_index<E>`) names a tool
+// (tool_call, tool_result, permission_request, tool_execution_update, ...),
+// so that HandlerOptions::tools applies to it. False for an index out of range.
+bool has_tool_name(std::size_t event_index) noexcept;
 
 // Whole-string glob match with `*` and `?`.
 bool glob_match(std::string_view pattern, std::string_view text) noexcept;

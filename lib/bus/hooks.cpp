@@ -21,6 +21,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
 #include <mutex>
 #include <stdexcept>
 #include <tuple>
@@ -174,6 +175,13 @@ std::string_view tool_name_of(const E& event) {
   else if constexpr (requires { event.tool_result.tool_name; }) return event.tool_result.tool_name;
   else return event.partial_tool_result.tool_name;
 }
+
+// has_tool_name<E> for each catalogue index.
+template <std::size_t... I>
+constexpr std::array<bool, sizeof...(I)> tool_name_table(std::index_sequence<I...>) {
+  return {has_tool_name<std::variant_alternative_t<I, HookEvent>>...};
+}
+constexpr auto kHasToolName = tool_name_table(std::make_index_sequence<event_count>());
 
 std::string describe_exception(std::exception_ptr error) {
   try {
@@ -419,6 +427,10 @@ void Hooks::clear() {
 }
 
 void Hooks::clear_subscribers() { state_->catch_all.clear(); }
+
+bool has_tool_name(std::size_t event_index) noexcept {
+  return event_index < detail::kHasToolName.size() && detail::kHasToolName[event_index];
+}
 
 // ------------------------------------------------------ static providers
 

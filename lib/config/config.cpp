@@ -3,6 +3,7 @@
 #include <hookbus/builtins.hpp>
 #include <hookbus/config.hpp>
 #include <hookbus/json.hpp>
+#include <hookbus/tool_matcher.hpp>
 
 #include "catalogue/json_text.hpp"
 #include "support/files.hpp"
@@ -16,6 +17,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 #include <system_error>
 
 namespace hookbus {
@@ -202,7 +204,14 @@ HookSettings read_hook_settings(const ConfigObject& settings) {
     if (hook.events.empty()) throw ConfigError(events->location(), "expected at least one event name, got []");
   }
   if (auto matcher = settings.find("matcher")) hook.matcher = matcher->as_string();
-  if (auto tools = settings.find("tools")) hook.tools = tools->as_nonempty_string();
+  if (auto tools = settings.find("tools")) {
+    hook.tools = tools->as_nonempty_string();
+    try {
+      (void)ToolMatcher(hook.tools);
+    } catch (const std::invalid_argument& error) {
+      throw ConfigError(tools->location(), error.what());
+    }
+  }
   const bool claude = hook.protocol == HookProtocol::claude_code;
   if (claude && hook.events.empty())
     throw ConfigError(settings.location(), "a claude_code hook must declare its \"events\" (Claude Code event "

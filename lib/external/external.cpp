@@ -5,6 +5,7 @@
 #include <hookbus/log.hpp>
 #include <hookbus/names.hpp>
 #include <hookbus/reducers.hpp>
+#include <hookbus/tool_matcher.hpp>
 
 #include "support/logging.hpp"
 #include "catalogue/json_text.hpp"
@@ -313,15 +314,25 @@ class Installer {
                                  .source = found.path.string()};
     InstallReport::Installed record{found.name, found.layer, found.path, {}, settings, HookProtocol::hookbus, "", "",
                                     found.source};
+    bool filters_a_tool_event = false;
     for (const auto& requested : found.events) {
+      // The tool filter applies where the event names a tool; other events always run the hook.
+      HandlerOptions event_options = options;
+      if (has_tool_name(requested.index)) {
+        event_options.tools = settings.tools.value;
+        filters_a_tool_event = true;
+      }
       installed_.add(hooks_.on(
           event_name(requested.index),
           [hook, requested_name = requested.name](const HookEvent& event) {
             return call_external_hook(*hook, event, requested_name);
           },
-          options));
+          std::move(event_options)));
       record.events.emplace_back(event_name(requested.index));
     }
+    if (!settings.tools.value.empty() && !filters_a_tool_event)
+      warn(fmt::format("{}: hook '{}' handles no event that names a tool, so \"tools\" changes nothing",
+                       describe_location(settings.tools.origin), found.name));
     what_.installed.push_back(std::move(record));
   }
 
