@@ -54,19 +54,19 @@
 namespace hookbus {
 
 struct CoProcessSpec {
-  std::filesystem::path program;       // executed as is: no shell, no PATH search
-  std::vector<std::string> arguments;  // argv[1..], e.g. {"serve"}
+  std::filesystem::path program{};       // executed as is: no shell, no PATH search
+  std::vector<std::string> arguments{};  // argv[1..], e.g. {"serve"}
   // Set on top of the caller's environment, or, with inherit_environment = false, the whole of it.
-  std::vector<std::pair<std::string, std::string>> extra_environment;
+  std::vector<std::pair<std::string, std::string>> extra_environment{};
   bool inherit_environment = true;
-  std::filesystem::path working_directory;  // empty: the caller's
+  std::filesystem::path working_directory{};  // empty: the caller's
   // The longest answer line accepted, without its '\n'; stderr lines longer than
   // this reach on_stderr in pieces of this size.
   std::size_t line_limit = default_output_limit;
   Duration shutdown_grace = std::chrono::milliseconds(200);  // after stdin is closed, before SIGTERM
   Duration kill_grace = std::chrono::milliseconds(200);      // after SIGTERM, before SIGKILL
   // Each line the program writes to stderr, without its '\n'. Empty: stderr is read and dropped.
-  std::function<void(std::string_view line)> on_stderr;
+  std::function<void(std::string_view line)> on_stderr{};
 };
 
 struct CoProcessReply {
@@ -79,9 +79,9 @@ struct CoProcessReply {
     unexpected_output,  // output nobody asked for; `line` holds it (up to line_limit): killed
   };
   Outcome outcome = Outcome::ended;
-  std::string line;
-  std::optional<int> exit_code;  // once the program has ended: how
-  std::optional<int> signal;
+  std::string line{};
+  std::optional<int> exit_code{};  // once the program has ended: how
+  std::optional<int> signal{};
   Duration duration{};           // from sending the request to the reply
 
   [[nodiscard]] bool answered() const noexcept { return outcome == Outcome::answered; }

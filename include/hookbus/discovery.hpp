@@ -131,9 +131,9 @@ struct DiscoveryOptions {
   // The query cache file (`<Locations::cache>/queries.json`); empty: no cache.
   std::filesystem::path query_cache{};
   // Why files of a layer may not be executed at all (nullopt: they may); unset: every layer may.
-  std::function<std::optional<std::string>(Layer)> why_not_run;
+  std::function<std::optional<std::string>(Layer)> why_not_run{};
   // The declaration config gives for a hook (its layer and name), if any.
-  std::function<std::optional<HookDeclaration>(Layer, std::string_view name)> declared;
+  std::function<std::optional<HookDeclaration>(Layer, std::string_view name)> declared{};
 };
 
 // Scans the directories and learns each candidate's events. Refusals are also

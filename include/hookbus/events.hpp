@@ -48,9 +48,9 @@ struct SessionStartEvent {
   static constexpr std::string_view type = "session_start";
   using Result = SessionStartResult;
   static constexpr Reduction reduction = Reduction::collect;
-  EventContext context;
+  EventContext context{};
   SessionStartReason reason = SessionStartReason::startup;
-  std::optional<std::string> previous_session_file;
+  std::optional<std::string> previous_session_file{};
   bool operator==(const SessionStartEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(SessionStartEvent, (), (context, reason, previous_session_file))
@@ -59,9 +59,9 @@ struct SessionBeforeSwitchEvent {
   static constexpr std::string_view type = "session_before_switch";
   using Result = SessionBeforeSwitchResult;
   static constexpr Reduction reduction = Reduction::cancel;
-  EventContext context;
+  EventContext context{};
   SessionSwitchReason reason = SessionSwitchReason::new_session;
-  std::optional<std::string> target_session_file;
+  std::optional<std::string> target_session_file{};
   bool operator==(const SessionBeforeSwitchEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(SessionBeforeSwitchEvent, (), (context, reason, target_session_file))
@@ -70,8 +70,8 @@ struct SessionBeforeForkEvent {
   static constexpr std::string_view type = "session_before_fork";
   using Result = SessionBeforeForkResult;
   static constexpr Reduction reduction = Reduction::cancel;
-  EventContext context;
-  std::string entry_id;
+  EventContext context{};
+  std::string entry_id{};
   std::uint64_t position = 0;  // index of the entry in the current branch
   bool operator==(const SessionBeforeForkEvent&) const = default;
 };
@@ -85,10 +85,10 @@ struct SessionBeforeCompactEvent {
   static constexpr std::string_view type = "session_before_compact";
   using Result = SessionBeforeCompactResult;
   static constexpr Reduction reduction = Reduction::cancel;
-  EventContext context;
-  CompactionPreparation preparation;
-  std::vector<boost::json::object> branch_entries;
-  std::optional<std::string> custom_instructions;
+  EventContext context{};
+  CompactionPreparation preparation{};
+  std::vector<boost::json::object> branch_entries{};
+  std::optional<std::string> custom_instructions{};
   CompactTrigger trigger = CompactTrigger::manual;
   bool operator==(const SessionBeforeCompactEvent&) const = default;
 };
@@ -96,8 +96,8 @@ BOOST_DESCRIBE_STRUCT(SessionBeforeCompactEvent, (), (context, preparation, bran
 
 struct SessionCompactEvent {
   static constexpr std::string_view type = "session_compact";
-  EventContext context;
-  CompactionEntry compaction_entry;
+  EventContext context{};
+  CompactionEntry compaction_entry{};
   bool from_extension = false;
   bool operator==(const SessionCompactEvent&) const = default;
 };
@@ -105,9 +105,9 @@ BOOST_DESCRIBE_STRUCT(SessionCompactEvent, (), (context, compaction_entry, from_
 
 struct SessionShutdownEvent {
   static constexpr std::string_view type = "session_shutdown";
-  EventContext context;
+  EventContext context{};
   SessionShutdownReason reason = SessionShutdownReason::quit;
-  std::optional<std::string> target_session_file;
+  std::optional<std::string> target_session_file{};
   bool operator==(const SessionShutdownEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(SessionShutdownEvent, (), (context, reason, target_session_file))
@@ -116,18 +116,18 @@ struct SessionBeforeTreeEvent {
   static constexpr std::string_view type = "session_before_tree";
   using Result = SessionBeforeTreeResult;
   static constexpr Reduction reduction = Reduction::cancel;
-  EventContext context;
-  TreePreparation preparation;
+  EventContext context{};
+  TreePreparation preparation{};
   bool operator==(const SessionBeforeTreeEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(SessionBeforeTreeEvent, (), (context, preparation))
 
 struct SessionTreeEvent {
   static constexpr std::string_view type = "session_tree";
-  EventContext context;
-  std::optional<std::string> new_leaf_id;
-  std::optional<std::string> old_leaf_id;
-  std::optional<BranchSummaryEntry> summary_entry;
+  EventContext context{};
+  std::optional<std::string> new_leaf_id{};
+  std::optional<std::string> old_leaf_id{};
+  std::optional<BranchSummaryEntry> summary_entry{};
   bool operator==(const SessionTreeEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(SessionTreeEvent, (), (context, new_leaf_id, old_leaf_id, summary_entry))
@@ -139,9 +139,9 @@ BOOST_DESCRIBE_ENUM(InputSource, interactive, rpc, extension)
 
 struct AgentInitializedEvent {
   static constexpr std::string_view type = "agent_initialized";
-  EventContext context;
-  std::string agent_id;
-  std::string name;
+  EventContext context{};
+  std::string agent_id{};
+  std::string name{};
   bool operator==(const AgentInitializedEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(AgentInitializedEvent, (), (context, agent_id, name))
@@ -150,10 +150,10 @@ struct InputEvent {
   static constexpr std::string_view type = "input";
   using Result = InputResult;
   static constexpr Reduction reduction = Reduction::transform;
-  EventContext context;
-  std::string text;
+  EventContext context{};
+  std::string text{};
   InputSource source = InputSource::interactive;
-  std::vector<ImagePart> images;
+  std::vector<ImagePart> images{};
   bool operator==(const InputEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(InputEvent, (), (context, text, source, images))
@@ -162,9 +162,9 @@ struct BeforeAgentStartEvent {
   static constexpr std::string_view type = "before_agent_start";
   using Result = BeforeAgentStartResult;
   static constexpr Reduction reduction = Reduction::last_wins;
-  EventContext context;
-  std::string prompt;
-  std::string system_prompt;
+  EventContext context{};
+  std::string prompt{};
+  std::string system_prompt{};
   bool operator==(const BeforeAgentStartEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(BeforeAgentStartEvent, (), (context, prompt, system_prompt))
@@ -173,8 +173,8 @@ struct BootstrapFilesEvent {
   static constexpr std::string_view type = "bootstrap_files";
   using Result = BootstrapFilesResult;
   static constexpr Reduction reduction = Reduction::collect;
-  EventContext context;
-  std::string agent_id;
+  EventContext context{};
+  std::string agent_id{};
   bool operator==(const BootstrapFilesEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(BootstrapFilesEvent, (), (context, agent_id))
@@ -183,15 +183,15 @@ struct ContextEvent {
   static constexpr std::string_view type = "context";
   using Result = ContextResult;
   static constexpr Reduction reduction = Reduction::replace;
-  EventContext context;
-  std::vector<Message> messages;
+  EventContext context{};
+  std::vector<Message> messages{};
   bool operator==(const ContextEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(ContextEvent, (), (context, messages))
 
 struct AgentStartEvent {
   static constexpr std::string_view type = "agent_start";
-  EventContext context;
+  EventContext context{};
   bool operator==(const AgentStartEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(AgentStartEvent, (), (context))
@@ -201,8 +201,8 @@ struct AgentEndEvent {
   using Result = AgentEndResult;
   static constexpr Reduction reduction = Reduction::collect;
   static constexpr bool closing = true;
-  EventContext context;
-  std::vector<Message> messages;
+  EventContext context{};
+  std::vector<Message> messages{};
   bool after_follow_up = false;  // this run was started by a hook's follow-up message
   bool operator==(const AgentEndEvent&) const = default;
 };
@@ -210,22 +210,22 @@ BOOST_DESCRIBE_STRUCT(AgentEndEvent, (), (context, messages, after_follow_up))
 
 struct AgentErrorEvent {
   static constexpr std::string_view type = "agent_error";
-  EventContext context;
-  std::string error;
+  EventContext context{};
+  std::string error{};
   bool operator==(const AgentErrorEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(AgentErrorEvent, (), (context, error))
 
 struct SavePointEvent {
   static constexpr std::string_view type = "save_point";
-  EventContext context;
+  EventContext context{};
   bool operator==(const SavePointEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(SavePointEvent, (), (context))
 
 struct SettledEvent {
   static constexpr std::string_view type = "settled";
-  EventContext context;
+  EventContext context{};
   bool operator==(const SettledEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(SettledEvent, (), (context))
@@ -234,7 +234,7 @@ BOOST_DESCRIBE_STRUCT(SettledEvent, (), (context))
 
 struct TurnStartEvent {
   static constexpr std::string_view type = "turn_start";
-  EventContext context;
+  EventContext context{};
   std::uint32_t turn_index = 0;
   Timestamp timestamp{};
   bool operator==(const TurnStartEvent&) const = default;
@@ -243,34 +243,34 @@ BOOST_DESCRIBE_STRUCT(TurnStartEvent, (), (context, turn_index, timestamp))
 
 struct TurnEndEvent {
   static constexpr std::string_view type = "turn_end";
-  EventContext context;
+  EventContext context{};
   std::uint32_t turn_index = 0;
-  Message message;
-  std::vector<ToolResult> tool_results;
+  Message message{};
+  std::vector<ToolResult> tool_results{};
   bool operator==(const TurnEndEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(TurnEndEvent, (), (context, turn_index, message, tool_results))
 
 struct MessageStartEvent {
   static constexpr std::string_view type = "message_start";
-  EventContext context;
-  Message message;
+  EventContext context{};
+  Message message{};
   bool operator==(const MessageStartEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(MessageStartEvent, (), (context, message))
 
 struct MessageUpdateEvent {
   static constexpr std::string_view type = "message_update";
-  EventContext context;
-  Message message;
+  EventContext context{};
+  Message message{};
   bool operator==(const MessageUpdateEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(MessageUpdateEvent, (), (context, message))
 
 struct MessageEndEvent {
   static constexpr std::string_view type = "message_end";
-  EventContext context;
-  Message message;
+  EventContext context{};
+  Message message{};
   bool operator==(const MessageEndEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(MessageEndEvent, (), (context, message))
@@ -285,9 +285,9 @@ BOOST_DESCRIBE_ENUM(ThinkingLevel, off, minimal, low, medium, high, xhigh)
 
 struct BeforeModelCallEvent {
   static constexpr std::string_view type = "before_model_call";
-  EventContext context;
-  std::string model;
-  std::vector<Message> messages;
+  EventContext context{};
+  std::string model{};
+  std::vector<Message> messages{};
   bool operator==(const BeforeModelCallEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(BeforeModelCallEvent, (), (context, model, messages))
@@ -295,19 +295,19 @@ BOOST_DESCRIBE_STRUCT(BeforeModelCallEvent, (), (context, model, messages))
 struct AfterModelCallEvent {
   static constexpr std::string_view type = "after_model_call";
   static constexpr bool closing = true;
-  EventContext context;
-  std::string model;
-  std::optional<Message> response;  // set on success
-  std::optional<std::string> error; // set on failure
+  EventContext context{};
+  std::string model{};
+  std::optional<Message> response{};   // set on success
+  std::optional<std::string> error{};  // set on failure
   bool operator==(const AfterModelCallEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(AfterModelCallEvent, (), (context, model, response, error))
 
 struct ModelSelectEvent {
   static constexpr std::string_view type = "model_select";
-  EventContext context;
-  std::string model;
-  std::optional<std::string> previous_model;
+  EventContext context{};
+  std::string model{};
+  std::optional<std::string> previous_model{};
   ModelSelectSource source = ModelSelectSource::set;
   bool operator==(const ModelSelectEvent&) const = default;
 };
@@ -315,9 +315,9 @@ BOOST_DESCRIBE_STRUCT(ModelSelectEvent, (), (context, model, previous_model, sou
 
 struct ThinkingLevelSelectEvent {
   static constexpr std::string_view type = "thinking_level_select";
-  EventContext context;
+  EventContext context{};
   ThinkingLevel level = ThinkingLevel::off;
-  std::optional<ThinkingLevel> previous_level;
+  std::optional<ThinkingLevel> previous_level{};
   bool operator==(const ThinkingLevelSelectEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(ThinkingLevelSelectEvent, (), (context, level, previous_level))
@@ -331,10 +331,10 @@ struct ToolCallEvent {
   static constexpr std::string_view type = "tool_call";
   using Result = ToolCallResult;
   static constexpr Reduction reduction = Reduction::block;
-  EventContext context;
-  std::string tool_call_id;
-  std::string tool_name;
-  boost::json::object input;
+  EventContext context{};
+  std::string tool_call_id{};
+  std::string tool_name{};
+  boost::json::object input{};
   bool operator==(const ToolCallEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(ToolCallEvent, (), (context, tool_call_id, tool_name, input))
@@ -345,11 +345,11 @@ struct PermissionRequestEvent {
   static constexpr std::string_view type = "permission_request";
   using Result = PermissionRequestResult;
   static constexpr Reduction reduction = Reduction::block;
-  EventContext context;
-  std::string tool_call_id;
-  std::string tool_name;
-  boost::json::object input;
-  std::vector<boost::json::object> permission_suggestions;  // the "always allow" options the dialog would offer
+  EventContext context{};
+  std::string tool_call_id{};
+  std::string tool_name{};
+  boost::json::object input{};
+  std::vector<boost::json::object> permission_suggestions{};  // the "always allow" options the dialog would offer
   bool operator==(const PermissionRequestEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(PermissionRequestEvent, (), (context, tool_call_id, tool_name, input, permission_suggestions))
@@ -359,11 +359,11 @@ struct ToolResultEvent {
   using Result = ToolResultResult;
   static constexpr Reduction reduction = Reduction::patch;
   static constexpr bool closing = true;
-  EventContext context;
-  std::string tool_call_id;
-  std::string tool_name;
-  boost::json::object input;
-  std::vector<ContentPart> content;
+  EventContext context{};
+  std::string tool_call_id{};
+  std::string tool_name{};
+  boost::json::object input{};
+  std::vector<ContentPart> content{};
   bool is_error = false;
   bool operator==(const ToolResultEvent&) const = default;
 };
@@ -373,26 +373,26 @@ struct ToolResultPersistEvent {
   static constexpr std::string_view type = "tool_result_persist";
   using Result = ToolResultPersistResult;
   static constexpr Reduction reduction = Reduction::replace;
-  EventContext context;
-  std::string tool_call_id;
-  std::string tool_name;
-  std::vector<ContentPart> content;
+  EventContext context{};
+  std::string tool_call_id{};
+  std::string tool_name{};
+  std::vector<ContentPart> content{};
   bool operator==(const ToolResultPersistEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(ToolResultPersistEvent, (), (context, tool_call_id, tool_name, content))
 
 struct ToolExecutionStartEvent {
   static constexpr std::string_view type = "tool_execution_start";
-  EventContext context;
-  ToolCall tool_call;
+  EventContext context{};
+  ToolCall tool_call{};
   bool operator==(const ToolExecutionStartEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(ToolExecutionStartEvent, (), (context, tool_call))
 
 struct ToolExecutionUpdateEvent {
   static constexpr std::string_view type = "tool_execution_update";
-  EventContext context;
-  ToolResult partial_tool_result;
+  EventContext context{};
+  ToolResult partial_tool_result{};
   bool operator==(const ToolExecutionUpdateEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(ToolExecutionUpdateEvent, (), (context, partial_tool_result))
@@ -400,8 +400,8 @@ BOOST_DESCRIBE_STRUCT(ToolExecutionUpdateEvent, (), (context, partial_tool_resul
 struct ToolExecutionEndEvent {
   static constexpr std::string_view type = "tool_execution_end";
   static constexpr bool closing = true;
-  EventContext context;
-  ToolResult tool_result;
+  EventContext context{};
+  ToolResult tool_result{};
   Duration duration{};
   bool operator==(const ToolExecutionEndEvent&) const = default;
 };
@@ -411,11 +411,11 @@ struct ToolExecutionFailureEvent {
   static constexpr std::string_view type = "tool_execution_failure";
   using Result = ToolExecutionFailureResult;
   static constexpr Reduction reduction = Reduction::collect;
-  EventContext context;
-  std::string tool_call_id;
-  std::string tool_name;
-  boost::json::object input;
-  std::string error;
+  EventContext context{};
+  std::string tool_call_id{};
+  std::string tool_name{};
+  boost::json::object input{};
+  std::string error{};
   std::uint32_t attempt = 1;
   bool operator==(const ToolExecutionFailureEvent&) const = default;
 };
@@ -423,9 +423,9 @@ BOOST_DESCRIBE_STRUCT(ToolExecutionFailureEvent, (), (context, tool_call_id, too
 
 struct PermissionDeniedEvent {
   static constexpr std::string_view type = "permission_denied";
-  EventContext context;
-  std::string tool_name;
-  boost::json::object parameters;
+  EventContext context{};
+  std::string tool_name{};
+  boost::json::object parameters{};
   CallerRole role = CallerRole::agent;
   bool operator==(const PermissionDeniedEvent&) const = default;
 };
@@ -433,9 +433,9 @@ BOOST_DESCRIBE_STRUCT(PermissionDeniedEvent, (), (context, tool_name, parameters
 
 struct TokenBudgetExceededEvent {
   static constexpr std::string_view type = "token_budget_exceeded";
-  EventContext context;
-  std::string tool_name;
-  boost::json::object parameters;
+  EventContext context{};
+  std::string tool_name{};
+  boost::json::object parameters{};
   std::uint64_t budget = 0;
   std::uint64_t used = 0;
   bool operator==(const TokenBudgetExceededEvent&) const = default;
@@ -444,8 +444,8 @@ BOOST_DESCRIBE_STRUCT(TokenBudgetExceededEvent, (), (context, tool_name, paramet
 
 struct ToolsDisabledEvent {
   static constexpr std::string_view type = "tools_disabled";
-  EventContext context;
-  std::string tool_name;
+  EventContext context{};
+  std::string tool_name{};
   CallerRole role = CallerRole::agent;
   bool operator==(const ToolsDisabledEvent&) const = default;
 };
@@ -454,11 +454,11 @@ BOOST_DESCRIBE_STRUCT(ToolsDisabledEvent, (), (context, tool_name, role))
 // The engine noticed the agent repeating the same tool call (Calute's on_loop_warning).
 struct LoopWarningEvent {
   static constexpr std::string_view type = "loop_warning";
-  EventContext context;
-  std::string tool_name;
-  boost::json::object input;
+  EventContext context{};
+  std::string tool_name{};
+  boost::json::object input{};
   std::uint32_t count = 0;  // how many times in a row
-  std::string message;
+  std::string message{};
   bool operator==(const LoopWarningEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(LoopWarningEvent, (), (context, tool_name, input, count, message))
@@ -470,10 +470,10 @@ BOOST_DESCRIBE_ENUM(SubagentStatus, completed, failed, cancelled)
 
 struct SubagentStartEvent {
   static constexpr std::string_view type = "subagent_start";
-  EventContext context;
-  std::string task_id;
-  std::string label;
-  std::string task;
+  EventContext context{};
+  std::string task_id{};
+  std::string label{};
+  std::string task{};
   bool operator==(const SubagentStartEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(SubagentStartEvent, (), (context, task_id, label, task))
@@ -482,11 +482,11 @@ struct SubagentEndEvent {
   static constexpr std::string_view type = "subagent_end";
   using Result = SubagentEndResult;
   static constexpr Reduction reduction = Reduction::collect;
-  EventContext context;
-  std::string task_id;
-  std::string label;
+  EventContext context{};
+  std::string task_id{};
+  std::string label{};
   SubagentStatus status = SubagentStatus::completed;
-  std::string result;
+  std::string result{};
   bool after_follow_up = false;  // this run was started by a hook's follow-up message
   bool operator==(const SubagentEndEvent&) const = default;
 };
@@ -496,16 +496,16 @@ BOOST_DESCRIBE_STRUCT(SubagentEndEvent, (), (context, task_id, label, status, re
 
 struct GatewayStartupEvent {
   static constexpr std::string_view type = "gateway:startup";
-  EventContext context;
-  std::vector<std::string> channel_ids;
+  EventContext context{};
+  std::vector<std::string> channel_ids{};
   bool operator==(const GatewayStartupEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(GatewayStartupEvent, (), (context, channel_ids))
 
 struct GatewayStopEvent {
   static constexpr std::string_view type = "gateway:stop";
-  EventContext context;
-  std::vector<std::string> channel_ids;
+  EventContext context{};
+  std::vector<std::string> channel_ids{};
   bool operator==(const GatewayStopEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(GatewayStopEvent, (), (context, channel_ids))
@@ -514,16 +514,16 @@ struct ChannelConnectEvent {
   static constexpr std::string_view type = "channel:connect";
   using Result = ChannelConnectResult;
   static constexpr Reduction reduction = Reduction::block;
-  EventContext context;
-  std::string channel_id;
+  EventContext context{};
+  std::string channel_id{};
   bool operator==(const ChannelConnectEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(ChannelConnectEvent, (), (context, channel_id))
 
 struct ChannelDisconnectEvent {
   static constexpr std::string_view type = "channel:disconnect";
-  EventContext context;
-  std::string channel_id;
+  EventContext context{};
+  std::string channel_id{};
   bool operator==(const ChannelDisconnectEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(ChannelDisconnectEvent, (), (context, channel_id))
@@ -532,12 +532,12 @@ struct MessageReceiveEvent {
   static constexpr std::string_view type = "message:receive";
   using Result = MessageReceiveResult;
   static constexpr Reduction reduction = Reduction::transform;
-  EventContext context;
-  std::string channel_id;
-  std::string chat_id;
-  std::string user_id;
-  std::string text;
-  std::vector<ContentPart> parts;
+  EventContext context{};
+  std::string channel_id{};
+  std::string chat_id{};
+  std::string user_id{};
+  std::string text{};
+  std::vector<ContentPart> parts{};
   bool operator==(const MessageReceiveEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(MessageReceiveEvent, (), (context, channel_id, chat_id, user_id, text, parts))
@@ -546,11 +546,11 @@ struct MessageSendEvent {
   static constexpr std::string_view type = "message:send";
   using Result = MessageSendResult;
   static constexpr Reduction reduction = Reduction::collect;
-  EventContext context;
-  std::string channel_id;
-  std::string chat_id;
-  std::string input_text;
-  std::string response_text;
+  EventContext context{};
+  std::string channel_id{};
+  std::string chat_id{};
+  std::string input_text{};
+  std::string response_text{};
   bool is_voice = false;
   bool operator==(const MessageSendEvent&) const = default;
 };
@@ -558,18 +558,18 @@ BOOST_DESCRIBE_STRUCT(MessageSendEvent, (), (context, channel_id, chat_id, input
 
 struct MessageCancelEvent {
   static constexpr std::string_view type = "message:cancel";
-  EventContext context;
-  std::string channel_id;
-  std::string chat_id;
+  EventContext context{};
+  std::string channel_id{};
+  std::string chat_id{};
   bool operator==(const MessageCancelEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(MessageCancelEvent, (), (context, channel_id, chat_id))
 
 struct GatewayErrorEvent {
   static constexpr std::string_view type = "gateway:error";
-  EventContext context;
-  std::string channel_id;
-  std::string error;
+  EventContext context{};
+  std::string channel_id{};
+  std::string error{};
   bool operator==(const GatewayErrorEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(GatewayErrorEvent, (), (context, channel_id, error))
@@ -583,10 +583,10 @@ struct UserBashEvent {
   static constexpr std::string_view type = "user_bash";
   using Result = UserBashResult;
   static constexpr Reduction reduction = Reduction::first_wins;
-  EventContext context;
-  std::string command;
+  EventContext context{};
+  std::string command{};
   bool exclude_from_context = false;
-  std::string cwd;
+  std::string cwd{};
   bool operator==(const UserBashEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(UserBashEvent, (), (context, command, exclude_from_context, cwd))
@@ -595,8 +595,8 @@ struct ResourcesDiscoverEvent {
   static constexpr std::string_view type = "resources_discover";
   using Result = ResourcesDiscoverResult;
   static constexpr Reduction reduction = Reduction::collect;
-  EventContext context;
-  std::string cwd;
+  EventContext context{};
+  std::string cwd{};
   ResourcesDiscoverReason reason = ResourcesDiscoverReason::startup;
   bool operator==(const ResourcesDiscoverEvent&) const = default;
 };
@@ -604,7 +604,7 @@ BOOST_DESCRIBE_STRUCT(ResourcesDiscoverEvent, (), (context, cwd, reason))
 
 struct RetryStartEvent {
   static constexpr std::string_view type = "retry_start";
-  EventContext context;
+  EventContext context{};
   std::uint32_t attempt = 1;
   std::uint32_t max_retries = 0;
   bool operator==(const RetryStartEvent&) const = default;
@@ -613,10 +613,10 @@ BOOST_DESCRIBE_STRUCT(RetryStartEvent, (), (context, attempt, max_retries))
 
 struct RetryEndEvent {
   static constexpr std::string_view type = "retry_end";
-  EventContext context;
+  EventContext context{};
   std::uint32_t attempt = 1;
   bool success = false;
-  std::optional<std::string> error;
+  std::optional<std::string> error{};
   bool operator==(const RetryEndEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(RetryEndEvent, (), (context, attempt, success, error))
@@ -625,10 +625,10 @@ BOOST_DESCRIBE_STRUCT(RetryEndEvent, (), (context, attempt, success, error))
 // prompt is waiting, the agent is idle, ...).
 struct NotificationEvent {
   static constexpr std::string_view type = "notification";
-  EventContext context;
-  std::string message;
-  std::string title;
-  std::string kind;  // what it is about: "permission_prompt", "idle_prompt", ... (Claude Code's notification_type)
+  EventContext context{};
+  std::string message{};
+  std::string title{};
+  std::string kind{};  // what it is about: "permission_prompt", "idle_prompt", ... (Claude Code's notification_type)
   bool operator==(const NotificationEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(NotificationEvent, (), (context, message, title, kind))

@@ -44,23 +44,23 @@ enum class HandlerKind {
 };
 
 struct HandlerOptions {
-  std::string label;        // for introspection, error reports, decided_by; "" becomes "<event>#<n>"
+  std::string label{};      // for introspection, error reports, decided_by; "" becomes "<event>#<n>"
   int priority = 0;         // lower runs first; equal priorities keep registration order
   FailurePolicy failure = FailurePolicy::fail_open;
   // Tool events only: the tool names this handler sees. An exact name or a glob
   // (`*`, `?`), always matched against the whole name, with `|` alternatives:
   // "bash", "mcp__github__*", "Bash|Shell". Empty means every tool.
-  std::string tools;
+  std::string tools{};
   // When set, the handler stops by itself once this owner is destroyed.
-  std::optional<std::weak_ptr<const void>> track;
+  std::optional<std::weak_ptr<const void>> track{};
   HandlerKind kind = HandlerKind::in_process;
   // Where the handler was loaded from (a hook's path, a settings file and
   // entry); it names the handler in `decided_by` with the label.
-  std::string source;
+  std::string source{};
   // Held for as long as the handler is stored and released only after the
   // handler itself is destroyed: what the handler's code lives in (a plugin's
   // library), which must outlive every call and the handler's destructor.
-  std::shared_ptr<const void> keep_alive;
+  std::shared_ptr<const void> keep_alive{};
 };
 
 struct HooksOptions {
@@ -72,11 +72,11 @@ struct HooksOptions {
 
 // What error listeners receive when a handler throws.
 struct HookError {
-  std::string event;    // wire name
-  std::string handler;  // label
-  std::string message;  // what() of the exception
+  std::string event{};    // wire name
+  std::string handler{};  // label
+  std::string message{};  // what() of the exception
   HandlerKind kind = HandlerKind::in_process;
-  std::string source;   // HandlerOptions::source: which file or settings entry failed
+  std::string source{};   // HandlerOptions::source: which file or settings entry failed
 };
 
 // A handler written against the variant: returns the result for the event it

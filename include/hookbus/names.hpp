@@ -11,8 +11,8 @@
 namespace hookbus {
 
 struct EventAlias {
-  std::string_view alias;  // the other system's name, e.g. "before_tool_call"
-  std::string_view name;   // ours, e.g. "tool_call"
+  std::string_view alias{};  // the other system's name, e.g. "before_tool_call"
+  std::string_view name{};   // ours, e.g. "tool_call"
 };
 
 // Every wire name, in HookEvent order (event_names()[event_index<E>] == E::type).

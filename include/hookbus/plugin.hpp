@@ -50,9 +50,9 @@ inline constexpr std::uint32_t plugin_abi_version = 1;
 // What a plugin's entry point returns: a C struct, readable whatever the plugin
 // was built with, so the ABI version is checked before anything else is used.
 struct PluginDescriptor {
-  std::uint32_t abi_version;
-  const char* name;                  // letters, digits, '.', '_', '-'; 1 to 64 of them
-  void (*provide)(Registrar& registrar);
+  std::uint32_t abi_version{};
+  const char* name{};                  // letters, digits, '.', '_', '-'; 1 to 64 of them
+  void (*provide)(Registrar& registrar){};
 };
 
 // The entry point every plugin exports (HOOKBUS_PLUGIN defines it).

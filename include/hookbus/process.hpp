@@ -65,14 +65,14 @@ namespace hookbus {
 inline constexpr std::size_t default_output_limit = std::size_t{1} << 20;  // 1 MiB per stream
 
 struct ProcessSpec {
-  std::filesystem::path program;            // executed as is: no shell, no PATH search
-  std::vector<std::string> arguments;       // argv[1..]; argv[0] is `program`
+  std::filesystem::path program{};          // executed as is: no shell, no PATH search
+  std::vector<std::string> arguments{};     // argv[1..]; argv[0] is `program`
   // Set on top of the caller's environment (replacing variables of the same name),
   // or, with inherit_environment = false, the program's whole environment.
-  std::vector<std::pair<std::string, std::string>> extra_environment;
+  std::vector<std::pair<std::string, std::string>> extra_environment{};
   bool inherit_environment = true;
-  std::filesystem::path working_directory;  // empty: the caller's
-  std::string input;                        // written to stdin, which is then closed
+  std::filesystem::path working_directory{};  // empty: the caller's
+  std::string input{};                        // written to stdin, which is then closed
   Duration timeout = std::chrono::seconds(30);
   Duration kill_grace = std::chrono::milliseconds(200);  // after SIGTERM, before SIGKILL
   Duration exit_drain = std::chrono::milliseconds(100);  // after the program exits, for the pipes to reach EOF
@@ -81,16 +81,16 @@ struct ProcessSpec {
   // A stop request from another thread cancels the run: the program and everything
   // it started are stopped as on timeout, and run_process returns with `cancelled`.
   // Requested before the start, nothing is started.
-  std::stop_token stop;
+  std::stop_token stop{};
   // After a normal exit: false kills fully detached processes too (see above).
   bool detached_may_outlive = true;
 };
 
 struct ProcessResult {
-  std::optional<int> exit_code;  // set when the program exited
-  std::optional<int> signal;     // set when a signal ended it (also after a timeout)
-  std::string stdout_text;       // at most stdout_limit bytes
-  std::string stderr_text;       // at most stderr_limit bytes
+  std::optional<int> exit_code{};  // set when the program exited
+  std::optional<int> signal{};     // set when a signal ended it (also after a timeout)
+  std::string stdout_text{};       // at most stdout_limit bytes
+  std::string stderr_text{};       // at most stderr_limit bytes
   bool stdout_truncated = false;
   bool stderr_truncated = false;
   bool timed_out = false;

@@ -35,7 +35,7 @@ BOOST_DESCRIBE_ENUM(InvokedBy, main, subagent)
 
 struct TextPart {
   static constexpr std::string_view type = "text";
-  std::string text;
+  std::string text{};
   bool operator==(const TextPart&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(TextPart, (), (text))
@@ -43,16 +43,16 @@ BOOST_DESCRIBE_STRUCT(TextPart, (), (text))
 // Binary payloads are base64 text, as every agent wire protocol carries them.
 struct ImagePart {
   static constexpr std::string_view type = "image";
-  std::string mime_type;
-  std::string data;
+  std::string mime_type{};
+  std::string data{};
   bool operator==(const ImagePart&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(ImagePart, (), (mime_type, data))
 
 struct AudioPart {
   static constexpr std::string_view type = "audio";
-  std::string mime_type;
-  std::string data;
+  std::string mime_type{};
+  std::string data{};
   bool operator==(const AudioPart&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(AudioPart, (), (mime_type, data))
@@ -61,17 +61,17 @@ BOOST_DESCRIBE_STRUCT(AudioPart, (), (mime_type, data))
 using ContentPart = std::variant<TextPart, ImagePart, AudioPart>;
 
 struct ToolCall {
-  std::string id;
-  std::string name;
-  boost::json::object input;  // tool arguments are defined by the tool, not by us
+  std::string id{};
+  std::string name{};
+  boost::json::object input{};  // tool arguments are defined by the tool, not by us
   bool operator==(const ToolCall&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(ToolCall, (), (id, name, input))
 
 struct ToolResult {
-  std::string tool_call_id;
-  std::string tool_name;
-  std::vector<ContentPart> content;
+  std::string tool_call_id{};
+  std::string tool_name{};
+  std::vector<ContentPart> content{};
   bool is_error = false;
   bool operator==(const ToolResult&) const = default;
 };
@@ -79,9 +79,9 @@ BOOST_DESCRIBE_STRUCT(ToolResult, (), (tool_call_id, tool_name, content, is_erro
 
 struct Message {
   Role role = Role::user;
-  std::vector<ContentPart> content;
-  std::vector<ToolCall> tool_calls;          // assistant messages that call tools
-  std::optional<std::string> tool_call_id;   // tool messages answering a call
+  std::vector<ContentPart> content{};
+  std::vector<ToolCall> tool_calls{};         // assistant messages that call tools
+  std::optional<std::string> tool_call_id{};  // tool messages answering a call
   bool operator==(const Message&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(Message, (), (role, content, tool_calls, tool_call_id))
@@ -89,14 +89,14 @@ BOOST_DESCRIBE_STRUCT(Message, (), (role, content, tool_calls, tool_call_id))
 // What every hook needs to do its job, embedded once in each event as `context`.
 // An empty string means "unknown": engines fill in what they have.
 struct EventContext {
-  std::string session_id;
-  std::string cwd;
-  std::string agent_id;
+  std::string session_id{};
+  std::string cwd{};
+  std::string agent_id{};
   InvokedBy invoked_by = InvokedBy::main;
-  std::string transcript_path;  // the session's transcript file (Claude Code hooks read it)
-  std::string permission_mode;  // the engine's permission mode, e.g. "default", "plan"
-  std::string recipe_name;      // the recipe the agent runs (kodelet)
-  std::string workspace;        // the workspace the session belongs to (morphix)
+  std::string transcript_path{};  // the session's transcript file (Claude Code hooks read it)
+  std::string permission_mode{};  // the engine's permission mode, e.g. "default", "plan"
+  std::string recipe_name{};      // the recipe the agent runs (kodelet)
+  std::string workspace{};        // the workspace the session belongs to (morphix)
   bool operator==(const EventContext&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(EventContext, (),
@@ -105,44 +105,44 @@ BOOST_DESCRIBE_STRUCT(EventContext, (),
 // Session-compaction payloads. Session entries themselves are engine-defined,
 // so they stay JSON objects.
 struct CompactionPreparation {
-  std::string first_kept_entry_id;
-  std::vector<Message> messages_to_summarize;
+  std::string first_kept_entry_id{};
+  std::vector<Message> messages_to_summarize{};
   std::uint64_t tokens_before = 0;
-  std::optional<std::string> previous_summary;
+  std::optional<std::string> previous_summary{};
   bool operator==(const CompactionPreparation&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(CompactionPreparation, (), (first_kept_entry_id, messages_to_summarize, tokens_before, previous_summary))
 
 struct Compaction {
-  std::string summary;
-  std::string first_kept_entry_id;
+  std::string summary{};
+  std::string first_kept_entry_id{};
   std::uint64_t tokens_before = 0;
   bool operator==(const Compaction&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(Compaction, (), (summary, first_kept_entry_id, tokens_before))
 
 struct CompactionEntry {
-  std::string id;
-  std::string summary;
-  std::string first_kept_entry_id;
+  std::string id{};
+  std::string summary{};
+  std::string first_kept_entry_id{};
   std::uint64_t tokens_before = 0;
   bool operator==(const CompactionEntry&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(CompactionEntry, (), (id, summary, first_kept_entry_id, tokens_before))
 
 struct TreePreparation {
-  std::string target_id;
-  std::optional<std::string> old_leaf_id;
-  std::optional<std::string> common_ancestor_id;
-  std::vector<boost::json::object> entries_to_summarize;
+  std::string target_id{};
+  std::optional<std::string> old_leaf_id{};
+  std::optional<std::string> common_ancestor_id{};
+  std::vector<boost::json::object> entries_to_summarize{};
   bool operator==(const TreePreparation&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(TreePreparation, (), (target_id, old_leaf_id, common_ancestor_id, entries_to_summarize))
 
 struct BranchSummaryEntry {
-  std::string id;
-  std::string from_id;
-  std::string summary;
+  std::string id{};
+  std::string from_id{};
+  std::string summary{};
   bool operator==(const BranchSummaryEntry&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(BranchSummaryEntry, (), (id, from_id, summary))
