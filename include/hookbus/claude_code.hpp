@@ -8,11 +8,21 @@
 // answer with decision, continue, systemMessage and hookSpecificOutput), and
 // folds it into the event's result. docs/claude-code.md has the tables.
 //
-// setup.hpp installs them from config ("claude_code" in any layer's config);
-// the pieces are here for engines that assemble their own:
+// setup.hpp installs them from config ("claude_code" in any layer's config)
+// and from what the engine asks for in code (SetupOptions::claude_code, a
+// ClaudeCodeSetup below):
 //
-//   auto settings = hookbus::read_claude_code_settings(home / ".claude/settings.json", hookbus::Layer::user);
-//   hookbus::ClaudeCodeOptions options{.tool_names = {{"read_file", "Read"}}};
+//   hookbus::setup(hooks, {.claude_code = hookbus::ClaudeCodeSetup{
+//                              .import = {.settings = {hookbus::Layer::user, hookbus::Layer::project},
+//                                         .tool_names = {{"read_file", "Read"}}}}});
+//
+// The pieces are here for engines that assemble their own:
+//
+//   auto settings = hookbus::read_claude_code_settings(hookbus::claude_code_settings_file(locations, hookbus::Layer::user),
+//                                                      hookbus::Layer::user);
+//   hookbus::ClaudeCodeOptions options{.tool_names = hookbus::ClaudeCodeToolNames({{"read_file", "Read"}}),
+//                                      .project_dir = project, .transcript_dir = state / "transcripts"};
+//   auto transcript = hookbus::record_claude_code_transcript(hooks, options.transcript_dir, options.tool_names);
 //   auto installed = hookbus::install_claude_code_hooks(hooks, settings.commands, options);
 
 #include <hookbus/config.hpp>
@@ -54,8 +64,6 @@ struct ClaudeCodeCommand {
   std::string source{};     // where it is declared: "/home/u/.claude/settings.json: hooks.PreToolUse[0].hooks[1]"
   Layer layer = Layer::user;
   std::filesystem::path plugin_root{};  // CLAUDE_PLUGIN_ROOT for a plugin's hooks; empty otherwise
-  // The file it is declared in: matching commands of one file and event run in parallel.
-  std::filesystem::path settings_file{};
 };
 
 // What one settings file or plugin declares.
@@ -68,6 +76,12 @@ struct ClaudeCodeSettings {
   std::vector<std::string> skipped{};
   bool disable_all_hooks = false;  // the file's own "disableAllHooks": none of its hooks is imported
 };
+
+// Claude Code's settings file of a scope: Layer::user is
+// `<Locations::claude>/settings.json` (empty when there is no such
+// directory), project `<project>/.claude/settings.json`, local
+// `<project>/.claude/settings.local.json`; managed has none.
+std::filesystem::path claude_code_settings_file(const Locations& locations, Layer scope);
 
 // Reads the `hooks` block of a Claude Code settings file (other keys are
 // Claude Code's own and ignored), or of a plugin's hooks/hooks.json (then
@@ -83,9 +97,21 @@ ClaudeCodeSettings read_claude_code_settings(const std::filesystem::path& file, 
 std::vector<std::filesystem::path> claude_code_command_files(std::string_view command,
                                                              const std::filesystem::path& project_dir);
 
+// Every existing file a command names, inside the project or not, with the
+// variables it runs with expanded ($CLAUDE_PROJECT_DIR, a plugin's
+// $CLAUDE_PLUGIN_ROOT, $HOME, a leading ~): the scripts a settings command
+// runs, which hook discovery must never query or run a second time.
+std::vector<std::filesystem::path> claude_code_named_files(const ClaudeCodeCommand& command,
+                                                           const std::filesystem::path& project_dir);
+
 // Engine tool names as Claude Code knows them: the map's entry, else a
 // Claude Code built-in tool name that equals it ignoring case (bash -> Bash),
-// else the name unchanged.
+// else the name unchanged. hookbus needs only to_claude (the payload's
+// tool_name, matchers, the transcript's tool_use parts): nothing in a Claude
+// Code hook's answer names a tool (updatedInput replaces the input of the
+// call being decided, whatever its name; PermissionRequest's
+// updatedPermissions is not read). to_engine is for engines that read
+// Claude-named data themselves.
 class ClaudeCodeToolNames {
  public:
   ClaudeCodeToolNames() = default;
@@ -102,8 +128,9 @@ class ClaudeCodeToolNames {
 std::span<const std::string_view> claude_code_tool_names() noexcept;
 
 // Whether a Claude Code matcher matches `value` (a tool name, or for
-// SessionStart, SessionEnd, PreCompact and Notification their source, reason,
-// trigger or type): "" and "*" match everything; a plain name matches exactly;
+// SessionStart, SessionEnd, PreCompact, Notification, SubagentStart and
+// SubagentStop their source, reason, trigger, notification type or agent
+// type): "" and "*" match everything; a plain name matches exactly;
 // anything else is a regular expression that must match the whole value
 // ("Edit|Write", "mcp__memory__.*"). Throws ConfigError for an invalid expression.
 class ClaudeCodeMatcher {
@@ -122,10 +149,15 @@ class ClaudeCodeMatcher {
 // hookbus has no equivalent.
 std::vector<std::size_t> claude_code_event_targets(std::string_view claude_event);
 
+// False for the events whose matcher Claude Code ignores (UserPromptSubmit,
+// Stop): their hooks run on every occurrence, whatever matcher they give.
+bool claude_code_event_has_matcher(std::string_view claude_event);
+
 // Whether this emit is `claude_event` for a hook registered on one of its
 // targets: a tool_result is PostToolUse without an error, PostToolUseFailure with one.
 bool claude_code_event_applies(std::string_view claude_event, const HookEvent& event);
 
+// How install_claude_code_hooks runs the commands it is given.
 struct ClaudeCodeOptions {
   ClaudeCodeToolNames tool_names{};
   std::filesystem::path project_dir{};     // CLAUDE_PROJECT_DIR and the hooks' working directory; empty: the current directory
@@ -133,6 +165,22 @@ struct ClaudeCodeOptions {
   // bus, one file per session, for events whose context has no
   // transcript_path; empty: none is kept (transcript_path is then "").
   std::filesystem::path transcript_dir{};
+};
+
+// What an engine asks of setup() in code (SetupOptions::claude_code): which
+// Claude Code hooks to import, how its tools are named, where transcripts go.
+// It adds to what config's "claude_code" asks for in every layer that applies.
+struct ClaudeCodeSetup {
+  // As config's "claude_code": `settings` (Layer::user, project, local; the
+  // project's files run only in a trusted project and count in its
+  // fingerprint), `plugins` (plugin directories, whose hooks belong to the
+  // user layer) and `tool_names` (config adds names the engine does not map;
+  // the engine's own entries win).
+  ClaudeCodeImport import{};
+  // Where hookbus keeps transcripts (ClaudeCodeOptions::transcript_dir):
+  // unset: <Locations::state>/transcripts; an empty path: none is kept, for
+  // an engine that gives EventContext::transcript_path on every event.
+  std::optional<std::filesystem::path> transcript_dir{};
 };
 
 // The JSON a Claude Code hook reads on stdin for this event.
@@ -147,21 +195,34 @@ boost::json::object claude_code_payload(const HookEvent& event, std::string_view
 HookOutcome claude_code_outcome(const ClaudeCodeCommand& hook, const HookEvent& event, const ProcessResult& run,
                                 const ClaudeCodeToolNames& tool_names);
 
-// The transcript file hookbus keeps for a session under `transcript_dir`.
+// The transcript file hookbus keeps for a session under `transcript_dir`:
+// the session id made a safe file name (bytes other than ASCII letters,
+// digits, '-' and '_' percent-encoded, so no id escapes the directory and
+// distinct ids stay distinct; a very long id ends in its SHA-256 instead),
+// then ".jsonl". An empty id is "session".
 std::filesystem::path claude_code_transcript_path(const std::filesystem::path& transcript_dir, std::string_view session_id);
 
 // Keeps a Claude-Code-format JSONL transcript (one file per session under
 // `transcript_dir`, mode 0600) of every message_end seen on the bus, for the
 // hooks that read `transcript_path` (Stop hooks check what the agent did).
+// The files stay when the connection is dropped: a resumed session goes on
+// in the same file.
 Connection record_claude_code_transcript(Hooks& hooks, const std::filesystem::path& transcript_dir,
                                          const ClaudeCodeToolNames& tool_names);
 
 // Registers each command for the hookbus events its Claude Code event stands
 // for, in declaration order, labelled `label`, with `source` naming it in
-// decided_by and failure reports. Matching commands of one group (one settings
-// file and event) run in parallel on each emit and identical commands run
-// once, as Claude Code runs them; their results fold in declaration order.
-// Dropping the group unregisters them.
+// decided_by and failure reports. On each emit, the commands of one Claude
+// Code event that match start together, in parallel, when the first of them
+// is called, and the emit goes on once all have finished (as Claude Code
+// runs them: so a deny that stops the chain leaves no run behind); identical
+// commands (the same `command`, or `program`) run once; results fold in
+// declaration order. Give all the commands of one layer in one call: setup()
+// does, and installs the layers' calls so that a command that another layer
+// already ran in the same emit runs once too. `async` commands run in the
+// background; those still running when the last handler of the call is gone
+// (at the latest with the bus) are cancelled and waited for. Dropping the
+// group unregisters them.
 ConnectionGroup install_claude_code_hooks(Hooks& hooks, const std::vector<ClaudeCodeCommand>& commands,
                                           const ClaudeCodeOptions& options);
 

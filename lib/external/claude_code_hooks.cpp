@@ -7,8 +7,10 @@
 #include <hookbus/log.hpp>
 #include <hookbus/names.hpp>
 
-#include "support/logging.hpp"
+#include "external/claude_code_installer.hpp"
 #include "support/files.hpp"
+#include "support/logging.hpp"
+#include "support/sha256.hpp"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -19,13 +21,15 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdint>
+#include <cctype>
 #include <limits>
-#include <future>
+#include <list>
 #include <map>
 #include <mutex>
 #include <random>
 #include <set>
+#include <stop_token>
+#include <system_error>
 #include <thread>
 
 namespace hookbus {
@@ -113,11 +117,13 @@ struct Shared {
 // One installed command.
 struct Hook {
   ClaudeCodeCommand command;
-  ClaudeCodeMatcher matcher;
+  ClaudeCodeMatcher matcher;  // matches everything on events whose matcher Claude Code ignores
   std::mutex once_mutex;
   std::set<std::string> sessions_run;  // for `once`
 };
 
+// What a matcher is matched against: the tool name, or the event's source,
+// reason, trigger, notification type or agent type ("" for events without a matcher).
 std::string matcher_value(const HookEvent& event, const ClaudeCodeToolNames& names) {
   return std::visit(
       [&]<class E>(const E& e) -> std::string {
@@ -129,12 +135,13 @@ std::string matcher_value(const HookEvent& event, const ClaudeCodeToolNames& nam
         else if constexpr (std::is_same_v<E, SessionBeforeCompactEvent>)
           return e.trigger == CompactTrigger::manual ? "manual" : "auto";
         else if constexpr (std::is_same_v<E, NotificationEvent>) return e.kind;
+        else if constexpr (std::is_same_v<E, SubagentStartEvent> || std::is_same_v<E, SubagentEndEvent>) return e.label;
         else return "";
       },
       event);
 }
 
-bool matches(Hook& hook, const HookEvent& event, const Shared& shared) {
+bool matches(const Hook& hook, const HookEvent& event, const Shared& shared) {
   if (!claude_code_event_applies(hook.command.event, event)) return false;
   return hook.matcher.matches(matcher_value(event, shared.options.tool_names));
 }
@@ -146,7 +153,7 @@ bool first_run_in_session(Hook& hook, const HookEvent& event) {
   return hook.sessions_run.insert(context_of(event).session_id).second;
 }
 
-ProcessResult run(const Hook& hook, const HookEvent& event, const Shared& shared) {
+ProcessResult run(const Hook& hook, const HookEvent& event, const Shared& shared, std::stop_token stop = {}) {
   const ClaudeCodeCommand& c = hook.command;
   const fs::path project = shared.options.project_dir.empty() ? fs::current_path() : shared.options.project_dir;
   std::string transcript = context_of(event).transcript_path;
@@ -159,7 +166,8 @@ ProcessResult run(const Hook& hook, const HookEvent& event, const Shared& shared
                    .extra_environment = std::move(environment),
                    .working_directory = project,
                    .input = write_json(claude_code_payload(event, c.event, shared.options.tool_names, transcript, project)),
-                   .timeout = c.timeout};
+                   .timeout = c.timeout,
+                   .stop = std::move(stop)};
   try {
     return run_process(spec);
   } catch (const ProcessError& error) {
@@ -169,115 +177,264 @@ ProcessResult run(const Hook& hook, const HookEvent& event, const Shared& shared
 
 using RunOutcome = std::variant<ProcessResult, std::exception_ptr>;
 
-// Runs `work` on a thread of its own; the future never blocks in its destructor.
-template <class Work>
-std::shared_future<RunOutcome> start(Work work) {
-  std::promise<RunOutcome> promise;
-  auto future = promise.get_future().share();
-  std::thread([promise = std::move(promise), work = std::move(work)]() mutable {
-    try {
-      promise.set_value(work());
-    } catch (...) {
-      promise.set_value(std::current_exception());
-    }
-  }).detach();
-  return future;
+RunOutcome run_catching(const Hook& hook, const HookEvent& event, const Shared& shared) {
+  try {
+    return run(hook, event, shared);
+  } catch (...) {
+    return std::current_exception();
+  }
 }
 
-// Background runs of async hooks: at most this many at once; more are dropped, with a warning.
+// Runs every hook at once, one on this thread and each other on a thread of
+// its own, and returns when all have finished: no run outlives the call.
+std::vector<RunOutcome> run_together(const std::vector<std::shared_ptr<Hook>>& hooks, const HookEvent& event,
+                                     const Shared& shared) {
+  std::vector<RunOutcome> outcomes(hooks.size());
+  const auto run_one = [&](std::size_t i) { outcomes[i] = run_catching(*hooks[i], event, shared); };
+  std::vector<std::jthread> threads;
+  for (std::size_t i = 1; i < hooks.size(); ++i) {
+    try {
+      threads.emplace_back(run_one, i);
+    } catch (const std::system_error&) {  // no thread to be had: this one runs it
+      run_one(i);
+    }
+  }
+  if (!hooks.empty()) run_one(0);
+  threads.clear();  // joins, before `outcomes` is returned
+  return outcomes;
+}
+
+// Background runs of async hooks: at most this many at once in the process; more are dropped, with a warning.
 constexpr int kMaxBackgroundRuns = 16;
 std::atomic<int> background_runs{0};
 
-// The commands of one settings file for one Claude Code event. The first of
-// them that runs in an emit starts itself and every later one that matches,
-// in parallel; each then takes its own run. Identical commands run once.
-class Group {
+// The async runs of one installation, each on a thread of its own. Destroyed
+// with the installation's last handler (at the latest with the bus), it
+// cancels the runs still going (run_process kills their processes) and waits
+// for their threads: no run outlives it.
+class BackgroundRuns {
  public:
-  explicit Group(std::shared_ptr<const Shared> shared) : shared_(std::move(shared)) {}
-  std::size_t add(std::shared_ptr<Hook> hook) {
-    members_.push_back(std::move(hook));
+  BackgroundRuns() = default;
+  BackgroundRuns(const BackgroundRuns&) = delete;
+  BackgroundRuns& operator=(const BackgroundRuns&) = delete;
+  ~BackgroundRuns() {
+    std::list<Run> running;
+    {
+      const std::lock_guard lock(mutex_);
+      running.swap(runs_);
+    }
+    running.clear();  // each jthread requests its stop, then joins
+  }
+
+  // Starts `work(stop_token)`, which must not throw; false when the limit is reached.
+  template <class Work>
+  bool start(Work work) {
+    const std::lock_guard lock(mutex_);
+    runs_.remove_if([](const Run& run) { return run.done->load(); });  // joins threads that finished
+    if (background_runs.fetch_add(1) >= kMaxBackgroundRuns) {
+      background_runs.fetch_sub(1);
+      return false;
+    }
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    try {
+      runs_.push_back({std::jthread([work = std::move(work), done](std::stop_token stop) mutable {
+                         work(std::move(stop));
+                         background_runs.fetch_sub(1);
+                         done->store(true);
+                       }),
+                       done});
+    } catch (const std::system_error&) {
+      background_runs.fetch_sub(1);
+      return false;
+    }
+    return true;
+  }
+
+ private:
+  struct Run {
+    std::jthread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  std::mutex mutex_;
+  std::list<Run> runs_;
+};
+
+// Every installed command of one Claude Code event, across the install calls
+// of one installer (each call a group, in call order), and the emit each
+// thread is in. On an emit, the bus calls the members' handlers one after the
+// other (in registration order, or its reverse for closing events under
+// nested ordering): a member called a second time begins a new emit. The
+// first member of a group called in an emit runs all its matching members
+// together and keeps their outcomes for the others; a command that another
+// member already ran in this emit (of any group) runs once.
+class EventHooks {
+ public:
+  EventHooks(std::shared_ptr<const Shared> shared, std::shared_ptr<BackgroundRuns> background)
+      : shared_(std::move(shared)), background_(std::move(background)) {}
+
+  std::size_t add(std::shared_ptr<Hook> hook, std::size_t group) {
+    const std::lock_guard lock(mutex_);
+    members_.push_back({std::move(hook), group});
     return members_.size() - 1;
   }
 
   HookOutcome call(std::size_t index, const HookEvent& event) {
-    // The members of a group are called in order within an emit (those that do
-    // not match return at once), so a call at or before the last one seen on
-    // this thread starts a new emit: runs left over from a chain that stopped
-    // early belong to the previous one.
-    thread_local std::map<std::uint64_t, ThreadState> states;
-    ThreadState& state = states[id_];
-    if (state.last == kNone || index <= state.last) state.slots.assign(members_.size(), Slot{});
-    state.last = index;
-    Hook& hook = *members_[index];
-    if (!matches(hook, event, *shared_)) return std::monostate{};
-    if (hook.command.async) return run_in_background(members_[index], event);
-    if (state.slots[index].state == Slot::State::empty) launch(index, event, state.slots);
-    const Slot slot = std::exchange(state.slots[index], Slot{});
-    if (slot.state == Slot::State::duplicate) return std::monostate{};
-    const RunOutcome outcome = slot.run.get();
-    if (const auto* error = std::get_if<std::exception_ptr>(&outcome)) std::rethrow_exception(*error);
-    return claude_code_outcome(hook.command, event, std::get<ProcessResult>(outcome), shared_->options.tool_names);
+    Emit& emit = begin_call(index);
+    const std::shared_ptr<Hook> hook = member(index).hook;
+    if (!matches(*hook, event, *shared_)) return std::monostate{};
+    if (hook->command.async) return run_in_background(hook, event);
+    if (emit.slots[index].state == Slot::State::not_run) run_group(member(index).group, event, emit);
+    Slot slot = std::exchange(emit.slots[index], Slot{Slot::State::taken, {}});
+    if (slot.state != Slot::State::finished) return std::monostate{};  // a duplicate, or `once` done
+    if (const auto* error = std::get_if<std::exception_ptr>(&slot.outcome)) std::rethrow_exception(*error);
+    return claude_code_outcome(hook->command, event, std::get<ProcessResult>(slot.outcome), shared_->options.tool_names);
   }
 
  private:
-  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  struct Slot {
-    enum class State { empty, running, duplicate };
-    State state = State::empty;
-    std::shared_future<RunOutcome> run;
+  struct Member {
+    std::shared_ptr<Hook> hook;
+    std::size_t group;
   };
-  struct ThreadState {
-    std::size_t last = kNone;
+  struct Slot {
+    enum class State { not_run, skipped, finished, taken };
+    State state = State::not_run;
+    RunOutcome outcome;
+  };
+  struct Emit {
+    std::vector<bool> called;
     std::vector<Slot> slots;
+    std::set<std::pair<std::string, fs::path>> started;  // (command, program) run in this emit
   };
 
-  void launch(std::size_t from, const HookEvent& event, std::vector<Slot>& slots) {
-    std::set<std::pair<std::string, fs::path>> started;
-    for (std::size_t i = from; i < members_.size(); ++i) {
-      Hook& hook = *members_[i];
-      if (hook.command.async || !matches(hook, event, *shared_)) continue;
-      if (!started.emplace(hook.command.command, hook.command.program).second || !first_run_in_session(hook, event)) {
-        slots[i] = {Slot::State::duplicate, {}};
-        continue;
+  Member member(std::size_t index) {
+    const std::lock_guard lock(mutex_);
+    return members_[index];
+  }
+
+  // This thread's emit, a new one when `index` was called in the current one.
+  // Only this thread touches its entry, so the reference stays valid unlocked.
+  Emit& begin_call(std::size_t index) {
+    const std::lock_guard lock(mutex_);
+    Emit& emit = emits_[std::this_thread::get_id()];
+    if (index < emit.called.size() && emit.called[index]) emit = Emit{};
+    emit.called.resize(members_.size());
+    emit.slots.resize(members_.size());
+    emit.called[index] = true;
+    return emit;
+  }
+
+  void run_group(std::size_t group, const HookEvent& event, Emit& emit) {
+    std::vector<std::size_t> indexes;
+    std::vector<std::shared_ptr<Hook>> hooks;
+    {
+      const std::lock_guard lock(mutex_);
+      for (std::size_t i = 0; i < members_.size(); ++i) {
+        Hook& hook = *members_[i].hook;
+        if (members_[i].group != group || emit.slots[i].state != Slot::State::not_run || hook.command.async ||
+            !matches(hook, event, *shared_))
+          continue;
+        if (!emit.started.emplace(hook.command.command, hook.command.program).second || !first_run_in_session(hook, event)) {
+          emit.slots[i].state = Slot::State::skipped;
+          continue;
+        }
+        indexes.push_back(i);
+        hooks.push_back(members_[i].hook);
       }
-      slots[i] = {Slot::State::running,
-                  start([hook = members_[i], event, shared = shared_] { return RunOutcome(run(*hook, event, *shared)); })};
     }
+    std::vector<RunOutcome> outcomes = run_together(hooks, event, *shared_);
+    for (std::size_t k = 0; k < indexes.size(); ++k) emit.slots[indexes[k]] = {Slot::State::finished, std::move(outcomes[k])};
   }
 
   HookOutcome run_in_background(const std::shared_ptr<Hook>& hook, const HookEvent& event) {
     if (!first_run_in_session(*hook, event)) return std::monostate{};
-    if (background_runs.fetch_add(1) >= kMaxBackgroundRuns) {
-      background_runs.fetch_sub(1);
-      detail::log(spdlog::level::warn, "Claude Code async hook {} ({}) dropped on {}: {} background runs already", hook->command.label,
-                     hook->command.source, hook->command.event, kMaxBackgroundRuns);
-      return std::monostate{};
-    }
-    (void)start([hook, event, shared = shared_]() -> RunOutcome {
+    const bool started = background_->start([hook, event, shared = shared_](std::stop_token stop) {
+      const ClaudeCodeCommand& c = hook->command;
       try {
-        const ProcessResult result = run(*hook, event, *shared);
-        if (!result.succeeded() && result.exit_code != 2)
-          detail::log(spdlog::level::warn, "Claude Code async hook {} ({}) failed: {}", hook->command.label, hook->command.source,
-                         result.status());
+        const ProcessResult result = run(*hook, event, *shared, std::move(stop));
+        if (result.cancelled)
+          detail::log(spdlog::level::debug, "Claude Code async hook {} ({}) cancelled: its hooks were uninstalled", c.label,
+                      c.source);
+        else if (!result.succeeded() && result.exit_code != 2)
+          detail::log(spdlog::level::warn, "Claude Code async hook {} ({}) failed: {}", c.label, c.source, result.status());
       } catch (const std::exception& error) {
-        detail::log(spdlog::level::warn, "Claude Code async hook {} failed: {}", hook->command.label, error.what());
+        detail::log(spdlog::level::warn, "Claude Code async hook {} failed: {}", c.label, error.what());
+      } catch (...) {
+        detail::log(spdlog::level::warn, "Claude Code async hook {} failed", c.label);
       }
-      background_runs.fetch_sub(1);
-      return ProcessResult{};
     });
+    if (!started)
+      detail::log(spdlog::level::warn, "Claude Code async hook {} ({}) dropped on {}: {} background runs already",
+                  hook->command.label, hook->command.source, hook->command.event, kMaxBackgroundRuns);
     return std::monostate{};
   }
 
-  static inline std::atomic<std::uint64_t> next_id_{0};
-  const std::uint64_t id_ = next_id_++;
   std::shared_ptr<const Shared> shared_;
-  std::vector<std::shared_ptr<Hook>> members_;
+  std::shared_ptr<BackgroundRuns> background_;
+  std::mutex mutex_;
+  std::vector<Member> members_;
+  std::map<std::thread::id, Emit> emits_;
 };
 
 }  // namespace
 
+namespace detail {
+
+struct ClaudeCodeInstaller::State {
+  std::shared_ptr<const Shared> shared;
+  std::shared_ptr<BackgroundRuns> background = std::make_shared<BackgroundRuns>();
+  std::map<std::string, std::shared_ptr<EventHooks>, std::less<>> events;  // by Claude Code event
+  std::size_t calls = 0;
+};
+
+ClaudeCodeInstaller::ClaudeCodeInstaller(Hooks& hooks, const ClaudeCodeOptions& options)
+    : hooks_(hooks), state_(std::make_unique<State>(State{std::make_shared<const Shared>(Shared{options})})) {}
+
+ClaudeCodeInstaller::~ClaudeCodeInstaller() = default;
+
+ConnectionGroup ClaudeCodeInstaller::install(const std::vector<ClaudeCodeCommand>& commands) {
+  const std::size_t group = state_->calls++;
+  ConnectionGroup installed;
+  for (const auto& command : commands) {
+    auto& event_hooks = state_->events[command.event];
+    if (!event_hooks) event_hooks = std::make_shared<EventHooks>(state_->shared, state_->background);
+    const bool has_matcher = claude_code_event_has_matcher(command.event);
+    const std::size_t index = event_hooks->add(
+        std::make_shared<Hook>(command, ClaudeCodeMatcher(has_matcher ? command.matcher : "")), group);
+    const HandlerOptions handler_options{.label = command.label,
+                                         .failure = command.failure,
+                                         .kind = HandlerKind::external,
+                                         .source = command.source};
+    for (const std::size_t target : claude_code_event_targets(command.event))
+      installed.add(hooks_.on(
+          event_name(target),
+          [event_hooks, index](const HookEvent& event) { return event_hooks->call(index, event); }, handler_options));
+  }
+  return installed;
+}
+
+}  // namespace detail
+
+namespace {
+
+// A session id as a file name (claude_code.hpp): percent-encoded, hashed when very long.
+std::string transcript_file_name(std::string_view session_id) {
+  if (session_id.empty()) return "session";
+  constexpr std::size_t kMaxName = 200;  // well under NAME_MAX with ".jsonl"
+  std::string name;
+  for (const char c : session_id) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (std::isalnum(byte) != 0 && byte < 0x80) name += c;
+    else if (c == '-' || c == '_') name += c;
+    else name += fmt::format("%{:02X}", byte);
+  }
+  if (name.size() > kMaxName) name = name.substr(0, kMaxName - 65) + "-" + detail::sha256_hex(session_id);
+  return name;
+}
+
+}  // namespace
+
 std::filesystem::path claude_code_transcript_path(const std::filesystem::path& transcript_dir, std::string_view session_id) {
-  return transcript_dir / ((session_id.empty() ? std::string("session") : std::string(session_id)) + ".jsonl");
+  return transcript_dir / (transcript_file_name(session_id) + ".jsonl");
 }
 
 Connection record_claude_code_transcript(Hooks& hooks, const std::filesystem::path& transcript_dir,
@@ -289,23 +446,7 @@ Connection record_claude_code_transcript(Hooks& hooks, const std::filesystem::pa
 
 ConnectionGroup install_claude_code_hooks(Hooks& hooks, const std::vector<ClaudeCodeCommand>& commands,
                                           const ClaudeCodeOptions& options) {
-  auto shared = std::make_shared<Shared>(Shared{options});
-  ConnectionGroup installed;
-  std::map<std::pair<fs::path, std::string>, std::shared_ptr<Group>> groups;
-  for (const auto& command : commands) {
-    auto& group = groups[{command.settings_file, command.event}];
-    if (!group) group = std::make_shared<Group>(shared);
-    const std::size_t index = group->add(std::make_shared<Hook>(command, ClaudeCodeMatcher(command.matcher)));
-    const HandlerOptions handler_options{.label = command.label,
-                                         .failure = command.failure,
-                                         .kind = HandlerKind::external,
-                                         .source = command.source};
-    for (const std::size_t target : claude_code_event_targets(command.event))
-      installed.add(hooks.on(
-          event_name(target), [group, index](const HookEvent& event) { return group->call(index, event); },
-          handler_options));
-  }
-  return installed;
+  return detail::ClaudeCodeInstaller(hooks, options).install(commands);
 }
 
 }  // namespace hookbus

@@ -471,6 +471,8 @@ boost::json::object claude_code_payload(const HookEvent& event, std::string_view
   payload["permission_mode"] = context.permission_mode.empty() ? "default" : context.permission_mode;
   payload["hook_event_name"] = claude_event;
   std::visit(EventFields{tool_names, payload}, event);
+  // One transcript per session: a subagent's messages are in the session's.
+  if (std::holds_alternative<SubagentEndEvent>(event)) payload["agent_transcript_path"] = transcript_path;
   return payload;
 }
 

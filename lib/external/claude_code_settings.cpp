@@ -13,25 +13,28 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 
 namespace hookbus {
 namespace {
 
 namespace fs = std::filesystem;
 
-// Claude Code's events and the hookbus events they stand for.
+// Claude Code's events, the hookbus events they stand for, and whether
+// Claude Code filters them by a matcher (it ignores the matcher of the others).
 struct ClaudeEvent {
   std::string_view name;
   std::array<std::string_view, 2> targets;  // hookbus wire names; "" unused
+  bool has_matcher = true;
 };
 constexpr ClaudeEvent kClaudeEvents[] = {
     {"PreToolUse", {"tool_call", ""}},
     {"PermissionRequest", {"permission_request", ""}},
     {"PostToolUse", {"tool_result", ""}},
     {"PostToolUseFailure", {"tool_result", "tool_execution_failure"}},
-    {"UserPromptSubmit", {"input", ""}},
+    {"UserPromptSubmit", {"input", ""}, false},
     {"Notification", {"notification", ""}},
-    {"Stop", {"agent_end", ""}},
+    {"Stop", {"agent_end", ""}, false},
     {"SubagentStart", {"subagent_start", ""}},
     {"SubagentStop", {"subagent_end", ""}},
     {"PreCompact", {"session_before_compact", ""}},
@@ -94,25 +97,62 @@ std::string label_of(const std::string& command) {
   return command.size() <= kMax ? command : command.substr(0, kMax) + "...";
 }
 
+// Replaces each $NAME and ${NAME} in `word` (not $NAMEMORE) by `value`.
+void expand(std::string& word, std::string_view name, const std::string& value) {
+  const auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
+  for (const std::string& variable : {"${" + std::string(name) + "}", "$" + std::string(name)}) {
+    for (auto at = word.find(variable); at != std::string::npos; at = word.find(variable, at)) {
+      const auto end = at + variable.size();
+      if (variable[1] != '{' && end < word.size() && name_char(word[end])) {
+        at = end;
+        continue;
+      }
+      word.replace(at, variable.size(), value);
+      at += value.size();
+    }
+  }
+}
+
+// The existing regular files a command's words name, absolute and normalized:
+// quotes removed, the variables the command runs with expanded
+// ($CLAUDE_PROJECT_DIR, $CLAUDE_PLUGIN_ROOT for a plugin's command, $HOME and
+// a leading ~), a relative path taken from the project directory. Words with
+// other variables, and options, are not paths.
+std::vector<fs::path> named_files(std::string_view command, const fs::path& project, const fs::path& plugin_root) {
+  const char* home = std::getenv("HOME");
+  std::vector<fs::path> files;
+  for (std::string word : words_of(command)) {
+    expand(word, "CLAUDE_PROJECT_DIR", project.string());
+    if (!plugin_root.empty()) expand(word, "CLAUDE_PLUGIN_ROOT", plugin_root.lexically_normal().string());
+    if (home != nullptr && *home != '\0') {
+      expand(word, "HOME", home);
+      if (word == "~" || word.starts_with("~/")) word.replace(0, 1, home);
+    }
+    if (word.empty() || word.find('$') != std::string::npos || word.starts_with('-')) continue;
+    const fs::path candidate = (fs::path(word).is_absolute() ? fs::path(word) : project / word).lexically_normal();
+    std::error_code ec;
+    if (fs::is_regular_file(candidate, ec) && std::find(files.begin(), files.end(), candidate) == files.end())
+      files.push_back(candidate);
+  }
+  return files;
+}
+
 }  // namespace
 
 std::vector<std::filesystem::path> claude_code_command_files(std::string_view command,
                                                              const std::filesystem::path& project_dir) {
-  std::vector<fs::path> files;
   const fs::path project = project_dir.lexically_normal();
-  for (std::string word : words_of(command)) {
-    for (const std::string_view variable : {"${CLAUDE_PROJECT_DIR}", "$CLAUDE_PROJECT_DIR"})
-      if (const auto at = word.find(variable); at != std::string::npos) word.replace(at, variable.size(), project.string());
-    if (word.empty() || word.find('$') != std::string::npos || word.starts_with('-')) continue;
-    const fs::path candidate = (fs::path(word).is_absolute() ? fs::path(word) : project / word).lexically_normal();
-    const fs::path relative = candidate.lexically_relative(project);
-    if (relative.empty() || *relative.begin() == "..") continue;
-    std::error_code ec;
-    if (fs::is_regular_file(candidate, ec) &&
-        std::find(files.begin(), files.end(), candidate) == files.end())
-      files.push_back(candidate);
+  std::vector<fs::path> files;
+  for (auto& file : named_files(command, project, {})) {
+    const fs::path relative = file.lexically_relative(project);
+    if (!relative.empty() && *relative.begin() != "..") files.push_back(std::move(file));
   }
   return files;
+}
+
+std::vector<std::filesystem::path> claude_code_named_files(const ClaudeCodeCommand& command,
+                                                           const std::filesystem::path& project_dir) {
+  return named_files(command.command, project_dir.lexically_normal(), command.plugin_root);
 }
 
 // ------------------------------------------------------------ tool names
@@ -176,6 +216,12 @@ std::vector<std::size_t> claude_code_event_targets(std::string_view claude_event
   return targets;
 }
 
+bool claude_code_event_has_matcher(std::string_view claude_event) {
+  for (const auto& event : kClaudeEvents)
+    if (event.name == claude_event) return event.has_matcher;
+  return true;
+}
+
 bool claude_code_event_applies(std::string_view claude_event, const HookEvent& event) {
   if (const auto* result = std::get_if<ToolResultEvent>(&event)) {
     if (claude_event == "PostToolUse") return !result->is_error;
@@ -186,6 +232,16 @@ bool claude_code_event_applies(std::string_view claude_event, const HookEvent& e
 }
 
 // -------------------------------------------------------------- settings
+
+std::filesystem::path claude_code_settings_file(const Locations& locations, Layer scope) {
+  switch (scope) {
+    case Layer::user: return locations.claude.empty() ? fs::path() : locations.claude / "settings.json";
+    case Layer::project: return locations.project / ".claude" / "settings.json";
+    case Layer::local: return locations.project / ".claude" / "settings.local.json";
+    case Layer::managed: break;
+  }
+  return {};
+}
 
 ClaudeCodeSettings read_claude_code_settings(const std::filesystem::path& file, Layer layer,
                                              const std::filesystem::path& plugin_root) {
@@ -231,7 +287,7 @@ ClaudeCodeSettings read_claude_code_settings(const std::filesystem::path& file, 
       std::string matcher;
       if (auto m = group.find("matcher")) matcher = m->as_string();
       try {
-        (void)ClaudeCodeMatcher(matcher);
+        if (claude_code_event_has_matcher(event)) (void)ClaudeCodeMatcher(matcher);
       } catch (const ConfigError& error) {
         throw ConfigError(group.location().key("matcher"), error.what());
       }
@@ -257,7 +313,6 @@ ClaudeCodeSettings read_claude_code_settings(const std::filesystem::path& file, 
         command.source = fmt::format("{}: {}", file.string(), entry.location().path);
         command.layer = layer;
         command.plugin_root = plugin_root;
-        command.settings_file = file;
         settings.commands.push_back(std::move(command));
       }
     }

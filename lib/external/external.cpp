@@ -9,6 +9,7 @@
 
 #include "support/logging.hpp"
 #include "catalogue/json_text.hpp"
+#include "external/claude_code_installer.hpp"
 #include "support/text.hpp"
 #include "support/utf8.hpp"
 
@@ -48,11 +49,14 @@ std::string text_of(const std::vector<ContentPart>& parts) {
   return text;
 }
 
-// kodelet's StructuredToolResult for after_tool_call's `tool_output`.
+// kodelet's StructuredToolResult for after_tool_call's `tool_output`, as kodelet
+// writes it: toolName, success, error (left out when empty), timestamp. Its
+// `metadata` (and `metadataType`) is tool-specific data that an engine's
+// result does not have, so it is left out, as kodelet does for tools without
+// any; the result's text is in the payload's own `content`.
 boost::json::object kodelet_tool_output(const ToolResultEvent& event) {
   boost::json::object output{{"toolName", event.tool_name}, {"success", !event.is_error}};
-  if (event.is_error) output["error"] = text_of(event.content);
-  else output["result"] = text_of(event.content);
+  if (std::string error = event.is_error ? text_of(event.content) : ""; !error.empty()) output["error"] = std::move(error);
   output["timestamp"] = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
   return output;
 }
@@ -254,9 +258,8 @@ class Installer {
         report_(report),
         config_(config),
         options_(options),
-        project_dir_(options.project_dir.empty() ? fs::current_path() : options.project_dir) {
-    options_.claude_code_options.project_dir = project_dir_;
-  }
+        project_dir_(options.project_dir.empty() ? fs::current_path() : options.project_dir),
+        claude_code_(hooks, claude_code_options(options_, project_dir_)) {}
 
   InstalledHooks run() && {
     for (const Layer layer : all_layers) {
@@ -265,7 +268,7 @@ class Installer {
         if (found.layer == layer) install(found, claude);
       for (const auto& command : options_.claude_code)
         if (command.layer == layer) install(command, claude);
-      installed_.add(install_claude_code_hooks(hooks_, claude, options_.claude_code_options));
+      installed_.add(claude_code_.install(claude));
     }
     for (const Config& layer : config_.layers())
       for (const auto& [name, settings] : layer.hooks) check_entry(layer, name, settings);
@@ -299,8 +302,7 @@ class Installer {
                           .failure = settings.failure.value,
                           .label = found.name,
                           .source = found.path.string(),
-                          .layer = found.layer,
-                          .settings_file = found.path});
+                          .layer = found.layer});
       }
       what_.installed.push_back({found.name, found.layer, found.path, found.declared_events, settings,
                                  HookProtocol::claude_code, settings.matcher.value, "", found.source});
@@ -412,11 +414,19 @@ class Installer {
     what_.warnings.push_back(std::move(message));
   }
 
+  static ClaudeCodeOptions claude_code_options(const ExternalInstallOptions& options, const fs::path& project_dir) {
+    ClaudeCodeOptions claude = options.claude_code_options;
+    claude.project_dir = project_dir;
+    return claude;
+  }
+
   Hooks& hooks_;
   const DiscoveryReport& report_;
   const LayeredConfig& config_;
   ExternalInstallOptions options_;
   fs::path project_dir_;
+  // Every layer's Claude Code hooks, one install per layer, sharing their runs.
+  detail::ClaudeCodeInstaller claude_code_;
   InstallReport what_;
   ConnectionGroup installed_;
 };
