@@ -19,6 +19,8 @@
 //     layers is two hooks, and both run);
 //   - a file that is not safe (the same rules; for a symlink, its target and
 //     every directory on the target's path) is refused with a warning;
+//   - a file that something else runs (a Claude Code settings command names
+//     it: `run_elsewhere`) is ignored, with what runs it, and never queried;
 //   - a file of a layer that may not run (an untrusted project, hooks
 //     disabled by config) is listed as not run, with why, and never executed;
 //   - its events: declared in config (never asked), else a cached answer for
@@ -134,6 +136,9 @@ struct DiscoveryOptions {
   std::function<std::optional<std::string>(Layer)> why_not_run{};
   // The declaration config gives for a hook (its layer and name), if any.
   std::function<std::optional<HookDeclaration>(Layer, std::string_view name)> declared{};
+  // What runs a file other than discovery (a Claude Code settings command), if anything:
+  // such a file is ignored, with that reason, and never executed by discovery.
+  std::function<std::optional<std::string>(const std::filesystem::path& file)> run_elsewhere{};
 };
 
 // Scans the directories and learns each candidate's events. Refusals are also

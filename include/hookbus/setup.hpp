@@ -16,6 +16,7 @@
 // engine); nothing stays installed then.
 
 #include <hookbus/builtins.hpp>
+#include <hookbus/claude_code.hpp>
 #include <hookbus/config.hpp>
 #include <hookbus/connection.hpp>
 #include <hookbus/discovery.hpp>
@@ -40,6 +41,8 @@ struct SetupOptions {
   const BuiltinRegistry* builtins = nullptr;  // unset: default_builtins()
   Duration query_timeout = default_query_timeout;
   bool query_cache = true;                    // remember `HOOK hook` answers under Locations::cache
+  // Claude Code hooks the engine imports in code, on top of config's "claude_code" (claude_code.hpp).
+  std::optional<ClaudeCodeSetup> claude_code{};
 };
 
 // A layer's config file and what became of it.

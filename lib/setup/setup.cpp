@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <map>
 #include <system_error>
 
 namespace hookbus {
@@ -38,17 +39,6 @@ ProjectLayerConfig read_project_layer(const Locations& locations, Layer layer) {
   return read;
 }
 
-// Claude Code's settings file of a scope, and the layer its hooks belong to.
-fs::path claude_settings_file(const Locations& locations, Layer scope) {
-  switch (scope) {
-    case Layer::user: return locations.claude.empty() ? fs::path() : locations.claude / "settings.json";
-    case Layer::project: return locations.project / ".claude" / "settings.json";
-    case Layer::local: return locations.project / ".claude" / "settings.local.json";
-    case Layer::managed: break;
-  }
-  return {};
-}
-
 // Everything the project layers would read or run (trust.hpp's fingerprint inputs).
 ProjectFiles project_files(const Locations& locations, const std::vector<ProjectLayerConfig>& project_layers,
                            const std::vector<const Config*>& all_configs) {
@@ -68,7 +58,7 @@ ProjectFiles project_files(const Locations& locations, const std::vector<Project
     if (config == nullptr || !config->claude_code) continue;
     for (const Layer scope : config->claude_code->settings) {
       if (!is_project_layer(scope)) continue;
-      const fs::path settings = claude_settings_file(locations, scope);
+      const fs::path settings = claude_code_settings_file(locations, scope);
       files.files.push_back(settings);
       try {
         for (const auto& command : read_claude_code_settings(settings, scope).commands)
@@ -81,9 +71,21 @@ ProjectFiles project_files(const Locations& locations, const std::vector<Project
   return files;
 }
 
-// The Claude Code commands every applying layer's config imports, each in the
-// layer of its settings file (a plugin: the layer that named it).
-std::vector<ClaudeCodeCommand> claude_code_commands(const Locations& locations, const LayeredConfig& config,
+// What the engine asks of the Claude Code import in code, as a user-layer
+// config that says only that: it joins the trust fingerprint and the import
+// like any layer's "claude_code".
+std::optional<Config> engine_claude_code(const SetupOptions& options) {
+  if (!options.claude_code) return std::nullopt;
+  Config config;
+  config.layer = Layer::user;
+  config.claude_code = options.claude_code->import;
+  return config;
+}
+
+// The Claude Code commands the engine and every applying layer's config
+// import, each in the layer of its settings file (a plugin: the layer that
+// named it). What is skipped is a warning, logged.
+std::vector<ClaudeCodeCommand> claude_code_commands(const Locations& locations, const std::vector<const Config*>& importers,
                                                     bool project_may_run, SetupReport& report) {
   std::vector<std::pair<fs::path, std::pair<Layer, fs::path>>> sources;  // file -> (layer, plugin root)
   const auto add = [&](fs::path file, Layer layer, fs::path plugin_root) {
@@ -92,23 +94,39 @@ std::vector<ClaudeCodeCommand> claude_code_commands(const Locations& locations, 
       if (known == file) return;
     sources.push_back({std::move(file), {layer, std::move(plugin_root)}});
   };
-  for (const Config& layer : config.layers()) {
-    if (!layer.claude_code) continue;
-    for (const Layer scope : layer.claude_code->settings) add(claude_settings_file(locations, scope), scope, {});
-    for (const auto& plugin : layer.claude_code->plugins) add(plugin / "hooks" / "hooks.json", layer.layer, plugin);
+  for (const Config* layer : importers) {
+    if (!layer->claude_code) continue;
+    for (const Layer scope : layer->claude_code->settings) add(claude_code_settings_file(locations, scope), scope, {});
+    for (const auto& plugin : layer->claude_code->plugins) add(plugin / "hooks" / "hooks.json", layer->layer, plugin);
   }
+  const auto warn = [&](std::string message) {
+    detail::log(spdlog::level::warn, "{}", message);
+    report.warnings.push_back(std::move(message));
+  };
   std::vector<ClaudeCodeCommand> commands;
   for (const auto& [file, where] : sources) {
     ClaudeCodeSettings settings = read_claude_code_settings(file, where.first, where.second);
-    for (auto& note : settings.skipped) report.warnings.push_back(std::move(note));
+    for (auto& note : settings.skipped) warn(std::move(note));
     if (settings.disable_all_hooks) {
-      report.warnings.push_back(fmt::format("{}: disableAllHooks is set: none of its {} hook(s) is imported",
-                                            file.string(), settings.commands.size()));
+      warn(fmt::format("{}: disableAllHooks is set: none of its {} hook(s) is imported", file.string(),
+                       settings.commands.size()));
       continue;
     }
     for (auto& command : settings.commands) commands.push_back(std::move(command));
   }
   return commands;
+}
+
+// The files the Claude Code commands run (by their canonical path), with the
+// settings entry that runs each: discovery leaves them alone.
+std::map<fs::path, std::string> files_run_by(const std::vector<ClaudeCodeCommand>& commands, const fs::path& project_dir) {
+  std::map<fs::path, std::string> files;
+  for (const auto& command : commands)
+    for (const auto& file : claude_code_named_files(command, project_dir)) {
+      std::error_code ec;
+      files.emplace(fs::weakly_canonical(file, ec), command.source);
+    }
+  return files;
 }
 
 std::string describe(const Config& config) {
@@ -131,7 +149,9 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
   // The project layers apply only in a trusted project.
   std::vector<ProjectLayerConfig> project_layers{read_project_layer(locations, Layer::project),
                                                  read_project_layer(locations, Layer::local)};
+  const std::optional<Config> engine_claude = engine_claude_code(options);
   std::vector<const Config*> all_configs;
+  if (engine_claude) all_configs.push_back(&*engine_claude);
   for (const auto& config : applied) all_configs.push_back(&config);
   for (const auto& read : project_layers) all_configs.push_back(read.config ? &*read.config : nullptr);
   report.trust = check_trust(TrustStore(locations.state.empty() ? fs::path() : locations.state / "trust.json"),
@@ -165,6 +185,13 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
                          "run `hookctl trust` after reviewing its hooks");
     return config.hooks_forbidden(layer);
   };
+  // Claude Code's commands come from settings, never from discovery, which
+  // must not query or run a script they name a second time.
+  std::vector<const Config*> claude_importers;
+  if (engine_claude) claude_importers.push_back(&*engine_claude);
+  for (const Config& layer : config.layers()) claude_importers.push_back(&layer);
+  std::vector<ClaudeCodeCommand> claude_commands = claude_code_commands(locations, claude_importers, project_may_run, report);
+  const std::map<fs::path, std::string> run_by_claude = files_run_by(claude_commands, locations.project);
   // Every layer's own directory is listed, an untrusted project's too, so its hooks show as not run.
   report.directories = layer_hook_directories(locations, config);
   DiscoveryOptions discovery{
@@ -175,6 +202,12 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
         const ResolvedHookSettings settings = config.hook_settings(layer, name);
         if (settings.events.value.empty()) return std::nullopt;
         return HookDeclaration{settings.protocol.value, settings.events.value};
+      },
+      .run_elsewhere = [&](const fs::path& file) -> std::optional<std::string> {
+        std::error_code ec;
+        const auto found = run_by_claude.find(fs::weakly_canonical(file, ec));
+        if (found == run_by_claude.end()) return std::nullopt;
+        return "run by the Claude Code hook " + found->second + ", not by discovery";
       }};
   report.discovery = discover_hooks(report.directories, discovery);
 
@@ -195,10 +228,16 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
   for (const Layer layer : {Layer::managed, Layer::user, Layer::project})
     detail::load_layer_plugins(hooks, layer, locations.plugin_directory(layer), why_not_run(layer), result);
   ExternalInstallOptions install{.project_dir = locations.project,
-                                 .claude_code = claude_code_commands(locations, config, project_may_run, report),
+                                 .claude_code = std::move(claude_commands),
                                  .claude_code_options = {}};
-  if (const auto import = config.claude_code()) install.claude_code_options.tool_names = ClaudeCodeToolNames(import->tool_names);
-  if (!locations.state.empty()) install.claude_code_options.transcript_dir = locations.state / "transcripts";
+  std::map<std::string, std::string> tool_names = engine_claude ? engine_claude->claude_code->tool_names
+                                                                 : std::map<std::string, std::string>{};
+  if (const auto import = config.claude_code()) tool_names.insert(import->tool_names.begin(), import->tool_names.end());
+  install.claude_code_options.tool_names = ClaudeCodeToolNames(std::move(tool_names));
+  if (options.claude_code && options.claude_code->transcript_dir)
+    install.claude_code_options.transcript_dir = *options.claude_code->transcript_dir;
+  else if (!locations.state.empty())
+    install.claude_code_options.transcript_dir = locations.state / "transcripts";
   const bool any_claude = !install.claude_code.empty() ||
                           std::any_of(report.discovery.hooks.begin(), report.discovery.hooks.end(),
                                       [](const auto& h) { return h.protocol == HookProtocol::claude_code; });
