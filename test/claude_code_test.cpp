@@ -3,6 +3,7 @@
 // written here in the style of published Claude Code hooks (bash + jq,
 // Python, Node), installed through .claude/settings.json and run through
 // hookbus::setup() and Hooks::emit (docs/claude-code.md).
+#include "claude_code_hooks.hpp"
 #include "script_fixture.hpp"
 
 #include <hookbus/claude_code.hpp>
@@ -19,6 +20,7 @@
 
 #include <mutex>
 #include <sstream>
+#include <string>
 #include <thread>
 
 namespace hookbus {
@@ -40,7 +42,9 @@ using namespace std::chrono_literals;
 // Hang detection only: far above what any hook here takes.
 constexpr auto kHangBound = 10s;
 
-class ClaudeCode : public ::testing::Test {
+// Every test ends by checking that its runs left no descriptor and no child
+// process behind (NothingLeftBehind).
+class ClaudeCode : public testing::NothingLeftBehind {
  protected:
   ClaudeCode() {
     set_logger(std::make_shared<spdlog::logger>("claude-test", std::make_shared<spdlog::sinks::ostream_sink_mt>(log_)));
@@ -68,6 +72,11 @@ class ClaudeCode : public ::testing::Test {
     write_file(project_settings(), R"({"permissions": {"allow": []}, "hooks": )" + hooks_block + "}");
     write_file(locations().config_file(Layer::user),
                R"({"claude_code": {"settings": ["project"], "tool_names": )" + tool_names + "}}");
+  }
+  // A published-style hook (claude_code_hooks.hpp), its script in .claude/hooks/ and its entry in the settings.
+  void published(const testing::PublishedHook& hook, const std::string& tool_names = "{}") const {
+    testing::write_published_hook(project_.path(), hook);
+    settings(testing::hooks_block({hook}), tool_names);
   }
   // One hook group: {"EVENT": [{"matcher": MATCHER, "hooks": [{"type": "command", "command": COMMAND}]}]}.
   static std::string one(const std::string& event, const std::string& matcher, const std::string& command,
@@ -101,13 +110,10 @@ class ClaudeCode : public ::testing::Test {
 };
 
 // ============================================ hooks in the style of published ones
+// (test/claude_code_hooks.hpp; hookctl_hooks_test.cpp runs the same through hookctl)
 
 TEST_F(ClaudeCode, ABashAndJqHookBlocksWithExitTwoAndStderrAsTheReason) {
-  write_script(script("block-dangerous.sh"),
-               "command=$(jq -r '.tool_input.command // empty')\n"
-               "if echo \"$command\" | grep -qE 'rm -rf /'; then\n"
-               "  echo \"Dangerous command blocked: $command\" >&2\n  exit 2\nfi\nexit 0\n");
-  settings(one("PreToolUse", "Bash", "$CLAUDE_PROJECT_DIR/.claude/hooks/block-dangerous.sh"));
+  published(testing::kBlockDangerous);
   install();
   const ToolCallResult denied = hooks_.emit(bash("rm -rf /"));
   EXPECT_EQ(denied.decision, Decision::deny);
@@ -119,16 +125,7 @@ TEST_F(ClaudeCode, ABashAndJqHookBlocksWithExitTwoAndStderrAsTheReason) {
 }
 
 TEST_F(ClaudeCode, APythonHookDeniesWithJsonAndTheToolNameMapsToClaudeCodes) {
-  write_file(script("protect_env.py"),
-             "#!/usr/bin/python3\nimport json, sys\n"
-             "data = json.load(sys.stdin)\n"
-             "path = data.get('tool_input', {}).get('file_path', '')\n"
-             "if data['tool_name'] in ('Read', 'Edit', 'Write') and path.endswith('.env'):\n"
-             "    print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse',\n"
-             "        'permissionDecision': 'deny', 'permissionDecisionReason': 'secrets stay private: ' + path}}))\n"
-             "sys.exit(0)\n",
-             0755);
-  settings(one("PreToolUse", "Read|Edit|Write", "python3 .claude/hooks/protect_env.py"), R"({"read_file": "Read"})");
+  published(testing::kProtectEnv, R"({"read_file": "Read"})");
   install();
   const ToolCallResult denied = hooks_.emit(
       ToolCallEvent{.context = context(), .tool_call_id = "t", .tool_name = "read_file", .input = {{"file_path", ".env"}}});
@@ -141,26 +138,7 @@ TEST_F(ClaudeCode, APythonHookDeniesWithJsonAndTheToolNameMapsToClaudeCodes) {
 }
 
 TEST_F(ClaudeCode, ANodeHookAllowsAsksAndRewritesTheInput) {
-  write_file(script("approve.js"),
-             "#!/usr/bin/env node\n"
-             "let input = '';\n"
-             "process.stdin.on('data', c => input += c);\n"
-             "process.stdin.on('end', () => {\n"
-             "  const data = JSON.parse(input);\n"
-             "  const command = data.tool_input.command || '';\n"
-             "  const out = {hookSpecificOutput: {hookEventName: 'PreToolUse'}};\n"
-             "  if (command.startsWith('npm test')) {\n"
-             "    out.hookSpecificOutput.permissionDecision = 'allow';\n"
-             "    out.hookSpecificOutput.permissionDecisionReason = 'tests are safe';\n"
-             "    out.hookSpecificOutput.updatedInput = {command: command + ' --silent'};\n"
-             "  } else if (command.startsWith('git push')) {\n"
-             "    out.hookSpecificOutput.permissionDecision = 'ask';\n"
-             "    out.hookSpecificOutput.permissionDecisionReason = 'pushing needs a human';\n"
-             "  }\n"
-             "  console.log(JSON.stringify(out));\n"
-             "});\n",
-             0755);
-  settings(one("PreToolUse", "Bash", "node .claude/hooks/approve.js"));
+  published(testing::kApprove);
   install();
   const ToolCallResult allowed = hooks_.emit(bash("npm test"));
   EXPECT_EQ(allowed.decision, Decision::allow);
@@ -174,10 +152,7 @@ TEST_F(ClaudeCode, ANodeHookAllowsAsksAndRewritesTheInput) {
 TEST_F(ClaudeCode, APostToolUseFormatterRewritesTheFileItWasGiven) {
   const fs::path source = file("main.py");
   write_file(source, "x = 1   \ny = 2\t\n");
-  write_script(script("format.sh"),
-               "file=$(jq -r '.tool_input.file_path')\n"
-               "case \"$file\" in *.py) sed -i 's/[[:space:]]*$//' \"$file\" ;; esac\n");
-  settings(one("PostToolUse", "Edit|Write", "$CLAUDE_PROJECT_DIR/.claude/hooks/format.sh"));
+  published(testing::kFormatter);
   install();
   const ToolResultResult result = hooks_.emit(ToolResultEvent{.context = context(), .tool_call_id = "t", .tool_name = "write",
                                                               .input = {{"file_path", source.string()}}});
@@ -186,8 +161,7 @@ TEST_F(ClaudeCode, APostToolUseFormatterRewritesTheFileItWasGiven) {
 }
 
 TEST_F(ClaudeCode, AUserPromptSubmitHookAddsPlainTextAsContext) {
-  write_script(script("context.sh"), "cat >/dev/null; echo \"Current branch: main\"\n");
-  settings(one("UserPromptSubmit", "", ".claude/hooks/context.sh"));
+  published(testing::kPromptContext);
   install();
   const InputResult result = hooks_.emit(InputEvent{.context = context(), .text = "fix the bug"});
   EXPECT_EQ(result.action, InputAction::continue_);
@@ -210,8 +184,7 @@ TEST_F(ClaudeCode, AUserPromptSubmitHookRejectsAPromptWithDecisionBlock) {
 }
 
 TEST_F(ClaudeCode, ASessionStartHookGivesContextAndItsMatcherIsTheSource) {
-  write_script(script("session.sh"), "cat >/dev/null; echo 'Recent commits: fix parser'\n");
-  settings(one("SessionStart", "startup", ".claude/hooks/session.sh"));
+  published(testing::kSessionContext);
   install();
   EXPECT_THAT(hooks_.emit(SessionStartEvent{.context = context(), .reason = SessionStartReason::startup}).additional_context,
               ElementsAre("Recent commits: fix parser"));
@@ -222,16 +195,7 @@ TEST_F(ClaudeCode, ASessionStartHookGivesContextAndItsMatcherIsTheSource) {
 // A Stop hook that reads the transcript hookbus keeps, blocks once when the
 // agent left a TODO, and honours stop_hook_active so it never loops.
 TEST_F(ClaudeCode, AStopHookReadsTheTranscriptBlocksOnceAndHonoursStopHookActive) {
-  write_file(script("finish-todos.py"),
-             "#!/usr/bin/python3\nimport json, sys\n"
-             "data = json.load(sys.stdin)\n"
-             "if data['stop_hook_active']:\n    sys.exit(0)\n"
-             "last = json.loads(open(data['transcript_path']).read().splitlines()[-1])\n"
-             "text = ''.join(p.get('text', '') for p in last['message']['content'])\n"
-             "if last['type'] == 'assistant' and 'TODO' in text:\n"
-             "    print(json.dumps({'decision': 'block', 'reason': 'You left a TODO: finish it before stopping.'}))\n",
-             0755);
-  settings(one("Stop", "", "python3 .claude/hooks/finish-todos.py"));
+  published(testing::kFinishTodos);
   install();
   hooks_.emit(MessageEndEvent{.context = context(), .message = {.role = Role::user, .content = {TextPart{"write it"}}}});
   hooks_.emit(MessageEndEvent{.context = context(),
@@ -328,6 +292,16 @@ TEST_F(ClaudeCode, SubagentStartAndStopCarryTheAgent) {
   EXPECT_EQ(stop.at("agent_id"), "a1");
   EXPECT_EQ(stop.at("stop_hook_active"), true);
   EXPECT_EQ(stop.at("last_assistant_message"), "looks fine");
+  EXPECT_EQ(stop.at("agent_transcript_path"), stop.at("transcript_path")) << "one transcript per session, the subagent's in it";
+}
+
+TEST_F(ClaudeCode, SessionStartCarriesTheSource) {
+  settings(one("SessionStart", "", capture("start.json")));
+  install();
+  hooks_.emit(SessionStartEvent{.context = context(), .reason = SessionStartReason::fork});
+  EXPECT_EQ(captured("start.json").at("source"), "resume");
+  hooks_.emit(SessionStartEvent{.context = context(), .reason = SessionStartReason::new_session});
+  EXPECT_EQ(captured("start.json").at("source"), "clear");
 }
 
 TEST_F(ClaudeCode, SessionEndPreCompactAndNotificationCarryTheirFields) {
@@ -450,6 +424,112 @@ TEST_F(ClaudeCode, TheTopLevelApproveBlockAndAskDecisionsStillWork) {
   EXPECT_EQ(hooks_.emit(bash("ls")).decision, Decision::allow);
 }
 
+TEST_F(ClaudeCode, SuppressOutputIsAccepted) {
+  settings(one("PreToolUse", "", R"(echo '{\"suppressOutput\": true, \"systemMessage\": \"checked\"}')"));
+  install();
+  EXPECT_THAT(hooks_.emit(bash("ls")).system_messages, ElementsAre("checked"));
+  EXPECT_THAT(errors_seen_, IsEmpty());
+}
+
+// One hook answers every event with hookSpecificOutput.additionalContext naming the event.
+TEST_F(ClaudeCode, JsonAdditionalContextReachesTheResultOfEveryEventThatTakesIt) {
+  const std::string answer =
+      R"(jq -c '{hookSpecificOutput: {hookEventName: .hook_event_name, additionalContext: (\"for \" + .hook_event_name)}}')";
+  const auto group = [&](const std::string& event) {
+    return "\"" + event + R"(": [{"hooks": [{"type": "command", "command": ")" + answer + R"("}]}])";
+  };
+  settings("{" + group("PreToolUse") + ", " + group("PostToolUse") + ", " + group("PostToolUseFailure") + ", " +
+           group("UserPromptSubmit") + ", " + group("SessionStart") + "}");
+  install();
+  EXPECT_THAT(hooks_.emit(bash("ls")).additional_context, ElementsAre("for PreToolUse"));
+  EXPECT_THAT(hooks_.emit(ToolResultEvent{.context = context(), .tool_name = "bash"}).additional_context,
+              ElementsAre("for PostToolUse"));
+  EXPECT_THAT(hooks_.emit(ToolResultEvent{.context = context(), .tool_name = "bash", .is_error = true}).additional_context,
+              ElementsAre("for PostToolUseFailure"));
+  EXPECT_THAT(hooks_.emit(ToolExecutionFailureEvent{.context = context(), .tool_name = "bash", .error = "killed"})
+                  .additional_context,
+              ElementsAre("for PostToolUseFailure"));
+  EXPECT_THAT(hooks_.emit(InputEvent{.context = context(), .text = "hi"}).additional_context,
+              ElementsAre("for UserPromptSubmit"));
+  EXPECT_THAT(hooks_.emit(SessionStartEvent{.context = context()}).additional_context, ElementsAre("for SessionStart"));
+  EXPECT_THAT(errors_seen_, IsEmpty());
+}
+
+TEST_F(ClaudeCode, ExitTwoOnSubagentStopKeepsTheSubagentGoingWithStderr) {
+  settings(one("SubagentStop", "", "echo 'the review is not finished' >&2; exit 2"));
+  install();
+  EXPECT_THAT(hooks_.emit(SubagentEndEvent{.context = context(), .label = "reviewer"}).follow_up_messages,
+              ElementsAre("the review is not finished"));
+}
+
+TEST_F(ClaudeCode, ExitTwoOnPostToolUseFailureGivesStderrToTheModel) {
+  settings(one("PostToolUseFailure", "", "echo 'try with sudo' >&2; exit 2"));
+  install();
+  EXPECT_THAT(hooks_.emit(ToolResultEvent{.context = context(), .tool_name = "bash", .is_error = true}).additional_context,
+              ElementsAre("try with sudo"));
+  EXPECT_THAT(hooks_.emit(ToolExecutionFailureEvent{.context = context(), .tool_name = "bash"}).additional_context,
+              ElementsAre("try with sudo"));
+}
+
+TEST_F(ClaudeCode, ExitTwoOnPermissionRequestDeniesWithStderr) {
+  settings(one("PermissionRequest", "", "echo 'not on this branch' >&2; exit 2"));
+  install();
+  const PermissionRequestResult result =
+      hooks_.emit(PermissionRequestEvent{.context = context(), .tool_call_id = "t", .tool_name = "bash"});
+  EXPECT_EQ(result.decision, Decision::deny);
+  EXPECT_EQ(result.reason, "not on this branch");
+}
+
+// Claude Code shows the user what these hooks say on exit 2; hookbus logs it as a warning.
+TEST_F(ClaudeCode, ExitTwoOnEventsThatOnlyObserveIsLoggedForTheUser) {
+  settings(R"({"Notification": [{"hooks": [{"type": "command", "command": "echo notified badly >&2; exit 2"}]}],
+               "SessionEnd": [{"hooks": [{"type": "command", "command": "echo ended badly >&2; exit 2"}]}],
+               "SubagentStart": [{"hooks": [{"type": "command", "command": "echo started badly >&2; exit 2"}]}]})");
+  install();
+  hooks_.emit(NotificationEvent{.context = context(), .kind = "idle_prompt"});
+  hooks_.emit(SessionShutdownEvent{.context = context()});
+  hooks_.emit(SubagentStartEvent{.context = context(), .label = "reviewer"});
+  EXPECT_THAT(log_.str(), AllOf(HasSubstr("on Notification: notified badly"), HasSubstr("on SessionEnd: ended badly"),
+                                HasSubstr("on SubagentStart: started badly")));
+  EXPECT_THAT(errors_seen_, IsEmpty());
+}
+
+TEST_F(ClaudeCode, AHookThatTimesOutIsANonBlockingError) {
+  settings(one("PreToolUse", "", "exec sleep 30", R"(, "timeout": 0.2)"));
+  install();
+  EXPECT_EQ(hooks_.emit(bash("ls")).decision, Decision::none);
+  ASSERT_EQ(errors_seen_.size(), 1u);
+  EXPECT_THAT(errors_seen_[0].message, HasSubstr("timed out after 200 ms"));
+}
+
+TEST_F(ClaudeCode, AFailClosedClaudeCodeHookFileDeniesWhenItFails) {
+  write_script(project_.path() / ".hookbus" / "hooks" / "guard.sh", "echo 'jq: not found' >&2; exit 127\n");
+  write_file(project_.path() / ".hookbus" / "config.json",
+             R"({"hooks": {"guard.sh": {"protocol": "claude_code", "events": ["PreToolUse"], "failure": "fail_closed"}}})");
+  install();
+  const ToolCallResult result = hooks_.emit(bash("ls"));
+  EXPECT_EQ(result.decision, Decision::deny);
+  EXPECT_THAT(result.reason, AllOf(HasSubstr("hook 'guard.sh' failed"), HasSubstr("exit code 127")));
+  EXPECT_THAT(result.decided_by, Optional(::testing::Field(&Decider::handler, "guard.sh")));
+}
+
+TEST_F(ClaudeCode, AnAskNamesTheHookThatAsked) {
+  published(testing::kApprove);
+  install();
+  const ToolCallResult asked = hooks_.emit(bash("git push"));
+  EXPECT_EQ(asked.decision, Decision::ask);
+  EXPECT_EQ(asked.decided_by, (Decider{"approve.js", project_settings().string() + ": hooks.PreToolUse[0].hooks[0]"}));
+}
+
+TEST_F(ClaudeCode, ARejectedPromptNamesTheHookThatRejectedIt) {
+  settings(one("UserPromptSubmit", "", "echo 'not now' >&2; exit 2"));
+  install();
+  const InputResult rejected = hooks_.emit(InputEvent{.context = context(), .text = "hi"});
+  EXPECT_EQ(rejected.action, InputAction::reject);
+  ASSERT_TRUE(rejected.decided_by.has_value());
+  EXPECT_EQ(rejected.decided_by->source, project_settings().string() + ": hooks.UserPromptSubmit[0].hooks[0]");
+}
+
 // ============================================================== matchers
 
 TEST(ClaudeCodeMatcher, FollowsClaudeCodesRules) {
@@ -482,6 +562,55 @@ TEST_F(ClaudeCode, APreCompactMatcherAppliesToTheTrigger) {
   EXPECT_FALSE(fs::exists(file("ran")));
   hooks_.emit(SessionBeforeCompactEvent{.context = context(), .trigger = CompactTrigger::manual});
   EXPECT_TRUE(fs::exists(file("ran")));
+}
+
+TEST_F(ClaudeCode, ANotificationMatcherAppliesToTheNotificationType) {
+  settings(one("Notification", "permission_prompt", "echo x >> " + file("ran").string()));
+  install();
+  hooks_.emit(NotificationEvent{.context = context(), .message = "waiting", .kind = "idle_prompt"});
+  EXPECT_FALSE(fs::exists(file("ran")));
+  hooks_.emit(NotificationEvent{.context = context(), .message = "may I?", .kind = "permission_prompt"});
+  EXPECT_TRUE(fs::exists(file("ran")));
+}
+
+TEST_F(ClaudeCode, SubagentStartAndStopMatchersApplyToTheAgentType) {
+  settings(R"({"SubagentStart": [{"matcher": "Explore|Plan", "hooks": [{"type": "command", "command": "echo start >> )" +
+           file("ran").string() + R"("}]}],
+               "SubagentStop": [{"matcher": "reviewer", "hooks": [{"type": "command", "command": "echo stop >> )" +
+           file("ran").string() + R"("}]}]})");
+  install();
+  hooks_.emit(SubagentStartEvent{.context = context(), .label = "reviewer"});
+  hooks_.emit(SubagentEndEvent{.context = context(), .label = "Explore"});
+  EXPECT_FALSE(fs::exists(file("ran")));
+  hooks_.emit(SubagentStartEvent{.context = context(), .label = "Plan"});
+  hooks_.emit(SubagentEndEvent{.context = context(), .label = "reviewer"});
+  EXPECT_EQ(testing::read_file(file("ran")), "start\nstop\n");
+}
+
+// Claude Code ignores a matcher on events that have none, even one that is no valid expression.
+TEST_F(ClaudeCode, MatchersOfUserPromptSubmitAndStopAreIgnored) {
+  settings(R"({"UserPromptSubmit": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo prompt >> )" +
+           file("ran").string() + R"("}]}],
+               "Stop": [{"matcher": "(", "hooks": [{"type": "command", "command": "echo stop >> )" + file("ran").string() +
+           R"("}]}]})");
+  install();
+  hooks_.emit(InputEvent{.context = context(), .text = "hi"});
+  hooks_.emit(AgentEndEvent{.context = context()});
+  EXPECT_EQ(testing::read_file(file("ran")), "prompt\nstop\n");
+}
+
+// The tool-name map goes one way only: no answer names a tool, and
+// updatedInput replaces the input of the engine's call under its own name.
+TEST_F(ClaudeCode, AMappedToolsUpdatedInputReplacesTheEnginesInput) {
+  settings(one("PreToolUse", "Bash", "{ tee " + file("pre.json").string() +
+                                         R"( >/dev/null; echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"allow\", \"updatedInput\": {\"cmd\": \"make -j2\"}}}'; })"),
+           R"({"run_shell": "Bash"})");
+  install();
+  const ToolCallResult result = hooks_.emit(
+      ToolCallEvent{.context = context(), .tool_call_id = "t", .tool_name = "run_shell", .input = {{"cmd", "make"}}});
+  EXPECT_EQ(captured("pre.json").at("tool_name"), "Bash");
+  EXPECT_EQ(result.decision, Decision::allow);
+  EXPECT_EQ(result.input, (json::object{{"cmd", "make -j2"}}));
 }
 
 // ============================================== parallel runs, dedup, order
@@ -543,6 +672,29 @@ TEST_F(ClaudeCode, AnInProcessAskWinsOverAClaudeCodeAllowAndADenyOverBoth) {
   EXPECT_EQ(hooks_.emit(bash("ls")).decision, Decision::allow);
 }
 
+// Claude Code runs identical commands once, whichever settings files declare them.
+TEST_F(ClaudeCode, IdenticalCommandsOfTheUserAndTheProjectSettingsRunOnce) {
+  const std::string count = "echo x >> " + file("count").string();
+  write_file(locations().claude / "settings.json", R"({"hooks": )" + one("PreToolUse", "", count) + "}");
+  write_file(project_settings(), R"({"hooks": )" + one("PreToolUse", "Bash", count) + "}");
+  write_file(locations().config_file(Layer::user), R"({"claude_code": {"settings": ["user", "project"]}})");
+  install();
+  hooks_.emit(bash("ls"));
+  EXPECT_EQ(testing::read_file(file("count")), "x\n");
+}
+
+// The emit waits for every run of the group, even when the first denies and
+// stops the chain: nothing runs on when the emit has returned.
+TEST_F(ClaudeCode, ADenyThatStopsTheChainLeavesNoRunOfItsGroupBehind) {
+  const std::string slow = "echo $$ > " + (dir_ / "pid").string() + "; sleep 0.3; touch " + file("finished").string();
+  settings(R"({"PreToolUse": [{"hooks": [{"type": "command", "command": "echo no >&2; exit 2"},
+                                         {"type": "command", "command": ")" + slow + R"("}]}]})");
+  install();
+  EXPECT_EQ(hooks_.emit(bash("ls")).decision, Decision::deny);
+  EXPECT_TRUE(fs::exists(file("finished")));
+  EXPECT_TRUE(testing::process_gone(pid_in("pid")));
+}
+
 // ===================================================== once, async, plugins
 
 TEST_F(ClaudeCode, AOnceHookRunsOncePerSession) {
@@ -558,10 +710,24 @@ TEST_F(ClaudeCode, AOnceHookRunsOncePerSession) {
 
 TEST_F(ClaudeCode, AnAsyncHookRunsInTheBackgroundAndItsAnswerIsIgnored) {
   settings(one("PreToolUse", "", "touch " + file("ran").string() + "; echo denied >&2; exit 2", R"(, "async": true)"));
-  install();
-  EXPECT_EQ(hooks_.emit(bash("ls")).decision, Decision::none);
+  Hooks bus;  // its end waits for the background run
+  const Installation installed = setup(bus, {.project_dir = project_.path(), .locations = locations(),
+                                             .project_trust = ProjectTrustPolicy::trust_all});
+  EXPECT_EQ(bus.emit(bash("ls")).decision, Decision::none);
   for (auto waited = 0ms; !fs::exists(file("ran")) && waited < kHangBound; waited += 10ms) std::this_thread::sleep_for(10ms);
   EXPECT_TRUE(fs::exists(file("ran")));
+}
+
+TEST_F(ClaudeCode, AnAsyncRunStillGoingWhenItsBusEndsIsCancelled) {
+  settings(one("PreToolUse", "", "echo $$ > " + (dir_ / "pid").string() + "; exec sleep 60", R"(, "async": true)"));
+  {
+    Hooks bus;
+    const Installation installed = setup(bus, {.project_dir = project_.path(), .locations = locations(),
+                                               .project_trust = ProjectTrustPolicy::trust_all});
+    bus.emit(bash("ls"));
+    (void)pid_in("pid");  // it runs
+  }
+  EXPECT_TRUE(testing::process_gone(pid_in("pid")));
 }
 
 TEST_F(ClaudeCode, APluginsHooksRunWithClaudePluginRoot) {
@@ -640,6 +806,124 @@ TEST_F(ClaudeCode, TheScriptsAProjectsSettingsRunArePartOfItsFingerprint) {
   EXPECT_THAT(looked.report.trust.now.files, Contains(::testing::Field(&FingerprintedFile::path, ".claude/settings.json")));
 }
 
+TEST_F(ClaudeCode, TheUsersSettingsRunInEveryProject) {
+  write_file(locations().claude / "settings.json",
+             R"({"hooks": )" + one("PreToolUse", "Bash", "echo 'not in any project' >&2; exit 2") + "}");
+  write_file(locations().config_file(Layer::user), R"({"claude_code": {"settings": ["user"]}})");
+  installed_ = setup(hooks_, {.project_dir = project_.path(), .locations = locations()});  // the project is not trusted
+  EXPECT_EQ(hooks_.emit(bash("ls")).reason, "not in any project");
+}
+
+TEST_F(ClaudeCode, TheLocalSettingsRunInATrustedProject) {
+  write_file(project_.path() / ".claude" / "settings.local.json",
+             R"({"hooks": )" + one("PreToolUse", "", "echo 'local says no' >&2; exit 2") + "}");
+  write_file(locations().config_file(Layer::user), R"({"claude_code": {"settings": ["local"]}})");
+  install();
+  EXPECT_EQ(hooks_.emit(bash("ls")).reason, "local says no");
+  EXPECT_EQ(hooks_.emit(bash("ls")).decided_by->source,
+            (project_.path() / ".claude" / "settings.local.json").string() + ": hooks.PreToolUse[0].hooks[0]");
+}
+
+// Never silently: setup() logs each skipped settings event and hook type, naming the file and the entry.
+TEST_F(ClaudeCode, WhatSetupSkipsInSettingsIsALoggedWarning) {
+  settings(R"({"WorktreeCreate": [{"hooks": [{"type": "command", "command": "true"}]}],
+               "Stop": [{"hooks": [{"type": "prompt", "prompt": "Is the work complete?"}]}]})");
+  install();
+  const auto skipped_event = AllOf(HasSubstr(project_settings().string()), HasSubstr("hooks.WorktreeCreate"));
+  const auto skipped_type = AllOf(HasSubstr(project_settings().string()), HasSubstr("hooks.Stop[0].hooks[0]"));
+  EXPECT_THAT(installed_->report.warnings, AllOf(Contains(skipped_event), Contains(skipped_type)));
+  EXPECT_THAT(log_.str(), AllOf(skipped_event, skipped_type, HasSubstr("warning")));
+}
+
+// A script in a hookbus hook directory that a settings command runs is run
+// by the settings only: discovery neither asks it `hook` nor runs it again.
+TEST_F(ClaudeCode, DiscoveryNeverRunsAScriptASettingsCommandRuns) {
+  const fs::path script = write_script(project_.path() / ".hookbus" / "hooks" / "cc.sh",
+                                       "echo \"run:$*\" >> " + file("runs").string() + "\n");
+  settings(one("PreToolUse", "", "$CLAUDE_PROJECT_DIR/.hookbus/hooks/cc.sh"));
+  install();
+  hooks_.emit(bash("ls"));
+  EXPECT_EQ(testing::read_file(file("runs")), "run:\n") << "once, by the settings, never with `hook`";
+  EXPECT_THAT(installed_->report.discovery.skipped,
+              Contains(AllOf(::testing::Field(&SkippedFile::path, script),
+                             ::testing::Field(&SkippedFile::why, SkippedFile::Why::ignored),
+                             ::testing::Field(&SkippedFile::reason, HasSubstr("hooks.PreToolUse[0].hooks[0]")))));
+}
+
+// ================================================== the C++ API, without config
+
+// SetupOptions::claude_code: the engine picks the settings, names its tools and places the transcripts.
+TEST_F(ClaudeCode, AnEngineImportsClaudeCodeSettingsThroughSetupOptions) {
+  write_file(project_settings(), R"({"hooks": )" + one("PreToolUse", "Bash", capture("pre.json")) + "}");
+  const fs::path transcripts = root_.path() / "engine-transcripts";
+  installed_ = setup(hooks_, {.project_dir = project_.path(),
+                              .locations = locations(),
+                              .project_trust = ProjectTrustPolicy::trust_all,
+                              .claude_code = ClaudeCodeSetup{.import = {.settings = {Layer::project},
+                                                                         .tool_names = {{"run_shell", "Bash"}}},
+                                                             .transcript_dir = transcripts}});
+  hooks_.emit(ToolCallEvent{.context = context(), .tool_call_id = "t", .tool_name = "run_shell", .input = {{"cmd", "ls"}}});
+  EXPECT_EQ(captured("pre.json").at("tool_name"), "Bash");
+  EXPECT_EQ(captured("pre.json").at("transcript_path").as_string(), claude_code_transcript_path(transcripts, "s-1").string());
+}
+
+TEST_F(ClaudeCode, TheProjectSettingsAnEngineImportsArePartOfTheFingerprint) {
+  write_script(script("guard.sh"), "exit 0\n");
+  write_file(project_settings(), R"({"hooks": )" + one("PreToolUse", "", "$CLAUDE_PROJECT_DIR/.claude/hooks/guard.sh") + "}");
+  Hooks scratch;
+  const Installation looked = setup(scratch, {.project_dir = project_.path(),
+                                              .locations = locations(),
+                                              .claude_code = ClaudeCodeSetup{.import = {.settings = {Layer::project}}}});
+  EXPECT_THAT(looked.report.trust.now.files, Contains(::testing::Field(&FingerprintedFile::path, ".claude/settings.json")));
+  EXPECT_THAT(looked.report.trust.now.files,
+              Contains(::testing::Field(&FingerprintedFile::path, ".claude/hooks/guard.sh")));
+}
+
+// The pieces on their own: settings read by hand, installed on a bare bus, with a transcript.
+TEST_F(ClaudeCode, TheLowLevelApiRunsSettingsWithoutSetup) {
+  testing::write_published_hook(project_.path(), testing::kFinishTodos);
+  write_file(project_settings(), R"({"hooks": )" + testing::hooks_block({testing::kFinishTodos}) + "}");
+  const ClaudeCodeSettings read =
+      read_claude_code_settings(claude_code_settings_file(locations(), Layer::project), Layer::project);
+  const ClaudeCodeOptions options{.tool_names = {}, .project_dir = project_.path(),
+                                  .transcript_dir = root_.path() / "transcripts"};
+  Hooks bus;
+  const Connection transcript = record_claude_code_transcript(bus, options.transcript_dir, options.tool_names);
+  const ConnectionGroup installed = install_claude_code_hooks(bus, read.commands, options);
+  bus.emit(MessageEndEvent{.context = context(),
+                           .message = {.role = Role::assistant, .content = {TextPart{"TODO: the docs"}}}});
+  EXPECT_THAT(bus.emit(AgentEndEvent{.context = context()}).follow_up_messages,
+              ElementsAre("You left a TODO: finish it before stopping."));
+}
+
+// ================================================================ transcripts
+
+TEST(ClaudeCodeTranscriptPath, IsOneFileInTheDirectoryForAnySessionId) {
+  const fs::path dir = "/var/hookbus/transcripts";
+  EXPECT_EQ(claude_code_transcript_path(dir, "s-1"), dir / "s-1.jsonl");
+  EXPECT_EQ(claude_code_transcript_path(dir, ""), dir / "session.jsonl");
+  for (const std::string& id : std::vector<std::string>{"/etc/passwd", "../../escaped", "..", ".", "a/b",
+                                                        std::string("nul\0byte", 8), std::string(300, 'x'),
+                                                        std::string(300, '/')})
+    EXPECT_EQ(claude_code_transcript_path(dir, id).parent_path(), dir) << id;
+  EXPECT_NE(claude_code_transcript_path(dir, "a/b"), claude_code_transcript_path(dir, "a%2Fb"));
+  EXPECT_NE(claude_code_transcript_path(dir, std::string(300, 'x')), claude_code_transcript_path(dir, std::string(301, 'x')));
+}
+
+TEST_F(ClaudeCode, ATranscriptStaysInItsDirectoryWhateverTheSessionId) {
+  settings(one("Stop", "", "true"));
+  install();
+  const fs::path transcripts = root_.path() / "state" / "transcripts";
+  for (const std::string& id : std::vector<std::string>{(root_.path() / "escaped").string(), "../escaped"}) {
+    EventContext session = context();
+    session.session_id = id;
+    hooks_.emit(MessageEndEvent{.context = session, .message = {.role = Role::user, .content = {TextPart{"hi"}}}});
+    EXPECT_TRUE(fs::exists(claude_code_transcript_path(transcripts, id))) << id;
+  }
+  EXPECT_FALSE(fs::exists(root_.path() / "escaped.jsonl"));
+  EXPECT_FALSE(fs::exists(root_.path() / "state" / "escaped.jsonl"));
+}
+
 // ================================================================== kodelet
 
 TEST(KodeletPayload, HasToolUserIdToolOutputTurnNumberResponseAndRecipeName) {
@@ -651,6 +935,13 @@ TEST(KodeletPayload, HasToolUserIdToolOutputTurnNumberResponseAndRecipeName) {
       ToolResultEvent{.context = context, .tool_call_id = "u1", .tool_name = "bash", .content = {TextPart{"out"}}}, "after_tool_call");
   EXPECT_EQ(result.at("tool_output").at("toolName"), "bash");
   EXPECT_EQ(result.at("tool_output").at("success"), true);
+  EXPECT_FALSE(result.at("tool_output").as_object().contains("error")) << "left out when empty, as kodelet does";
+  EXPECT_FALSE(result.at("tool_output").as_object().contains("result")) << "not one of kodelet's fields";
+  const json::object failed = hook_payload(
+      ToolResultEvent{.context = context, .tool_name = "bash", .content = {TextPart{"no such file"}}, .is_error = true},
+      "after_tool_call");
+  EXPECT_EQ(failed.at("tool_output").at("success"), false);
+  EXPECT_EQ(failed.at("tool_output").at("error"), "no such file");
   const json::object turn = hook_payload(
       TurnEndEvent{.context = context, .turn_index = 2, .message = {.role = Role::assistant, .content = {TextPart{"hi"}}}}, "turn_end");
   EXPECT_EQ(turn.at("turn_number"), 3);
@@ -668,6 +959,18 @@ TEST(KodeletAnswer, AfterToolCallOutputRewritesTheResult) {
   EXPECT_EQ(result.is_error, true);
   ASSERT_TRUE(result.content.has_value());
   EXPECT_THAT(std::get<TextPart>(result.content->at(0)).text, HasSubstr("redacted"));
+}
+
+TEST_F(ClaudeCode, AKodeletHookThatConfigDeclaresIsNeverQueried) {
+  write_script(project_.path() / ".hookbus" / "hooks" / "guard",
+               "echo \"$1\" >> " + file("args").string() + "\n"
+               "jq -e '.tool_input.command == \"rm -rf /\"' >/dev/null && echo '{\"blocked\": true, \"reason\": \"no\"}'\n"
+               "exit 0\n");
+  write_file(project_.path() / ".hookbus" / "config.json",
+             R"({"hooks": {"guard": {"protocol": "kodelet", "events": ["before_tool_call"]}}})");
+  install();
+  EXPECT_EQ(hooks_.emit(bash("rm -rf /")).decision, Decision::deny);
+  EXPECT_EQ(testing::read_file(file("args")), "run\n") << "run once, never asked `hook`";
 }
 
 TEST(ExternalAnswer, AHookCannotClaimToBeAnotherDecider) {
