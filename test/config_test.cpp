@@ -250,6 +250,11 @@ TEST_F(ConfigTest, ClaudeCodeSettingsNameOnlyUserProjectOrLocal) {
             R"(claude_code.settings[0]: expected "user", "project" or "local", got "managed")");
 }
 
+TEST_F(ConfigTest, AnUnknownKeyInTheClaudeCodeImportIsAnError) {
+  EXPECT_EQ(load_error(R"({"claude_code": {"toolnames": {"bash": "Bash"}}})"),
+            "claude_code.toolnames: unknown key; expected one of: settings, plugins, tool_names");
+}
+
 TEST_F(ConfigTest, OnlyManagedConfigMaySetAllowManagedHooksOnly) {
   EXPECT_THAT(load_error(R"({"allow_managed_hooks_only": true})"),
               HasSubstr("allow_managed_hooks_only: may not be set in project config"));

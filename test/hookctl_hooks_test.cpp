@@ -1,6 +1,7 @@
 // `hookctl list`, `emit`, `run-hook`, `trust` and `config`, run as the real binary against
 // projects written into temporary directories; and the example hooks of
 // examples/hooks/, run the way a hook author would debug them.
+#include "claude_code_hooks.hpp"
 #include "script_fixture.hpp"
 
 #include <hookbus/json.hpp>
@@ -85,6 +86,25 @@ class Hookctl : public ::testing::Test {
 
   void use_example(const std::string& name) const {
     write_file(hook(name), testing::read_file(kExamples / name), 0755);
+  }
+
+  // A Claude Code hook written like a published one (claude_code_hooks.hpp),
+  // installed as such hooks' READMEs say: its script in .claude/hooks/, its
+  // entry in .claude/settings.json; then .hookbus/config.json imports the
+  // project's settings, and the project is trusted.
+  void install_published(const testing::PublishedHook& published, const std::string& tool_names = "{}") const {
+    testing::write_published_hook(project_.path(), published);
+    write_file(project_.path() / ".claude" / "settings.json", R"({"hooks": )" + testing::hooks_block({published}) + "}");
+    write_file(project_.path() / ".hookbus" / "config.json",
+               R"({"claude_code": {"settings": ["project"], "tool_names": )" + tool_names + "}}");
+    trust();
+  }
+
+  // The result of `hookctl emit EVENT JSON --json`.
+  boost::json::value emitted(const std::string& event, const std::string& json) const {
+    const ProcessResult r = hookctl({"emit", event, json, "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+    return r.exit_code == 0 ? boost::json::parse(r.stdout_text).at("result") : boost::json::value();
   }
 
   TempDir project_;
@@ -697,6 +717,75 @@ TEST_F(Hookctl, ListJsonShowsAClaudeCodeHooksProtocolEventsMatcherSourceAndComma
             (project_.path() / ".claude" / "settings.json").string() + ": hooks.PostToolUse[0].hooks[0]");
   EXPECT_EQ(hook.at("command"), "$CLAUDE_PROJECT_DIR/.claude/hooks/fmt.sh");
   EXPECT_EQ(hook.at("timeout_ms"), 7000);
+}
+
+// The hooks of claude_code_test.cpp's "published ones", run through hookctl emit.
+
+TEST_F(Hookctl, APublishedStylePythonHookDeniesWithJsonThroughEmit) {
+  install_published(testing::kProtectEnv, R"({"read_file": "Read"})");
+  const auto denied = emitted("tool_call", R"({"tool_call_id": "c1", "tool_name": "read_file", "input": {"file_path": ".env"}})");
+  EXPECT_EQ(denied.at("decision"), "deny");
+  EXPECT_EQ(denied.at("reason"), "secrets stay private: .env");
+  EXPECT_EQ(denied.at("decided_by").at("handler"), "protect_env.py");
+  EXPECT_EQ(emitted("tool_call", R"({"tool_name": "read_file", "input": {"file_path": "main.cpp"}})").at("decision"), "none");
+}
+
+TEST_F(Hookctl, APublishedStyleNodeHookAllowsRewritesAndAsksThroughEmit) {
+  install_published(testing::kApprove);
+  const auto allowed = emitted("tool_call", R"({"tool_name": "bash", "input": {"command": "npm test"}})");
+  EXPECT_EQ(allowed.at("decision"), "allow");
+  EXPECT_EQ(allowed.at("input"), (boost::json::object{{"command", "npm test --silent"}}));
+  const auto asked = emitted("tool_call", R"({"tool_name": "bash", "input": {"command": "git push"}})");
+  EXPECT_EQ(asked.at("decision"), "ask");
+  EXPECT_EQ(asked.at("reason"), "pushing needs a human");
+}
+
+TEST_F(Hookctl, APublishedStyleFormatterRewritesTheFileThroughEmit) {
+  const fs::path source = write_file(project_.path() / "main.py", "x = 1   \ny = 2\t\n");
+  install_published(testing::kFormatter);
+  (void)emitted("tool_result", R"({"tool_name": "write", "input": {"file_path": ")" + source.string() + R"("}})");
+  EXPECT_EQ(testing::read_file(source), "x = 1\ny = 2\n");
+}
+
+TEST_F(Hookctl, APublishedStylePromptHookAddsItsPlainTextAsContextThroughEmit) {
+  install_published(testing::kPromptContext);
+  const auto result = emitted("input", R"({"text": "fix the bug"})");
+  EXPECT_EQ(result.at("action"), "continue");
+  EXPECT_EQ(result.at("additional_context"), (boost::json::array{"Current branch: main"}));
+}
+
+TEST_F(Hookctl, APublishedStyleSessionStartHookGivesContextAtStartupThroughEmit) {
+  install_published(testing::kSessionContext);
+  EXPECT_EQ(emitted("session_start", R"({"reason": "startup"})").at("additional_context"),
+            (boost::json::array{"Recent commits: fix parser"}));
+  EXPECT_EQ(emitted("session_start", R"({"reason": "resume"})").at("additional_context"), boost::json::array{})
+      << "its matcher is startup";
+}
+
+// Each hookctl run is a process of its own: the transcript hookbus keeps
+// under XDG_STATE_HOME carries the session from one run to the next.
+TEST_F(Hookctl, APublishedStyleStopHookReadsTheTranscriptBlocksOnceThenHonoursStopHookActiveThroughEmit) {
+  install_published(testing::kFinishTodos);
+  (void)emitted("message_end", R"({"context": {"session_id": "s-1"},
+                                   "message": {"role": "assistant", "content": [{"type": "text", "text": "done, TODO: tests"}]}})");
+  EXPECT_EQ(emitted("agent_end", R"({"context": {"session_id": "s-1"}})").at("follow_up_messages"),
+            (boost::json::array{"You left a TODO: finish it before stopping."}));
+  EXPECT_EQ(emitted("agent_end", R"({"context": {"session_id": "s-1"}, "after_follow_up": true})").at("follow_up_messages"),
+            boost::json::array{});
+}
+
+// Never silently: what is not imported is a warning on emit's stderr and in list.
+TEST_F(Hookctl, SkippedClaudeCodeSettingsAreWarnedAboutByEmitAndList) {
+  const fs::path settings = project_.path() / ".claude" / "settings.json";
+  write_file(settings, R"({"hooks": {"WorktreeCreate": [{"hooks": [{"type": "command", "command": "true"}]}],
+                                    "Stop": [{"hooks": [{"type": "prompt", "prompt": "Done?"}]}]}})");
+  write_file(project_.path() / ".hookbus" / "config.json", R"({"claude_code": {"settings": ["project"]}})");
+  trust();
+  const ProcessResult r = hookctl({"emit", "agent_end"});
+  EXPECT_THAT(r.stderr_text, AllOf(HasSubstr("warning: " + settings.string() + ": hooks.WorktreeCreate: hookbus has no equivalent"),
+                                   HasSubstr(settings.string() + ": hooks.Stop[0].hooks[0]: hook type \"prompt\" is not supported")));
+  EXPECT_THAT(hookctl({"list"}).stdout_text,
+              AllOf(HasSubstr("warnings:"), HasSubstr(settings.string() + ": hooks.WorktreeCreate")));
 }
 
 // ------------------------------------------------------------- workspaces
