@@ -391,6 +391,13 @@ TEST_F(ClaudeCode, ExitTwoOnSessionStartIsShownToTheUser) {
   EXPECT_THAT(hooks_.emit(SessionStartEvent{.context = context()}).system_messages, ElementsAre("dependencies are stale"));
 }
 
+TEST_F(ClaudeCode, ExitTwoOnPreCompactIsShownToTheUser) {
+  settings(one("PreCompact", "", "echo 'compacting loses the plan' >&2; exit 2"));
+  install();
+  EXPECT_THAT(hooks_.emit(SessionBeforeCompactEvent{.context = context()}).system_messages,
+              ElementsAre("compacting loses the plan"));
+}
+
 TEST_F(ClaudeCode, AnotherExitCodeIsANonBlockingError) {
   settings(one("PreToolUse", "", "echo 'jq: not found' >&2; exit 127"));
   install();
@@ -453,6 +460,22 @@ TEST_F(ClaudeCode, JsonAdditionalContextReachesTheResultOfEveryEventThatTakesIt)
               ElementsAre("for UserPromptSubmit"));
   EXPECT_THAT(hooks_.emit(SessionStartEvent{.context = context()}).additional_context, ElementsAre("for SessionStart"));
   EXPECT_THAT(errors_seen_, IsEmpty());
+}
+
+TEST_F(ClaudeCode, ADecisionBlockOnPostToolUseGivesTheReasonToTheModel) {
+  settings(one("PostToolUse", "", R"(echo '{\"decision\": \"block\", \"reason\": \"the file no longer compiles\"}')"));
+  install();
+  EXPECT_THAT(hooks_.emit(ToolResultEvent{.context = context(), .tool_name = "edit"}).additional_context,
+              ElementsAre("the file no longer compiles"));
+}
+
+TEST_F(ClaudeCode, UpdatedMcpToolOutputReplacesTheToolsResult) {
+  settings(one("PostToolUse", "mcp__.*", R"(echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PostToolUse\", \"updatedMCPToolOutput\": \"[redacted]\"}}')"));
+  install();
+  const ToolResultResult result = hooks_.emit(
+      ToolResultEvent{.context = context(), .tool_name = "mcp__vault__read", .content = {TextPart{"s3cr3t"}}});
+  ASSERT_TRUE(result.content.has_value());
+  EXPECT_THAT(*result.content, ElementsAre(ContentPart{TextPart{"[redacted]"}}));
 }
 
 TEST_F(ClaudeCode, ExitTwoOnSubagentStopKeepsTheSubagentGoingWithStderr) {

@@ -18,10 +18,11 @@
 //
 // The pieces are here for engines that assemble their own:
 //
-//   auto settings = hookbus::read_claude_code_settings(hookbus::claude_code_settings_file(locations, hookbus::Layer::user),
-//                                                      hookbus::Layer::user);
-//   hookbus::ClaudeCodeOptions options{.tool_names = hookbus::ClaudeCodeToolNames({{"read_file", "Read"}}),
-//                                      .project_dir = project, .transcript_dir = state / "transcripts"};
+//   const auto file = hookbus::claude_code_settings_file(locations, hookbus::Layer::user);
+//   const auto settings = hookbus::read_claude_code_settings(file, hookbus::Layer::user);
+//   const std::map<std::string, std::string> names{{"read_file", "Read"}};
+//   const hookbus::ClaudeCodeOptions options{.tool_names = hookbus::ClaudeCodeToolNames(names),
+//                                            .project_dir = project, .transcript_dir = state / "transcripts"};
 //   auto transcript = hookbus::record_claude_code_transcript(hooks, options.transcript_dir, options.tool_names);
 //   auto installed = hookbus::install_claude_code_hooks(hooks, settings.commands, options);
 
