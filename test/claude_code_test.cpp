@@ -18,6 +18,7 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -704,6 +705,36 @@ TEST_F(ClaudeCode, IdenticalCommandsOfTheUserAndTheProjectSettingsRunOnce) {
   install();
   hooks_.emit(bash("ls"));
   EXPECT_EQ(testing::read_file(file("count")), "x\n");
+}
+
+// Closing events may call their handlers last-registered first (HooksOptions::nested_ordering).
+TEST_F(ClaudeCode, UnderNestedOrderingEachHookOfAClosingEventRunsOnce) {
+  settings(R"({"Stop": [{"hooks": [{"type": "command", "command": "echo a >> )" + file("ran").string() + R"("},
+                                   {"type": "command", "command": "echo b >> )" + file("ran").string() + R"("}]}]})");
+  Hooks bus(HooksOptions{.nested_ordering = true});
+  const Installation installed = setup(bus, {.project_dir = project_.path(), .locations = locations(),
+                                             .project_trust = ProjectTrustPolicy::trust_all});
+  bus.emit(AgentEndEvent{.context = context()});
+  std::string ran = testing::read_file(file("ran"));
+  std::sort(ran.begin(), ran.end());
+  EXPECT_EQ(ran, "\n\nab");
+}
+
+// Each thread's emit runs its own hooks and gets its own answers.
+TEST_F(ClaudeCode, EmitsOnSeveralThreadsAtOnceEachGetTheirOwnAnswers) {
+  settings(R"({"PreToolUse": [{"hooks": [{"type": "command", "command": "jq -r .tool_input.command >&2; exit 2"},
+                                         {"type": "command", "command": "true"}]}]})");
+  install();
+  std::vector<std::string> reasons(4);
+  {
+    std::vector<std::jthread> threads;
+    for (std::size_t t = 0; t < reasons.size(); ++t)
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < 3; ++i) reasons[t] += hooks_.emit(bash("thread " + std::to_string(t))).reason + ";";
+      });
+  }
+  for (std::size_t t = 0; t < reasons.size(); ++t)
+    EXPECT_EQ(reasons[t], fmt::format("thread {0};thread {0};thread {0};", t));
 }
 
 // The emit waits for every run of the group, even when the first denies and

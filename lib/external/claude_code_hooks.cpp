@@ -328,7 +328,7 @@ class EventHooks {
     std::vector<std::shared_ptr<Hook>> hooks;
     {
       const std::lock_guard lock(mutex_);
-      for (std::size_t i = 0; i < members_.size(); ++i) {
+      for (std::size_t i = 0; i < emit.slots.size(); ++i) {  // members added since this emit began are not in it
         Hook& hook = *members_[i].hook;
         if (members_[i].group != group || emit.slots[i].state != Slot::State::not_run || hook.command.async ||
             !matches(hook, event, *shared_))
