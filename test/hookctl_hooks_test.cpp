@@ -719,6 +719,22 @@ TEST_F(Hookctl, ListJsonShowsAClaudeCodeHooksProtocolEventsMatcherSourceAndComma
   EXPECT_EQ(hook.at("timeout_ms"), 7000);
 }
 
+TEST_F(Hookctl, ListShowsAClaudeCodePluginsHooksAndADeclaredClaudeCodeHookFile) {
+  const fs::path plugin = home_.path() / "claude-plugins" / "fmt";
+  write_file(plugin / "hooks" / "hooks.json", R"({"hooks": {"PostToolUse": [{"matcher": "Edit", "hooks": [
+    {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/fmt.sh"}]}]}})");
+  write_script(hook("validate.sh"), "exit 0\n");
+  write_file(project_.path() / ".hookbus" / "config.json",
+             R"({"hooks": {"validate.sh": {"protocol": "claude_code", "events": ["PreToolUse"], "matcher": "Bash"}},
+                 "claude_code": {"plugins": [")" + plugin.string() + R"("]}})");
+  trust();
+  EXPECT_THAT(hookctl({"list"}).stdout_text,
+              AllOf(HasSubstr("validate.sh: PreToolUse (matcher Bash)\n    " + hook("validate.sh").string() +
+                              "  (project layer, claude_code protocol)"),
+                    HasSubstr("fmt.sh: PostToolUse (matcher Edit)\n    " + (plugin / "hooks" / "hooks.json").string() +
+                              ": hooks.PostToolUse[0].hooks[0]: ${CLAUDE_PLUGIN_ROOT}/fmt.sh  (project layer, claude_code protocol)")));
+}
+
 // The hooks of claude_code_test.cpp's "published ones", run through hookctl emit.
 
 TEST_F(Hookctl, APublishedStylePythonHookDeniesWithJsonThroughEmit) {
