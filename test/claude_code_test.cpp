@@ -238,6 +238,18 @@ TEST_F(ClaudeCode, EveryPayloadHasTheCommonFields) {
   EXPECT_EQ(payload.at("tool_use_id"), "toolu_9");
 }
 
+// /bin/sh -c in the project directory, the engine's environment (HOME, PATH) plus CLAUDE_PROJECT_DIR;
+// without a cwd in the event, the payload's is the project directory.
+TEST_F(ClaudeCode, ACommandRunsInTheProjectDirectoryWithTheEnginesEnvironment) {
+  settings(one("PreToolUse", "", "{ pwd; echo \\\"$HOME\\\"; echo \\\"$CLAUDE_PROJECT_DIR\\\"; jq -r .cwd; } > " +
+                                     file("environment").string()));
+  install();
+  hooks_.emit(ToolCallEvent{.context = {.session_id = "s-1"}, .tool_name = "bash"});
+  const std::string project = fs::canonical(project_.path()).string();
+  EXPECT_EQ(testing::read_file(file("environment")),
+            project + "\n" + std::getenv("HOME") + "\n" + project_.path().string() + "\n" + project_.path().string() + "\n");
+}
+
 TEST_F(ClaudeCode, WithoutATranscriptFromTheEngineThePayloadNamesTheOneHookbusKeeps) {
   settings(one("PreToolUse", "", capture("pre.json")));
   install();
