@@ -288,6 +288,62 @@ TEST_F(Discovery, ASymlinkedHookWhoseTargetPassesTheChecksIsFollowed) {
   EXPECT_EQ(report.hooks[0].path, project_hooks() / "guard");
 }
 
+// Issue 10, point 5, for a chain: the link in the hook directory points at a
+// second link that sits in a world-writable directory, where anyone can
+// repoint it, although the final target is safe.
+TEST_F(Discovery, Issue10Point5ASymlinkChainThroughAWritableDirectoryIsRefused) {
+  TempDir elsewhere;
+  const fs::path open_dir = elsewhere.path() / "open";
+  write_hook(elsewhere.path() / "safe" / "real-guard", "tool_call", "");
+  testing::make_directories(open_dir);
+  fs::create_symlink(elsewhere.path() / "safe" / "real-guard", open_dir / "link");
+  ::chmod(open_dir.c_str(), 0777);
+  testing::make_directories(project_hooks());
+  fs::create_symlink(open_dir / "link", project_hooks() / "guard");
+  const SkippedFile refused = skipped(discover(), "guard");
+  EXPECT_EQ(refused.why, SkippedFile::Why::refused);
+  EXPECT_THAT(refused.reason, HasSubstr("the directory '" + open_dir.string() + "' on its path is writable"));
+}
+
+TEST_F(Discovery, ASymlinkChainThroughSafeDirectoriesIsFollowed) {
+  TempDir elsewhere;
+  write_hook(elsewhere.path() / "safe" / "real-guard", "tool_call", "");
+  testing::make_directories(elsewhere.path() / "links");
+  fs::create_symlink("../safe/real-guard", elsewhere.path() / "links" / "relative");
+  fs::create_symlink(elsewhere.path() / "links" / "relative", elsewhere.path() / "links" / "absolute");
+  testing::make_directories(project_hooks());
+  fs::create_symlink(elsewhere.path() / "links" / "absolute", project_hooks() / "guard");
+  const auto report = discover();
+  ASSERT_THAT(names_of(report), ElementsAre("guard"));
+  EXPECT_EQ(report.hooks[0].path, project_hooks() / "guard");
+}
+
+TEST_F(Discovery, ASymlinkedHookDirectoryWhoseTargetIsSafeIsScanned) {
+  TempDir elsewhere;
+  write_hook(elsewhere.path() / "shared-hooks" / "guard", "tool_call", "");
+  testing::make_directories(project_hooks().parent_path());
+  fs::create_symlink(elsewhere.path() / "shared-hooks", project_hooks());
+  EXPECT_THAT(names_of(discover()), ElementsAre("guard"));
+}
+
+// The link is in the middle of the hook directory's path: a world-writable
+// directory holds it, so anyone could point it at hooks of their own.
+TEST_F(Discovery, AHookDirectoryReachedThroughASymlinkInAWritableDirectoryIsRefused) {
+  TempDir elsewhere;
+  const fs::path open_dir = elsewhere.path() / "open";
+  write_hook(elsewhere.path() / "safe" / "hooks" / "guard", "tool_call", "");
+  testing::make_directories(open_dir);
+  fs::create_symlink(elsewhere.path() / "safe", open_dir / "project");
+  ::chmod(open_dir.c_str(), 0777);
+  HookDirectories dirs;
+  dirs.add(open_dir / "project" / "hooks", "project");
+  const auto report = discover_hooks(dirs, {});
+  EXPECT_THAT(report.hooks, IsEmpty());
+  ASSERT_EQ(report.skipped.size(), 1u);
+  EXPECT_EQ(report.skipped[0].why, SkippedFile::Why::refused);
+  EXPECT_THAT(report.skipped[0].reason, HasSubstr("the directory '" + open_dir.string() + "' on its path is writable"));
+}
+
 // A file or directory owned by another user (not root) is refused: that user
 // could change what runs as you. Changing ownership needs root.
 TEST_F(Discovery, AHookFileOwnedByAnotherUserIsRefused) {
@@ -306,6 +362,19 @@ TEST_F(Discovery, AHookDirectoryOwnedByAnotherUserIsRefused) {
   const auto report = discover();
   EXPECT_THAT(report.hooks, IsEmpty());
   EXPECT_THAT(report.skipped.at(0).reason, HasSubstr("is owned by user 65534"));
+}
+
+// In a sticky directory such as /tmp the owner of a link may replace it.
+TEST_F(Discovery, ASymlinkOnThePathOwnedByAnotherUserIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give a symlink to another user";
+  TempDir elsewhere;
+  write_hook(elsewhere.path() / "real-guard", "tool_call", "");
+  testing::make_directories(project_hooks());
+  fs::create_symlink(elsewhere.path() / "real-guard", project_hooks() / "guard");
+  ASSERT_EQ(::lchown((project_hooks() / "guard").c_str(), 65534, 65534), 0);
+  const SkippedFile refused = skipped(discover(), "guard");
+  EXPECT_EQ(refused.why, SkippedFile::Why::refused);
+  EXPECT_THAT(refused.reason, HasSubstr("the symlink '" + (project_hooks() / "guard").string() + "' on its path is owned by user 65534"));
 }
 
 // The query runs in a fresh empty directory: a hook that writes into its
@@ -435,6 +504,13 @@ TEST(UnsafeHookFile, NamesWhyAFileMustNotRun) {
   write_hook(dir / "open", "tool_call", "", 0777);
   EXPECT_EQ(unsafe_hook_file(dir / "ok"), std::nullopt);
   EXPECT_THAT(unsafe_hook_file(dir / "open"), ::testing::Optional(HasSubstr("writable by group or others")));
+}
+
+TEST(UnsafeHookFile, ASymlinkLoopIsAnErrorNotFollowedForever) {
+  TempDir dir;
+  fs::create_symlink(dir / "b", dir / "a");
+  fs::create_symlink(dir / "a", dir / "b");
+  EXPECT_THAT(unsafe_hook_file(dir / "a"), ::testing::Optional(HasSubstr("Too many levels of symbolic links")));
 }
 
 TEST_F(Discovery, PluginHooksAreNamedWithTheirOrgAndRepo) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <deque>
 #include <set>
 #include <system_error>
 #include <vector>
@@ -48,35 +49,78 @@ std::optional<std::string> unsafe_entry(const fs::path& path, bool is_the_hook) 
   return std::nullopt;
 }
 
-// `path` and each directory above it, checked once each across calls.
-std::optional<std::string> unsafe_chain(const fs::path& resolved, bool include_self, std::set<fs::path>& checked) {
-  std::vector<fs::path> chain;
-  for (fs::path p = resolved; !p.empty(); p = p.parent_path()) {
-    chain.push_back(p);
-    if (p == p.root_path()) break;
-  }
-  for (std::size_t i = include_self ? 0 : 1; i < chain.size(); ++i) {
-    if (!checked.insert(chain[i]).second) continue;
-    if (auto why = unsafe_entry(chain[i], i == 0)) return why;
-  }
-  return std::nullopt;
+// A symlink met on the way: who may replace it. Its directory was checked on
+// the way in; in a sticky directory (/tmp) its owner may still replace it.
+std::optional<std::string> unsafe_link(const fs::path& link, const struct stat& st) {
+  const uid_t me = ::geteuid();
+  if (st.st_uid == me || st.st_uid == 0) return std::nullopt;
+  return fmt::format("the symlink '{}' on its path is owned by user {}, not by you (user {}) or root, so that user "
+                     "could point it elsewhere; replace it with a link of your own",
+                     link.string(), user_name(st.st_uid), user_name(me));
 }
+
+// The components of `path` after its root that name something: "" (a
+// trailing separator) and "." change nothing.
+std::vector<fs::path> steps_of(const fs::path& path) {
+  std::vector<fs::path> steps;
+  for (const auto& part : path.relative_path())
+    if (!part.empty() && part != ".") steps.push_back(part);
+  return steps;
+}
+
+// Linux's limit on symlinks followed while resolving one path (MAXSYMLINKS).
+constexpr int kMaxSymlinks = 40;
 
 }  // namespace
 
+// The path is resolved one component at a time, as the kernel does, and one
+// symlink hop at a time: every directory entered is checked, so the directory
+// holding each link of a chain is (whoever can write it can repoint the link),
+// and so is every directory on the way to each target, and the final entry.
 std::optional<std::string> unsafe_path_reason(const std::filesystem::path& path) {
   std::error_code ec;
   const fs::path absolute = fs::absolute(path, ec);
   if (ec) return fmt::format("cannot check '{}': {}", path.string(), ec.message());
-  std::set<fs::path> checked;
-  // The directories holding the entry itself (with their own symlinks resolved) ...
-  const fs::path holder = fs::weakly_canonical(absolute.parent_path(), ec);
-  if (ec) return fmt::format("cannot check '{}': {}", absolute.parent_path().string(), ec.message());
-  if (auto why = unsafe_chain(holder / absolute.filename(), false, checked)) return why;
-  // ... then what it really is, and every directory on the way there.
-  const fs::path target = fs::canonical(absolute, ec);
-  if (ec) return fmt::format("cannot check '{}': {}", absolute.string(), ec.message());
-  return unsafe_chain(target, true, checked);
+  const auto cannot_check = [](const fs::path& what, int error) {
+    return fmt::format("cannot check '{}': {}", what.string(), std::generic_category().message(error));
+  };
+
+  std::set<fs::path> checked;  // directories passed through, checked once each
+  const auto check_directory = [&](const fs::path& directory) -> std::optional<std::string> {
+    if (!checked.insert(directory).second) return std::nullopt;
+    return unsafe_entry(directory, false);
+  };
+  fs::path resolved = absolute.root_path();  // no symlink in it, ever
+  const std::vector<fs::path> given = steps_of(absolute);
+  std::deque<fs::path> rest(given.begin(), given.end());
+  if (!rest.empty())
+    if (auto why = check_directory(resolved)) return why;
+  int links = 0;
+  while (!rest.empty()) {
+    const fs::path step = std::move(rest.front());
+    rest.pop_front();
+    if (step == "..") {
+      resolved = resolved.parent_path();  // `resolved` is physical: its lexical parent is its real one
+      continue;
+    }
+    const fs::path entry = resolved / step;
+    struct stat st {};
+    if (::lstat(entry.c_str(), &st) != 0) return cannot_check(entry, errno);
+    if (S_ISLNK(st.st_mode)) {
+      if (++links > kMaxSymlinks) return cannot_check(absolute, ELOOP);
+      if (auto why = unsafe_link(entry, st)) return why;
+      const fs::path target = fs::read_symlink(entry, ec);
+      if (ec) return fmt::format("cannot check '{}': {}", entry.string(), ec.message());
+      if (target.is_absolute()) resolved = target.root_path();
+      const std::vector<fs::path> hops = steps_of(target);
+      rest.insert(rest.begin(), hops.begin(), hops.end());
+      continue;
+    }
+    resolved = entry;
+    if (!rest.empty())
+      if (auto why = check_directory(resolved)) return why;
+  }
+  return unsafe_entry(resolved, true);
 }
 
 }  // namespace hookbus::detail

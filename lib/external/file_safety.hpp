@@ -13,9 +13,11 @@ namespace hookbus::detail {
 // The path (a file or a directory) and every directory on its way from the
 // root must be owned by the user running hookbus or by root, and must not be
 // writable by group or others; a root-owned directory with the sticky bit
-// (/tmp) is accepted, since others cannot replace what is in it. A symlink is
-// judged by its target: the target and every directory on the target's path,
-// as well as the directories holding the link itself.
+// (/tmp) is accepted, since others cannot replace what is in it. Symlinks are
+// followed one hop at a time, on the path and at its end: the directory
+// holding each link of a chain is checked (whoever can write it can repoint
+// the link), each link must be yours or root's, and each target with every
+// directory on its way.
 std::optional<std::string> unsafe_path_reason(const std::filesystem::path& path);
 
 }  // namespace hookbus::detail
