@@ -496,7 +496,8 @@ TEST_F(Hookctl, AMissingProjectDirectoryExitsTwo) {
   EXPECT_THAT(r.stderr_text, HasSubstr("hookctl list: --project '/no/such/project': no such file or directory"));
 }
 
-TEST_F(Hookctl, AnEmptyProjectPathExitsTwo) {
+// Issue 10, point 9: an empty --project was a raw filesystem exception, exit 1.
+TEST_F(Hookctl, Issue10Point9AnEmptyProjectPathIsAUsageError) {
   const ProcessResult r = run_process({.program = kHookctl, .arguments = {"--project", "", "emit", "agent_start"}});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.stderr_text, HasSubstr("hookctl emit: --project: the path is empty"));
@@ -507,6 +508,31 @@ TEST_F(Hookctl, AProjectThatIsAFileExitsTwo) {
   const ProcessResult r = run_process({.program = kHookctl, .arguments = {"list", "--project", file.string()}});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.stderr_text, HasSubstr("--project '" + file.string() + "': not a directory"));
+}
+
+// Every path option is checked as --project is: --workspace on each command that takes it.
+TEST_F(Hookctl, AnEmptyWorkspacePathIsAUsageError) {
+  for (const std::string command : {"list", "emit", "trust"}) {
+    std::vector<std::string> args{command, "--workspace", ""};
+    if (command == "emit") args.insert(args.begin() + 1, "agent_start");
+    const ProcessResult r = hookctl(args);
+    EXPECT_EQ(r.exit_code, 2) << command;
+    EXPECT_THAT(r.stderr_text, HasSubstr("hookctl " + command + ": --workspace: the path is empty")) << command;
+  }
+}
+
+TEST_F(Hookctl, AMissingWorkspaceDirectoryIsAUsageError) {
+  const ProcessResult r = hookctl({"list", "--workspace", "/no/such/workspace"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, HasSubstr("hookctl list: --workspace '/no/such/workspace': no such file or directory"));
+  EXPECT_EQ(r.stdout_text, "");
+}
+
+TEST_F(Hookctl, AWorkspaceThatIsAFileIsAUsageError) {
+  const auto file = write_file(project_.path() / "notes.txt", "");
+  const ProcessResult r = hookctl({"emit", "agent_start", "--workspace", file.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, HasSubstr("--workspace '" + file.string() + "': not a directory"));
 }
 
 // ---------------------------------------------------------------- run-hook

@@ -28,8 +28,9 @@
 namespace hookctl {
 
 Invocation::Invocation(const Command& command, std::vector<std::string_view> arguments,
-                       std::map<std::string_view, std::string_view> options, std::filesystem::path project_dir)
-    : command_(&command), arguments_(std::move(arguments)), options_(std::move(options)),
+                       std::map<std::string_view, std::string_view> options,
+                       std::map<std::string_view, std::filesystem::path> paths, std::filesystem::path project_dir)
+    : command_(&command), arguments_(std::move(arguments)), options_(std::move(options)), paths_(std::move(paths)),
       project_dir_(std::move(project_dir)) {}
 
 std::optional<std::string_view> Invocation::argument(std::size_t index) const {
@@ -39,6 +40,11 @@ std::optional<std::string_view> Invocation::argument(std::size_t index) const {
 std::optional<std::string_view> Invocation::value(std::string_view option) const {
   const auto found = options_.find(option);
   return found == options_.end() ? std::nullopt : std::optional(found->second);
+}
+
+std::optional<std::filesystem::path> Invocation::path(std::string_view option) const {
+  const auto found = paths_.find(option);
+  return found == paths_.end() ? std::nullopt : std::optional(found->second);
 }
 
 namespace {
@@ -378,7 +384,7 @@ Invocation parse(const Command& command, std::span<const std::string_view> words
       options[option->name] = words[++i];
     }
   }
-  if (options.contains("--help")) return Invocation(command, std::move(arguments), std::move(options), {});
+  if (options.contains("--help")) return Invocation(command, std::move(arguments), std::move(options), {}, {});
 
   const auto required = std::ranges::count_if(command.arguments, [](const Argument& a) { return !a.optional; });
   // A last argument named "WORDS..." takes all the words left.
@@ -394,12 +400,16 @@ Invocation parse(const Command& command, std::span<const std::string_view> words
     if (argument.value == Value::file || argument.value == Value::directory)
       checked_path(argument.name, arguments[i], argument.value);
   }
+  std::map<std::string_view, fs::path> paths;
+  for (const auto& [name, text] : options)
+    if (const Value kind = find_option(command, name)->value; kind == Value::file || kind == Value::directory)
+      paths.emplace(name, checked_path(name, text, kind));
   fs::path project_dir;
   if (command.project) {
-    const auto given = options.find("--project");
-    project_dir = given == options.end() ? current_directory() : checked_path("--project", given->second, Value::directory);
+    const auto given = paths.find("--project");
+    project_dir = given == paths.end() ? current_directory() : given->second;
   }
-  return Invocation(command, std::move(arguments), std::move(options), std::move(project_dir));
+  return Invocation(command, std::move(arguments), std::move(options), std::move(paths), std::move(project_dir));
 }
 
 // `hookctl -q --project DIR emit ...` is `hookctl emit ... -q --project DIR`:

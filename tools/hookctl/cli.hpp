@@ -9,7 +9,7 @@
 //     what it prints, --project DIR when the command reads a project;
 //   - answers `hookctl help`, `hookctl help COMMAND`, `hookctl COMMAND --help`
 //     and shell completion;
-//   - validates path arguments (a usage error, never a filesystem exception);
+//   - validates path arguments and path options (a usage error, never a filesystem exception);
 //   - maps errors to the exit codes below and checks that stdout was written.
 //
 // A command reads its Invocation, prints its result to stdout (fmt::print),
@@ -88,7 +88,8 @@ struct Command {
 class Invocation {
  public:
   Invocation(const Command& command, std::vector<std::string_view> arguments,
-             std::map<std::string_view, std::string_view> options, std::filesystem::path project_dir);
+             std::map<std::string_view, std::string_view> options,
+             std::map<std::string_view, std::filesystem::path> paths, std::filesystem::path project_dir);
 
   [[nodiscard]] const Command& command() const noexcept { return *command_; }
   // The positional arguments given, in order (the optional ones may be absent).
@@ -97,6 +98,9 @@ class Invocation {
   // A flag or an option given on the command line ("--exit-code", "--json").
   [[nodiscard]] bool has(std::string_view option) const { return options_.contains(option); }
   [[nodiscard]] std::optional<std::string_view> value(std::string_view option) const;
+  // The value of an option that names a file or a directory, checked to exist
+  // and be of that kind, made absolute; nullopt when the option is not given.
+  [[nodiscard]] std::optional<std::filesystem::path> path(std::string_view option) const;
   [[nodiscard]] bool json() const { return has("--json"); }
   [[nodiscard]] bool quiet() const { return has("--quiet"); }
   // --project DIR made absolute, or the current directory (commands that read a project).
@@ -106,6 +110,7 @@ class Invocation {
   const Command* command_;
   std::vector<std::string_view> arguments_;
   std::map<std::string_view, std::string_view> options_;
+  std::map<std::string_view, std::filesystem::path> paths_;
   std::filesystem::path project_dir_;
 };
 

@@ -53,9 +53,9 @@ struct SetUp {
 };
 
 std::optional<fs::path> workspace_of(const Invocation& invocation) {
-  const auto given = invocation.value("--workspace");
+  const auto given = invocation.path("--workspace");
   if (!given) return std::nullopt;
-  return fs::absolute(*given).lexically_normal();
+  return given->lexically_normal();
 }
 
 SetUp set_up(Hooks& hooks, const Invocation& invocation, ProjectTrustPolicy policy) {
