@@ -413,6 +413,27 @@ TEST_F(Hookctl, AHooksStderrCannotForgeALogLineOrDriveTheTerminal) {
   EXPECT_THAT(r.stderr_text, Not(HasSubstr("\n[hookbus] [info] all good")));
 }
 
+// The result's JSON, printed under the verdict, reached the terminal with an
+// 8-bit CSI (U+009B), a right-to-left override and DEL as raw bytes.
+TEST_F(Hookctl, EmitOfAHookReasonWithC1AndBidiControlsShowsThemEscapedInTextAndJson) {
+  add_hook("guard", "tool_call",
+           "printf '%s\\n' '{\"decision\":\"deny\",\"reason\":\"x\\u009b2J\\u202eevil\\u007f\"}'\n");
+  trust();
+  for (const bool json : {false, true}) {
+    std::vector<std::string> args{"emit", "tool_call", kCall};
+    if (json) args.emplace_back("--json");
+    const ProcessResult r = hookctl(args);
+    ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+    for (const std::string raw : {"\u009b", "\u202e", "\x7f"}) {
+      EXPECT_THAT(r.stdout_text, Not(HasSubstr(raw))) << json;
+    }
+    EXPECT_THAT(r.stdout_text, HasSubstr(R"("x\u009b2J\u202eevil\u007f")")) << json;
+    if (json) {
+      EXPECT_EQ(parse_json(r.stdout_text, "hookctl").at("result").at("reason"), "x\u009b2J\u202eevil\x7f");
+    }
+  }
+}
+
 TEST_F(Hookctl, QuietEmitLogsNothing) {
   add_hook("crashy", "agent_start", "exit 3\n");
   trust();

@@ -524,7 +524,19 @@ TEST(JsonWriting, EachMaximalIllFormedSubpartIsOneReplacementCharacter) {
 
 TEST(JsonWriting, WellFormedTextIsWrittenAsItIsAndControlsEscaped) {
   EXPECT_EQ(write_json(json::string("é日本🎉\xF4\x8F\xBF\xBF")), "\"é日本🎉\xF4\x8F\xBF\xBF\"");
-  EXPECT_EQ(write_json(json::string("\"\\\n\t\x01\x7f/")), R"("\"\\\n\t\u0001)" "\x7f" R"(/")");
+  EXPECT_EQ(write_json(json::string("\"\\\n\t\x01\x7f/")), R"("\"\\\n\t\u0001\u007f/")");
+}
+
+// JSON printed to a terminal (hookctl's output, a log line) must not drive it:
+// DEL, the C1 controls (U+009B is an 8-bit CSI), the bidirectional controls
+// and the line separators are written as \uXXXX, which reads back the same.
+TEST(JsonWriting, TerminalControlsAreEscapedAndReadBackUnchanged) {
+  const std::string text = "a\x7f" "b\u0080c\u009b2Jd\u202eRLO\u2066\u2069\u200e\u200f\u061c\u2028\u2029 \u00a0é\u2030";
+  const std::string written = write_json(json::string(text));
+  EXPECT_EQ(written, R"("a\u007fb\u0080c\u009b2Jd\u202eRLO\u2066\u2069\u200e\u200f\u061c\u2028\u2029 )"
+                     "\u00a0é\u2030\"");
+  EXPECT_EQ(parse(written), json::value(text));
+  EXPECT_EQ(write_json(json::object{{"\u202ekey", 1}}), R"({"\u202ekey":1})");
 }
 
 TEST(JsonWriting, AnyBytesAreWrittenAsValidUtf8ThatReadsBack) {

@@ -256,14 +256,21 @@ class Writer {
       const auto byte = static_cast<unsigned char>(text[plain]);
       if (byte >= 0x80) {
         const Utf8Sequence sequence = first_utf8_sequence(text.substr(plain));
-        if (sequence.well_formed) {
+        if (!sequence.well_formed) {
+          flush();
+          out_ += replacement_character;
+          text.remove_prefix(sequence.size);
+          continue;
+        }
+        const char32_t c = utf8_code_point(text, plain, sequence.size);
+        if (c > 0x9F && !reorders_or_breaks_lines(c)) {
           plain += sequence.size;
           continue;
         }
-        flush();
-        out_ += replacement_character;
+        flush();  // C1 controls, bidirectional controls, line separators: escaped for terminals
+        out_ += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
         text.remove_prefix(sequence.size);
-      } else if (byte < 0x20 || byte == '"' || byte == '\\') {
+      } else if (byte < 0x20 || byte == 0x7F || byte == '"' || byte == '\\') {
         flush();
         escape(static_cast<char>(byte));
         text.remove_prefix(1);

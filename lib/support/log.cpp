@@ -38,17 +38,6 @@ void set_logger(std::shared_ptr<spdlog::logger> replacement) {
   current_logger = std::move(replacement);
 }
 
-namespace {
-
-// Shown escaped although printable: they reorder how a terminal displays the
-// text around them ("Trojan source"), and the line separators break lines.
-bool reorders_or_breaks_lines(char32_t c) {
-  return (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) || c == 0x200E || c == 0x200F ||
-         c == 0x061C || c == 0x2028 || c == 0x2029;
-}
-
-}  // namespace
-
 std::string printable(std::string_view text) {
   std::string shown;
   shown.reserve(text.size());
@@ -65,7 +54,7 @@ std::string printable(std::string_view text) {
     else if (c == '\r') shown += "\\r";
     else if (c == '\t') shown += "\\t";
     else if (c < 0x20 || c == 0x7F) shown += fmt::format("\\x{:02x}", static_cast<unsigned>(c));
-    else if ((c >= 0x80 && c <= 0x9F) || reorders_or_breaks_lines(c))
+    else if ((c >= 0x80 && c <= 0x9F) || detail::reorders_or_breaks_lines(c))
       shown += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
     else shown.append(text.substr(i, length));
     i += length;

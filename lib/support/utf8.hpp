@@ -31,6 +31,15 @@ char32_t utf8_code_point(std::string_view text, std::size_t at, std::size_t leng
 
 bool is_valid_utf8(std::string_view text) noexcept;
 
+// Printable characters that are escaped wherever text reaches a terminal
+// (logs, hookctl's text and JSON): they reorder how a terminal displays the
+// text around them (the bidirectional controls of "Trojan Source"), or break
+// lines (U+2028, U+2029).
+constexpr bool reorders_or_breaks_lines(char32_t c) noexcept {
+  return (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) || c == 0x200E || c == 0x200F ||
+         c == 0x061C || c == 0x2028 || c == 0x2029;
+}
+
 // `text` with every maximal ill-formed subpart replaced by one U+FFFD (as
 // Python's errors="replace" and WHATWG decoders do: "\xe2\x82", a cut euro
 // sign, is one U+FFFD; "\xff\xfe" two); well-formed text comes back unchanged.
