@@ -31,6 +31,8 @@ using ::testing::ElementsAre;
 using ::testing::Field;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
+using ::testing::StartsWith;
 using namespace std::chrono_literals;
 using testing::TempDir;
 using testing::write_file;
@@ -929,16 +931,57 @@ TEST_F(ExternalHooks, AHookConfiguredDisabledIsNotInstalled) {
   EXPECT_EQ(hooks_.handler_count("tool_call"), 0u);
 }
 
-// Regression (review, issue 10 point 4): a fail-closed hook that discovery
-// refused (group-writable) was simply not installed, and tool_call was allowed.
-TEST_F(ExternalHooks, AFailClosedHookThatIsRefusedMakesItsEventsRefuse) {
+// Issue 10, point 4: a fail-closed hook that discovery refused (group-writable)
+// was simply not installed, and tool_call was allowed.
+TEST_F(ExternalHooks, Issue10Point4AFailClosedHookThatIsRefusedMakesItsEventsRefuse) {
   config_.hooks["guard"] = HookSettings{.failure = FailurePolicy::fail_closed};
   write_hook(hook("guard"), "tool_call", "exit 0\n", 0775);
   install();
   const ToolCallResult outcome = hooks_.emit(tool_call());
   EXPECT_EQ(outcome.decision, Decision::deny);
-  EXPECT_THAT(outcome.reason, AllOf(HasSubstr("hook 'guard' must fail closed"), HasSubstr("cannot run"),
-                                    HasSubstr("refused"), HasSubstr("writable by group or others")));
+  EXPECT_THAT(outcome.reason, StartsWith("hook 'guard' failed: it cannot run, and config makes it fail closed ("));
+  EXPECT_THAT(outcome.reason, AllOf(HasSubstr("refused " + hook("guard").string()), HasSubstr("writable by group or others")));
+}
+
+// The hook's whole directory was refused: the reason names the directory, not
+// "no hook file of that name".
+TEST_F(ExternalHooks, AFailClosedHookInARefusedDirectoryRefusesNamingTheDirectory) {
+  config_.hooks["guard"] = HookSettings{.failure = FailurePolicy::fail_closed};
+  write_hook(hook("guard"), "tool_call", "exit 0\n");
+  ::chmod(hook_dir().c_str(), 0777);
+  install();
+  const ToolCallResult outcome = hooks_.emit(tool_call());
+  EXPECT_EQ(outcome.decision, Decision::deny);
+  EXPECT_THAT(outcome.reason, AllOf(HasSubstr("the hook directory " + hook_dir().string() + " was refused"),
+                                    HasSubstr("writable by group or others")));
+  EXPECT_THAT(outcome.reason, Not(HasSubstr("in any hook directory")));
+}
+
+TEST_F(ExternalHooks, AFailClosedHookWithAMissingInterpreterMakesItsEventsRefuse) {
+  config_.hooks["guard"] = HookSettings{.failure = FailurePolicy::fail_closed};
+  write_file(hook("guard"), "#!/no/such/interpreter\n", 0755);
+  install();
+  const ToolCallResult outcome = hooks_.emit(tool_call());
+  EXPECT_EQ(outcome.decision, Decision::deny);
+  EXPECT_THAT(outcome.reason, AllOf(HasSubstr("refused " + hook("guard").string()),
+                                    HasSubstr("the interpreter '/no/such/interpreter', which does not exist")));
+}
+
+// Declared events: the hook is installed without being asked, and fails at its run.
+TEST_F(ExternalHooks, AFailClosedHookWithDeclaredEventsAndAMissingInterpreterRefusesItsEvents) {
+  config_.hooks["guard"] = HookSettings{.failure = FailurePolicy::fail_closed};
+  write_file(hook("guard"), "#!/no/such/interpreter -x\n", 0755);
+  HookDirectories dirs;
+  dirs.add(hook_dir(), "project");
+  report_ = discover_hooks(dirs, {.declared = [](Layer, std::string_view) {
+                                    return std::optional(HookDeclaration{.events = {"tool_call"}});
+                                  }});
+  installed_ = install_external_hooks(hooks_, report_, config_);
+  const ToolCallResult outcome = hooks_.emit(tool_call());
+  EXPECT_EQ(outcome.decision, Decision::deny);
+  EXPECT_THAT(outcome.reason, AllOf(StartsWith("hook 'guard' failed: "),
+                                    HasSubstr("its '#!' line names the interpreter '/no/such/interpreter', which does "
+                                              "not exist")));
 }
 
 // Regression (review, issue 10 point 4): without an exec bit the hook was ignored silently.
@@ -949,7 +992,7 @@ TEST_F(ExternalHooks, AFailClosedHookWithoutItsExecuteBitMakesItsEventsRefuse) {
   const ToolCallResult outcome = hooks_.emit(tool_call());
   EXPECT_EQ(outcome.decision, Decision::deny);
   EXPECT_THAT(outcome.reason, AllOf(HasSubstr("ignored"), HasSubstr("not executable")));
-  EXPECT_THAT(log_.text(), HasSubstr("hook 'guard' must fail closed"));
+  EXPECT_THAT(log_.text(), HasSubstr("hook 'guard': it cannot run, and config makes it fail closed"));
 }
 
 TEST_F(ExternalHooks, AMissingFailClosedHookRefusesEveryGatingEventWhenItsEventsAreUnknown) {

@@ -137,6 +137,14 @@ TEST(Process, AScriptWithoutAShebangLineThrowsWithAHint) {
               ::testing::ThrowsMessage<ProcessError>(HasSubstr("'#!' line")));
 }
 
+TEST(Process, AScriptWhoseInterpreterIsMissingThrowsNamingTheInterpreter) {
+  TempDir dir;
+  auto program = write_file(dir / "p", "#! /no/such/python3 -u\nprint(1)\n", 0755);
+  EXPECT_THAT([&] { run_process({.program = program}); },
+              ::testing::ThrowsMessage<ProcessError>(
+                  HasSubstr("its '#!' line names the interpreter '/no/such/python3', which does not exist")));
+}
+
 TEST(Process, AMissingWorkingDirectoryThrowsNamingIt) {
   TempDir dir;
   auto program = write_script(dir / "p", "true\n");

@@ -15,6 +15,7 @@
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -369,18 +370,24 @@ class Installer {
     const ResolvedHookSettings settings = config_.hook_settings(writer.layer, name);
     if (settings.failure.value == FailurePolicy::fail_closed && !settings.disabled.value &&
         !config_.hooks_forbidden(writer.layer))
-      return refuse_in_place_of(name, settings, entry);
-    warn(fmt::format("{}: no hook named '{}' was found{}", describe_location(entry.location), name, why_missing(name)));
+      return refuse_in_place_of(writer.layer, name, settings, entry);
+    const std::string why = why_not_found(writer.layer, name);
+    warn(fmt::format("{}: no hook named '{}' was found{}{}{}", describe_location(entry.location), name,
+                     why.empty() ? "" : " (", why, why.empty() ? "" : ")"));
   }
 
   // Installs handlers that refuse the hook's events, naming why it cannot run.
-  void refuse_in_place_of(const std::string& name, const ResolvedHookSettings& settings, const HookSettings& entry) {
+  void refuse_in_place_of(Layer writer, const std::string& name, const ResolvedHookSettings& settings,
+                          const HookSettings& entry) {
     std::vector<std::size_t> events;
     for (const auto& declared : settings.events.value)
       if (auto index = find_event(declared)) events.push_back(*index);
     if (events.empty()) events = gating_events();
-    const std::string reason = fmt::format("hook '{}' must fail closed ({}) but cannot run: {}", name,
-                                           describe_location(settings.failure.origin), cannot_run(name));
+    // The bus names the hook when it refuses ("hook 'guard' failed: ..."), and so does `hookctl list`.
+    std::string why = why_not_found(writer, name);
+    if (why.empty()) why = "no hook file of that name is in any hook directory";
+    const std::string reason = fmt::format("it cannot run, and config makes it fail closed ({}): {}",
+                                           describe_location(settings.failure.origin), why);
     InstallReport::Refusing record{name, {}, reason};
     for (const std::size_t index : events) {
       installed_.add(hooks_.on(
@@ -391,22 +398,24 @@ class Installer {
            .source = describe_location(entry.location)}));
       record.events.emplace_back(event_name(index));
     }
-    detail::log(spdlog::level::warn, "{} (config: {})", reason, describe_location(entry.location));
+    detail::log(spdlog::level::warn, "hook '{}': {} (config: {})", name, reason, describe_location(entry.location));
     what_.refusing.push_back(std::move(record));
   }
 
-  // Why no hook of this name runs, from what discovery skipped.
-  std::string cannot_run(const std::string& name) const {
+  // Why no hook `name` of a layer `writer` governs runs, from what discovery
+  // skipped: the file itself, else the refused hook directories it may be in;
+  // "" when discovery skipped nothing that explains it.
+  std::string why_not_found(Layer writer, const std::string& name) const {
     for (const auto& skipped : report_.skipped)
-      if (skipped.name == name && skipped.why != SkippedFile::Why::shadowed)
+      if (skipped.name == name && skipped.why != SkippedFile::Why::shadowed && governs(writer, skipped.layer))
         return fmt::format("{} {} ({})", skip_reason_name(skipped.why), skipped.path.string(), skipped.reason);
-    return "no hook file of that name is in any hook directory";
-  }
-
-  std::string why_missing(const std::string& name) const {
+    std::vector<std::string> directories;
     for (const auto& skipped : report_.skipped)
-      if (skipped.name == name) return fmt::format(" ({} {}: {})", skip_reason_name(skipped.why), skipped.path.string(), skipped.reason);
-    return "";
+      if (skipped.name.empty() && governs(writer, skipped.layer))
+        directories.push_back(fmt::format("the hook directory {} was {} ({})", skipped.path.string(),
+                                          skip_reason_name(skipped.why), skipped.reason));
+    if (directories.empty()) return "";
+    return fmt::format("no hook file of that name was found, and {}", fmt::join(directories, "; "));
   }
 
   void warn(std::string message) {

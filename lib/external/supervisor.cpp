@@ -18,7 +18,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
+#include <optional>
 #include <string_view>
 
 extern char** environ;
@@ -92,13 +96,36 @@ SupervisorImage& supervisor_image() {
   return image;
 }
 
+// The interpreter the program's '#!' line names, when it does not exist (exec
+// fails with ENOENT for a missing interpreter as for a missing program).
+std::optional<std::string> missing_interpreter(const Launch& launch) {
+  const std::filesystem::path program = launch.program.is_relative() && !launch.working_directory.empty()
+                                            ? launch.working_directory / launch.program
+                                            : launch.program;
+  std::ifstream file(program, std::ios::binary);
+  std::array<char, 256> line{};  // Linux reads at most 255 bytes of a '#!' line
+  if (!file.getline(line.data(), line.size()) && file.gcount() == 0) return std::nullopt;
+  const std::string_view text(line.data());
+  if (!text.starts_with("#!")) return std::nullopt;
+  const std::size_t start = text.find_first_not_of(" \t", 2);
+  if (start == std::string_view::npos) return std::nullopt;
+  std::string interpreter(text.substr(start, text.find_first_of(" \t\r", start) - start));
+  if (::access(interpreter.c_str(), F_OK) == 0) return std::nullopt;
+  return interpreter;
+}
+
 std::string spawn_failure(const Launch& launch, int error) {
   std::string where = "cannot run '" + launch.program.string() + "'";
   if (!launch.working_directory.empty()) where += " in '" + launch.working_directory.string() + "'";
   std::string hint;
   if (error == ENOEXEC) hint = " (not a binary and no '#!' line: start a script with one, e.g. '#!/bin/sh')";
   if (error == EACCES) hint = " (is it executable (chmod +x), and are its directories searchable?)";
-  if (error == ENOENT) hint = " (does the program exist, and the working directory, and the '#!' interpreter?)";
+  if (error == ENOENT) {
+    if (const auto interpreter = missing_interpreter(launch))
+      hint = " (its '#!' line names the interpreter '" + *interpreter + "', which does not exist)";
+    else
+      hint = " (does the program exist, and the working directory?)";
+  }
   return where + ": " + error_text(error) + hint;
 }
 
