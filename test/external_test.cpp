@@ -839,7 +839,36 @@ TEST_F(ExternalHooks, ATimeoutKillsTheHookAndItsGrandchildAndIsAFailure) {
   EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
   EXPECT_LT(std::chrono::steady_clock::now() - started, kHangBound);
   EXPECT_THAT(only_error_message(), HasSubstr("timed out after 300 ms"));
-  EXPECT_TRUE(testing::process_dies(std::stoi(testing::read_file(pid_file))));
+  EXPECT_TRUE(testing::process_gone(std::stoi(testing::read_file(pid_file))));
+}
+
+// Issue 10, point 6: a grandchild that called setsid survived the timeout kill.
+TEST_F(ExternalHooks, Issue10Point6ATimeoutKillsAGrandchildThatCalledSetsid) {
+  config_.default_timeout = 300ms;
+  write_hook(hook("stuck"), "tool_call",
+             "trap '' TERM\n" + testing::start_setsid_sleeper(file("grandchild.pid")) + "while :; do sleep 1; done\n");
+  install();
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
+  EXPECT_THAT(only_error_message(), HasSubstr("timed out after 300 ms"));
+  EXPECT_TRUE(testing::process_gone(pid_in("grandchild.pid")));
+}
+
+// A crash takes even what the hook detached with it (docs/external-hooks.md, Timeouts).
+TEST_F(ExternalHooks, AHookKilledByASignalIsAFailureAndLeavesNothing) {
+  write_hook(hook("crashing"), "tool_call", testing::start_setsid_sleeper(file("detached.pid")) + "kill -SEGV $$\n");
+  install();
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
+  EXPECT_THAT(only_error_message(), HasSubstr("killed by signal 11 (SIGSEGV)"));
+  EXPECT_TRUE(testing::process_gone(pid_in("detached.pid")));
+}
+
+TEST_F(ExternalHooks, AFailClosedHookKilledByASignalRefuses) {
+  config_.hooks["crashing"] = HookSettings{.failure = FailurePolicy::fail_closed};
+  write_hook(hook("crashing"), "tool_call", "kill -KILL $$\n");
+  install();
+  const ToolCallResult outcome = hooks_.emit(tool_call());
+  EXPECT_EQ(outcome.decision, Decision::deny);
+  EXPECT_THAT(outcome.reason, AllOf(StartsWith("hook 'crashing' failed: "), HasSubstr("killed by signal 9 (SIGKILL)")));
 }
 
 TEST_F(ExternalHooks, APerHookTimeoutOverridesTheDefault) {
@@ -1098,7 +1127,9 @@ TEST_F(ExternalHooks, SeveralThreadsMayEmitToExternalHooksAtOnce) {
 
 // =========================================================== one hook run
 
-TEST(RunExternalHook, ReturnsTheRawRunAndHookOutcomeReadsIt) {
+class RunExternalHook : public testing::NothingLeftBehind {};
+
+TEST_F(RunExternalHook, ReturnsTheRawRunAndHookOutcomeReadsIt) {
   TempDir dir;
   const ExternalHook hook{.name = "guard", .path = write_hook(dir / "guard", "tool_call",
                                                               "echo 'checking' >&2; echo '{\"block\": true}'\n")};
@@ -1109,7 +1140,7 @@ TEST(RunExternalHook, ReturnsTheRawRunAndHookOutcomeReadsIt) {
   EXPECT_EQ(hook_outcome(hook, event, run), HookOutcome(ToolCallResult{.decision = Decision::deny}));
 }
 
-TEST(RunExternalHook, AHookThatCannotStartIsAProcessError) {
+TEST_F(RunExternalHook, AHookThatCannotStartIsAProcessError) {
   TempDir dir;
   const ExternalHook hook{.name = "gone", .path = dir / "gone"};
   EXPECT_THROW(call_external_hook(hook, ToolCallEvent{}, "tool_call"), ProcessError);

@@ -31,7 +31,9 @@ const fs::path kHookctl = HOOKCTL_PATH;
 const fs::path kExamples = HOOKBUS_EXAMPLE_HOOKS;
 const std::string kCall = R"({"tool_call_id": "c1", "tool_name": "bash"})";
 
-class Hookctl : public ::testing::Test {
+// Every test ends by checking that nothing hookctl or its hooks started is left
+// (testing::NothingLeftBehind): no process, however detached, no descriptor.
+class Hookctl : public testing::NothingLeftBehind {
  protected:
   fs::path hook(const std::string& name) const { return project_.path() / ".hookbus" / "hooks" / name; }
 

@@ -36,9 +36,13 @@ std::vector<std::string> lines(const std::string& text) {
   return result;
 }
 
+// Every test here ends by checking that nothing its runs started is left
+// (testing::NothingLeftBehind): no process, however detached, and no descriptor.
+class Process : public testing::NothingLeftBehind {};
+
 // --------------------------------------------------------------- basics
 
-TEST(Process, ReportsStdoutStderrAndExitCode) {
+TEST_F(Process, ReportsStdoutStderrAndExitCode) {
   TempDir dir;
   auto program = write_script(dir / "p", "echo out; echo err >&2; exit 3\n");
   const ProcessResult r = run_process({.program = program});
@@ -51,14 +55,14 @@ TEST(Process, ReportsStdoutStderrAndExitCode) {
   EXPECT_EQ(r.status(), "exit code 3");
 }
 
-TEST(Process, ArgumentsArePassedAsAVectorNeverThroughAShell) {
+TEST_F(Process, ArgumentsArePassedAsAVectorNeverThroughAShell) {
   TempDir dir;
   auto program = write_script(dir / "p", "for a in \"$@\"; do printf '%s\\n' \"$a\"; done\n");
   const ProcessResult r = run_process({.program = program, .arguments = {"two words", "; echo injected", "$HOME"}});
   EXPECT_THAT(lines(r.stdout_text), ElementsAre("two words", "; echo injected", "$HOME"));
 }
 
-TEST(Process, WritesTheInputToStdin) {
+TEST_F(Process, WritesTheInputToStdin) {
   TempDir dir;
   auto program = write_script(dir / "p", "cat\n");
   const ProcessResult r = run_process({.program = program, .input = "{\"a\": 1}"});
@@ -66,14 +70,14 @@ TEST(Process, WritesTheInputToStdin) {
   EXPECT_TRUE(r.succeeded());
 }
 
-TEST(Process, RunsInTheWorkingDirectory) {
+TEST_F(Process, RunsInTheWorkingDirectory) {
   TempDir dir;
   auto program = write_script(dir / "p", "pwd -P\n");
   const ProcessResult r = run_process({.program = program, .working_directory = dir.path()});
   EXPECT_EQ(r.stdout_text, std::filesystem::canonical(dir.path()).string() + "\n");
 }
 
-TEST(Process, PassesTheCallersEnvironmentPlusExtraVariables) {
+TEST_F(Process, PassesTheCallersEnvironmentPlusExtraVariables) {
   TempDir dir;
   ::setenv("HOOKBUS_TEST_INHERITED", "from parent", 1);
   ::setenv("HOOKBUS_TEST_REPLACED", "old", 1);
@@ -86,7 +90,7 @@ TEST(Process, PassesTheCallersEnvironmentPlusExtraVariables) {
   ::unsetenv("HOOKBUS_TEST_REPLACED");
 }
 
-TEST(Process, WithoutInheritanceTheEnvironmentIsExactlyTheExtraVariables) {
+TEST_F(Process, WithoutInheritanceTheEnvironmentIsExactlyTheExtraVariables) {
   ::setenv("HOOKBUS_TEST_INHERITED", "from parent", 1);
   // env itself, not a shell script: a shell adds PWD to what it exports.
   const ProcessResult r =
@@ -95,13 +99,13 @@ TEST(Process, WithoutInheritanceTheEnvironmentIsExactlyTheExtraVariables) {
   ::unsetenv("HOOKBUS_TEST_INHERITED");
 }
 
-TEST(Process, AnInvalidEnvironmentVariableNameIsAnError) {
+TEST_F(Process, AnInvalidEnvironmentVariableNameIsAnError) {
   TempDir dir;
   auto program = write_script(dir / "p", "true\n");
   EXPECT_THROW(run_process({.program = program, .extra_environment = {{"A=B", "x"}}}), ProcessError);
 }
 
-TEST(Process, ExitBySignalIsReported) {
+TEST_F(Process, ExitBySignalIsReported) {
   TempDir dir;
   auto program = write_script(dir / "p", "kill -TERM $$\n");
   const ProcessResult r = run_process({.program = program});
@@ -112,7 +116,7 @@ TEST(Process, ExitBySignalIsReported) {
 
 // ------------------------------------------------------ cannot be started
 
-TEST(Process, AMissingProgramThrowsNamingIt) {
+TEST_F(Process, AMissingProgramThrowsNamingIt) {
   TempDir dir;
   try {
     run_process({.program = dir / "missing"});
@@ -123,21 +127,21 @@ TEST(Process, AMissingProgramThrowsNamingIt) {
   }
 }
 
-TEST(Process, AFileWithoutTheExecuteBitThrowsWithAHint) {
+TEST_F(Process, AFileWithoutTheExecuteBitThrowsWithAHint) {
   TempDir dir;
   auto program = write_script(dir / "p", "true\n", 0644);
   EXPECT_THAT([&] { run_process({.program = program}); },
               ::testing::ThrowsMessage<ProcessError>(HasSubstr("chmod +x")));
 }
 
-TEST(Process, AScriptWithoutAShebangLineThrowsWithAHint) {
+TEST_F(Process, AScriptWithoutAShebangLineThrowsWithAHint) {
   TempDir dir;
   auto program = write_file(dir / "p", "echo hi\n", 0755);
   EXPECT_THAT([&] { run_process({.program = program}); },
               ::testing::ThrowsMessage<ProcessError>(HasSubstr("'#!' line")));
 }
 
-TEST(Process, AScriptWhoseInterpreterIsMissingThrowsNamingTheInterpreter) {
+TEST_F(Process, AScriptWhoseInterpreterIsMissingThrowsNamingTheInterpreter) {
   TempDir dir;
   auto program = write_file(dir / "p", "#! /no/such/python3 -u\nprint(1)\n", 0755);
   EXPECT_THAT([&] { run_process({.program = program}); },
@@ -145,7 +149,7 @@ TEST(Process, AScriptWhoseInterpreterIsMissingThrowsNamingTheInterpreter) {
                   HasSubstr("its '#!' line names the interpreter '/no/such/python3', which does not exist")));
 }
 
-TEST(Process, AMissingWorkingDirectoryThrowsNamingIt) {
+TEST_F(Process, AMissingWorkingDirectoryThrowsNamingIt) {
   TempDir dir;
   auto program = write_script(dir / "p", "true\n");
   EXPECT_THAT([&] { run_process({.program = program, .working_directory = dir / "nowhere"}); },
@@ -241,13 +245,15 @@ TEST_F(ProcessCleanup, OnTimeoutAProcessInASessionOfItsOwnGetsSigtermBeforeSigki
 }
 
 TEST_F(ProcessCleanup, AnEndlessFloodOnBothStreamsIsCutAndTimedOut) {
-  const ProcessResult r = run_process({.program = script("yes >&2 &\nexec yes\n"), .timeout = 300ms,
-                                       .kill_grace = 100ms, .stdout_limit = 1000, .stderr_limit = 1000});
+  const ProcessResult r =
+      run_process({.program = script("yes >&2 &\necho $! > " + file("background.pid") + "\nexec yes\n"),
+                   .timeout = 300ms, .kill_grace = 100ms, .stdout_limit = 1000, .stderr_limit = 1000});
   EXPECT_TRUE(r.timed_out);
   EXPECT_EQ(r.stdout_text.size(), 1000u);
   EXPECT_TRUE(r.stdout_truncated);
   EXPECT_EQ(r.stderr_text.size(), 1000u);
   EXPECT_TRUE(r.stderr_truncated);
+  EXPECT_TRUE(testing::process_gone(pid_in("background.pid")));  // the background flood too
 }
 
 TEST_F(ProcessCleanup, OutputOverTheCapIsCutAndTheProgramIsNeverBlocked) {
@@ -330,8 +336,7 @@ TEST_F(ProcessCleanup, ADetachedProcessOutlivesAProgramThatExits) {
   EXPECT_EQ(r.stdout_text, "result\n");
   const pid_t detached = pid_in("detached.pid");
   EXPECT_TRUE(testing::process_alive(detached));
-  ::kill(detached, SIGKILL);  // ours to clean up now; its new parent reaps it
-  EXPECT_TRUE(testing::process_dies(detached));
+  EXPECT_TRUE(kill_adopted(detached));  // ours to clean up now
 }
 
 TEST_F(ProcessCleanup, WithoutDetachedMayOutliveADetachedProcessDiesWhenTheProgramExits) {
@@ -421,37 +426,42 @@ TEST_F(ProcessCleanup, AProgramThatKillsItsSupervisorIsReportedAndDoesNotHang) {
   EXPECT_FALSE(r.timed_out);
   EXPECT_FALSE(r.succeeded());
   EXPECT_THAT(r.status(), HasSubstr("supervision lost"));
-  const pid_t escaped = pid_in("program.pid");
-  ::kill(escaped, SIGKILL);
-  EXPECT_TRUE(testing::process_dies(escaped));
+  EXPECT_TRUE(kill_adopted(pid_in("program.pid")));
 }
 
+// The fixture makes this test process a subreaper for the length of each test:
+// run_process must leave that setting as it found it, whichever it is.
 TEST_F(ProcessCleanup, TheHostNeverBecomesASubreaper) {
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
   run_process({.program = script(start_setsid_sleeper(file("grandchild.pid")) + "exit 0\n"),
                .detached_may_outlive = false});
   int subreaper = -1;
   ASSERT_EQ(::prctl(PR_GET_CHILD_SUBREAPER, &subreaper), 0);
   EXPECT_EQ(subreaper, 0);
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  run_process({.program = script("exit 0\n")});
+  ASSERT_EQ(::prctl(PR_GET_CHILD_SUBREAPER, &subreaper), 0);
+  EXPECT_EQ(subreaper, 1);
 }
 
-TEST(ProcessDeathTest, WhenTheHostDiesEverythingItsRunsStartedDies) {
-  TempDir dir;
-  const auto pid_file = dir / "grandchild.pid";
+using ProcessCleanupDeathTest = ProcessCleanup;
+
+TEST_F(ProcessCleanupDeathTest, WhenTheHostDiesEverythingItsRunsStartedDies) {
+  const auto pid_file = dir_ / "grandchild.pid";
   // The program kills its host, the death test's child process ($1), once its grandchild runs.
-  auto program = write_script(dir / "p", start_setsid_sleeper(pid_file.string()) + "kill -KILL \"$1\"\n" +
-                                             std::string(kStuckForever));
+  auto program = script(start_setsid_sleeper(pid_file.string()) + "kill -KILL \"$1\"\n" + std::string(kStuckForever));
   EXPECT_EXIT(run_process({.program = program, .arguments = {std::to_string(::getpid())}, .timeout = 600s}),
               ::testing::KilledBySignal(SIGKILL), "");
-  const std::string pid = testing::wait_for_file(pid_file);
-  ASSERT_FALSE(pid.empty());
-  // The supervisor sees its control socket close and kills the run; the
-  // grandchild may stay a zombie of init for a moment.
-  EXPECT_TRUE(testing::process_dies(std::stoi(pid)));
+  const pid_t grandchild = pid_in("grandchild.pid");
+  // The dead host's supervisor, adopted by this process, sees its control
+  // socket close, kills the run and exits.
+  EXPECT_TRUE(adopted_processes_end());
+  EXPECT_TRUE(testing::process_gone(grandchild));
 }
 
 // ------------------------------------------------------- process hygiene
 
-TEST(Process, TheProgramInheritsNoFileDescriptorButStdio) {
+TEST_F(Process, TheProgramInheritsNoFileDescriptorButStdio) {
   TempDir dir;
   const int leaky = ::open("/dev/null", O_RDONLY);  // deliberately without O_CLOEXEC
   ASSERT_GE(leaky, 0);
@@ -462,7 +472,7 @@ TEST(Process, TheProgramInheritsNoFileDescriptorButStdio) {
   EXPECT_THAT(lines(r.stdout_text), ElementsAre("0", "1", "2", "3"));
 }
 
-TEST(Process, TheProgramRunsInItsOwnProcessGroup) {
+TEST_F(Process, TheProgramRunsInItsOwnProcessGroup) {
   TempDir dir;
   auto program = write_script(dir / "p", "echo $$; cut -d' ' -f5 /proc/$$/stat\n");
   const ProcessResult r = run_process({.program = program});
@@ -490,7 +500,7 @@ class SignalStateGuard {
   sigset_t mask_{};
 };
 
-TEST(Process, TheProgramStartsWithDefaultDispositionsAndAnEmptySignalMask) {
+TEST_F(Process, TheProgramStartsWithDefaultDispositionsAndAnEmptySignalMask) {
   TempDir dir;
   SignalStateGuard pipe_guard(SIGPIPE);
   ::signal(SIGPIPE, SIG_IGN);  // a host that ignores SIGPIPE must not hand that on
@@ -509,7 +519,7 @@ TEST(Process, TheProgramStartsWithDefaultDispositionsAndAnEmptySignalMask) {
   EXPECT_EQ(std::stoull(masks[1], nullptr, 16) & 0x7fffffffu, 0u) << "ignored: " << masks[1];
 }
 
-TEST(Process, TheCallersSignalDispositionMaskAndPendingSetAreUnchanged) {
+TEST_F(Process, TheCallersSignalDispositionMaskAndPendingSetAreUnchanged) {
   TempDir dir;
   SignalStateGuard pipe_guard(SIGPIPE);
   ::signal(SIGPIPE, SIG_DFL);  // had a SIGPIPE reached us, this test process would die
@@ -530,7 +540,7 @@ TEST(Process, TheCallersSignalDispositionMaskAndPendingSetAreUnchanged) {
 
 // ------------------------------------------------------------------ threads
 
-TEST(Process, SeveralThreadsMayRunProgramsAtOnce) {
+TEST_F(Process, SeveralThreadsMayRunProgramsAtOnce) {
   TempDir dir;
   auto program = write_script(dir / "p", "cat; echo \" $1\"; ls /proc/self/fd | wc -l >&2\n");
   constexpr int kThreads = 6;
