@@ -478,13 +478,31 @@ TEST_F(Hookctl, NoColorTurnsColourOffOnATerminal) {
   EXPECT_THAT(terminal, Not(HasSubstr("\x1b[")));
 }
 
-TEST_F(Hookctl, EmitToAFullDeviceExitsFourWithAMessage) {
+// Issue 10, point 9: `emit ... >/dev/full` exited 0.
+TEST_F(Hookctl, Issue10Point9EmitToAFullDeviceExitsFourWithAMessage) {
   const ProcessResult r = run_process({.program = "/bin/sh",
                                        .arguments = {"-c", "exec \"$0\" \"$@\" >/dev/full", kHookctl.string(), "emit",
                                                      "agent_start", "--project", project_.path().string()},
                                        .extra_environment = environment()});
   EXPECT_EQ(r.exit_code, 4);
   EXPECT_THAT(r.stderr_text, HasSubstr("hookctl: cannot write to standard output: No space left on device"));
+}
+
+// The log line of a hook's failure could not be written: the run failed to
+// report, so it exits 4 (there is nowhere to say why). With -q nothing is lost.
+TEST_F(Hookctl, EmitWhoseLogCannotBeWrittenExitsFour) {
+  add_hook("crashy", "agent_start", "exit 3\n");
+  trust();
+  const auto emit_with_stderr_full = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args{"-c", "exec \"$0\" \"$@\" 2>/dev/full", kHookctl.string(), "emit", "agent_start",
+                                  "--project", project_.path().string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_process({.program = "/bin/sh", .arguments = std::move(args), .extra_environment = environment()});
+  };
+  const ProcessResult logged = emit_with_stderr_full({});
+  EXPECT_EQ(logged.exit_code, 4);
+  EXPECT_EQ(logged.stdout_text, "agent_start: observed (the event has no result)\n");
+  EXPECT_EQ(emit_with_stderr_full({"-q"}).exit_code, 0);
 }
 
 // ----------------------------------------------------------- paths

@@ -300,7 +300,8 @@ TEST(HookctlUsage, ControlCharactersInAnArgumentAreShownEscaped) {
 
 // ------------------------------------------------------------------ output
 
-TEST(HookctlOutput, HelpToAFullDeviceExits4WithAMessage) {
+// Issue 10, point 9: `hookctl help >/dev/full` exited 0.
+TEST(HookctlOutput, Issue10Point9HelpToAFullDeviceExits4WithAMessage) {
   const Output run = hookctl("help", ">/dev/full");
   EXPECT_EQ(run.exit_code, 4);
   EXPECT_THAT(run.err, HasSubstr("hookctl: cannot write to standard output: No space left on device"));
@@ -309,7 +310,20 @@ TEST(HookctlOutput, HelpToAFullDeviceExits4WithAMessage) {
 TEST(HookctlOutput, LongOutputToAFullDeviceExits4WithAMessage) {
   const Output run = hookctl("events --json", ">/dev/full");
   EXPECT_EQ(run.exit_code, 4);
-  EXPECT_THAT(run.err, HasSubstr("cannot write to standard output"));
+  EXPECT_THAT(run.err, HasSubstr("hookctl: cannot write to standard output: No space left on device"));
+}
+
+TEST(HookctlOutput, TheOverviewToAFullDeviceExits4WithAMessage) {
+  const Output run = hookctl("--help", ">/dev/full");
+  EXPECT_EQ(run.exit_code, 4);
+  EXPECT_THAT(run.err, HasSubstr("hookctl: cannot write to standard output: No space left on device"));
+}
+
+// The error message cannot be written either: hookctl still ends with its exit
+// code, never aborts on an exception from the write.
+TEST(HookctlOutput, AnErrorMessageToAFullStderrKeepsItsExitCode) {
+  EXPECT_EQ(shell(fmt::format("('{}' no-such-command 2>/dev/full)", HOOKCTL_PATH)).exit_code, 2);
+  EXPECT_EQ(shell(fmt::format("('{}' schema no_such_event 2>/dev/full)", HOOKCTL_PATH)).exit_code, 2);
 }
 
 TEST(HookctlOutput, ClosedStdoutExits4WithAMessage) {

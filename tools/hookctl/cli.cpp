@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <system_error>
 
 namespace hookctl {
 
@@ -69,6 +70,9 @@ constexpr ShortOption short_options[] = {{"-h", "--help"}, {"-q", "--quiet"}};
 
 // The rows the framework adds to the caller's table; they need the whole table.
 const std::vector<Command>* current_table = nullptr;
+
+// Why writing to stdout failed, when an exception said so (errno is gone by then).
+std::string stdout_failure;
 
 int help_command(const Invocation& invocation);
 int completion_command(const Invocation& invocation);
@@ -172,7 +176,8 @@ constexpr std::string_view exit_codes_help =
     "  2  usage or input error: unknown command or option, missing or extra argument,\n"
     "     invalid event JSON, a path that does not exist or is of the wrong kind\n"
     "  3  config error: .hookbus/config.json, or a built-in's settings in it\n"
-    "  4  failure: the hook failed (run-hook), stdout could not be written, any other error\n";
+    "  4  failure: the hook failed (run-hook), stdout or stderr could not be written,\n"
+    "     any other error\n";
 
 constexpr std::string_view environment_help =
     "environment:\n"
@@ -430,7 +435,7 @@ bool standard_streams_usable() {
   for (int fd : {STDIN_FILENO, STDERR_FILENO, STDOUT_FILENO}) {
     if (::fcntl(fd, F_GETFD) != -1) continue;
     if (fd == STDOUT_FILENO) {
-      fmt::print(stderr, "{}: standard output is closed\n", program);
+      print_to_stderr("{}: standard output is closed\n", program);
       return false;
     }
     if (::open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY) != fd) return false;
@@ -452,8 +457,19 @@ void set_up_logging(bool quiet) {
   hookbus::set_logger(std::move(logger));
 }
 
+// Any other error: exit_failure, said on stderr as `who: what`; unless writing
+// to stdout failed (fmt::print throws then), which checked_output reports.
+int failure(const std::exception& error, std::string_view who) {
+  if (std::ferror(stdout)) {
+    if (const auto* system = dynamic_cast<const std::system_error*>(&error)) stdout_failure = system->code().message();
+    return exit_failure;
+  }
+  print_to_stderr("{}: {}\n", who, printable(error.what()));
+  return exit_failure;
+}
+
 int report_usage_error(const Command& command, std::string_view message) {
-  fmt::print(stderr, "{} {}: {}\n{}\nRun '{} {} --help' for more.\n", program, command.name, message,
+  print_to_stderr("{} {}: {}\n{}\nRun '{} {} --help' for more.\n", program, command.name, message,
              usage_line(command), program, command.name);
   return exit_usage;
 }
@@ -473,52 +489,66 @@ int run_command(const Command& command, std::span<const std::string_view> words)
   } catch (const hookbus::UnknownEventError& error) {  // the library's messages quote input as it is
     return report_usage_error(command, printable(error.what()));
   } catch (const hookbus::ConfigError& error) {
-    fmt::print(stderr, "{} {}: {}\n", program, command.name, printable(error.what()));
+    print_to_stderr("{} {}: {}\n", program, command.name, printable(error.what()));
     return exit_config;
   } catch (const std::exception& error) {
-    if (std::ferror(stdout)) return exit_failure;  // the output check below says why
-    fmt::print(stderr, "{} {}: {}\n", program, command.name, printable(error.what()));
-    return exit_failure;
+    return failure(error, fmt::format("{} {}", program, command.name));
   }
 }
 
-// Whatever the command returned, output that did not reach stdout is a failure.
+// Whatever the command returned, output that did not reach stdout is a
+// failure (exit_failure, said on stderr); a message that did not reach stderr
+// is one too (the exit code then says it, if the command's did not already).
 int checked_output(int exit_code) {
   errno = 0;
-  if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return exit_code;
-  fmt::print(stderr, "{}: cannot write to standard output: {}\n", program,
-             errno != 0 ? std::strerror(errno) : "write error");
-  return exit_failure;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    if (errno != 0) stdout_failure = std::strerror(errno);
+    print_to_stderr("{}: cannot write to standard output: {}\n", program,
+                    stdout_failure.empty() ? "write error" : stdout_failure);
+    exit_code = exit_failure;
+  }
+  if (std::fflush(stderr) != 0 || std::ferror(stderr)) return exit_code == exit_ok ? exit_failure : exit_code;
+  return exit_code;
 }
 
-}  // namespace
-
-int run_hookctl(const std::vector<Command>& commands, std::vector<std::string_view> args) {
-  if (!standard_streams_usable()) return exit_failure;
+int run(const std::vector<Command>& commands, std::vector<std::string_view> args) {
   current_table = &commands;
   const std::size_t position = command_position(args);
   if (position >= args.size()) {
     if (std::ranges::any_of(args, [](std::string_view a) { return a == "--help" || a == "-h"; })) {
       print_overview();
-      return checked_output(exit_ok);
+      return exit_ok;
     }
     if (std::ranges::find(args, "--version") != args.end()) {
       fmt::print("{} {}\n", program, HOOKBUS_VERSION);
-      return checked_output(exit_ok);
+      return exit_ok;
     }
-    fmt::print(stderr, "{}: missing command\nRun '{} help' for the commands.\n", program, program);
+    print_to_stderr("{}: missing command\nRun '{} help' for the commands.\n", program, program);
     return exit_usage;
   }
   const Command* command = find_command(args[position]);
   if (command == nullptr) {
-    fmt::print(stderr, "{}: unknown command '{}'\nRun '{} help' for the commands.\n", program,
+    print_to_stderr("{}: unknown command '{}'\nRun '{} help' for the commands.\n", program,
                printable(args[position]), program);
     return exit_usage;
   }
   // The options that came before the command, then the words after it.
   std::vector<std::string_view> words(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(position));
   words.insert(words.end(), args.begin() + static_cast<std::ptrdiff_t>(position) + 1, args.end());
-  return checked_output(run_command(*command, words));
+  return run_command(*command, words);
+}
+
+}  // namespace
+
+int run_hookctl(const std::vector<Command>& commands, std::vector<std::string_view> args) {
+  if (!standard_streams_usable()) return exit_failure;
+  int exit_code = exit_failure;
+  try {
+    exit_code = run(commands, std::move(args));
+  } catch (const std::exception& error) {  // the overview or --version could not be printed
+    exit_code = failure(error, program);
+  }
+  return checked_output(exit_code);
 }
 
 }  // namespace hookctl

@@ -10,7 +10,7 @@
 //   - answers `hookctl help`, `hookctl help COMMAND`, `hookctl COMMAND --help`
 //     and shell completion;
 //   - validates path arguments and path options (a usage error, never a filesystem exception);
-//   - maps errors to the exit codes below and checks that stdout was written.
+//   - maps errors to the exit codes below and checks that stdout and stderr were written.
 //
 // A command reads its Invocation, prints its result to stdout (fmt::print),
 // and returns an exit code; it throws UsageError for bad input and lets
@@ -19,7 +19,9 @@
 #include <hookbus/log.hpp>
 
 #include <boost/json/value.hpp>
+#include <fmt/format.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -27,6 +29,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace hookctl {
@@ -36,7 +39,7 @@ inline constexpr int exit_ok = 0;       // done; for emit and run-hook, also a r
 inline constexpr int exit_refused = 1;  // a hook refused the event, and --exit-code asked to be told
 inline constexpr int exit_usage = 2;    // usage or input error: arguments, event JSON, paths
 inline constexpr int exit_config = 3;   // config error: .hookbus/config.json or a built-in's settings
-inline constexpr int exit_failure = 4;  // a hook failed (run-hook), stdout could not be written, any other error
+inline constexpr int exit_failure = 4;  // a hook failed (run-hook), stdout or stderr could not be written, any other error
 
 // Bad arguments or input: the message, then the command's usage line, on
 // stderr; exit_usage.
@@ -117,6 +120,14 @@ class Invocation {
 // Text from outside hookctl (names, paths, a hook's output, reasons, library
 // error messages) is shown through the library's escaping.
 using hookbus::printable;
+
+// Prints to stderr and never throws: a write that fails is left in stderr's
+// error flag, and makes hookctl exit non-zero once the command is done.
+template <class... Args>
+void print_to_stderr(fmt::format_string<Args...> format, Args&&... args) {
+  const std::string text = fmt::format(format, std::forward<Args>(args)...);
+  std::fwrite(text.data(), 1, text.size(), stderr);
+}
 
 // Runs hookctl: argv without the program name. Returns the exit code.
 int run_hookctl(const std::vector<Command>& commands, std::vector<std::string_view> args);

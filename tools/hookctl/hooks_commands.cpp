@@ -512,12 +512,12 @@ int run_hook_command(const Invocation& invocation) {
   const HookEvent event = read_event(*invocation.argument(1), invocation.argument(2));
   if (auto why = unsafe_hook_file(path)) {
     if (!invocation.has("--force")) {
-      fmt::print(stderr, "hookctl run-hook: refusing to run {}: {}\n(--force runs it anyway)\n", shown_path(path),
-                 printable(*why));
+      print_to_stderr("hookctl run-hook: refusing to run {}: {}\n(--force runs it anyway)\n", shown_path(path),
+                      printable(*why));
       return exit_failure;
     }
-    fmt::print(stderr, "hookctl run-hook: warning: {} is not safe ({}); running it because of --force\n",
-               shown_path(path), printable(*why));
+    print_to_stderr("hookctl run-hook: warning: {} is not safe ({}); running it because of --force\n",
+                    shown_path(path), printable(*why));
   }
   const std::string name = path.filename().string();
   const ExternalHook hook{name, path, configured_timeout(Locations::from_environment(invocation.project_dir()), name),
