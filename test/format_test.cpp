@@ -9,6 +9,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -74,6 +76,17 @@ TEST(FormatLine, CutNeverSplitsAUtf8Character) {
 TEST(FormatLine, JsonIsCompactAndCutLikeStrings) {
   const ToolCallEvent call{.tool_name = "write", .input = {{"content", std::string(50, 'y')}}};
   EXPECT_THAT(format_line(call, 20), HasSubstr(R"(input={"content":"yyyyyyyy…(44 more bytes))"));
+}
+
+// JSON members are written by write_json, as everything hookbus writes as JSON.
+TEST(FormatLine, JsonIsWrittenAsValidUtf8WithTerminalControlsEscaped) {
+  const ToolCallEvent call{.tool_name = "bash", .input = {{"command", "ls \xff\n\u009b"}}};
+  EXPECT_THAT(format_line(call), HasSubstr(R"(input={"command":"ls )" "\xEF\xBF\xBD" R"(\n\u009b"})"));
+}
+
+TEST(FormatLine, JsonWithANonFiniteNumberSaysSoInsteadOfThrowing) {
+  const ToolCallEvent call{.tool_name = "bash", .input = {{"x", HUGE_VAL}}};
+  EXPECT_THAT(format_line(call), HasSubstr("input=<not JSON: x: cannot write the number inf"));
 }
 
 TEST(FormatLine, NewlinesQuotesAndControlCharactersAreEscaped) {

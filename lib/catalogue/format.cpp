@@ -5,8 +5,7 @@
 #include "support/utf8.hpp"
 
 #include <hookbus/format.hpp>
-
-#include <boost/json/serialize.hpp>
+#include <hookbus/json.hpp>
 
 #include <chrono>
 #include <iterator>
@@ -39,7 +38,7 @@ class LineWriter {
     if constexpr (std::is_same_v<T, bool>) line_ += value ? "true" : "false";
     else if constexpr (std::is_arithmetic_v<T>) fmt::format_to(std::back_inserter(line_), "{}", value);
     else if constexpr (std::is_same_v<T, std::string>) quoted(value);
-    else if constexpr (JsonValue<T>) cut(boost::json::serialize(value));  // serialize escapes newlines
+    else if constexpr (JsonValue<T>) cut(json_text(value));
     else if constexpr (std::is_same_v<T, Timestamp>) timestamp(value);
     else if constexpr (std::is_same_v<T, Duration>) fmt::format_to(std::back_inserter(line_), "{}ms", value.count());
     else if constexpr (DescribedEnum<T>) enumerator(value);
@@ -111,6 +110,17 @@ class LineWriter {
     fmt::format_to(std::back_inserter(line_), "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", int(date.year()),
                    unsigned(date.month()), unsigned(date.day()), time.hours().count(), time.minutes().count(),
                    time.seconds().count(), time.subseconds().count());
+  }
+
+  // The one JSON writer's compact text (valid UTF-8, newlines and terminal
+  // controls escaped). A number JSON cannot hold (an infinity from C++) is
+  // said instead: a trace line never throws.
+  static std::string json_text(const boost::json::value& value) {
+    try {
+      return write_json(value);
+    } catch (const JsonError& error) {
+      return fmt::format("<not JSON: {}>", error.what());
+    }
   }
 
   void quoted(std::string_view text) {
