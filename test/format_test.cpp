@@ -10,7 +10,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-
 #include <limits>
 #include <memory>
 #include <sstream>
