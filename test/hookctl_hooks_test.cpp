@@ -576,6 +576,43 @@ TEST_F(Hookctl, AWorkspaceThatIsAFileIsAUsageError) {
   EXPECT_THAT(r.stderr_text, HasSubstr("--workspace '" + file.string() + "': not a directory"));
 }
 
+// Issue 10, point 7: `.hookbus/config.json` as a FIFO blocked hookctl forever.
+// Each run here has a timeout of its own (20 s): a regression fails, never hangs.
+TEST_F(Hookctl, Issue10Point7AConfigFileThatIsAFifoIsAConfigErrorNotAHang) {
+  const fs::path config = project_.path() / ".hookbus" / "config.json";
+  testing::make_directories(config.parent_path());
+  ASSERT_EQ(::mkfifo(config.c_str(), 0600), 0);
+  for (const std::string command : {"list", "emit"}) {
+    std::vector<std::string> args{command};
+    if (command == "emit") args.emplace_back("agent_start");
+    const ProcessResult r = hookctl(args);
+    EXPECT_FALSE(r.timed_out) << command;
+    EXPECT_EQ(r.exit_code, 3) << command;
+    EXPECT_THAT(r.stderr_text, HasSubstr(config.string() + ": is a FIFO, not a regular file")) << command;
+  }
+}
+
+// Issue 10, point 7: config.json as a symlink to /dev/zero read until std::bad_alloc.
+TEST_F(Hookctl, AConfigFileThatIsASymlinkToDevZeroIsAConfigErrorNotAnEndlessRead) {
+  const fs::path config = project_.path() / ".hookbus" / "config.json";
+  testing::make_directories(config.parent_path());
+  fs::create_symlink("/dev/zero", config);
+  const ProcessResult r = hookctl({"emit", "agent_start"});
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_THAT(r.stderr_text, HasSubstr(config.string() + ": is a character device, not a regular file"));
+}
+
+TEST_F(Hookctl, ADanglingConfigSymlinkIsAConfigErrorNamingItsTarget) {
+  const fs::path config = project_.path() / ".hookbus" / "config.json";
+  testing::make_directories(config.parent_path());
+  fs::create_symlink(project_.path() / "gone.json", config);
+  const ProcessResult r = hookctl({"emit", "agent_start"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_THAT(r.stderr_text, HasSubstr("is a symlink to '" + (project_.path() / "gone.json").string() +
+                                       "', which does not exist"));
+}
+
 // ---------------------------------------------------------------- run-hook
 
 TEST_F(Hookctl, RunHookShowsStdoutStderrStatusDurationAndTheParsedResult) {
