@@ -266,9 +266,9 @@ TEST_F(Discovery, ADirectoryWritableByOthersAboveTheHookDirectoryRefusesIt) {
               HasSubstr("the directory '" + (project_.path() / ".hookbus").string() + "' on its path is writable"));
 }
 
-// Regression (review, issue 10 point 5): a symlinked hook was accepted when
-// its target's directory was world-writable; only the target's mode was checked.
-TEST_F(Discovery, ASymlinkedHookWhoseTargetDirectoryIsWritableByOthersIsRefused) {
+// Issue 10, point 5: a symlinked hook was accepted when its target's directory
+// was world-writable; only the target's mode was checked.
+TEST_F(Discovery, Issue10Point5ASymlinkedHookWhoseTargetDirectoryIsWritableByOthersIsRefused) {
   TempDir elsewhere;
   const fs::path open_dir = elsewhere.path() / "open";
   write_hook(open_dir / "guard", "tool_call", "");
@@ -293,7 +293,7 @@ TEST_F(Discovery, ASymlinkedHookWhoseTargetPassesTheChecksIsFollowed) {
 // Issue 10, point 5, for a chain: the link in the hook directory points at a
 // second link that sits in a world-writable directory, where anyone can
 // repoint it, although the final target is safe.
-TEST_F(Discovery, Issue10Point5ASymlinkChainThroughAWritableDirectoryIsRefused) {
+TEST_F(Discovery, ASymlinkChainThroughAWritableDirectoryIsRefused) {
   TempDir elsewhere;
   const fs::path open_dir = elsewhere.path() / "open";
   write_hook(elsewhere.path() / "safe" / "real-guard", "tool_call", "");

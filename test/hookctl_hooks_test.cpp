@@ -326,7 +326,7 @@ TEST_F(Hookctl, EmitWithInvalidJsonExitsTwoWithTheError) {
 
 // Issue 10, point 1: emit printed the hook's stderr bytes into its JSON, which
 // Python's json.load and hookbus's parse_json rejected.
-TEST_F(Hookctl, EmitOfAHookRefusingWithIllFormedUtf8PrintsValidUtf8Json) {
+TEST_F(Hookctl, Issue10Point1EmitOfAHookRefusingWithIllFormedUtf8PrintsValidUtf8Json) {
   add_hook("guard", "tool_call", "printf 'reason \\377\\376 here\\n' >&2; exit 2\n");
   trust();
   const ProcessResult r = hookctl({"emit", "tool_call", kCall, "--json"});
@@ -405,7 +405,7 @@ TEST_F(Hookctl, PartialEventJsonStillRejectsAFieldOfTheWrongType) {
 }
 
 // Issue 10, point 8: a hook's stderr forged log lines and terminal state.
-TEST_F(Hookctl, AHooksStderrCannotForgeALogLineOrDriveTheTerminal) {
+TEST_F(Hookctl, Issue10Point8AHooksStderrCannotForgeALogLineOrDriveTheTerminal) {
   add_hook("forger", "agent_start", "printf 'oops\\n[hookbus] [info] all good\\033[2J\\n' >&2\nexit 1\n");
   trust();
   const ProcessResult r = hookctl({"emit", "agent_start"});
