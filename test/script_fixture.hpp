@@ -110,7 +110,7 @@ inline int open_descriptor_count() {
   return count;
 }
 
-// This process's children, alive or zombie, each as "PID (command line)".
+// This process's children, alive or zombie: each pid with its command line.
 inline std::vector<std::pair<pid_t, std::string>> children_of_this_process() {
   std::vector<std::pair<pid_t, std::string>> children;
   const pid_t me = ::getpid();
