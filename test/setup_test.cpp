@@ -149,6 +149,33 @@ TEST_F(SetupTest, AHookDirectoryNamedByTheProjectConfigIsPartOfTheFingerprint) {
   EXPECT_EQ(set_up().report.trust.state, TrustState::changed);
 }
 
+// Regression (issue 9 audit, P0): a symlinked plugin directory added after
+// trust was found and run by discovery but not covered by the fingerprint.
+TEST_F(SetupTest, ASymlinkedPluginDirectoryAddedAfterTrustMakesTheProjectChangedAndRunsNothing) {
+  add_hook(Layer::project, "guard");
+  trust_project();
+  const fs::path counter = root_.path() / "evil-ran";
+  write_script(project_.path() / "vendor" / "acme" / "tools" / "hooks" / "evil",
+               "echo x >> '" + counter.string() + "'\nif [ \"$1\" = hook ]; then echo tool_call; fi\n");
+  testing::make_directories(locations().plugin_directory(Layer::project));
+  fs::create_directory_symlink("../../vendor/acme", locations().plugin_directory(Layer::project) / "acme");
+  const Installation setup = set_up();
+  EXPECT_EQ(setup.report.trust.state, TrustState::changed);
+  EXPECT_THAT(setup.report.trust.message, HasSubstr("added .hookbus/plugins/acme/tools/hooks/evil"));
+  hooks_.emit(tool_call());
+  EXPECT_FALSE(fs::exists(counter)) << "neither queried nor run";
+}
+
+TEST_F(SetupTest, ASymlinkedDirectoryInAClaudeCodePluginIsPartOfTheFingerprint) {
+  const fs::path plugin = project_.path() / "claude-plugin";
+  write_file(plugin / "hooks" / "hooks.json", R"({"hooks": {}})");
+  write_file(config_of(Layer::project), R"({"claude_code": {"plugins": [")" + plugin.string() + R"("]}})");
+  trust_project();
+  write_script(project_.path() / "elsewhere" / "run.sh", "exit 2\n");
+  fs::create_directory_symlink("../elsewhere", plugin / "scripts");
+  EXPECT_EQ(set_up().report.trust.state, TrustState::changed);
+}
+
 TEST_F(SetupTest, TheLocalConfigIsPartOfTheProjectsFingerprint) {
   write_file(config_of(Layer::project), "{}");
   trust_project();

@@ -65,6 +65,22 @@ TEST_F(Trust, TheFingerprintChangesWithContentModeOrAnAddedFile) {
   EXPECT_NE(mode, added);
 }
 
+// Regression (issue 9 audit): the fingerprint did not enter symlinked
+// directories, but discovery does (a plugin directory linked from elsewhere).
+TEST_F(Trust, AFingerprintEntersSymlinkedDirectoriesAsDiscoveryDoes) {
+  write_script(project_.path() / "vendor" / "acme" / "tools" / "hooks" / "evil", "echo tool_call\n");
+  testing::make_directories(hooks());
+  fs::create_directory_symlink("../../vendor/acme", hooks() / "acme");
+  EXPECT_THAT(fingerprint(files()).files, ElementsAre(Field(&FingerprintedFile::path, ".hookbus/hooks/acme/tools/hooks/evil")));
+}
+
+TEST_F(Trust, ASymlinkLoopEndsTheWalk) {
+  write_script(hooks() / "guard", "true\n");
+  fs::create_directory_symlink("..", hooks() / "up");
+  fs::create_directory_symlink(".", hooks() / "self");
+  EXPECT_THAT(fingerprint(files()).files, ElementsAre(Field(&FingerprintedFile::path, ".hookbus/hooks/guard")));
+}
+
 TEST_F(Trust, AProjectWithNothingToRunNeedsNoTrust) {
   EXPECT_EQ(check().state, TrustState::nothing_to_trust);
   EXPECT_TRUE(check().project_may_run());

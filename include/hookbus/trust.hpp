@@ -46,12 +46,16 @@ struct ProjectFingerprint {
   bool operator==(const ProjectFingerprint&) const = default;
 };
 
-// Limits that keep fingerprinting a hostile project bounded.
+// Limits that keep fingerprinting a hostile project bounded (the file count
+// bounds the directories entered too).
 inline constexpr std::size_t max_fingerprinted_files = 10'000;
 inline constexpr std::uintmax_t max_fingerprinted_bytes = std::uintmax_t{256} << 20;
 
-// Hashes every file of `files` (symlinks followed; missing files are left out).
-// Throws TrustError past the limits above, naming the project.
+// Hashes every file of `files` (symlinks followed; missing files are left
+// out). Directories are walked the way discovery and plugin loading list them,
+// symlinked subdirectories entered, so everything they could run is covered.
+// Throws TrustError past the limits above or for a directory that cannot be
+// listed, naming the project.
 ProjectFingerprint fingerprint(const ProjectFiles& files);
 
 class TrustError : public Error {

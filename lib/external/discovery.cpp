@@ -8,6 +8,7 @@
 #include "support/logging.hpp"
 #include "external/file_safety.hpp"
 #include "external/query_cache.hpp"
+#include "support/directory_tree.hpp"
 #include "support/text.hpp"
 
 #include <fmt/format.h>
@@ -30,16 +31,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Subdirectories of `dir` that are not dot-directories, by name; none if `dir` is missing.
+// Subdirectories of `dir` that are not dot-directories, by name (symlinked
+// ones too: the fingerprint enters them as well); none if `dir` is missing.
 std::vector<fs::path> plain_subdirectories(const fs::path& dir) {
   std::vector<fs::path> found;
   std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code not_a_dir;
-    if (it->path().filename().string().starts_with('.') || !it->is_directory(not_a_dir)) continue;
-    found.push_back(it->path());
-  }
-  std::sort(found.begin(), found.end());
+  for (const auto& entry : detail::directory_entries(dir, ec))
+    if (entry.kind == detail::EntryKind::directory && !entry.path.filename().string().starts_with('.'))
+      found.push_back(entry.path);
   return found;
 }
 
@@ -146,11 +145,9 @@ class Discovery {
     if (!scanned_.insert({dir.layer, fs::weakly_canonical(dir.path)}).second) return;  // listed twice: the first counts
 
     std::error_code ec;
-    std::vector<fs::path> files;
-    for (fs::directory_iterator it(dir.path, ec), end; !ec && it != end; it.increment(ec)) files.push_back(it->path());
+    const std::vector<detail::DirectoryEntry> entries = detail::directory_entries(dir.path, ec);  // in name order
     if (ec) return refuse(dir, "", dir.path, "cannot list the hook directory: " + ec.message());
-    std::sort(files.begin(), files.end());  // name order within a directory
-    for (const auto& file : files) examine(dir, file);
+    for (const auto& entry : entries) examine(dir, entry.path);
   }
 
   DiscoveryReport take() && {

@@ -4,6 +4,7 @@
 
 #include "bus/kept_alive.hpp"
 #include "external/file_safety.hpp"
+#include "support/directory_tree.hpp"
 
 #include <boost/dll/shared_library.hpp>
 #include <fmt/format.h>
@@ -129,13 +130,9 @@ LoadedPlugin load_plugin(Hooks& hooks, const fs::path& file) {
 std::vector<fs::path> plugin_files(const fs::path& directory) {
   std::vector<fs::path> files;
   std::error_code ec;
-  if (!fs::is_directory(directory, ec)) return files;
-  for (const auto& entry : fs::directory_iterator(directory, ec)) {
-    if (entry.path().extension() != ".so") continue;
-    std::error_code kind;
-    if (entry.is_regular_file(kind) || entry.is_symlink(kind)) files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
+  for (const auto& entry : detail::directory_entries(directory, ec))  // as the trust fingerprint lists it
+    if (entry.path.extension() == ".so" && (entry.kind == detail::EntryKind::file || entry.symlink))
+      files.push_back(entry.path);
   return files;
 }
 

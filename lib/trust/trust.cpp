@@ -3,6 +3,7 @@
 #include <hookbus/trust.hpp>
 
 #include "external/file_safety.hpp"
+#include "support/directory_tree.hpp"
 #include "support/files.hpp"
 #include "support/sha256.hpp"
 
@@ -39,6 +40,13 @@ class Fingerprinter {
  public:
   explicit Fingerprinter(const fs::path& project) : project_(project) {}
 
+  // A directory entered: walking is bounded like hashing.
+  void count_directory() {
+    if (++directories_ > max_fingerprinted_files)
+      throw TrustError(fmt::format("{}: more than {} directories to fingerprint; hook directories should hold hooks",
+                                   project_.string(), max_fingerprinted_files));
+  }
+
   void add_file(const fs::path& file) {
     struct stat st {};
     if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;  // missing, or not a file: nothing runs from it
@@ -60,13 +68,22 @@ class Fingerprinter {
     files_.emplace(name, FingerprintedFile{name, static_cast<std::uint32_t>(st.st_mode & 07777), std::move(digest)});
   }
 
-  // Every regular file below `directory` (symlinks to files followed; symlinked
-  // directories are not entered, as discovery never enters them).
+  // Every regular file below `directory`, walked as discovery and plugin
+  // loading list directories (symlinked directories entered): whatever they
+  // could find and run is in the fingerprint. A directory that cannot be
+  // listed cannot be covered, so it fails the fingerprint.
   void add_directory(const fs::path& directory) {
-    std::error_code ec;
-    for (fs::recursive_directory_iterator it(directory, fs::directory_options::skip_permission_denied, ec), end;
-         !ec && it != end; it.increment(ec))
-      if (!it->is_directory(ec)) add_file(it->path());
+    detail::walk_below(directory, [&](const detail::DirectoryEntry& entry) {
+      switch (entry.kind) {
+        case detail::EntryKind::file: return add_file(entry.path);
+        case detail::EntryKind::directory: return count_directory();
+        case detail::EntryKind::unreadable:
+          throw TrustError(fmt::format("{}: cannot read {}, so it cannot be fingerprinted; make it readable or remove it",
+                                       project_.string(), entry.path.string()));
+        case detail::EntryKind::other:
+        case detail::EntryKind::dangling: return;  // nothing runs from these
+      }
+    });
   }
 
   ProjectFingerprint take() && {
@@ -84,6 +101,7 @@ class Fingerprinter {
   fs::path project_;
   std::map<std::string, FingerprintedFile> files_;  // sorted by recorded path
   std::uintmax_t bytes_ = 0;
+  std::size_t directories_ = 0;
 };
 
 // ---------------------------------------------------------------- store
