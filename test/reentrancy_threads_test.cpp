@@ -173,5 +173,34 @@ TEST(Threads, ConcurrentEmitsDoNotShareReductionState) {
   EXPECT_EQ(wrong.load(), 0);
 }
 
+// Each emit keeps its own log of changes and of who answered again.
+TEST(Threads, ConcurrentEmitsEachAnswerTheirOwnLessTrustedChangesAgain) {
+  Hooks hooks;
+  auto guard = hooks.on<ToolCallEvent>(
+      [](const ToolCallEvent& e) {
+        return ToolCallResult{.decision = e.input.contains("denied") ? Decision::deny : Decision::none};
+      },
+      {.layer = Layer::user});
+  auto project = hooks.on<ToolCallEvent>(
+      [](const ToolCallEvent& e) -> std::optional<ToolCallResult> {
+        if (e.tool_name != "rewritten") return std::nullopt;
+        return ToolCallResult{.input = boost::json::object{{"denied", true}}};
+      },
+      {.layer = Layer::project});
+  std::atomic<int> wrong{0};
+  auto emitter = [&](std::string tool, Decision expected) {
+    for (int i = 0; i < 2000; ++i) {
+      ToolCallEvent event;
+      event.tool_name = tool;
+      if (hooks.emit(std::move(event)).decision != expected) ++wrong;
+    }
+  };
+  std::thread a(emitter, "rewritten", Decision::deny);
+  std::thread b(emitter, "left alone", Decision::none);
+  a.join();
+  b.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
 }  // namespace
 }  // namespace hookbus

@@ -15,6 +15,7 @@
 #include <hookbus/connection.hpp>
 #include <hookbus/errors.hpp>
 #include <hookbus/events.hpp>
+#include <hookbus/layers.hpp>
 
 #include <atomic>
 #include <concepts>
@@ -61,6 +62,14 @@ struct HandlerOptions {
   // handler itself is destroyed: what the handler's code lives in (a plugin's
   // library), which must outlive every call and the handler's destructor.
   std::shared_ptr<const void> keep_alive{};
+  // The layer the handler's code comes from (layers.hpp); unset for the
+  // engine's own handlers, the most trusted. On an event whose handlers can
+  // both change it and refuse it (tool_call, permission_request, input,
+  // message:receive), a change by a handler of a less trusted layer makes
+  // every more trusted handler that answered before it answer again, on the
+  // final event (docs/semantics.md, "A less trusted handler never weakens a
+  // more trusted one").
+  std::optional<Layer> layer{};
 };
 
 struct HooksOptions {
@@ -118,6 +127,15 @@ struct Neutral<void> {
   static void make() {}
 };
 
+// Whether a handler of type F can change E's outcome: one that returns void
+// cannot, so it never has to answer again (docs/semantics.md).
+template <Event E, class F>
+constexpr bool can_answer() {
+  using Fn = std::decay_t<F>;
+  if constexpr (!EventWithResult<E> || !std::is_invocable_v<Fn&, const E&>) return false;
+  else return !std::is_void_v<std::invoke_result_t<Fn&, const E&>>;
+}
+
 template <Event E, class F>
 Handler<E> make_handler(F&& f) {
   using Fn = std::decay_t<F>;
@@ -156,7 +174,8 @@ class Hooks {
   // means "no change".
   template <Event E, class F>
   Connection on(F&& handler, HandlerOptions options = {}) {
-    return connect<E>(detail::make_handler<E>(std::forward<F>(handler)), std::move(options));
+    constexpr bool answers = detail::can_answer<E, F>();
+    return connect<E>(detail::make_handler<E>(std::forward<F>(handler)), std::move(options), answers);
   }
 
   // A member function of an object the caller keeps alive.
@@ -240,7 +259,8 @@ class Hooks {
 
   // Defined in the library and instantiated there for every event, which keeps
   // Signals2 out of this header.
-  template <Event E> Connection connect(Handler<E> handler, HandlerOptions options);
+  // `answers`: whether the handler can change the outcome (detail::can_answer).
+  template <Event E> Connection connect(Handler<E> handler, HandlerOptions options, bool answers = true);
   template <Event E> result_t<E> dispatch(const E& event);
   template <Event E> result_t<E> dispatch(E&& event);
   HookOutcome dispatch_variant(const HookEvent& event);
@@ -257,6 +277,7 @@ struct RegistrarScope {
   HandlerKind kind = HandlerKind::in_process;
   std::string source{};              // HandlerOptions::source of every handler
   std::shared_ptr<const void> keep_alive{};  // HandlerOptions::keep_alive of every handler
+  std::optional<Layer> layer{};              // HandlerOptions::layer of every handler, when set
 };
 
 // Collects what a provider registers into one ConnectionGroup.
@@ -292,6 +313,7 @@ class Registrar {
     if (scope_.kind != HandlerKind::in_process) options.kind = scope_.kind;
     if (!scope_.source.empty()) options.source = scope_.source;
     if (scope_.keep_alive) options.keep_alive = scope_.keep_alive;
+    if (scope_.layer) options.layer = scope_.layer;
     return options;
   }
 

@@ -12,18 +12,28 @@
 // change is written into the working event, so the next handler sees it, and
 // is moved back into the outcome when the emit finishes. The working event is
 // copied only when a handler changes something (never, for an rvalue emit).
+//
+// A less trusted handler never weakens a more trusted one: on an event whose
+// handlers can both change it and refuse it, a change by a handler of a less
+// trusted layer is answered again by every more trusted handler that had
+// answered before it (ChangeLog below; docs/semantics.md states the rule).
 
 #include <hookbus/events.hpp>
+#include <hookbus/layers.hpp>
 
 #include <boost/describe/members.hpp>
 #include <boost/mp11/algorithm.hpp>
 
+#include <algorithm>
 #include <concepts>
-
+#include <cstddef>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace hookbus {
 
@@ -50,6 +60,104 @@ struct mirror_of {
                                                       typename std::remove_cvref_t<decltype(std::declval<typename std::remove_cvref_t<decltype(std::declval<result_t<E>&>())>&>().*RD::pointer)>::value_type>>;
   using list = boost::mp11::mp_copy_if<members_of<E>, matches>;
   using type = boost::mp11::mp_eval_if_c<boost::mp11::mp_empty<list>::value, void, boost::mp11::mp_front, list>;
+};
+
+// Whether any result member of E is mirrored by an event member.
+template <class E>
+constexpr bool has_mirrored_member() {
+  bool found = false;
+  boost::mp11::mp_for_each<members_of<result_t<E>>>([&](auto rd) {
+    using Member = std::remove_cvref_t<decltype(std::declval<result_t<E>&>().*decltype(rd)::pointer)>;
+    if constexpr (is_optional_v<Member>) {
+      if constexpr (!std::is_void_v<typename mirror_of<E, decltype(rd)>::type>) found = true;
+    }
+  });
+  return found;
+}
+
+}  // namespace detail
+
+// ---- a less trusted handler never weakens a more trusted one ----
+
+// How far a handler is trusted (HandlerOptions::layer): 0 for the engine's own
+// handlers, the most trusted, then the layers from managed (1) to local (4).
+constexpr int trust_rank(std::optional<Layer> layer) noexcept { return layer ? 1 + static_cast<int>(*layer) : 0; }
+
+// Events whose handlers can both change what later handlers see (a mirrored
+// field) and refuse: tool_call, permission_request (their `input`), input
+// (`text`, `images`) and message:receive (`parts`). A handler's verdict on
+// them holds only for the event it saw, so their changes are logged and
+// more trusted handlers answer again (ChangeLog).
+template <class E>
+inline constexpr bool rechecks_changes = [] {
+  if constexpr (EventWithResult<E>) return is_gating(E::reduction) && detail::has_mirrored_member<E>();
+  else return false;
+}();
+
+namespace detail {
+
+// The changes handlers made to one emit's event, for the rule that a less
+// trusted handler never weakens a more trusted one: after a pass over the
+// handlers in which a handler changed the event, every handler that answered
+// before a change by a less trusted handler (a higher trust_rank) answers
+// again, on the event as it is then, in another pass; its refusal or ask then
+// counts, and a change it makes is logged in turn. Each pass is answered only
+// by handlers more trusted than the least trusted one that changed the event
+// in the pass before, so there are at most as many passes as trust ranks.
+//
+// Handlers are opaque here: the bus names each by a pointer it keeps alive
+// (a `Handler`) and orders them with `RunsBefore`, the order they run in.
+class ChangeLog {
+ public:
+  using Handler = std::shared_ptr<const void>;
+  using RunsBefore = bool (*)(const void* first, const void* second) noexcept;
+
+  void changed(int rank, const Handler& by) { changes_.push_back({rank, by}); }
+
+  // At the end of a pass: true when the pass had a change that a more
+  // trusted handler may not have seen, so another pass is due.
+  bool next_pass() {
+    if (!rechecking_) first_pass_changes_ = changes_.size();
+    rechecking_ = std::any_of(changes_.begin() + static_cast<std::ptrdiff_t>(pass_start_), changes_.end(),
+                              [](const Change& change) { return change.rank > 0; });
+    pass_start_ = changes_.size();
+    return rechecking_;
+  }
+  [[nodiscard]] bool rechecking() const noexcept { return rechecking_; }
+
+  // In a recheck pass: whether the handler `who` of trust rank `rank` must
+  // answer again, because a less trusted handler changed the event after it
+  // last answered. When it must, it is noted as having seen every change so far.
+  bool must_answer_again(int rank, const Handler& who, RunsBefore runs_before) {
+    const auto view = std::find_if(views_.begin(), views_.end(), [&](const View& v) { return v.who == who; });
+    // Never answered again: it saw the first pass's changes made before it ran.
+    const std::size_t seen =
+        view != views_.end() ? view->seen
+                             : static_cast<std::size_t>(std::count_if(
+                                   changes_.begin(), changes_.begin() + static_cast<std::ptrdiff_t>(first_pass_changes_),
+                                   [&](const Change& change) { return runs_before(change.by.get(), who.get()); }));
+    const bool again = std::any_of(changes_.begin() + static_cast<std::ptrdiff_t>(seen), changes_.end(),
+                                   [&](const Change& change) { return change.rank > rank; });
+    if (!again) return false;
+    if (view != views_.end()) view->seen = changes_.size();
+    else views_.push_back({who, changes_.size()});
+    return true;
+  }
+
+ private:
+  struct Change {
+    int rank;
+    Handler by;
+  };
+  struct View {
+    Handler who;
+    std::size_t seen;  // how many changes it had seen when it last answered
+  };
+  std::vector<Change> changes_;  // in the order made
+  std::vector<View> views_;      // the handlers that answered again
+  std::size_t first_pass_changes_ = 0;
+  std::size_t pass_start_ = 0;  // the first change of the current pass
+  bool rechecking_ = false;
 };
 
 }  // namespace detail
@@ -94,6 +202,25 @@ class Emission<E> {
     return *working_;
   }
 
+  // ---- changes and who answers again (rechecks_changes<E> only) ----
+
+  // Before a handler's result is folded: who it is, so a change it makes is logged as its.
+  void answering(int rank, const detail::ChangeLog::Handler* who) noexcept {
+    answering_rank_ = rank;
+    answering_ = who;
+  }
+  // A mirrored field got a different value from the answering handler.
+  void changed() {
+    if (!changes_) changes_ = std::make_unique<detail::ChangeLog>();
+    changes_->changed(answering_rank_, answering_ ? *answering_ : detail::ChangeLog::Handler());
+  }
+  // At the end of a pass over the handlers: whether another is due (see recheck_due).
+  bool next_pass() { return changes_ && changes_->next_pass(); }
+  [[nodiscard]] bool rechecking() const noexcept { return changes_ && changes_->rechecking(); }
+  bool must_answer_again(int rank, const detail::ChangeLog::Handler& who, detail::ChangeLog::RunsBefore runs_before) {
+    return changes_->must_answer_again(rank, who, runs_before);
+  }
+
   // Ends the emit: mirrored fields move from the working event into the result.
   void finish() && {
     boost::mp11::mp_for_each<detail::members_of<Result>>([&](auto rd) {
@@ -112,6 +239,9 @@ class Emission<E> {
   E* working_ = nullptr;
   std::optional<E> copy_;
   Result& result_;
+  int answering_rank_ = 0;
+  const detail::ChangeLog::Handler* answering_ = nullptr;
+  std::unique_ptr<detail::ChangeLog> changes_;  // made by the first change
 };
 
 namespace detail {
@@ -165,6 +295,9 @@ void absorb(Emission<E>& emission, result_t<E>& incoming, bool skip_empty) {
       if constexpr (std::is_void_v<Mirror>) {
         emission.result().*rd.pointer = std::move(field);
       } else {
+        if constexpr (rechecks_changes<E>) {
+          if (!(emission.event().*Mirror::pointer == *field)) emission.changed();
+        }
         emission.working_event().*Mirror::pointer = std::move(*field);
         (emission.result().*rd.pointer).emplace();
       }
@@ -308,6 +441,15 @@ Step fold(Emission<E>& emission, result_t<E>&& result, const Name& name) {
     detail::absorb(emission, result, kind == Reduction::last_wins);
     return Step::proceed;
   }
+}
+
+// At the end of a pass over E's handlers: whether a change by a less trusted
+// handler must be answered again by more trusted ones in another pass
+// (ChangeLog). Never after a refusal, which ends the emit.
+template <EventWithResult E>
+  requires(rechecks_changes<E>)
+bool recheck_due(Emission<E>& emission) {
+  return !detail::refuses(emission.result()) && emission.next_pass();
 }
 
 // The refusal a fail-closed handler's failure turns into, for gating events.

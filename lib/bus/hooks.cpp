@@ -202,6 +202,8 @@ struct TypedSlot {
     Handler<E> handler;
     ToolMatcher tools;
     std::shared_ptr<const Registration> identity;
+    ChangeLog::Handler who;  // the identity, as the change log knows handlers
+    bool answers;            // it can change the outcome (detail::can_answer)
   };
   std::shared_ptr<const Body> body;
 
@@ -210,11 +212,19 @@ struct TypedSlot {
       if (!body->tools.matches_every_tool() && !body->tools.matches(tool_name_of(emission.event())))
         return Step::proceed;
     }
+    if constexpr (rechecks_changes<E>) {
+      // A recheck pass runs only the handlers that must answer again (reducers.hpp, ChangeLog).
+      if (emission.rechecking() &&
+          !(body->answers && emission.must_answer_again(body->identity->rank(), body->who, &Registration::runs_before)))
+        return Step::proceed;
+    }
     const KeptAliveCall call(body->keep_alive.get());
     try {
       if constexpr (EventWithResult<E>) {
         auto result = body->handler(emission.event());
-        return result ? fold(emission, std::move(*result), decider()) : Step::proceed;
+        if (!result) return Step::proceed;
+        if constexpr (rechecks_changes<E>) emission.answering(body->identity->rank(), &body->who);
+        return fold(emission, std::move(*result), decider());
       } else {
         body->handler(emission.event());
         return Step::proceed;
@@ -305,7 +315,7 @@ Hooks::Hooks(HooksOptions options)
 Hooks::~Hooks() = default;
 
 template <Event E>
-Connection Hooks::connect(Handler<E> handler, HandlerOptions options) {
+Connection Hooks::connect(Handler<E> handler, HandlerOptions options, bool answers) {
   if (!handler) throw std::invalid_argument("hookbus: empty handler for '" + std::string(E::type) + "'");
   if (!options.tools.empty() && !detail::has_tool_name<E>)
     throw std::invalid_argument("hookbus: a tool matcher ('" + options.tools + "') was given for '" +
@@ -316,30 +326,41 @@ Connection Hooks::connect(Handler<E> handler, HandlerOptions options) {
   ToolMatcher tools(options.tools);
   return detail::connect_slot(site, channel, options, [&](std::shared_ptr<const detail::Registration> identity) {
     using Body = typename detail::TypedSlot<E>::Body;
-    return detail::TypedSlot<E>{
-        std::make_shared<const Body>(Body{options.keep_alive, std::move(handler), std::move(tools), std::move(identity)})};
+    detail::ChangeLog::Handler who = identity;
+    return detail::TypedSlot<E>{std::make_shared<const Body>(
+        Body{options.keep_alive, std::move(handler), std::move(tools), std::move(identity), std::move(who), answers})};
   });
 }
 
 namespace detail {
-// The typed handlers, then the catch-all subscribers, each only when counted.
+// The typed handlers, each only when counted; for events whose changes are
+// rechecked, again as long as a change by a less trusted handler must be
+// answered by more trusted ones (reducers.hpp, ChangeLog).
 template <Event E>
-void run_handlers(BusState& bus, Emission<E>& emission) {
-  if (bus.counts.typed[event_index<E>].load(std::memory_order_relaxed) != 0) bus.channel<E>().signal(emission);
+void run_typed_handlers(BusState& bus, Emission<E>& emission) {
+  if (bus.counts.typed[event_index<E>].load(std::memory_order_relaxed) == 0) return;
+  bus.channel<E>().signal(emission);
+  if constexpr (rechecks_changes<E>) {
+    while (recheck_due(emission)) bus.channel<E>().signal(emission);
+  }
+}
+
+// The catch-all subscribers, after every typed handler, only when counted.
+template <Event E>
+void run_subscribers(BusState& bus, Emission<E>& emission) {
   if (bus.counts.catch_all.load(std::memory_order_relaxed) != 0) {
     const HookEvent as_variant(emission.event());
     bus.catch_all.signal(as_variant);
   }
 }
-}  // namespace detail
 
-namespace detail {
 // Reduces into a named local returned whole (NRVO): the result is never moved.
 template <EventWithResult E, class Arg>
 result_t<E> reduce(BusState& bus, Arg&& event) {
   result_t<E> result;
   Emission<E> emission(std::forward<Arg>(event), result);
-  run_handlers(bus, emission);
+  run_typed_handlers(bus, emission);
+  run_subscribers(bus, emission);
   std::move(emission).finish();
   return result;
 }
@@ -351,7 +372,8 @@ result_t<E> Hooks::dispatch(const E& event) {
     return detail::reduce<E>(*state_, event);
   } else {
     Emission<E> emission(event);
-    detail::run_handlers(*state_, emission);
+    detail::run_typed_handlers(*state_, emission);
+    detail::run_subscribers(*state_, emission);
   }
 }
 
@@ -482,7 +504,7 @@ ConnectionGroup Hooks::install_static_providers() {
 // ------------------------------------------- instantiations for every event
 
 #define HOOKBUS_INSTANTIATE_BUS(E)                                          \
-  template Connection Hooks::connect<E>(Handler<E>, HandlerOptions);       \
+  template Connection Hooks::connect<E>(Handler<E>, HandlerOptions, bool); \
   template result_t<E> Hooks::dispatch<E>(const E&);                        \
   template result_t<E> Hooks::dispatch<E>(E&&);
 HOOKBUS_EVENT_TYPES(HOOKBUS_INSTANTIATE_BUS)

@@ -10,6 +10,7 @@
 // whoever still holds the Registration.
 
 #include <hookbus/hooks.hpp>
+#include <hookbus/reducers.hpp>
 
 #include <boost/signals2/connection.hpp>
 
@@ -46,6 +47,7 @@ class Registration {
         failure_(options.failure),
         kind_(options.kind),
         priority_(options.priority),
+        rank_(trust_rank(options.layer)),
         sequence_(site.sequence),
         reversed_(site.reversed) {}
 
@@ -86,6 +88,7 @@ class Registration {
   }
   std::string_view event() const noexcept { return event_; }
   FailurePolicy failure() const noexcept { return failure_; }
+  int rank() const noexcept { return rank_; }  // trust_rank of its layer
 
   // What error listeners are told when this handler fails.
   HookError error(std::string label, std::string message) const {
@@ -101,6 +104,10 @@ class Registration {
   bool runs_before(const Registration& other) const noexcept {
     if (priority_ != other.priority_) return priority_ < other.priority_;
     return reversed_ ? sequence_ > other.sequence_ : sequence_ < other.sequence_;
+  }
+  // The same for registrations known only as pointers (ChangeLog::RunsBefore).
+  static bool runs_before(const void* first, const void* second) noexcept {
+    return static_cast<const Registration*>(first)->runs_before(*static_cast<const Registration*>(second));
   }
 
  private:
@@ -124,6 +131,7 @@ class Registration {
   FailurePolicy failure_;
   HandlerKind kind_;
   int priority_;
+  int rank_;
   std::uint64_t sequence_;
   bool reversed_;
   boost::signals2::connection connection_;
