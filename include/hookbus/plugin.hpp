@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,7 +84,7 @@ class LoadedPlugin {
   void unload() noexcept;
 
  private:
-  friend LoadedPlugin load_plugin(Hooks& hooks, const std::filesystem::path& file);
+  friend LoadedPlugin load_plugin(Hooks& hooks, const std::filesystem::path& file, std::optional<Layer> layer);
   std::string name_;
   std::filesystem::path file_;
   std::shared_ptr<const void> library_;  // the loaded library; each handler holds it too
@@ -95,7 +96,10 @@ class LoadedPlugin {
 // library that fails to load (with the loader's message: a missing symbol, a
 // wrong architecture), no `hookbus_plugin` entry point, another ABI version, an
 // invalid name, or a provider that throws (nothing it registered stays).
-[[nodiscard]] LoadedPlugin load_plugin(Hooks& hooks, const std::filesystem::path& file);
+// `layer`: the layer the plugin comes from, which every handler it registers
+// gets (HandlerOptions::layer); unset for a plugin the engine itself chose.
+[[nodiscard]] LoadedPlugin load_plugin(Hooks& hooks, const std::filesystem::path& file,
+                                       std::optional<Layer> layer = std::nullopt);
 
 // The plugin files of a directory: its regular files and symlinks named
 // `*.so`, sorted by name. A missing directory has none.

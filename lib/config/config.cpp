@@ -338,7 +338,7 @@ ConnectionGroup install_builtins(Hooks& hooks, const Config& config, const Built
   // registration still throw, the groups disconnect what was registered.
   ConnectionGroup installed;
   for (const auto& provider : providers) {
-    Registrar registrar(hooks);
+    Registrar registrar(hooks, RegistrarScope{.layer = config.layer});  // ranked as the config's layer
     provider(registrar);
     installed.add(registrar.take());
   }

@@ -403,7 +403,8 @@ ConnectionGroup ClaudeCodeInstaller::install(const std::vector<ClaudeCodeCommand
     const HandlerOptions handler_options{.label = command.label,
                                          .failure = command.failure,
                                          .kind = HandlerKind::external,
-                                         .source = command.source};
+                                         .source = command.source,
+                                         .layer = command.layer};
     for (const std::size_t target : claude_code_event_targets(command.event))
       installed.add(hooks_.on(
           event_name(target),

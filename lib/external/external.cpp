@@ -314,7 +314,8 @@ class Installer {
     const HandlerOptions options{.label = found.name,
                                  .failure = settings.failure.value,
                                  .kind = HandlerKind::external,
-                                 .source = found.path.string()};
+                                 .source = found.path.string(),
+                                 .layer = found.layer};
     InstallReport::Installed record{found.name, found.layer, found.path, {}, settings, HookProtocol::hookbus, "", "",
                                     found.source};
     bool filters_a_tool_event = false;

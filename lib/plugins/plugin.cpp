@@ -73,7 +73,7 @@ void LoadedPlugin::unload() noexcept {
   library_.reset();  // the last reference unloads the library
 }
 
-LoadedPlugin load_plugin(Hooks& hooks, const fs::path& file) {
+LoadedPlugin load_plugin(Hooks& hooks, const fs::path& file, std::optional<Layer> layer) {
   if (const auto unsafe = detail::unsafe_path_reason(file)) throw plugin_error(file, *unsafe);
   std::error_code ec;
   if (!fs::is_regular_file(file, ec))
@@ -112,7 +112,8 @@ LoadedPlugin load_plugin(Hooks& hooks, const fs::path& file) {
   Registrar registrar(hooks, RegistrarScope{.label_prefix = plugin.name_ + "/",
                                             .kind = HandlerKind::plugin,
                                             .source = file.string(),
-                                            .keep_alive = plugin.library_});
+                                            .keep_alive = plugin.library_,
+                                            .layer = layer});
   // Whatever the provider registered before failing is dropped with `plugin`.
   try {
     descriptor->provide(registrar);

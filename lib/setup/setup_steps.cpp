@@ -34,7 +34,7 @@ void load_layer_plugins(Hooks& hooks, Layer layer, const fs::path& directory, co
     PluginReport plugin{layer, file, "", false, why_not.value_or("")};
     if (!why_not) {
       try {
-        LoadedPlugin loaded = load_plugin(hooks, file);
+        LoadedPlugin loaded = load_plugin(hooks, file, layer);
         plugin.name = loaded.name();
         plugin.loaded = true;
         installation.plugins.push_back(std::move(loaded));
