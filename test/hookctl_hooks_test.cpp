@@ -766,6 +766,64 @@ TEST_F(Hookctl, TrustShowsWhatChangedSinceTheLastTrust) {
   EXPECT_THAT(hookctl({"list"}).stdout_text, HasSubstr("changed since trusted"));
 }
 
+// Regression (issue 9 audit): under "ignore", trust recorded an empty
+// fingerprint (the project then showed as changed once the policy allowed it).
+TEST_F(Hookctl, TrustUnderTheIgnorePolicyRecordsTheRealFingerprintAndSaysTheHooksStillDoNotRun) {
+  use_example("block-rm-rf");
+  const fs::path user_config = user_config_.path() / "hookbus" / "config.json";
+  write_file(user_config, R"({"project_trust": "ignore"})");
+  const ProcessResult r = hookctl({"trust"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, AllOf(HasSubstr(".hookbus/hooks/block-rm-rf"), HasSubstr("recorded in"),
+                                   HasSubstr("note: project_trust is \"ignore\" in " + user_config.string())));
+  write_file(user_config, "{}");
+  EXPECT_THAT(hookctl({"list"}).stdout_text, HasSubstr(": trusted"));
+}
+
+// Regression (issue 9 audit): past a fingerprint limit, trust recorded `{}`.
+TEST_F(Hookctl, TrustOfAProjectOverTheFingerprintLimitsFailsAndRecordsNothing) {
+  use_example("block-rm-rf");
+  trust();
+  write_file(hook("huge"), "", 0644);
+  ASSERT_EQ(::truncate(hook("huge").c_str(), static_cast<off_t>((std::uintmax_t{256} << 20) + 1)), 0);
+  const fs::path store = home_.path() / "state" / "hookbus" / "trust.json";
+  const std::string before = testing::read_file(store);
+  const ProcessResult r = hookctl({"trust"});
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_THAT(r.stderr_text, AllOf(HasSubstr("hookctl trust: "), HasSubstr("bytes to fingerprint"),
+                                   HasSubstr("nothing was recorded")));
+  EXPECT_EQ(testing::read_file(store), before);
+}
+
+TEST_F(Hookctl, TrustJsonHasTheFilesTheChangesAndWhetherItRecorded) {
+  use_example("block-rm-rf");
+  trust();
+  add_hook("new-hook", "tool_call", "");
+  const ProcessResult r = hookctl({"trust", "--dry-run", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const boost::json::object report = boost::json::parse(r.stdout_text).as_object();
+  EXPECT_EQ(report.at("project").as_string(), project_.path().string());
+  EXPECT_EQ(report.at("state"), "changed since trusted");
+  EXPECT_EQ(report.at("recorded"), false);
+  EXPECT_EQ(report.at("files").as_array().size(), 2u);
+  EXPECT_EQ(report.at("files").at(1).at("path"), ".hookbus/hooks/new-hook");
+  EXPECT_EQ(report.at("files").at(1).at("mode"), "0755");
+  EXPECT_EQ(report.at("changes"), (boost::json::array{boost::json::object{
+                                      {"kind", "added"}, {"path", ".hookbus/hooks/new-hook"}, {"detail", ""}}}));
+  EXPECT_EQ(report.at("note"), nullptr);
+}
+
+TEST_F(Hookctl, TrustListAndRevokeOfferJson) {
+  use_example("block-rm-rf");
+  trust();
+  const boost::json::value listed = boost::json::parse(hookctl({"trust", "--list", "--json"}).stdout_text);
+  ASSERT_EQ(listed.at("projects").as_array().size(), 1u);
+  EXPECT_EQ(listed.at("projects").at(0).at("project").as_string(), project_.path().string());
+  EXPECT_EQ(listed.at("projects").at(0).at("files").at(0).at("path"), ".hookbus/hooks/block-rm-rf");
+  const boost::json::value revoked = boost::json::parse(hookctl({"trust", "--revoke", "--json"}).stdout_text);
+  EXPECT_EQ(revoked, (boost::json::object{{"project", project_.path().string()}, {"revoked", true}}));
+}
+
 TEST_F(Hookctl, ConfigPrintsEveryValueWithTheFileItCameFrom) {
   add_hook("guard", "tool_call", "");
   const fs::path user_config = user_config_.path() / "hookbus" / "config.json";

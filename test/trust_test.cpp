@@ -184,5 +184,21 @@ TEST_F(Trust, FingerprintingAHugeProjectStopsAtItsLimitsAsUntrusted) {
   EXPECT_THAT(report.message, HasSubstr("bytes to fingerprint"));
 }
 
+TEST_F(Trust, ReviewingIsThePolicyFreeViewOfWhatTrustingWouldRecord) {
+  write_script(hooks() / "guard", "true\n");
+  EXPECT_EQ(review_trust(store_, files()).state, TrustState::untrusted);
+  store_.trust(project_.path(), review_trust(store_, files()).now);
+  EXPECT_EQ(review_trust(store_, files()).state, TrustState::trusted);
+  write_script(hooks() / "guard", "false\n");
+  EXPECT_THAT(review_trust(store_, files()).changes,
+              ElementsAre(FileChange{FileChange::Kind::modified, ".hookbus/hooks/guard", "content"}));
+}
+
+TEST_F(Trust, ReviewingAProjectOverTheLimitsThrowsRatherThanGiveAPartialFingerprint) {
+  write_file(hooks() / "big", "", 0644);
+  ASSERT_EQ(::truncate((hooks() / "big").c_str(), static_cast<off_t>(max_fingerprinted_bytes + 1)), 0);
+  EXPECT_THAT([&] { (void)review_trust(store_, files()); }, ::testing::ThrowsMessage<TrustError>(HasSubstr("bytes to fingerprint")));
+}
+
 }  // namespace
 }  // namespace hookbus

@@ -238,6 +238,9 @@ class LayeredConfig {
   [[nodiscard]] std::optional<std::string> hooks_forbidden(Layer owner) const;
   // The strictest of `engine_default` and every layer's `project_trust`.
   [[nodiscard]] ProjectTrustPolicy project_trust(ProjectTrustPolicy engine_default) const;
+  // Where that policy comes from: `project_trust` of the most trusted file
+  // that set it, or an empty location when the engine's choice stands.
+  [[nodiscard]] ConfigLocation project_trust_origin(ProjectTrustPolicy engine_default) const;
   // Every layer's `claude_code` import together: the settings files and
   // plugins of all of them; a tool name mapped by several layers takes the
   // most specific layer's value. nullopt when no layer imports anything.

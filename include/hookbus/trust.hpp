@@ -131,4 +131,12 @@ class TrustStore {
 // is TrustState::store_unusable, with the reason in the message.
 TrustReport check_trust(const TrustStore& store, const ProjectFiles& files, ProjectTrustPolicy policy);
 
+// What trusting the project would record, whatever the policy: its files as
+// they are (`now`) and, against the store, `nothing_to_trust`, `untrusted`,
+// `trusted` or `changed` (with the changes). What `hookctl trust` shows, and
+// records with TrustStore::trust(files.project, report.now). Throws
+// TrustError past the fingerprint limits or for an unusable store: a partial
+// fingerprint must never be recorded.
+TrustReport review_trust(const TrustStore& store, const ProjectFiles& files);
+
 }  // namespace hookbus

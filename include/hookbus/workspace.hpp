@@ -43,7 +43,8 @@ struct WorkspaceOptions {
   bool query_cache = true;
 };
 
-// The files of a workspace, as trust fingerprints them.
+// The files of a workspace, as trust fingerprints them: its config.json,
+// hooks/ and plugins/, and the directories its config names.
 ProjectFiles workspace_files(const std::filesystem::path& directory);
 
 // Loads one workspace: its built-ins, plugins and external hooks, labelled

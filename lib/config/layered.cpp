@@ -93,6 +93,14 @@ ProjectTrustPolicy LayeredConfig::project_trust(ProjectTrustPolicy engine_defaul
   return strictest;
 }
 
+ConfigLocation LayeredConfig::project_trust_origin(ProjectTrustPolicy engine_default) const {
+  const ProjectTrustPolicy policy = project_trust(engine_default);
+  if (policy == engine_default) return {};
+  for (const Config& config : layers_)
+    if (config.project_trust == policy) return {.file = config.file, .project_dir = {}, .path = "project_trust"};
+  return {};
+}
+
 std::optional<ClaudeCodeImport> LayeredConfig::claude_code() const {
   std::optional<ClaudeCodeImport> merged;
   for (const Layer writer : kBySpecificity) {

@@ -39,9 +39,17 @@ ProjectLayerConfig read_project_layer(const Locations& locations, Layer layer) {
   return read;
 }
 
-// Everything the project layers would read or run (trust.hpp's fingerprint inputs).
-ProjectFiles project_files(const Locations& locations, const std::vector<ProjectLayerConfig>& project_layers,
-                           const std::vector<const Config*>& all_configs) {
+std::vector<ProjectLayerConfig> read_project_layers(const Locations& locations) {
+  return {read_project_layer(locations, Layer::project), read_project_layer(locations, Layer::local)};
+}
+
+// Everything the project layers would read or run (trust.hpp's fingerprint
+// inputs), given the configs of the layers that always apply (with the
+// engine's own Claude Code import, when it has one) and the project's as data.
+ProjectFiles fingerprint_inputs(const Locations& locations, const std::vector<const Config*>& applied,
+                                const std::vector<ProjectLayerConfig>& project_layers) {
+  std::vector<const Config*> all_configs = applied;
+  for (const auto& read : project_layers) all_configs.push_back(read.config ? &*read.config : nullptr);
   ProjectFiles files{locations.project, {}, {}};
   for (const auto& read : project_layers) {
     files.files.push_back(read.file);
@@ -135,6 +143,14 @@ std::string describe(const Config& config) {
 
 }  // namespace
 
+ProjectFiles project_files(const Locations& locations) {
+  SetupReport unused;
+  const std::vector<Config> applied = detail::read_always_applying_layers(locations, unused);
+  std::vector<const Config*> always_applying;
+  for (const auto& config : applied) always_applying.push_back(&config);
+  return fingerprint_inputs(locations, always_applying, read_project_layers(locations));
+}
+
 Installation setup(Hooks& hooks, const SetupOptions& options) {
   Installation result;
   SetupReport& report = result.report;
@@ -147,15 +163,13 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
   const ProjectTrustPolicy policy = LayeredConfig(applied).project_trust(options.project_trust);
 
   // The project layers apply only in a trusted project.
-  std::vector<ProjectLayerConfig> project_layers{read_project_layer(locations, Layer::project),
-                                                 read_project_layer(locations, Layer::local)};
+  std::vector<ProjectLayerConfig> project_layers = read_project_layers(locations);
   const std::optional<Config> engine_claude = engine_claude_code(options);
-  std::vector<const Config*> all_configs;
-  if (engine_claude) all_configs.push_back(&*engine_claude);
-  for (const auto& config : applied) all_configs.push_back(&config);
-  for (const auto& read : project_layers) all_configs.push_back(read.config ? &*read.config : nullptr);
+  std::vector<const Config*> always_applying;
+  if (engine_claude) always_applying.push_back(&*engine_claude);
+  for (const auto& config : applied) always_applying.push_back(&config);
   report.trust = check_trust(TrustStore(locations.state.empty() ? fs::path() : locations.state / "trust.json"),
-                             project_files(locations, project_layers, all_configs), policy);
+                             fingerprint_inputs(locations, always_applying, project_layers), policy);
   const bool project_may_run = report.trust.project_may_run();
   if (!project_may_run && !report.trust.message.empty()) {
     detail::log(spdlog::level::warn, "{}", report.trust.message);

@@ -33,6 +33,12 @@ bool inside(const fs::path& path, const fs::path& directory) {
 ProjectFiles workspace_files(const fs::path& directory) {
   ProjectFiles files{fs::absolute(directory), {directory / "config.json"}, {directory / "hooks", directory / "plugins"}};
   files.kind = "workspace";
+  // The directories its config names, read as data: a broken config is fingerprinted as it is.
+  try {
+    if (const auto config = load_layer_config(directory / "config.json", Layer::project))
+      for (const auto& extra : config->hook_directories) files.directories.push_back(extra);
+  } catch (const ConfigError&) {
+  }
   return files;
 }
 
@@ -55,9 +61,7 @@ Installation load_workspace(Hooks& hooks, const fs::path& directory, const Works
   } catch (const ConfigError&) {
     config_error = std::current_exception();
   }
-  ProjectFiles files = workspace_files(workspace);
-  if (config)
-    for (const auto& extra : config->hook_directories) files.directories.push_back(extra);
+  const ProjectFiles files = workspace_files(workspace);
   // The user's and the administrator's own directories hold their files already.
   const bool owned = inside(workspace, locations.user) || inside(workspace, locations.managed);
   report.trust = check_trust(TrustStore(locations.state.empty() ? fs::path() : locations.state / "trust.json"), files,

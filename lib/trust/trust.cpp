@@ -240,6 +240,29 @@ std::string change_summary(const std::vector<FileChange>& changes) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+// The project's state against its record (or the lack of one): untrusted,
+// trusted or changed, with the changes and the message.
+void compare_with_record(TrustReport& report, const std::optional<TrustStore::Record>& record, const ProjectFiles& files) {
+  const std::string review =
+      fmt::format("review them, then run: hookctl trust --{} '{}'", files.kind, files.project.string());
+  if (!record) {
+    report.state = TrustState::untrusted;
+    report.message = fmt::format("the {} {} is not trusted, so its {} file(s) with hooks and config do not run; {}",
+                                 files.kind, files.project.string(), report.now.files.size(), review);
+    return;
+  }
+  if (record->fingerprint.digest == report.now.digest) {
+    report.state = TrustState::trusted;
+    return;
+  }
+  report.state = TrustState::changed;
+  report.changes = changes_between(record->fingerprint, report.now);
+  report.message = fmt::format("the {} {} changed since it was trusted on {} ({}), so its hooks and config do "
+                               "not run; {}",
+                               files.kind, files.project.string(), record->trusted_at, change_summary(report.changes),
+                               review);
+}
+
 }  // namespace
 
 ProjectFingerprint fingerprint(const ProjectFiles& files) {
@@ -300,8 +323,6 @@ bool TrustStore::revoke(const std::filesystem::path& project) {
 TrustReport check_trust(const TrustStore& store, const ProjectFiles& files, ProjectTrustPolicy policy) {
   TrustReport report;
   report.project = files.project;
-  const std::string review =
-      fmt::format("review them, then run: hookctl trust --{} '{}'", files.kind, files.project.string());
   if (policy == ProjectTrustPolicy::ignore) {
     report.state = TrustState::ignored_by_policy;
     report.message = "the project's hooks and config are ignored (project_trust is \"ignore\")";
@@ -331,22 +352,19 @@ TrustReport check_trust(const TrustStore& store, const ProjectFiles& files, Proj
     report.message = fmt::format("the project's hooks do not run: {}", error.what());
     return report;
   }
-  if (!record) {
-    report.state = TrustState::untrusted;
-    report.message = fmt::format("the {} {} is not trusted, so its {} file(s) with hooks and config do not run; {}",
-                                 files.kind, files.project.string(), report.now.files.size(), review);
+  compare_with_record(report, record, files);
+  return report;
+}
+
+TrustReport review_trust(const TrustStore& store, const ProjectFiles& files) {
+  TrustReport report;
+  report.project = files.project;
+  report.now = fingerprint(files);
+  if (report.now.files.empty()) {
+    report.state = TrustState::nothing_to_trust;
     return report;
   }
-  if (record->fingerprint.digest == report.now.digest) {
-    report.state = TrustState::trusted;
-    return report;
-  }
-  report.state = TrustState::changed;
-  report.changes = changes_between(record->fingerprint, report.now);
-  report.message = fmt::format("the {} {} changed since it was trusted on {} ({}), so its hooks and config do "
-                               "not run; {}",
-                               files.kind, files.project.string(), record->trusted_at, change_summary(report.changes),
-                               review);
+  compare_with_record(report, store.find(files.project), files);
   return report;
 }
 

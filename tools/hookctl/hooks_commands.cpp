@@ -469,6 +469,58 @@ std::string_view change_name(FileChange::Kind kind) {
   return "";
 }
 
+json::array files_json(const ProjectFingerprint& fingerprint) {
+  json::array files;
+  for (const auto& file : fingerprint.files)
+    files.push_back(json::object{{"path", file.path}, {"mode", fmt::format("{:04o}", file.mode)}, {"sha256", file.sha256}});
+  return files;
+}
+
+// `trust --list`: every trusted project, with when and what.
+int print_trusted_projects(const Invocation& invocation, const std::vector<TrustStore::Record>& records) {
+  if (invocation.json()) {
+    json::array projects;
+    for (const auto& record : records)
+      projects.push_back(json::object{{"project", record.project.string()},
+                                      {"trusted_at", record.trusted_at},
+                                      {"fingerprint", record.fingerprint.digest},
+                                      {"files", files_json(record.fingerprint)}});
+    fmt::print("{}\n", pretty_json(json::object{{"projects", std::move(projects)}}));
+    return exit_ok;
+  }
+  for (const auto& record : records)
+    fmt::print("{}  (trusted {}, {} files, fingerprint {})\n", shown_path(record.project), record.trusted_at,
+               record.fingerprint.files.size(), record.fingerprint.digest.substr(0, 16));
+  return exit_ok;
+}
+
+// When the managed or user config's `project_trust` keeps the project from
+// running whatever is recorded: why.
+std::optional<std::string> policy_note(const Locations& locations) {
+  std::vector<Config> layers;
+  for (const Layer layer : {Layer::managed, Layer::user})
+    if (auto config = load_layer_config(locations.config_file(layer), layer)) layers.push_back(std::move(*config));
+  const LayeredConfig config(std::move(layers));
+  if (config.project_trust(ProjectTrustPolicy::require) != ProjectTrustPolicy::ignore) return std::nullopt;
+  return fmt::format("project_trust is \"ignore\" in {}, so the project's hooks and config do not run while it is set",
+                     config.project_trust_origin(ProjectTrustPolicy::require).file.string());
+}
+
+void print_trust_json(const TrustReport& report, bool recorded, const TrustStore& store,
+                      const std::optional<std::string>& note) {
+  json::array changes;
+  for (const auto& change : report.changes)
+    changes.push_back(json::object{{"kind", change_name(change.kind)}, {"path", change.path}, {"detail", change.detail}});
+  fmt::print("{}\n", pretty_json(json::object{{"project", report.project.string()},
+                                               {"state", trust_state_name(report.state)},
+                                               {"fingerprint", report.now.digest},
+                                               {"files", files_json(report.now)},
+                                               {"changes", std::move(changes)},
+                                               {"recorded", recorded},
+                                               {"store", store.file().string()},
+                                               {"note", note ? json::value(*note) : json::value(nullptr)}}));
+}
+
 }  // namespace
 
 int list_command(const Invocation& invocation) {
@@ -542,26 +594,33 @@ int trust_command(const Invocation& invocation) {
   if (dry_run + revoke + list > 1) throw UsageError("--dry-run, --revoke and --list exclude each other");
   const Locations locations = Locations::from_environment(invocation.project_dir());
   TrustStore store = TrustStore::at(locations);
-  if (list) {
-    for (const auto& record : store.list())
-      fmt::print("{}  (trusted {}, {} files, fingerprint {})\n", shown_path(record.project), record.trusted_at,
-                 record.fingerprint.files.size(), record.fingerprint.digest.substr(0, 16));
-    return exit_ok;
-  }
+  if (list) return print_trusted_projects(invocation, store.list());
   // The project, or with --workspace the workspace, is what gets trusted.
   const std::optional<fs::path> workspace = workspace_of(invocation);
   const fs::path subject = workspace.value_or(locations.project);
   if (revoke) {
     const bool was_trusted = store.revoke(subject);
-    fmt::print("{} {}\n", shown_path(subject), was_trusted ? "is no longer trusted" : "was not trusted");
+    if (invocation.json())
+      fmt::print("{}\n", pretty_json(json::object{{"project", subject.string()}, {"revoked", was_trusted}}));
+    else
+      fmt::print("{} {}\n", shown_path(subject), was_trusted ? "is no longer trusted" : "was not trusted");
     return exit_ok;
   }
-  // What it would run, as setup sees it: the same files, whatever the policy says.
-  logger()->set_level(spdlog::level::off);
-  Hooks hooks;
-  const Installation loaded = workspace ? load_workspace(hooks, *workspace, {.locations = locations})
-                                        : setup(hooks, {.project_dir = invocation.project_dir()});
-  const TrustReport& report = loaded.report.trust;
+  // Exactly what setup() fingerprints, whatever the policy; a fingerprint
+  // that stops at a limit is an error, never recorded.
+  TrustReport report;
+  try {
+    report = review_trust(store, workspace ? workspace_files(*workspace) : project_files(locations));
+  } catch (const TrustError& error) {
+    throw TrustError(std::string(error.what()) + "; nothing was recorded");
+  }
+  const bool record = !dry_run && report.state != TrustState::nothing_to_trust;
+  if (record) store.trust(subject, report.now);
+  const std::optional<std::string> note = policy_note(locations);
+  if (invocation.json()) {
+    print_trust_json(report, record, store, note);
+    return exit_ok;
+  }
   if (report.state == TrustState::nothing_to_trust) {
     fmt::print("{} brings no hooks, plugins or config: nothing to trust\n", shown_path(subject));
     return exit_ok;
@@ -575,9 +634,8 @@ int trust_command(const Invocation& invocation) {
       fmt::print("  {} {}{}\n", change_name(change.kind), printable(change.path),
                  change.detail.empty() ? "" : " (" + printable(change.detail) + ")");
   }
-  if (dry_run) return exit_ok;
-  store.trust(subject, report.now);
-  fmt::print("recorded in {}\n", shown_path(store.file()));
+  if (record) fmt::print("recorded in {}\n", shown_path(store.file()));
+  if (note) fmt::print("note: {}\n", printable(*note));
   return exit_ok;
 }
 
