@@ -141,6 +141,50 @@ TEST_F(SetupTest, AProjectChangedSinceTrustedRunsNothingAndSaysWhatChanged) {
   EXPECT_THAT(log_.str(), AllOf(HasSubstr("changed since it was trusted"), HasSubstr("modified .hookbus/hooks/guard")));
 }
 
+// Regression (issue 9 audit): a hook edited after setup() (by the agent, a
+// build step) ran at once; trust was checked only when the engine started.
+TEST_F(SetupTest, AProjectHookChangedAfterSetupDoesNotRunAndSaysHowToTrustIt) {
+  add_hook(Layer::project, "guard", "exit 2\n");
+  trust_project();
+  const auto installed = set_up();
+  std::vector<HookError> errors;
+  const Connection listener = hooks_.on_error([&](const HookError& error) { errors.push_back(error); });
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
+  add_hook(Layer::project, "guard", "echo changed >> '" + run_log().string() + "'\n");
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
+  EXPECT_EQ(ran(), "project:guard\n") << "the changed file never ran";
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0].message, AllOf(HasSubstr("changed content since the project"),
+                                       HasSubstr("hookctl trust --project '" + project_.path().string() + "'")));
+}
+
+TEST_F(SetupTest, AFailClosedProjectHookChangedAfterSetupRefuses) {
+  add_hook(Layer::project, "lint");
+  write_file(config_of(Layer::user), R"({"hooks": {"lint": {"failure": "fail_closed"}}})");
+  trust_project();
+  const auto installed = set_up();
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
+  ::chmod((hooks_of(Layer::project) / "lint").c_str(), 0775);
+  const ToolCallResult outcome = hooks_.emit(tool_call());
+  EXPECT_EQ(outcome.decision, Decision::deny);
+  EXPECT_THAT(outcome.reason, HasSubstr("changed mode (0755 -> 0775)"));
+}
+
+TEST_F(SetupTest, AClaudeCodeProjectScriptChangedAfterSetupDoesNotRun) {
+  const fs::path script = project_.path() / ".claude" / "hooks" / "check.sh";
+  write_script(script, "cat >/dev/null\necho claude >> '" + run_log().string() + "'\n");
+  write_file(project_.path() / ".claude" / "settings.json", R"({"hooks": {"PreToolUse": [{"hooks": [
+    {"type": "command", "command": "$CLAUDE_PROJECT_DIR/.claude/hooks/check.sh"}]}]}})");
+  write_file(config_of(Layer::project), R"({"claude_code": {"settings": ["project"]}})");
+  trust_project();
+  const auto installed = set_up();
+  hooks_.emit(tool_call());
+  write_script(script, "cat >/dev/null\necho changed >> '" + run_log().string() + "'\n");
+  hooks_.emit(tool_call());
+  EXPECT_EQ(ran(), "claude\n");
+  EXPECT_THAT(log_.str(), HasSubstr("changed content since the project"));
+}
+
 TEST_F(SetupTest, AHookDirectoryNamedByTheProjectConfigIsPartOfTheFingerprint) {
   TempDir elsewhere;
   write_file(config_of(Layer::project), R"({"hook_directories": [")" + elsewhere.path().string() + R"("]})");

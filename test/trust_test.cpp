@@ -184,6 +184,39 @@ TEST_F(Trust, FingerprintingAHugeProjectStopsAtItsLimitsAsUntrusted) {
   EXPECT_THAT(report.message, HasSubstr("bytes to fingerprint"));
 }
 
+// ------------------------------------------------ checked again before each run
+
+TEST_F(Trust, ATrustedFileAsItWasTrustedMayRun) {
+  write_script(hooks() / "guard", "true\n");
+  const TrustedFiles trusted(files(), fingerprint(files()));
+  EXPECT_EQ(trusted.why_not_run(hooks() / "guard"), std::nullopt);
+  EXPECT_EQ(trusted.why_not_run(hooks() / "guard"), std::nullopt) << "and again";
+}
+
+TEST_F(Trust, AFileWhoseContentChangedSinceTrustedMayNotRunAndSaysHowToTrustIt) {
+  write_script(hooks() / "guard", "true\n");
+  const TrustedFiles trusted(files(), fingerprint(files()));
+  ASSERT_EQ(trusted.why_not_run(hooks() / "guard"), std::nullopt);
+  write_script(hooks() / "guard", "rm -rf ~\n");
+  EXPECT_THAT(trusted.why_not_run(hooks() / "guard"),
+              ::testing::Optional(AllOf(HasSubstr((hooks() / "guard").string() + " changed content since the project"),
+                                        HasSubstr("hookctl trust --project '" + project_.path().string() + "'"))));
+}
+
+TEST_F(Trust, AFileWhoseModeChangedSinceTrustedMayNotRun) {
+  write_script(hooks() / "guard", "true\n");
+  const TrustedFiles trusted(files(), fingerprint(files()));
+  ::chmod((hooks() / "guard").c_str(), 0700);
+  EXPECT_THAT(trusted.why_not_run(hooks() / "guard"), ::testing::Optional(HasSubstr("changed mode (0755 -> 0700)")));
+}
+
+TEST_F(Trust, AFileThatWasNotTrustedMayNotRun) {
+  write_script(hooks() / "guard", "true\n");
+  const TrustedFiles trusted(files(), fingerprint(files()));
+  write_script(hooks() / "new", "true\n");
+  EXPECT_THAT(trusted.why_not_run(hooks() / "new"), ::testing::Optional(HasSubstr("appeared since the project")));
+}
+
 TEST_F(Trust, ReviewingIsThePolicyFreeViewOfWhatTrustingWouldRecord) {
   write_script(hooks() / "guard", "true\n");
   EXPECT_EQ(review_trust(store_, files()).state, TrustState::untrusted);

@@ -32,6 +32,7 @@
 #include <hookbus/hooks.hpp>
 #include <hookbus/layers.hpp>
 #include <hookbus/process.hpp>
+#include <hookbus/trust.hpp>
 
 #include <boost/json/object.hpp>
 
@@ -65,6 +66,9 @@ struct ClaudeCodeCommand {
   std::string source{};     // where it is declared: "/home/u/.claude/settings.json: hooks.PreToolUse[0].hooks[1]"
   Layer layer = Layer::user;
   std::filesystem::path plugin_root{};  // CLAUDE_PLUGIN_ROOT for a plugin's hooks; empty otherwise
+  // For a project's command: its trusted files; the program, or the project
+  // files the command names, are checked against them before every run.
+  std::shared_ptr<const TrustedFiles> trusted{};
 };
 
 // What one settings file or plugin declares.

@@ -22,7 +22,8 @@
 //   - a file that something else runs (a Claude Code settings command names
 //     it: `run_elsewhere`) is ignored, with what runs it, and never queried;
 //   - a file of a layer that may not run (an untrusted project, hooks
-//     disabled by config) is listed as not run, with why, and never executed;
+//     disabled by config), or one that changed since its project was
+//     trusted, is listed as not run, with why, and never executed;
 //   - its events: declared in config (never asked), else a cached answer for
 //     this exact file (path, size, mtime, content hash), else `HOOK hook`,
 //     run in a fresh empty directory with stdin at end of file, a minimal
@@ -139,6 +140,10 @@ struct DiscoveryOptions {
   // What runs a file other than discovery (a Claude Code settings command), if anything:
   // such a file is ignored, with that reason, and never executed by discovery.
   std::function<std::optional<std::string>(const std::filesystem::path& file)> run_elsewhere{};
+  // Why one file of a layer that may run must not run now (a project file
+  // that changed since the project was trusted: TrustedFiles), or nullopt;
+  // asked before the query. Unset: every file may.
+  std::function<std::optional<std::string>(Layer, const std::filesystem::path&)> why_file_not_run{};
 };
 
 // Scans the directories and learns each candidate's events. Refusals are also

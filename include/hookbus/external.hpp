@@ -34,11 +34,13 @@
 #include <hookbus/events.hpp>
 #include <hookbus/hooks.hpp>
 #include <hookbus/process.hpp>
+#include <hookbus/trust.hpp>
 
 #include <boost/json/object.hpp>
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <vector>
 #include <string>
 #include <string_view>
@@ -138,6 +140,11 @@ struct ExternalInstallOptions {
   // installed with the hooks of their layer.
   std::vector<ClaudeCodeCommand> claude_code{};
   ClaudeCodeOptions claude_code_options{};  // tool names and the transcript directory
+  // The trusted project's files: each hook file and Claude Code command
+  // script of the project and local layers is checked against them right
+  // before every run, and one that changed since refuses to run (a failure,
+  // under its failure policy). Unset: no check (no trust needed, or trust_all).
+  std::shared_ptr<const TrustedFiles> trusted_project{};
 };
 InstalledHooks install_external_hooks(Hooks& hooks, const DiscoveryReport& report, const LayeredConfig& config,
                                       const ExternalInstallOptions& options);

@@ -18,6 +18,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -130,6 +132,37 @@ class TrustStore {
 // the store under `policy`. Never throws for what it finds: an unusable store
 // is TrustState::store_unusable, with the reason in the message.
 TrustReport check_trust(const TrustStore& store, const ProjectFiles& files, ProjectTrustPolicy policy);
+
+// A trusted project's files as they were trusted, checked again right before
+// one of them runs (a hook's query and each run, a Claude Code command's
+// script, a plugin's load): a file changed after setup() must not run until
+// the project is trusted again. Checking costs a stat per run; the content is
+// hashed again only when the file's size, modification or change time, inode
+// or mode differ from when it last matched. Thread-safe.
+class TrustedFiles {
+ public:
+  TrustedFiles(const ProjectFiles& files, ProjectFingerprint trusted);
+  TrustedFiles(const TrustedFiles&) = delete;
+  TrustedFiles& operator=(const TrustedFiles&) = delete;
+
+  // Why `file` must not run now: it was not among the trusted files, or its
+  // content or mode changed since, with the command to review and trust;
+  // nullopt when it is as trusted.
+  [[nodiscard]] std::optional<std::string> why_not_run(const std::filesystem::path& file) const;
+
+ private:
+  struct Seen {  // a stat of a file whose content matched
+    std::uintmax_t dev = 0, ino = 0, size = 0;
+    std::int64_t mtime_ns = 0, ctime_ns = 0;
+    std::uint32_t mode = 0;
+    bool operator==(const Seen&) const = default;
+  };
+  std::filesystem::path project_{};
+  std::string kind_{};
+  std::map<std::string, FingerprintedFile> trusted_{};  // by recorded path
+  mutable std::mutex mutex_{};
+  mutable std::map<std::string, Seen> matched_{};       // guarded by mutex_
+};
 
 // What trusting the project would record, whatever the policy: its files as
 // they are (`now`) and, against the store, `nothing_to_trust`, `untrusted`,

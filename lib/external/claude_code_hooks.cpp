@@ -159,6 +159,13 @@ ProcessResult run(const Hook& hook, const HookEvent& event, const Shared& shared
   std::string transcript = context_of(event).transcript_path;
   if (transcript.empty() && !shared.options.transcript_dir.empty())
     transcript = claude_code_transcript_path(shared.options.transcript_dir, context_of(event).session_id).string();
+  if (c.trusted) {
+    const std::vector<fs::path> files = c.program.empty() ? claude_code_command_files(c.command, project)
+                                                          : std::vector<fs::path>{c.program};
+    for (const auto& file : files)
+      if (auto why = c.trusted->why_not_run(file))
+        throw ExternalHookError(fmt::format("{} ({}): {}", c.label, c.source, *why));
+  }
   std::vector<std::pair<std::string, std::string>> environment{{"CLAUDE_PROJECT_DIR", project.string()}};
   if (!c.plugin_root.empty()) environment.emplace_back("CLAUDE_PLUGIN_ROOT", c.plugin_root.string());
   ProcessSpec spec{.program = c.program.empty() ? fs::path("/bin/sh") : c.program,

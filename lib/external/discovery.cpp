@@ -180,6 +180,8 @@ class Discovery {
     if (auto why = detail::unsafe_path_reason(file)) return refuse(dir, name, file, "the hook file: " + *why);
     if (auto why = options_.why_not_run ? options_.why_not_run(dir.layer) : std::nullopt)
       return skip(dir, name, file, SkippedFile::Why::not_run, std::move(*why));
+    if (auto why = options_.why_file_not_run ? options_.why_file_not_run(dir.layer, file) : std::nullopt)
+      return skip(dir, name, file, SkippedFile::Why::not_run, std::move(*why));
 
     DiscoveredHook hook{.name = name, .events = {}, .path = file, .source = dir.source, .layer = dir.layer};
     if (auto declaration = options_.declared ? options_.declared(dir.layer, name) : std::nullopt) {

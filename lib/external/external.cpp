@@ -303,7 +303,8 @@ class Installer {
                           .failure = settings.failure.value,
                           .label = found.name,
                           .source = found.path.string(),
-                          .layer = found.layer});
+                          .layer = found.layer,
+                          .trusted = is_project_layer(found.layer) ? options_.trusted_project : nullptr});
       }
       what_.installed.push_back({found.name, found.layer, found.path, found.declared_events, settings,
                                  HookProtocol::claude_code, settings.matcher.value, "", found.source});
@@ -311,6 +312,7 @@ class Installer {
     }
     auto hook =
         std::make_shared<const ExternalHook>(ExternalHook{found.name, found.path, settings.timeout.value, project_dir_});
+    std::shared_ptr<const TrustedFiles> trusted = is_project_layer(found.layer) ? options_.trusted_project : nullptr;
     const HandlerOptions options{.label = found.name,
                                  .failure = settings.failure.value,
                                  .kind = HandlerKind::external,
@@ -328,7 +330,9 @@ class Installer {
       }
       installed_.add(hooks_.on(
           event_name(requested.index),
-          [hook, requested_name = requested.name](const HookEvent& event) {
+          [hook, trusted, requested_name = requested.name](const HookEvent& event) {
+            if (trusted)
+              if (auto why = trusted->why_not_run(hook->path)) throw ExternalHookError(detail::valid_utf8(*why));
             return call_external_hook(*hook, event, requested_name);
           },
           std::move(event_options)));
@@ -347,6 +351,7 @@ class Installer {
       return;
     }
     claude.push_back(command);
+    if (is_project_layer(command.layer)) claude.back().trusted = options_.trusted_project;
     ResolvedHookSettings settings;
     settings.timeout.value = command.timeout;
     what_.installed.push_back({command.label, command.layer, {}, {command.event}, settings, HookProtocol::claude_code,

@@ -168,9 +168,13 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
   std::vector<const Config*> always_applying;
   if (engine_claude) always_applying.push_back(&*engine_claude);
   for (const auto& config : applied) always_applying.push_back(&config);
+  const ProjectFiles inputs = fingerprint_inputs(locations, always_applying, project_layers);
   report.trust = check_trust(TrustStore(locations.state.empty() ? fs::path() : locations.state / "trust.json"),
-                             fingerprint_inputs(locations, always_applying, project_layers), policy);
+                             inputs, policy);
   const bool project_may_run = report.trust.project_may_run();
+  // What the project runs is checked against what was trusted right before
+  // it runs, for as long as this installation lasts.
+  const std::shared_ptr<const TrustedFiles> trusted = detail::trusted_files(report.trust, inputs);
   if (!project_may_run && !report.trust.message.empty()) {
     detail::log(spdlog::level::warn, "{}", report.trust.message);
     report.warnings.push_back(report.trust.message);
@@ -222,7 +226,8 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
         const auto found = run_by_claude.find(fs::weakly_canonical(file, ec));
         if (found == run_by_claude.end()) return std::nullopt;
         return "run by the Claude Code hook " + found->second + ", not by discovery";
-      }};
+      },
+      .why_file_not_run = detail::why_file_not_run(trusted.get())};
   report.discovery = discover_hooks(report.directories, discovery);
 
   // Built-ins of every layer that may run, most trusted first: all are built
@@ -240,10 +245,12 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
   }
   // Plugins of every layer that may run, most trusted first.
   for (const Layer layer : {Layer::managed, Layer::user, Layer::project})
-    detail::load_layer_plugins(hooks, layer, locations.plugin_directory(layer), why_not_run(layer), result);
+    detail::load_layer_plugins(hooks, layer, locations.plugin_directory(layer), why_not_run(layer),
+                               is_project_layer(layer) ? trusted.get() : nullptr, result);
   ExternalInstallOptions install{.project_dir = locations.project,
                                  .claude_code = std::move(claude_commands),
-                                 .claude_code_options = {}};
+                                 .claude_code_options = {},
+                                 .trusted_project = trusted};
   std::map<std::string, std::string> tool_names = engine_claude ? engine_claude->claude_code->tool_names
                                                                  : std::map<std::string, std::string>{};
   if (const auto import = config.claude_code()) tool_names.insert(import->tool_names.begin(), import->tool_names.end());

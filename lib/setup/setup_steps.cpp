@@ -27,12 +27,25 @@ std::vector<Config> read_always_applying_layers(const Locations& locations, Setu
   return applied;
 }
 
+std::shared_ptr<const TrustedFiles> trusted_files(const TrustReport& trust, const ProjectFiles& files) {
+  if (trust.state != TrustState::trusted && trust.state != TrustState::nothing_to_trust) return nullptr;
+  return std::make_shared<const TrustedFiles>(files, trust.now);
+}
+
+std::function<std::optional<std::string>(Layer, const fs::path&)> why_file_not_run(const TrustedFiles* trusted) {
+  return [trusted](Layer layer, const fs::path& file) -> std::optional<std::string> {
+    if (trusted == nullptr || !is_project_layer(layer)) return std::nullopt;
+    return trusted->why_not_run(file);
+  };
+}
+
 // A plugin that cannot load is a warning, never the engine's end.
 void load_layer_plugins(Hooks& hooks, Layer layer, const fs::path& directory, const std::optional<std::string>& why_not,
-                        Installation& installation) {
+                        const TrustedFiles* trusted, Installation& installation) {
   for (const auto& file : plugin_files(directory)) {
-    PluginReport plugin{layer, file, "", false, why_not.value_or("")};
-    if (!why_not) {
+    const std::optional<std::string> why_not_this = why_not ? why_not : trusted ? trusted->why_not_run(file) : std::nullopt;
+    PluginReport plugin{layer, file, "", false, why_not_this.value_or("")};
+    if (!why_not_this) {
       try {
         LoadedPlugin loaded = load_plugin(hooks, file, layer);
         plugin.name = loaded.name();

@@ -4,6 +4,8 @@
 #include <hookbus/setup.hpp>
 
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,9 +17,20 @@ namespace hookbus::detail {
 std::vector<Config> read_always_applying_layers(const Locations& locations, SetupReport& report);
 
 // Loads every plugin of `directory` (a layer's plugins/) unless `why_not`
-// says the layer may not run; records each in `installation.report.plugins`,
-// and each failure as a warning (logged too).
+// says the layer may not run, or `trusted` (when given) that the file changed
+// since its project was trusted; records each in
+// `installation.report.plugins`, and each failure as a warning (logged too).
+// The trusted files a trust check found, for checking them again before
+// they run: for a trusted project, and for one that brought nothing (so a
+// file that appears later does not run); none for a project trusted by
+// policy or one that may not run at all.
+std::shared_ptr<const TrustedFiles> trusted_files(const TrustReport& trust, const ProjectFiles& files);
+
+// DiscoveryOptions::why_file_not_run for a project's files (`trusted` may be null: no check).
+std::function<std::optional<std::string>(Layer, const std::filesystem::path&)> why_file_not_run(const TrustedFiles* trusted);
+
 void load_layer_plugins(Hooks& hooks, Layer layer, const std::filesystem::path& directory,
-                        const std::optional<std::string>& why_not, Installation& installation);
+                        const std::optional<std::string>& why_not, const TrustedFiles* trusted,
+                        Installation& installation);
 
 }  // namespace hookbus::detail

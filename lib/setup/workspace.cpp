@@ -68,6 +68,7 @@ Installation load_workspace(Hooks& hooks, const fs::path& directory, const Works
                              owned ? ProjectTrustPolicy::trust_all : policy);
   if (owned) report.trust.message.clear();
   const bool may_run = report.trust.project_may_run();
+  const std::shared_ptr<const TrustedFiles> trusted = detail::trusted_files(report.trust, files);
   if (!may_run && !report.trust.message.empty()) {
     detail::log(spdlog::level::warn, "{}", report.trust.message);
     report.warnings.push_back(report.trust.message);
@@ -107,7 +108,8 @@ Installation load_workspace(Hooks& hooks, const fs::path& directory, const Works
          const ResolvedHookSettings settings = layered.hook_settings(layer, name);
          if (settings.events.value.empty()) return std::nullopt;
          return HookDeclaration{settings.protocol.value, settings.events.value};
-       }});
+       },
+       .why_file_not_run = detail::why_file_not_run(trusted.get())});
 
   if (const Config* own = layered.layer(Layer::project); own != nullptr && !own->builtins.empty()) {
     if (why_not) {
@@ -120,10 +122,10 @@ Installation load_workspace(Hooks& hooks, const fs::path& directory, const Works
         report.builtins.push_back(fmt::format("{} (workspace config {})", builtin.name, config_file.string()));
     }
   }
-  detail::load_layer_plugins(hooks, Layer::project, workspace / "plugins", why_not, result);
+  detail::load_layer_plugins(hooks, Layer::project, workspace / "plugins", why_not, trusted.get(), result);
   InstalledHooks external =
       install_external_hooks(hooks, report.discovery, layered, {.project_dir = locations.project, .claude_code = {},
-                                                                .claude_code_options = {}});
+                                                                .claude_code_options = {}, .trusted_project = trusted});
   report.hooks = std::move(external.report);
   for (const auto& warning : report.hooks.warnings) report.warnings.push_back(warning);
   result.connections.add(std::move(external.connections));

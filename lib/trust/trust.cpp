@@ -356,6 +356,55 @@ TrustReport check_trust(const TrustStore& store, const ProjectFiles& files, Proj
   return report;
 }
 
+TrustedFiles::TrustedFiles(const ProjectFiles& files, ProjectFingerprint trusted)
+    : project_(files.project), kind_(files.kind) {
+  for (auto& file : trusted.files) {
+    std::string name = file.path;
+    trusted_.emplace(std::move(name), std::move(file));
+  }
+}
+
+std::optional<std::string> TrustedFiles::why_not_run(const std::filesystem::path& file) const {
+  const std::string name = recorded_path(project_, file.lexically_normal());
+  const auto refuse = [&](std::string_view what) {
+    return fmt::format("{} {} since the {} {} was trusted, so it does not run; review it, then run: hookctl trust "
+                       "--{} '{}'",
+                       file.string(), what, kind_, project_.string(), kind_, project_.string());
+  };
+  const auto trusted = trusted_.find(name);
+  if (trusted == trusted_.end()) return refuse("appeared");
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return refuse("disappeared");
+  const Seen now{static_cast<std::uintmax_t>(st.st_dev),
+                 static_cast<std::uintmax_t>(st.st_ino),
+                 static_cast<std::uintmax_t>(st.st_size),
+                 std::int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec,
+                 std::int64_t{st.st_ctim.tv_sec} * 1'000'000'000 + st.st_ctim.tv_nsec,
+                 static_cast<std::uint32_t>(st.st_mode & 07777)};
+  {
+    const std::lock_guard lock(mutex_);
+    if (const auto seen = matched_.find(name); seen != matched_.end() && seen->second == now) return std::nullopt;
+  }
+  if (now.mode != trusted->second.mode)
+    return refuse(fmt::format("changed mode ({:04o} -> {:04o})", trusted->second.mode, now.mode));
+  std::string digest;
+  try {
+    digest = detail::sha256_hex(detail::read_regular_file(file, max_fingerprinted_bytes));
+  } catch (const detail::FileReadError& error) {
+    return refuse(fmt::format("cannot be read ({})", error.what()));
+  }
+  if (digest != trusted->second.sha256) return refuse("changed content");
+  // A file changed within the last second could change again without its
+  // times moving (they tick coarsely): it is hashed again next time, as git
+  // treats "racily clean" files.
+  const auto wall = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::system_clock::now().time_since_epoch()).count();
+  if (std::max(now.mtime_ns, now.ctime_ns) > wall - 1'000'000'000) return std::nullopt;
+  const std::lock_guard lock(mutex_);
+  matched_.insert_or_assign(name, now);
+  return std::nullopt;
+}
+
 TrustReport review_trust(const TrustStore& store, const ProjectFiles& files) {
   TrustReport report;
   report.project = files.project;
