@@ -1068,8 +1068,8 @@ TEST_F(ExternalHooks, ALowerLayersConfigCannotChangeAMoreTrustedLayersHook) {
   EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny) << "the user's guard still runs";
   ASSERT_EQ(installed.report.warnings.size(), 1u);
   EXPECT_THAT(installed.report.warnings[0],
-              AllOf(HasSubstr("/p/.hookbus/config.json: hooks.guard: the project config may not change the user layer's "
-                              "hook 'guard'"),
+              AllOf(HasSubstr("/p/.hookbus/config.json: hooks.guard.disabled: the project config may not change the "
+                              "user layer's hook 'guard'"),
                     HasSubstr("ignored")));
 }
 

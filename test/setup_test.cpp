@@ -244,13 +244,31 @@ TEST_F(SetupTest, UserConfigCanMakeTheTrustPolicyStricterButNotLooser) {
 // --------------------------------------------------- a project cannot switch off the user's guard
 
 // Regression (issue 9): a project file of the same name shadowed the user's guard.
-TEST_F(SetupTest, AProjectHookOfTheSameNameDoesNotShadowTheUsersBothRunUserFirst) {
+TEST_F(SetupTest, AProjectHookOfTheSameNameDoesNotShadowTheUsersBothRunUserFirstAndSaysSo) {
   add_hook(Layer::user, "guard");
   add_hook(Layer::project, "guard");
   trust_project();
-  const auto installed = set_up();
+  const Installation setup = set_up();
   hooks_.emit(tool_call());
   EXPECT_EQ(ran(), "user:guard\nproject:guard\n");
+  EXPECT_THAT(setup.report.warnings,
+              Contains(HasSubstr((hooks_of(Layer::project) / "guard").string() +
+                                 ": the project layer's hook 'guard' has the name of the user layer's hook (" +
+                                 (hooks_of(Layer::user) / "guard").string() + "); it does not replace it: both run, "
+                                                                              "the user one first")));
+}
+
+TEST_F(SetupTest, AHookOfTheLocalLayerDoesNotShadowTheUsersEither) {
+  add_hook(Layer::user, "guard", "exit 2\n");
+  const fs::path mine = project_.path() / "my-hooks";
+  write_script(mine / "guard", "if [ \"$1\" = hook ]; then echo tool_call; exit 0; fi\necho local:guard >> '" +
+                                   run_log().string() + "'\n");
+  write_file(config_of(Layer::local), R"({"hook_directories": [")" + mine.string() + R"("]})");
+  trust_project();
+  const Installation setup = set_up();
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
+  EXPECT_EQ(ran(), "user:guard\n") << "the user's guard ran first and denied";
+  EXPECT_THAT(setup.report.warnings, Contains(HasSubstr("the local layer's hook 'guard' has the name of the user layer's hook")));
 }
 
 // Regression (issue 9): {"hooks": {"guard": {"disabled": true}}} in the
@@ -262,9 +280,23 @@ TEST_F(SetupTest, AProjectConfigCannotDisableTheUsersGuardAndSaysSo) {
   const Installation setup = set_up();
   EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
   EXPECT_THAT(setup.report.warnings,
-              Contains(AllOf(HasSubstr(config_of(Layer::project).string() + ": hooks.guard: the project config may not "
-                                                                             "change the user layer's hook 'guard'"),
+              Contains(AllOf(HasSubstr(config_of(Layer::project).string() + ": hooks.guard.disabled: the project config "
+                                                                             "may not change the user layer's hook 'guard'"),
                              HasSubstr("ignored"))));
+}
+
+TEST_F(SetupTest, AProjectEntryForItsOwnHookOfTheUsersNameSaysTheUsersIsUnchanged) {
+  add_hook(Layer::user, "guard", "exit 2\n");
+  add_hook(Layer::project, "guard");
+  write_file(config_of(Layer::project), R"({"hooks": {"guard": {"disabled": true}}})");
+  trust_project();
+  const Installation setup = set_up();
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
+  EXPECT_THAT(setup.report.warnings,
+              Contains(HasSubstr(config_of(Layer::project).string() + ": hooks.guard.disabled: applies to the project "
+                                                                       "layer's hook 'guard' only; the user layer's hook "
+                                                                       "of that name (" +
+                                 (hooks_of(Layer::user) / "guard").string() + ") is unchanged")));
 }
 
 TEST_F(SetupTest, TheLocalConfigCannotWeakenTheUsersGuard) {
@@ -273,7 +305,9 @@ TEST_F(SetupTest, TheLocalConfigCannotWeakenTheUsersGuard) {
   trust_project();
   const Installation setup = set_up();
   EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
-  EXPECT_THAT(setup.report.warnings, Contains(HasSubstr("the local config may not change the user layer's hook")));
+  EXPECT_THAT(setup.report.warnings,
+              AllOf(Contains(HasSubstr("hooks.guard.timeout_ms: the local config may not change the user layer's hook")),
+                    Contains(HasSubstr("hooks.guard.failure: the local config may not change the user layer's hook"))));
 }
 
 TEST_F(SetupTest, TheLocalConfigMayDisableAProjectHook) {
@@ -285,14 +319,18 @@ TEST_F(SetupTest, TheLocalConfigMayDisableAProjectHook) {
   EXPECT_THAT(setup.report.hooks.not_installed, ElementsAre(::testing::Field(&InstallReport::NotInstalled::name, "lint")));
 }
 
-TEST_F(SetupTest, AProjectConfigCannotDisableAllOfTheUsersHooks) {
+TEST_F(SetupTest, AProjectConfigCannotDisableAllOfTheUsersHooksAndSaysSo) {
   add_hook(Layer::user, "guard", "exit 2\n");
   add_hook(Layer::project, "lint");
   write_file(config_of(Layer::project), R"({"disable_all_hooks": true})");
   trust_project();
-  const auto installed = set_up();
+  const Installation setup = set_up();
   EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
   EXPECT_EQ(ran(), "user:guard\n");
+  EXPECT_THAT(setup.report.warnings,
+              Contains(HasSubstr(config_of(Layer::project).string() + ": disable_all_hooks: a project config stops its "
+                                                                       "own layer's hooks and those of less trusted layers "
+                                                                       "only; the user layer's hooks still run")));
 }
 
 TEST_F(SetupTest, AUserConfigMakesAProjectHookFailClosed) {

@@ -252,6 +252,19 @@ std::string describe_location(const ConfigLocation& where) {
   return where.file.empty() ? where.path : fmt::format("{}: {}", where.file.string(), where.path);
 }
 
+// The keys a hooks.NAME entry sets, as the file names them.
+std::vector<std::string_view> keys_set(const HookSettings& entry) {
+  std::vector<std::string_view> keys;
+  if (entry.timeout) keys.emplace_back("timeout_ms");
+  if (entry.failure) keys.emplace_back("failure");
+  if (entry.disabled) keys.emplace_back("disabled");
+  if (entry.protocol) keys.emplace_back("protocol");
+  if (!entry.events.empty()) keys.emplace_back("events");
+  if (!entry.matcher.empty()) keys.emplace_back("matcher");
+  if (!entry.tools.empty()) keys.emplace_back("tools");
+  return keys;
+}
+
 class Installer {
  public:
   Installer(Hooks& hooks, const DiscoveryReport& report, const LayeredConfig& config, const ExternalInstallOptions& options)
@@ -273,6 +286,7 @@ class Installer {
     }
     for (const Config& layer : config_.layers())
       for (const auto& [name, settings] : layer.hooks) check_entry(layer, name, settings);
+    note_same_names();
     return {std::move(installed_), std::move(what_)};
   }
 
@@ -358,21 +372,45 @@ class Installer {
                                command.matcher, command.command, command.source});
   }
 
-  // A config entry about hooks of `name`: warn when it changes nothing, and
-  // stand in for a fail-closed hook that cannot run.
+  // A hook of a less trusted layer with the name of a more trusted layer's
+  // hook: a shadowing attempt, which does not shadow: both run.
+  void note_same_names() {
+    for (const auto& lower : report_.hooks) {
+      const auto higher = std::find_if(report_.hooks.begin(), report_.hooks.end(), [&](const DiscoveredHook& h) {
+        return h.name == lower.name && static_cast<int>(h.layer) < static_cast<int>(lower.layer);
+      });
+      if (higher == report_.hooks.end()) continue;
+      warn(fmt::format("{}: the {} layer's hook '{}' has the name of the {} layer's hook ({}); it does not replace "
+                       "it: both run, the {} one first",
+                       lower.path.string(), layer_name(lower.layer), lower.name, layer_name(higher->layer),
+                       higher->path.string(), layer_name(higher->layer)));
+    }
+  }
+
+  // A config entry about hooks of `name`: warn when it changes nothing, or
+  // not every hook of that name, and stand in for a fail-closed hook that
+  // cannot run.
   void check_entry(const Config& writer, const std::string& name, const HookSettings& entry) {
     const bool governed_exists = std::any_of(report_.hooks.begin(), report_.hooks.end(), [&](const DiscoveredHook& h) {
       return h.name == name && governs(writer.layer, h.layer);
     });
-    if (governed_exists) return;
-    const auto higher = std::find_if(report_.hooks.begin(), report_.hooks.end(),
-                                     [&](const DiscoveredHook& h) { return h.name == name; });
+    // A hook of that name the writer may not change: each key it sets is a warning naming it.
+    const auto higher = std::find_if(report_.hooks.begin(), report_.hooks.end(), [&](const DiscoveredHook& h) {
+      return h.name == name && !governs(writer.layer, h.layer);
+    });
     if (higher != report_.hooks.end()) {
-      warn(fmt::format("{}: the {} config may not change the {} layer's hook '{}' ({}); ignored",
-                       describe_location(entry.location), layer_name(writer.layer), layer_name(higher->layer), name,
-                       higher->path.string()));
+      for (const std::string_view key : keys_set(entry))
+        warn(governed_exists
+                 ? fmt::format("{}: applies to the {} layer's hook '{}' only; the {} layer's hook of that name ({}) is "
+                               "unchanged: the {} config may not change it",
+                               describe_location(entry.location.key(key)), layer_name(writer.layer), name,
+                               layer_name(higher->layer), higher->path.string(), layer_name(writer.layer))
+                 : fmt::format("{}: the {} config may not change the {} layer's hook '{}' ({}); ignored",
+                               describe_location(entry.location.key(key)), layer_name(writer.layer),
+                               layer_name(higher->layer), name, higher->path.string()));
       return;
     }
+    if (governed_exists) return;
     const ResolvedHookSettings settings = config_.hook_settings(writer.layer, name);
     if (settings.failure.value == FailurePolicy::fail_closed && !settings.disabled.value &&
         !config_.hooks_forbidden(writer.layer))

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <exception>
 #include <map>
+#include <set>
 #include <system_error>
 
 namespace hookbus {
@@ -139,6 +140,32 @@ std::map<fs::path, std::string> files_run_by(const std::vector<ClaudeCodeCommand
 
 std::string describe(const Config& config) {
   return fmt::format("{} config {}", layer_name(config.layer), config.file.string());
+}
+
+void warn(SetupReport& report, std::string message) {
+  detail::log(spdlog::level::warn, "{}", message);
+  report.warnings.push_back(std::move(message));
+}
+
+// `disable_all_hooks` of a layer that may not stop a more trusted one, while
+// such a layer still runs hooks: what it tried and may not do.
+void warn_about_partial_disables(const LayeredConfig& config, SetupReport& report) {
+  std::set<Layer> running;
+  for (const auto& hook : report.hooks.installed) running.insert(hook.layer);
+  for (const auto& plugin : report.plugins)
+    if (plugin.loaded) running.insert(plugin.layer);
+  for (const Config& layer : config.layers())
+    if (!layer.builtins.empty() && !config.hooks_forbidden(layer.layer)) running.insert(layer.layer);
+  for (const Config& writer : config.layers()) {
+    if (!writer.disable_all_hooks.value_or(false)) continue;
+    std::vector<std::string_view> unstopped;
+    for (const Layer layer : running)
+      if (!governs(writer.layer, layer)) unstopped.push_back(layer_name(layer));
+    if (unstopped.empty()) continue;
+    warn(report, fmt::format("{}: disable_all_hooks: a {} config stops its own layer's hooks and those of less trusted "
+                             "layers only; the {} layer's hooks still run",
+                             writer.file.string(), layer_name(writer.layer), fmt::join(unstopped, " and ")));
+  }
 }
 
 }  // namespace
@@ -268,6 +295,7 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
   InstalledHooks external = install_external_hooks(hooks, report.discovery, config, install);
   report.hooks = std::move(external.report);
   for (const auto& warning : report.hooks.warnings) report.warnings.push_back(warning);
+  warn_about_partial_disables(config, report);
   result.connections.add(std::move(builtins));
   result.connections.add(std::move(external.connections));
   return result;
