@@ -123,14 +123,58 @@ TEST_F(Hookctl, ListShowsEachHookWithItsEventsPathLayerAndProtocol) {
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
   EXPECT_THAT(r.stdout_text, AllOf(HasSubstr("project " + project_.path().string() + ": trusted"),
                                    HasSubstr("guard: before_tool_call (= tool_call), agent_end"),
-                                   HasSubstr(hook("guard").string() + "  (project, hookbus protocol, events asked)")));
+                                   HasSubstr(hook("guard").string() +
+                                             "  (project layer, trusted, hookbus protocol, events asked)")));
+}
+
+TEST_F(Hookctl, ListShowsEveryHooksLayerTrustStateProtocolAndWhyItWouldNotRun) {
+  write_script(user_config_.path() / "hookbus" / "hooks" / "audit", "echo tool_call\n");
+  add_hook("guard", "tool_call", "");
+  write_script(hook("claude-guard"), "exit 0\n");
+  write_file(project_.path() / ".hookbus" / "config.json",
+             R"({"hooks": {"claude-guard": {"protocol": "claude_code", "events": ["PreToolUse"]}}})");
+  const std::string untrusted = hookctl({"list"}).stdout_text;
+  EXPECT_THAT(untrusted,
+              AllOf(HasSubstr((user_config_.path() / "hookbus" / "hooks" / "audit").string() +
+                              "  (user layer, trust n/a, hookbus protocol, events asked)"),
+                    HasSubstr("not run guard: the project is untrusted: run `hookctl trust` after reviewing its hooks\n    " +
+                              hook("guard").string() + "  (project layer, untrusted, hookbus protocol)"),
+                    HasSubstr(hook("claude-guard").string() + "  (project layer, untrusted, claude_code protocol)")));
+  trust();
+  add_hook("guard", "tool_call", "exit 1\n");
+  EXPECT_THAT(hookctl({"list"}).stdout_text,
+              HasSubstr(hook("guard").string() + "  (project layer, changed, hookbus protocol)"));
+  const auto listing = boost::json::parse(hookctl({"list", "--json"}).stdout_text);
+  EXPECT_EQ(listing.at("hooks").at(0).at("trust"), "n/a");
+  EXPECT_EQ(listing.at("skipped").at(0).at("trust"), "changed");
+  EXPECT_EQ(listing.at("skipped").at(0).at("protocol"), "claude_code");
+}
+
+// Regression (issue 9 audit): Claude Code commands of an untrusted project,
+// imported by the user's config, were not listed at all.
+TEST_F(Hookctl, ListShowsAnUntrustedProjectsClaudeCodeCommandsAsNotRun) {
+  write_script(project_.path() / ".claude" / "hooks" / "no-rm.sh", "exit 0\n");
+  write_file(project_.path() / ".claude" / "settings.json", R"({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+    {"type": "command", "command": "$CLAUDE_PROJECT_DIR/.claude/hooks/no-rm.sh"}]}]}})");
+  write_file(user_config_.path() / "hookbus" / "config.json", R"({"claude_code": {"settings": ["project"]}})");
+  const ProcessResult r = hookctl({"list"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text,
+              AllOf(HasSubstr("not installed, and why:\n  no-rm.sh: PreToolUse\n    " +
+                              (project_.path() / ".claude" / "settings.json").string() +
+                              ": hooks.PreToolUse[0].hooks[0]: $CLAUDE_PROJECT_DIR/.claude/hooks/no-rm.sh  (project "
+                              "layer, untrusted, claude_code protocol)\n    the project is untrusted")));
+  const auto listing = boost::json::parse(hookctl({"list", "--json"}).stdout_text);
+  EXPECT_EQ(listing.at("not_installed").at(0).at("protocol"), "claude_code");
+  EXPECT_EQ(listing.at("not_installed").at(0).at("trust"), "untrusted");
 }
 
 TEST_F(Hookctl, ListShowsAHooksToolFilterAndEmitRunsItOnlyForThoseTools) {
   write_file(project_.path() / ".hookbus" / "config.json", R"({"hooks": {"guard": {"tools": "bash|shell"}}})");
   add_hook("guard", "tool_call", "echo '{\"decision\": \"deny\", \"reason\": \"ran\"}'\n");
   trust();
-  EXPECT_THAT(hookctl({"list"}).stdout_text, HasSubstr("(project, hookbus protocol, events asked) [tools bash|shell]"));
+  EXPECT_THAT(hookctl({"list"}).stdout_text,
+              HasSubstr("(project layer, trusted, hookbus protocol, events asked) [tools bash|shell]"));
   EXPECT_THAT(hookctl({"emit", "tool_call", kCall}).stdout_text, HasSubstr("denied by guard: ran"));
   EXPECT_THAT(hookctl({"emit", "tool_call", R"({"tool_name": "python"})"}).stdout_text, Not(HasSubstr("ran")));
 }
@@ -176,8 +220,9 @@ TEST_F(Hookctl, ListShowsWhatTheConfigChangesAboutAHook) {
   trust();
   EXPECT_THAT(hookctl({"list"}).stdout_text,
               AllOf(HasSubstr("[timeout 500 ms, fail-closed]"),
-                    HasSubstr("lint (project): disabled by " + (project_.path() / ".hookbus" / "config.json").string() +
-                              ": hooks.lint.disabled")));
+                    HasSubstr("lint: tool_call\n    " + hook("lint").string() +
+                              "  (project layer, trusted, hookbus protocol)\n    disabled by " +
+                              (project_.path() / ".hookbus" / "config.json").string() + ": hooks.lint.disabled")));
 }
 
 TEST_F(Hookctl, ListJsonHasTrustDirectoriesHooksAndSkippedFiles) {
@@ -199,6 +244,7 @@ TEST_F(Hookctl, ListJsonHasTrustDirectoriesHooksAndSkippedFiles) {
   EXPECT_EQ(listing.at("hooks").at(0),
             (boost::json::object{{"name", "guard"},
                                  {"layer", "project"},
+                                 {"trust", "trusted"},
                                  {"events", boost::json::array{"tool_call"}},
                                  {"path", hook("guard").string()},
                                  {"source", "project"},
@@ -513,7 +559,7 @@ TEST_F(Hookctl, ProjectOptionMayComeBeforeTheCommand) {
                                        .arguments = {"--project", project_.path().string(), "list"},
                                        .extra_environment = environment()});
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
-  EXPECT_THAT(r.stdout_text, HasSubstr(hook("guard").string() + "  (project)"));
+  EXPECT_THAT(r.stdout_text, HasSubstr(hook("guard").string() + "  (project layer, untrusted, hookbus protocol)"));
 }
 
 TEST_F(Hookctl, ProjectOptionMayBeGivenWithAnEqualsSign) {
@@ -522,7 +568,7 @@ TEST_F(Hookctl, ProjectOptionMayBeGivenWithAnEqualsSign) {
                                        .arguments = {"list", "--project=" + project_.path().string()},
                                        .extra_environment = environment()});
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
-  EXPECT_THAT(r.stdout_text, HasSubstr(hook("guard").string() + "  (project)"));
+  EXPECT_THAT(r.stdout_text, HasSubstr(hook("guard").string() + "  (project layer, untrusted, hookbus protocol)"));
 }
 
 TEST_F(Hookctl, ProjectOptionWithoutACommandExitsTwo) {
@@ -857,7 +903,7 @@ TEST_F(Hookctl, ClaudeCodeHooksOfAProjectsSettingsRunThroughEmitAndShowInList) {
               AllOf(HasSubstr("no-rm.sh: PreToolUse (matcher Bash)"),
                     HasSubstr((project_.path() / ".claude" / "settings.json").string() +
                               ": hooks.PreToolUse[0].hooks[0]: $CLAUDE_PROJECT_DIR/.claude/hooks/no-rm.sh"),
-                    HasSubstr("(project layer, claude_code protocol)")));
+                    HasSubstr("(project layer, trusted, claude_code protocol)")));
 }
 
 TEST_F(Hookctl, ListJsonShowsAClaudeCodeHooksProtocolEventsMatcherSourceAndCommand) {

@@ -112,6 +112,7 @@ struct SkippedFile {
   Layer layer = Layer::project;
   Why why = Why::ignored;
   std::string reason{};  // says what to do about it
+  HookProtocol protocol = HookProtocol::hookbus;  // as config declares it (DiscoveryOptions::declared)
 };
 
 std::string_view skip_reason_name(SkippedFile::Why why) noexcept;

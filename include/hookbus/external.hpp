@@ -103,8 +103,12 @@ struct InstallReport {
   struct NotInstalled {
     std::string name{};
     Layer layer = Layer::project;
-    std::filesystem::path path{};
+    std::filesystem::path path{};       // the hook file; empty for a settings command
     std::string reason{};
+    HookProtocol protocol = HookProtocol::hookbus;
+    std::vector<std::string> events{};  // as for Installed
+    std::string command{};              // claude_code settings commands
+    std::string source{};               // the directory's source, or the settings entry
   };
   // A hook that config says must fail closed but that cannot run: its events refuse.
   struct Refusing {
@@ -113,7 +117,9 @@ struct InstallReport {
     std::string reason{};
   };
   std::vector<Installed> installed{};
-  std::vector<NotInstalled> not_installed{};  // disabled, or forbidden by disable_all_hooks / allow_managed_hooks_only
+  // disabled, forbidden by disable_all_hooks / allow_managed_hooks_only, or
+  // (from setup) a Claude Code command of a project that may not run
+  std::vector<NotInstalled> not_installed{};
   std::vector<Refusing> refusing{};
   std::vector<std::string> warnings{};        // config entries that change nothing, and why (also logged)
 };

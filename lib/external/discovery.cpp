@@ -157,6 +157,7 @@ class Discovery {
 
  private:
   void examine(const HookDirectory& dir, const fs::path& file) {
+    protocol_ = HookProtocol::hookbus;
     const std::string file_name = file.filename().string();
     const std::string name = dir.prefix + file_name;
     if (file_name.starts_with('.')) return ignore(dir, name, file, "dot-files are never hooks");
@@ -172,6 +173,9 @@ class Discovery {
     if (auto runner = options_.run_elsewhere ? options_.run_elsewhere(file) : std::nullopt)
       return ignore(dir, name, file, std::move(*runner));
 
+    // A hook from here on: what config declares says its protocol, also when it does not run.
+    const auto declaration = options_.declared ? options_.declared(dir.layer, name) : std::nullopt;
+    protocol_ = declaration ? declaration->protocol : HookProtocol::hookbus;
     const auto [owner, fresh] = claimed_.try_emplace({dir.layer, name}, file, dir.source);
     if (!fresh) {
       const auto& [path, source] = owner->second;
@@ -184,7 +188,7 @@ class Discovery {
       return skip(dir, name, file, SkippedFile::Why::not_run, std::move(*why));
 
     DiscoveredHook hook{.name = name, .events = {}, .path = file, .source = dir.source, .layer = dir.layer};
-    if (auto declaration = options_.declared ? options_.declared(dir.layer, name) : std::nullopt) {
+    if (declaration) {
       hook.protocol = declaration->protocol;
       hook.declared_events = declaration->events;
       hook.events_from = EventsFrom::declared;
@@ -234,7 +238,7 @@ class Discovery {
 
   void skip(const HookDirectory& dir, const std::string& name, const fs::path& path, SkippedFile::Why why,
             std::string reason) {
-    report_.skipped.push_back({name, path, dir.source, dir.layer, why, std::move(reason)});
+    report_.skipped.push_back({name, path, dir.source, dir.layer, why, std::move(reason), protocol_});
   }
 
   const DiscoveryOptions& options_;
@@ -242,6 +246,7 @@ class Discovery {
   // (layer, hook name) -> the file and source that own it
   std::map<std::pair<Layer, std::string>, std::pair<fs::path, std::string>> claimed_;
   std::set<std::pair<Layer, fs::path>> scanned_;
+  HookProtocol protocol_ = HookProtocol::hookbus;  // of the file being examined, as config declares it
   DiscoveryReport report_;
 };
 

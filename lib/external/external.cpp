@@ -296,7 +296,13 @@ class Installer {
   void install(const DiscoveredHook& found, std::vector<ClaudeCodeCommand>& claude) {
     const ResolvedHookSettings settings = config_.hook_settings(found.layer, found.name);
     const auto not_installed = [&](std::string reason) {
-      what_.not_installed.push_back({found.name, found.layer, found.path, std::move(reason)});
+      std::vector<std::string> events = found.declared_events;
+      if (found.protocol == HookProtocol::hookbus) {
+        events.clear();
+        for (const auto& event : found.events) events.emplace_back(event_name(event.index));
+      }
+      what_.not_installed.push_back(
+          {found.name, found.layer, found.path, std::move(reason), found.protocol, std::move(events), "", found.source});
     };
     if (auto forbidden = config_.hooks_forbidden(found.layer)) return not_installed(*forbidden);
     if (settings.disabled.value)
@@ -361,7 +367,8 @@ class Installer {
   // A command of a Claude Code settings file or plugin.
   void install(const ClaudeCodeCommand& command, std::vector<ClaudeCodeCommand>& claude) {
     if (auto forbidden = config_.hooks_forbidden(command.layer)) {
-      what_.not_installed.push_back({command.label, command.layer, {}, *forbidden + " (" + command.source + ")"});
+      what_.not_installed.push_back({command.label, command.layer, command.program, *forbidden + " (" + command.source + ")",
+                                     HookProtocol::claude_code, {command.event}, command.command, command.source});
       return;
     }
     claude.push_back(command);

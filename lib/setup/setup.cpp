@@ -91,23 +91,49 @@ std::optional<Config> engine_claude_code(const SetupOptions& options) {
   return config;
 }
 
+// The Claude Code commands of a project that may not run, read as data, as
+// not installed with why: what trusting the project would run.
+using ClaudeCodeSources = std::vector<std::pair<fs::path, std::pair<Layer, fs::path>>>;  // file -> (layer, plugin root)
+
+void report_not_run(const ClaudeCodeSources& sources, const std::string& why, SetupReport& report) {
+  for (const auto& [file, where] : sources) {
+    try {
+      for (auto& command : read_claude_code_settings(file, where.first, where.second).commands)
+        report.hooks.not_installed.push_back({command.label, command.layer, {}, why, HookProtocol::claude_code,
+                                              {command.event}, command.command, command.source});
+    } catch (const ConfigError&) {
+      // An untrusted project's broken settings stop nothing and list nothing.
+    }
+  }
+}
+
 // The Claude Code commands the engine and every applying layer's config
 // import, each in the layer of its settings file (a plugin: the layer that
-// named it). What is skipped is a warning, logged.
+// named it). What is skipped is a warning, logged. Those of the project
+// layers of a project that may not run (imported by any config, the
+// project's own as written too) go to `not_run` instead.
 std::vector<ClaudeCodeCommand> claude_code_commands(const Locations& locations, const std::vector<const Config*>& importers,
-                                                    bool project_may_run, SetupReport& report) {
-  std::vector<std::pair<fs::path, std::pair<Layer, fs::path>>> sources;  // file -> (layer, plugin root)
-  const auto add = [&](fs::path file, Layer layer, fs::path plugin_root) {
-    if (file.empty() || (is_project_layer(layer) && !project_may_run)) return;
-    for (const auto& [known, ignored] : sources)
+                                                    const std::vector<ProjectLayerConfig>& project_layers,
+                                                    bool project_may_run, SetupReport& report,
+                                                    ClaudeCodeSources& not_run) {
+  ClaudeCodeSources sources;
+  const auto add = [&](fs::path file, Layer layer, fs::path plugin_root, bool applied) {
+    ClaudeCodeSources& list = is_project_layer(layer) && !project_may_run ? not_run : sources;
+    if (file.empty() || (!applied && &list == &sources)) return;  // a config not applied runs nothing
+    for (const auto& [known, ignored] : list)
       if (known == file) return;
-    sources.push_back({std::move(file), {layer, std::move(plugin_root)}});
+    list.push_back({std::move(file), {layer, std::move(plugin_root)}});
   };
-  for (const Config* layer : importers) {
-    if (!layer->claude_code) continue;
-    for (const Layer scope : layer->claude_code->settings) add(claude_code_settings_file(locations, scope), scope, {});
-    for (const auto& plugin : layer->claude_code->plugins) add(plugin / "hooks" / "hooks.json", layer->layer, plugin);
-  }
+  const auto add_imports = [&](const Config& layer, bool applied) {
+    if (!layer.claude_code) return;
+    for (const Layer scope : layer.claude_code->settings) add(claude_code_settings_file(locations, scope), scope, {}, applied);
+    for (const auto& plugin : layer.claude_code->plugins)
+      add(plugin / "hooks" / "hooks.json", layer.layer, plugin, applied);
+  };
+  for (const Config* layer : importers) add_imports(*layer, true);
+  if (!project_may_run)
+    for (const auto& read : project_layers)
+      if (read.config) add_imports(*read.config, false);
   const auto warn = [&](std::string message) {
     detail::log(spdlog::level::warn, "{}", message);
     report.warnings.push_back(std::move(message));
@@ -224,18 +250,26 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
   const LayeredConfig& config = report.config;
 
   // Discovery: a layer runs nothing when it may not run at all.
+  const std::string untrusted = fmt::format("the project is {}: {}", trust_state_name(report.trust.state),
+                                            "run `hookctl trust` after reviewing its hooks");
   const auto why_not_run = [&](Layer layer) -> std::optional<std::string> {
-    if (is_project_layer(layer) && !project_may_run)
-      return fmt::format("the project is {}: {}", trust_state_name(report.trust.state),
-                         "run `hookctl trust` after reviewing its hooks");
+    if (is_project_layer(layer) && !project_may_run) return untrusted;
     return config.hooks_forbidden(layer);
   };
+  // A project that may not run is still listed as its config describes it (protocols, Claude Code commands).
+  std::vector<Config> written = config.layers();
+  if (!project_may_run)
+    for (const auto& read : project_layers)
+      if (read.config) written.push_back(*read.config);
+  const LayeredConfig as_written(std::move(written));
   // Claude Code's commands come from settings, never from discovery, which
   // must not query or run a script they name a second time.
   std::vector<const Config*> claude_importers;
   if (engine_claude) claude_importers.push_back(&*engine_claude);
   for (const Config& layer : config.layers()) claude_importers.push_back(&layer);
-  std::vector<ClaudeCodeCommand> claude_commands = claude_code_commands(locations, claude_importers, project_may_run, report);
+  ClaudeCodeSources claude_not_run;
+  std::vector<ClaudeCodeCommand> claude_commands =
+      claude_code_commands(locations, claude_importers, project_layers, project_may_run, report, claude_not_run);
   const std::map<fs::path, std::string> run_by_claude = files_run_by(claude_commands, locations.project);
   // Every layer's own directory is listed, an untrusted project's too, so its hooks show as not run.
   report.directories = layer_hook_directories(locations, config);
@@ -244,7 +278,8 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
       .query_cache = options.query_cache && !locations.cache.empty() ? locations.cache / "queries.json" : fs::path(),
       .why_not_run = why_not_run,
       .declared = [&](Layer layer, std::string_view name) -> std::optional<HookDeclaration> {
-        const ResolvedHookSettings settings = config.hook_settings(layer, name);
+        const ResolvedHookSettings settings =
+            (is_project_layer(layer) && !project_may_run ? as_written : config).hook_settings(layer, name);
         if (settings.events.value.empty()) return std::nullopt;
         return HookDeclaration{settings.protocol.value, settings.events.value};
       },
@@ -294,6 +329,7 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
                                                          install.claude_code_options.tool_names));
   InstalledHooks external = install_external_hooks(hooks, report.discovery, config, install);
   report.hooks = std::move(external.report);
+  report_not_run(claude_not_run, untrusted, report);
   for (const auto& warning : report.hooks.warnings) report.warnings.push_back(warning);
   warn_about_partial_disables(config, report);
   result.connections.add(std::move(builtins));

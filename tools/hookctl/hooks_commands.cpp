@@ -193,6 +193,9 @@ std::string_view protocol_name(HookProtocol protocol) {
   return protocol == HookProtocol::claude_code ? "claude_code" : "hookbus";
 }
 
+// A skipped file that is a hook (shadowed, refused or not run), which has a protocol; not an ignored file or a directory.
+bool is_a_hook(const SkippedFile& file) { return !file.name.empty() && file.why != SkippedFile::Why::ignored; }
+
 std::string_view events_from_name(EventsFrom from) {
   switch (from) {
     case EventsFrom::declared: return "declared in config";
@@ -227,6 +230,33 @@ const DiscoveredHook& discovered(const SetupReport& report, const InstallReport:
   });
 }
 
+// A hook's trust state: "n/a" for the managed and user layers, which need
+// none; for the project's layers whether the project is trusted.
+std::string_view hook_trust(Layer layer, TrustState project) {
+  if (!is_project_layer(layer)) return "n/a";
+  switch (project) {
+    case TrustState::nothing_to_trust:
+    case TrustState::trusted:
+    case TrustState::trusted_by_policy: return "trusted";
+    case TrustState::changed: return "changed";
+    case TrustState::ignored_by_policy: return "ignored";
+    case TrustState::untrusted:
+    case TrustState::store_unusable: return "untrusted";
+  }
+  return "untrusted";
+}
+
+// "project layer, trusted" or "user layer, trust n/a": where a hook comes from and its trust.
+std::string layer_and_trust(const SetupReport& report, Layer layer) {
+  const std::string_view trust = hook_trust(layer, report.trust.state);
+  return fmt::format("{} layer, {}{}", layer_name(layer), trust == "n/a" ? "trust " : "", trust);
+}
+
+// ", from project plugin acme/tools" when a hook's directory says more than its layer.
+std::string from_source(Layer layer, const std::string& source) {
+  return source.empty() || source == layer_name(layer) ? "" : ", from " + printable(source);
+}
+
 // "project DIR: trusted" (or "workspace DIR: ...").
 void print_trust(const SetupReport& report, std::string_view kind = "project") {
   fmt::print("{} {}: {}\n", kind, shown_path(report.trust.project), trust_state_name(report.trust.state));
@@ -256,17 +286,18 @@ void print_list_text(const SetupReport& report, std::string_view kind = "project
   if (report.hooks.installed.empty()) fmt::print("  (none)\n");
   for (const auto& installed : report.hooks.installed) {
     if (installed.protocol == HookProtocol::claude_code) {
-      fmt::print("  {}: {}{}\n    {}  ({} layer, claude_code protocol)\n", printable(installed.name),
+      fmt::print("  {}: {}{}\n    {}  ({}, claude_code protocol)\n", printable(installed.name),
                  printable(fmt::format("{}", fmt::join(installed.events, ", "))),
                  installed.matcher.empty() ? "" : fmt::format(" (matcher {})", printable(installed.matcher)),
                  installed.command.empty() ? shown_path(installed.path)
                                            : printable(installed.source + ": " + installed.command),
-                 layer_name(installed.layer));
+                 layer_and_trust(report, installed.layer));
       continue;
     }
     const DiscoveredHook& found = discovered(report, installed);
-    fmt::print("  {}: {}\n    {}  ({}, hookbus protocol, events {}){}\n", printable(installed.name), event_list(found),
-               shown_path(installed.path), printable(found.source), events_from_name(found.events_from),
+    fmt::print("  {}: {}\n    {}  ({}, hookbus protocol, events {}{}){}\n", printable(installed.name),
+               event_list(found), shown_path(installed.path), layer_and_trust(report, installed.layer),
+               events_from_name(found.events_from), from_source(found.layer, found.source),
                settings_notes(installed.settings));
   }
   if (!report.hooks.refusing.empty()) {
@@ -275,17 +306,21 @@ void print_list_text(const SetupReport& report, std::string_view kind = "project
       fmt::print("  {}: {}\n    {}\n", printable(refusing.name), fmt::join(refusing.events, ", "), printable(refusing.reason));
   }
   if (!report.hooks.not_installed.empty()) {
-    fmt::print("\nnot installed:\n");
+    fmt::print("\nnot installed, and why:\n");
     for (const auto& hook : report.hooks.not_installed)
-      fmt::print("  {} ({}): {}\n    {}\n", printable(hook.name), layer_name(hook.layer), printable(hook.reason),
-                 shown_path(hook.path));
+      fmt::print("  {}: {}\n    {}  ({}, {} protocol)\n    {}\n", printable(hook.name),
+                 printable(fmt::format("{}", fmt::join(hook.events, ", "))),
+                 hook.command.empty() ? shown_path(hook.path) : printable(hook.source + ": " + hook.command),
+                 layer_and_trust(report, hook.layer), protocol_name(hook.protocol), printable(hook.reason));
   }
   if (!report.discovery.skipped.empty()) {
     fmt::print("\nskipped:\n");
     for (const auto& file : report.discovery.skipped)
-      fmt::print("  {} {}: {}\n    {}  ({})\n", skip_reason_name(file.why),
+      fmt::print("  {} {}: {}\n    {}  ({}{}{})\n", skip_reason_name(file.why),
                  file.name.empty() ? "directory" : printable(file.name), printable(file.reason), shown_path(file.path),
-                 printable(file.source));
+                 layer_and_trust(report, file.layer),
+                 is_a_hook(file) ? fmt::format(", {} protocol", protocol_name(file.protocol)) : "",
+                 from_source(file.layer, file.source));
   }
   if (!report.plugins.empty()) {
     fmt::print("\nplugins:\n");
@@ -327,6 +362,7 @@ json::object list_json(const SetupReport& report) {
     hooks.push_back(json::object{
         {"name", installed.name},
         {"layer", layer_name(installed.layer)},
+        {"trust", hook_trust(installed.layer, report.trust.state)},
         {"events", strings_json(installed.events)},
         {"path", installed.path.string()},
         {"source", claude_code ? installed.source : discovered(report, installed).source},
@@ -345,13 +381,20 @@ json::object list_json(const SetupReport& report) {
   for (const auto& hook : report.hooks.not_installed)
     not_installed.push_back(json::object{{"name", hook.name},
                                          {"layer", layer_name(hook.layer)},
+                                         {"trust", hook_trust(hook.layer, report.trust.state)},
+                                         {"protocol", protocol_name(hook.protocol)},
+                                         {"events", strings_json(hook.events)},
                                          {"path", hook.path.string()},
+                                         {"command", hook.command},
+                                         {"source", hook.source},
                                          {"reason", hook.reason}});
   json::array skipped;
   for (const auto& file : report.discovery.skipped)
     skipped.push_back(json::object{{"why", skip_reason_name(file.why)},
                                    {"name", file.name},
                                    {"layer", layer_name(file.layer)},
+                                   {"trust", hook_trust(file.layer, report.trust.state)},
+                                   {"protocol", is_a_hook(file) ? json::value(protocol_name(file.protocol)) : json::value(nullptr)},
                                    {"path", file.path.string()},
                                    {"source", file.source},
                                    {"reason", file.reason}});
