@@ -877,9 +877,59 @@ TEST_F(Hookctl, ConfigPrintsEveryValueWithTheFileItCameFrom) {
   trust();
   const ProcessResult r = hookctl({"config"});
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
-  EXPECT_THAT(r.stdout_text, AllOf(HasSubstr("timeout_ms for project hooks: 7000  <- " + user_config.string() + ": timeout_ms"),
-                                   HasSubstr("hook guard (project): timeout 7000 ms"),
-                                   HasSubstr("failure fail_closed <- " + user_config.string() + ": hooks.guard.failure")));
+  EXPECT_THAT(r.stdout_text,
+              AllOf(HasSubstr("timeout_ms (project hooks): 7000  <- " + user_config.string() + ": timeout_ms"),
+                    HasSubstr("hooks.guard.timeout_ms (hook guard of the project layer, installed): 7000  <- " +
+                              user_config.string() + ": timeout_ms"),
+                    HasSubstr("hooks.guard.failure (hook guard of the project layer, installed): fail_closed  <- " +
+                              user_config.string() + ": hooks.guard.failure"),
+                    HasSubstr("hooks.guard.disabled (hook guard of the project layer, installed): false  <- default")));
+}
+
+TEST_F(Hookctl, ConfigShowsBuiltinSettingsTheTrustPolicyTheClaudeCodeImportAndHooksNotInstalled) {
+  add_hook("lint", "tool_call", "");
+  const fs::path user_config = user_config_.path() / "hookbus" / "config.json";
+  write_file(user_config, R"({"project_trust": "require", "builtins": {"tool_policy": {"deny": ["curl"]}},
+    "claude_code": {"settings": ["project"], "tool_names": {"shell": "Bash"}}})");
+  const fs::path project_config = project_.path() / ".hookbus" / "config.json";
+  write_file(project_config, R"({"hooks": {"lint": {"disabled": true}}})");
+  trust();
+  const ProcessResult r = hookctl({"config", "--project-trust", "trust_all"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text,
+              AllOf(HasSubstr("project_trust: require  <- " + user_config.string() + ": project_trust"),
+                    HasSubstr("builtins.tool_policy (user layer): {\"deny\":[\"curl\"]}  <- " + user_config.string() +
+                              ": builtins.tool_policy"),
+                    HasSubstr("claude_code.settings: project  <- " + user_config.string() + ": claude_code.settings[0]"),
+                    HasSubstr("claude_code.tool_names.shell: Bash  <- " + user_config.string() +
+                              ": claude_code.tool_names.shell"),
+                    HasSubstr("hooks.lint.disabled (hook lint of the project layer, not installed): true  <- " +
+                              project_config.string() + ": hooks.lint.disabled")));
+  EXPECT_THAT(hookctl({"config"}).stdout_text,
+              HasSubstr("project_trust: require  <- the engine (hookctl --project-trust)"));
+}
+
+TEST_F(Hookctl, ConfigJsonHasEverySettingWithItsFileAndKey) {
+  add_hook("guard", "tool_call", "");
+  const fs::path user_config = user_config_.path() / "hookbus" / "config.json";
+  write_file(user_config, R"({"hooks": {"guard": {"failure": "fail_closed"}}})");
+  trust();
+  const ProcessResult r = hookctl({"config", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const boost::json::value config = boost::json::parse(r.stdout_text);
+  EXPECT_EQ(config.at("trust").at("state"), "trusted");
+  const boost::json::array& settings = config.at("settings").as_array();
+  EXPECT_THAT(settings, ::testing::Contains(boost::json::value(boost::json::object{
+                            {"key", "hooks.guard.failure"},
+                            {"applies_to", "hook guard of the project layer, installed"},
+                            {"value", "fail_closed"},
+                            {"file", user_config.string()},
+                            {"path", "hooks.guard.failure"}})));
+  EXPECT_THAT(settings, ::testing::Contains(boost::json::value(boost::json::object{{"key", "project_trust"},
+                                                                                   {"applies_to", ""},
+                                                                                   {"value", "require"},
+                                                                                   {"file", nullptr},
+                                                                                   {"path", nullptr}})));
 }
 
 // ------------------------------------------------------------ Claude Code

@@ -207,7 +207,7 @@ TEST(HookctlHelp, HelpComesBeforeArgumentChecks) {
 }
 
 TEST(HookctlHelp, CommandsThatPrintDataOfferJson) {
-  for (std::string_view name : {"events", "schema", "list", "emit", "run-hook", "trust"})
+  for (std::string_view name : {"events", "schema", "list", "emit", "run-hook", "trust", "config"})
     EXPECT_THAT(hookctl(fmt::format("{} --help", name)).out, HasSubstr("\n  --json ")) << name;
   EXPECT_THAT(hookctl("completion --help").out, Not(HasSubstr("--json")));
 }

@@ -496,6 +496,113 @@ Duration configured_timeout(const Locations& locations, const std::string& name)
   return LayeredConfig(std::move(layers)).hook_settings(Layer::project, name).timeout.value;
 }
 
+// ----------------------------------------------------------------- config
+
+// One value of the merged configuration and where it was set.
+struct MergedSetting {
+  std::string key;         // as config writes it: "timeout_ms", "builtins.tool_policy", "hooks.guard.failure"
+  std::string applies_to;  // "project hooks", "hook guard of the user layer (installed)"; "" for the whole bus
+  json::value value;
+  ConfigLocation from{};   // empty file: not set in any file
+  std::string default_name = "default";  // what `from` is when no file set it
+};
+
+std::string_view protocol_value(HookProtocol protocol) {
+  return protocol == HookProtocol::claude_code ? "claude_code" : "hookbus";
+}
+
+// What became of the hook of `name` in `layer`: installed, not installed, skipped.
+std::string hook_state(const SetupReport& report, Layer layer, const std::string& name) {
+  for (const auto& hook : report.hooks.installed)
+    if (hook.layer == layer && hook.name == name) return "installed";
+  for (const auto& hook : report.hooks.not_installed)
+    if (hook.layer == layer && hook.name == name) return "not installed";
+  for (const auto& file : report.discovery.skipped)
+    if (file.layer == layer && file.name == name) return std::string(skip_reason_name(file.why));
+  for (const auto& hook : report.hooks.refusing)
+    if (hook.name == name) return "missing, its events refuse";
+  return "no such hook";
+}
+
+// The resolved settings of every hook a hook directory or a config entry names.
+void add_hook_settings(const SetupReport& report, std::vector<MergedSetting>& out) {
+  std::vector<std::pair<Layer, std::string>> named;
+  const auto add = [&](Layer layer, const std::string& name) {
+    if (!name.empty() && std::find(named.begin(), named.end(), std::pair(layer, name)) == named.end())
+      named.emplace_back(layer, name);
+  };
+  for (const auto& hook : report.discovery.hooks) add(hook.layer, hook.name);
+  for (const auto& file : report.discovery.skipped)
+    if (file.why != SkippedFile::Why::ignored) add(file.layer, file.name);
+  // An entry for no hook its layer governs is shown as its own layer's.
+  for (const Config& layer : report.config.layers())
+    for (const auto& [name, entry] : layer.hooks)
+      if (std::none_of(named.begin(), named.end(),
+                       [&](const auto& hook) { return hook.second == name && governs(layer.layer, hook.first); }))
+        add(layer.layer, name);
+  for (const auto& [layer, name] : named) {
+    const ResolvedHookSettings s = report.config.hook_settings(layer, name);
+    const std::string key = "hooks." + name + ".";
+    const std::string of = fmt::format("hook {} of the {} layer, {}", name, layer_name(layer), hook_state(report, layer, name));
+    out.push_back({key + "timeout_ms", of, s.timeout.value.count(), s.timeout.origin});
+    out.push_back({key + "failure", of, json::string(failure_name(s.failure.value)), s.failure.origin});
+    out.push_back({key + "disabled", of, s.disabled.value, s.disabled.origin});
+    out.push_back({key + "protocol", of, json::string(protocol_value(s.protocol.value)), s.protocol.origin});
+    out.push_back({key + "events", of, strings_json(s.events.value), s.events.origin, "default (asked)"});
+    out.push_back({key + "matcher", of, json::string(s.matcher.value), s.matcher.origin});
+    out.push_back({key + "tools", of, json::string(s.tools.value), s.tools.origin, "default (every tool)"});
+  }
+}
+
+// Every value of the configuration that applies, each with the file and key
+// it was set by: what `hookctl config` prints.
+std::vector<MergedSetting> merged_settings(const SetupReport& report, ProjectTrustPolicy engine_policy) {
+  const LayeredConfig& config = report.config;
+  std::vector<MergedSetting> out;
+  const ProjectTrustPolicy policy = config.project_trust(engine_policy);
+  out.push_back({"project_trust", "", json::string(policy == ProjectTrustPolicy::trust_all ? "trust_all"
+                                                   : policy == ProjectTrustPolicy::ignore  ? "ignore"
+                                                                                           : "require"),
+                 config.project_trust_origin(engine_policy), "the engine (hookctl --project-trust)"});
+  for (const Layer layer : all_layers) {
+    const auto timeout = config.default_timeout(layer);
+    out.push_back({"timeout_ms", fmt::format("{} hooks", layer_name(layer)), timeout.value.count(), timeout.origin});
+  }
+  for (const Config& layer : config.layers()) {
+    const ConfigLocation file{.file = layer.file, .project_dir = {}, .path = {}};
+    const std::string of = fmt::format("{} layer", layer_name(layer.layer));
+    if (layer.disable_all_hooks) out.push_back({"disable_all_hooks", of, *layer.disable_all_hooks, file.key("disable_all_hooks")});
+    if (layer.allow_managed_hooks_only)
+      out.push_back({"allow_managed_hooks_only", "", *layer.allow_managed_hooks_only, file.key("allow_managed_hooks_only")});
+    for (const auto& builtin : layer.builtins)
+      out.push_back({"builtins." + builtin.name, of, builtin.settings, file.key("builtins").key(builtin.name)});
+    for (std::size_t i = 0; i < layer.hook_directories.size(); ++i)
+      out.push_back({"hook_directories", of, json::string(layer.hook_directories[i].string()),
+                     file.key("hook_directories").element(i)});
+    if (!layer.claude_code) continue;
+    const ClaudeCodeImport& import = *layer.claude_code;
+    for (std::size_t i = 0; i < import.settings.size(); ++i)
+      out.push_back({"claude_code.settings", "", json::string(layer_name(import.settings[i])),
+                     import.location.key("settings").element(i)});
+    for (std::size_t i = 0; i < import.plugins.size(); ++i)
+      out.push_back({"claude_code.plugins", of, json::string(import.plugins[i].string()),
+                     import.location.key("plugins").element(i)});
+  }
+  // Tool names: the most specific layer's mapping of a name wins.
+  std::vector<std::string> mapped;
+  for (auto layer = config.layers().rbegin(); layer != config.layers().rend(); ++layer) {
+    if (!layer->claude_code) continue;
+    for (const auto& [ours, theirs] : layer->claude_code->tool_names) {
+      if (std::find(mapped.begin(), mapped.end(), ours) != mapped.end()) continue;
+      mapped.push_back(ours);
+      out.push_back({"claude_code.tool_names." + ours, "", json::string(theirs),
+                     layer->claude_code->location.key("tool_names").key(ours)});
+    }
+  }
+  add_hook_settings(report, out);
+  return out;
+}
+
 // ------------------------------------------------------------------ trust
 
 void print_files(const ProjectFingerprint& fingerprint) {
@@ -685,32 +792,36 @@ int trust_command(const Invocation& invocation) {
 int config_command(const Invocation& invocation) {
   logger()->set_level(spdlog::level::off);
   Hooks hooks;
-  const SetUp bus = set_up(hooks, invocation, trust_policy(invocation));
+  const ProjectTrustPolicy engine_policy = trust_policy(invocation);
+  const SetUp bus = set_up(hooks, invocation, engine_policy);
   const SetupReport& report = bus.project.report;
+  const std::vector<MergedSetting> settings = merged_settings(report, engine_policy);
+  if (invocation.json()) {
+    json::array rows;
+    for (const auto& setting : settings)
+      rows.push_back(json::object{{"key", setting.key},
+                                  {"applies_to", setting.applies_to},
+                                  {"value", setting.value},
+                                  {"file", setting.from.file.empty() ? json::value(nullptr) : json::value(setting.from.file.string())},
+                                  {"path", setting.from.file.empty() ? json::value(nullptr) : json::value(setting.from.path)}});
+    json::object listing = list_json(report);
+    fmt::print("{}\n", pretty_json(json::object{{"project", listing.at("project")},
+                                                 {"trust", listing.at("trust")},
+                                                 {"config_files", listing.at("config_files")},
+                                                 {"settings", std::move(rows)},
+                                                 {"warnings", listing.at("warnings")}}));
+    return exit_ok;
+  }
   print_trust(report);
   print_config_files(report);
-  // Every value with the file it came from.
   fmt::print("\nmerged settings (value  <- where it was set):\n");
-  const auto from = [](const ConfigLocation& where) {
-    return where.file.empty() ? std::string("default") : fmt::format("{}: {}", shown_path(where.file), printable(where.path));
-  };
-  for (const Layer layer : all_layers)
-    fmt::print("  timeout_ms for {} hooks: {}  <- {}\n", layer_name(layer), report.config.default_timeout(layer).value.count(),
-               from(report.config.default_timeout(layer).origin));
-  for (const Config& layer : report.config.layers()) {
-    const std::string file = shown_path(layer.file);
-    for (const auto& builtin : layer.builtins) fmt::print("  builtins.{}  <- {}\n", printable(builtin.name), file);
-    for (const auto& dir : layer.hook_directories) fmt::print("  hook_directories: {}  <- {}\n", shown_path(dir), file);
-    if (layer.disable_all_hooks) fmt::print("  disable_all_hooks: {}  <- {}\n", *layer.disable_all_hooks, file);
-    if (layer.allow_managed_hooks_only)
-      fmt::print("  allow_managed_hooks_only: {}  <- {}\n", *layer.allow_managed_hooks_only, file);
-  }
-  for (const auto& installed : report.hooks.installed) {
-    const ResolvedHookSettings& s = installed.settings;
-    fmt::print("  hook {} ({}): timeout {} ms <- {}; failure {} <- {}\n", printable(installed.name),
-               layer_name(installed.layer), s.timeout.value.count(), from(s.timeout.origin),
-               failure_name(s.failure.value), from(s.failure.origin));
-  }
+  for (const auto& setting : settings)
+    fmt::print("  {}{}: {}  <- {}\n", printable(setting.key),
+               setting.applies_to.empty() ? "" : " (" + printable(setting.applies_to) + ")",
+               setting.value.is_string() && !setting.value.get_string().empty() ? printable(setting.value.get_string())
+                                                                                : printable(write_json(setting.value)),
+               setting.from.file.empty() ? setting.default_name
+                                         : fmt::format("{}: {}", shown_path(setting.from.file), printable(setting.from.path)));
   if (!report.warnings.empty()) {
     fmt::print("\nwarnings:\n");
     for (const auto& warning : report.warnings) fmt::print("  {}\n", printable(warning));

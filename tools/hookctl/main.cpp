@@ -85,7 +85,14 @@ const std::vector<Command> commands{
     {.name = "config",
      .summary = "print the merged configuration of every layer, each value with its file",
      .options = {project_trust},
+     .json = R"(print {"project", "trust", "config_files", "settings": [{"key", "applies_to", "value", "file", "path"}], )"
+             R"("warnings"}; file and path are null for a value no file set)",
      .project = true,
+     .details = "Every value that applies: project_trust, the default timeout of each layer's hooks,\n"
+                "disable_all_hooks, allow_managed_hooks_only, each built-in with its settings, the\n"
+                "hook directories, the claude_code import, and every setting of every hook a hook\n"
+                "directory or a config entry names (installed or not), each with the file and key\n"
+                "that set it. A project that is not trusted applies none of its config.",
      .run = config_command},
 };
 
