@@ -4,6 +4,8 @@
 #include <hookbus/builtins.hpp>
 #include <hookbus/config.hpp>
 
+#include "needs_root.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -19,6 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::_;
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -301,6 +304,48 @@ TEST_F(ConfigTest, ADanglingSymlinkIsAnErrorNamingItsTarget) {
   EXPECT_THAT([&] { (void)load_project_config(project_); },
               ThrowsMessage<ConfigError>(HasSubstr("is a symlink to '" + (project_ / "gone.json").string() +
                                                    "', which does not exist")));
+}
+
+// ------------------------------------------------------------- file checks
+
+TEST_F(ConfigTest, ALayerConfigOthersCanWriteIsAnErrorNamingItAndTheFix) {
+  const fs::path file = write("user/config.json", "{}");
+  ::chmod(file.c_str(), 0666);
+  EXPECT_THAT([&] { (void)load_layer_config(file, Layer::user); },
+              ThrowsMessage<ConfigError>(AllOf(StartsWith(file.string() + ": not safe: "),
+                                               HasSubstr("writable by group or others"), HasSubstr("chmod go-w"))));
+}
+
+TEST_F(ConfigTest, ALayerConfigInADirectoryOthersCanWriteIsAnError) {
+  const fs::path file = write("managed/config.json", "{}");
+  ::chmod(file.parent_path().c_str(), 0777);
+  EXPECT_THAT([&] { (void)load_layer_config(file, Layer::managed); },
+              ThrowsMessage<ConfigError>(HasSubstr("the directory '" + file.parent_path().string() + "' on its path")));
+}
+
+TEST_F(ConfigTest, ALayerConfigOwnedByAnotherUserIsAnError) {
+  HOOKBUS_NEEDS_ROOT();
+  const fs::path file = write("managed/config.json", "{}");
+  ASSERT_EQ(::chown(file.c_str(), testing::another_user, testing::another_user), 0);
+  EXPECT_THAT([&] { (void)load_layer_config(file, Layer::managed); },
+              ThrowsMessage<ConfigError>(HasSubstr("is owned by user 65534")));
+}
+
+// Regression (issue 9 audit): HOOKBUS_MANAGED_DIR, which anyone can set,
+// replaced the administrator's /etc/hookbus in every build.
+TEST_F(ConfigTest, HookbusManagedDirIsIgnoredWhereTheSystemsManagedDirectoryExists) {
+  const fs::path system = write("etc-hookbus/config.json", R"({"disable_all_hooks": true})").parent_path();
+  ::setenv("HOOKBUS_MANAGED_DIR", (project_ / "empty").c_str(), 1);
+  const fs::path chosen = managed_directory(system);
+  ::unsetenv("HOOKBUS_MANAGED_DIR");
+  EXPECT_EQ(chosen, system);
+}
+
+TEST_F(ConfigTest, HookbusManagedDirNamesTheManagedDirectoryWhereTheSystemHasNone) {
+  ::setenv("HOOKBUS_MANAGED_DIR", (project_ / "managed").c_str(), 1);
+  const fs::path chosen = managed_directory(project_ / "no-etc-hookbus");
+  ::unsetenv("HOOKBUS_MANAGED_DIR");
+  EXPECT_EQ(chosen, project_ / "managed");
 }
 
 // ------------------------------------------------------------------ layers

@@ -189,7 +189,9 @@ Config load_config(const std::filesystem::path& file, Layer layer = Layer::proje
 
 // Reads a layer's config file if it exists; nullopt if there is none. A
 // dangling symlink is an error, not "no file": it would silently drop the
-// settings it was meant to give.
+// settings it was meant to give. So is a file that fails the hook files'
+// ownership and write checks (docs/security.md, "File checks"): whoever else
+// could write it could decide what runs as you.
 std::optional<Config> load_layer_config(const std::filesystem::path& file, Layer layer);
 
 // Reads `<project_dir>/.hookbus/config.json` if it exists; nullopt if it does not.

@@ -42,9 +42,19 @@ constexpr bool governs(Layer writer, Layer owner) noexcept {
   return static_cast<int>(writer) <= static_cast<int>(owner);
 }
 
+// Where the administrator's managed layer lives.
+inline constexpr std::string_view system_managed_directory = "/etc/hookbus";
+
+// The managed layer's directory: `system_directory`, or $HOOKBUS_MANAGED_DIR
+// (an absolute path) when nothing is at `system_directory`. The variable is
+// for tests and machines without an administrator's settings: anyone can set
+// it (a shell profile, a repository's .envrc), so it must never replace
+// settings an administrator installed; when it is ignored, that is logged.
+std::filesystem::path managed_directory(const std::filesystem::path& system_directory = system_managed_directory);
+
 // Where each layer and hookbus's own state live on this machine.
 struct Locations {
-  std::filesystem::path managed{};  // /etc/hookbus, or $HOOKBUS_MANAGED_DIR
+  std::filesystem::path managed{};  // managed_directory(): /etc/hookbus, or $HOOKBUS_MANAGED_DIR where that is absent
   std::filesystem::path user{};     // $XDG_CONFIG_HOME/hookbus or ~/.config/hookbus; empty: no user layer
   std::filesystem::path project{};  // the project directory (absolute); its layers live in .hookbus/
   std::filesystem::path state{};    // $XDG_STATE_HOME/hookbus or ~/.local/state/hookbus: trust.json

@@ -6,6 +6,7 @@
 #include <hookbus/tool_matcher.hpp>
 
 #include "catalogue/json_text.hpp"
+#include "external/file_safety.hpp"
 #include "support/files.hpp"
 
 
@@ -317,6 +318,9 @@ Config load_config(const std::filesystem::path& file, Layer layer) {
 std::optional<Config> load_layer_config(const std::filesystem::path& file, Layer layer) {
   struct stat st {};
   if (::lstat(file.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR)) return std::nullopt;
+  // A layer's config decides what runs as the user: it gets the hook files' checks.
+  if (::stat(file.c_str(), &st) == 0)
+    if (auto why = detail::unsafe_path_reason(file)) throw ConfigError({.file = file, .project_dir = {}, .path = {}}, "not safe: " + *why);
   return load_config(file, layer);
 }
 

@@ -1,5 +1,12 @@
 // Layer names and the directories each layer lives in.
 #include <hookbus/layers.hpp>
+#include <hookbus/log.hpp>
+
+#include "support/logging.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <sys/stat.h>
 
 #include <cstdlib>
 
@@ -36,10 +43,22 @@ std::optional<Layer> layer_from_name(std::string_view name) noexcept {
   return std::nullopt;
 }
 
+std::filesystem::path managed_directory(const std::filesystem::path& system_directory) {
+  const char* given = std::getenv("HOOKBUS_MANAGED_DIR");
+  if (given == nullptr || given[0] != '/') return system_directory;
+  struct stat st {};
+  if (::lstat(system_directory.c_str(), &st) == 0) {
+    detail::log(spdlog::level::warn, "HOOKBUS_MANAGED_DIR ({}) is ignored: {} exists, and the administrator's managed "
+                                     "settings there are never replaced",
+                given, system_directory.string());
+    return system_directory;
+  }
+  return fs::path(given);
+}
+
 Locations Locations::from_environment(const std::filesystem::path& project_dir) {
   Locations where;
-  const char* managed = std::getenv("HOOKBUS_MANAGED_DIR");
-  where.managed = managed != nullptr && managed[0] == '/' ? fs::path(managed) : fs::path("/etc/hookbus");
+  where.managed = managed_directory();
   where.user = under(xdg_directory("XDG_CONFIG_HOME", ".config"), "hookbus");
   where.project = fs::absolute(project_dir).lexically_normal();
   where.state = under(xdg_directory("XDG_STATE_HOME", ".local/state"), "hookbus");

@@ -140,6 +140,10 @@ std::vector<ClaudeCodeCommand> claude_code_commands(const Locations& locations, 
   };
   std::vector<ClaudeCodeCommand> commands;
   for (const auto& [file, where] : sources) {
+    // Settings decide what runs as the user: they get the hook files' checks, as config files do.
+    std::error_code ec;
+    if (fs::exists(file, ec))
+      if (auto why = unsafe_hook_file(file)) throw ConfigError({.file = file, .project_dir = {}, .path = {}}, "not safe: " + *why);
     ClaudeCodeSettings settings = read_claude_code_settings(file, where.first, where.second);
     for (auto& note : settings.skipped) warn(std::move(note));
     if (settings.disable_all_hooks) {
