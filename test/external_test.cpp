@@ -1,5 +1,6 @@
 // External hooks: discovery rules and the execution protocol, with real hook
 // executables written into temporary directories (docs/external-hooks.md).
+#include "needs_root.hpp"
 #include "script_fixture.hpp"
 
 #include <hookbus/external.hpp>
@@ -349,18 +350,18 @@ TEST_F(Discovery, AHookDirectoryReachedThroughASymlinkInAWritableDirectoryIsRefu
 // A file or directory owned by another user (not root) is refused: that user
 // could change what runs as you. Changing ownership needs root.
 TEST_F(Discovery, AHookFileOwnedByAnotherUserIsRefused) {
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give a file to another user";
+  HOOKBUS_NEEDS_ROOT();
   write_hook(project_hooks() / "theirs", "tool_call", "");
-  ASSERT_EQ(::chown((project_hooks() / "theirs").c_str(), 65534, 65534), 0);
+  ASSERT_EQ(::chown((project_hooks() / "theirs").c_str(), testing::another_user, testing::another_user), 0);
   const SkippedFile refused = skipped(discover(), "theirs");
   EXPECT_EQ(refused.why, SkippedFile::Why::refused);
   EXPECT_THAT(refused.reason, AllOf(HasSubstr("is owned by user 65534"), HasSubstr("chown")));
 }
 
 TEST_F(Discovery, AHookDirectoryOwnedByAnotherUserIsRefused) {
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give a directory to another user";
+  HOOKBUS_NEEDS_ROOT();
   write_hook(project_hooks() / "guard", "tool_call", "");
-  ASSERT_EQ(::chown(project_hooks().c_str(), 65534, 65534), 0);
+  ASSERT_EQ(::chown(project_hooks().c_str(), testing::another_user, testing::another_user), 0);
   const auto report = discover();
   EXPECT_THAT(report.hooks, IsEmpty());
   EXPECT_THAT(report.skipped.at(0).reason, HasSubstr("is owned by user 65534"));
@@ -368,15 +369,39 @@ TEST_F(Discovery, AHookDirectoryOwnedByAnotherUserIsRefused) {
 
 // In a sticky directory such as /tmp the owner of a link may replace it.
 TEST_F(Discovery, ASymlinkOnThePathOwnedByAnotherUserIsRefused) {
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give a symlink to another user";
+  HOOKBUS_NEEDS_ROOT();
   TempDir elsewhere;
   write_hook(elsewhere.path() / "real-guard", "tool_call", "");
   testing::make_directories(project_hooks());
   fs::create_symlink(elsewhere.path() / "real-guard", project_hooks() / "guard");
-  ASSERT_EQ(::lchown((project_hooks() / "guard").c_str(), 65534, 65534), 0);
+  ASSERT_EQ(::lchown((project_hooks() / "guard").c_str(), testing::another_user, testing::another_user), 0);
   const SkippedFile refused = skipped(discover(), "guard");
   EXPECT_EQ(refused.why, SkippedFile::Why::refused);
   EXPECT_THAT(refused.reason, HasSubstr("the symlink '" + (project_hooks() / "guard").string() + "' on its path is owned by user 65534"));
+}
+
+TEST_F(Discovery, ADirectoryAboveTheHookDirectoryOwnedByAnotherUserRefusesIt) {
+  HOOKBUS_NEEDS_ROOT();
+  write_hook(project_hooks() / "guard", "tool_call", "");
+  ASSERT_EQ(::chown((project_.path() / ".hookbus").c_str(), testing::another_user, testing::another_user), 0);
+  const auto report = discover();
+  EXPECT_THAT(report.hooks, IsEmpty());
+  EXPECT_THAT(report.skipped.at(0).reason,
+              AllOf(HasSubstr("the directory '" + (project_.path() / ".hookbus").string() + "' on its path"),
+                    HasSubstr("is owned by user 65534")));
+}
+
+TEST_F(Discovery, ASymlinkedHookWhoseTargetIsOwnedByAnotherUserIsRefused) {
+  HOOKBUS_NEEDS_ROOT();
+  TempDir elsewhere;
+  write_hook(elsewhere.path() / "hooks" / "theirs", "tool_call", "");
+  ASSERT_EQ(::chown((elsewhere.path() / "hooks" / "theirs").c_str(), testing::another_user, testing::another_user), 0);
+  testing::make_directories(project_hooks());
+  fs::create_symlink(elsewhere.path() / "hooks" / "theirs", project_hooks() / "guard");
+  const SkippedFile refused = skipped(discover(), "guard");
+  EXPECT_EQ(refused.why, SkippedFile::Why::refused);
+  EXPECT_THAT(refused.reason, AllOf(HasSubstr("'" + (elsewhere.path() / "hooks" / "theirs").string() + "'"),
+                                    HasSubstr("is owned by user 65534")));
 }
 
 // The query runs in a fresh empty directory: a hook that writes into its

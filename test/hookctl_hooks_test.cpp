@@ -169,6 +169,20 @@ TEST_F(Hookctl, ListShowsAnUntrustedProjectsClaudeCodeCommandsAsNotRun) {
   EXPECT_EQ(listing.at("not_installed").at(0).at("trust"), "untrusted");
 }
 
+// The query cache as a user meets it: hookctl list and emit, run again and
+// again, ask an unchanged hook once; the answers live in $XDG_CACHE_HOME/hookbus/.
+TEST_F(Hookctl, AnUnchangedHookIsQueriedOnceAcrossRunsAndItsAnswerIsCachedUnderXdgCacheHome) {
+  const fs::path queries = home_.path() / "queries";
+  add_hook("guard", "tool_call", "");
+  write_script(hook("guard"), "[ \"$1\" = hook ] && { echo x >> '" + queries.string() + "'; echo tool_call; }\nexit 0\n");
+  trust();
+  for (int run = 0; run < 3; ++run) EXPECT_THAT(hookctl({"list"}).stdout_text, HasSubstr("guard: tool_call"));
+  EXPECT_EQ(hookctl({"emit", "tool_call", kCall}).exit_code, 0);
+  EXPECT_EQ(testing::read_file(queries), "x\n");
+  EXPECT_TRUE(fs::exists(home_.path() / "cache" / "hookbus" / "queries.json"));
+  EXPECT_THAT(hookctl({"list"}).stdout_text, HasSubstr("events cached answer"));
+}
+
 TEST_F(Hookctl, ListShowsAHooksToolFilterAndEmitRunsItOnlyForThoseTools) {
   write_file(project_.path() / ".hookbus" / "config.json", R"({"hooks": {"guard": {"tools": "bash|shell"}}})");
   add_hook("guard", "tool_call", "echo '{\"decision\": \"deny\", \"reason\": \"ran\"}'\n");

@@ -349,6 +349,20 @@ TEST_F(PluginSetup, AManagedDisableAllHooksKeepsEveryPluginUnloaded) {
   EXPECT_THAT(installation.report.plugins[0].reason, HasSubstr("disable_all_hooks"));
 }
 
+TEST_F(PluginSetup, AManagedAllowManagedHooksOnlyLoadsOnlyTheManagedPlugins) {
+  hookbus::testing::write_file(locations_.config_file(hookbus::Layer::managed), R"({"allow_managed_hooks_only": true})");
+  place("guard", locations_.plugin_directory(hookbus::Layer::user));
+  hookbus::Installation installation = install();
+  EXPECT_TRUE(installation.plugins.empty());
+  ASSERT_EQ(installation.report.plugins.size(), 1u);
+  EXPECT_THAT(installation.report.plugins[0].reason, HasSubstr("allow_managed_hooks_only"));
+  place("guard", locations_.plugin_directory(hookbus::Layer::managed));
+  hookbus::Hooks other;
+  const hookbus::Installation managed = hookbus::setup(other, {.project_dir = project_, .locations = locations_});
+  ASSERT_EQ(managed.plugins.size(), 1u);
+  EXPECT_EQ(managed.report.plugins[0].layer, hookbus::Layer::managed);
+}
+
 TEST_F(PluginSetup, APluginThatCannotLoadIsAWarningAndTheOthersStillLoad) {
   const fs::path directory = locations_.plugin_directory(hookbus::Layer::user);
   place("wrong_abi", directory);

@@ -38,7 +38,8 @@ class SetupTest : public ::testing::Test {
             .user = root_.path() / "user",
             .project = project_.path(),
             .state = root_.path() / "state",
-            .cache = root_.path() / "cache"};
+            .cache = root_.path() / "cache",
+            .claude = root_.path() / "claude"};
   }
   fs::path hooks_of(Layer layer) const { return locations().hook_directory(layer); }
   fs::path config_of(Layer layer) const { return locations().config_file(layer); }
@@ -60,6 +61,15 @@ class SetupTest : public ::testing::Test {
     Hooks scratch;
     const Installation looked = setup(scratch, {.project_dir = project_.path(), .locations = locations()});
     TrustStore::at(locations()).trust(project_.path(), looked.report.trust.now);
+  }
+
+  // A Claude Code command in the user's ~/.claude/settings.json, imported by
+  // the user's config, that appends "claude" to the run log.
+  void add_users_claude_code_hook(const std::string& config = R"({"claude_code": {"settings": ["user"]}})") const {
+    write_script(root_.path() / "claude" / "hooks" / "log.sh", "cat >/dev/null\necho claude >> '" + run_log().string() + "'\n");
+    write_file(root_.path() / "claude" / "settings.json", R"({"hooks": {"PreToolUse": [{"hooks": [
+      {"type": "command", "command": ")" + (root_.path() / "claude" / "hooks" / "log.sh").string() + R"("}]}]}})");
+    write_file(config_of(Layer::user), config);
   }
 
   ToolCallEvent tool_call() const {
@@ -84,6 +94,51 @@ TEST_F(SetupTest, AnUntrustedProjectRunsNoneOfItsHooksNotEvenTheQuery) {
   EXPECT_EQ(ran(), "");
   EXPECT_FALSE(fs::exists(queried));
   EXPECT_THAT(log_.str(), AllOf(HasSubstr("is not trusted"), HasSubstr("hookctl trust")));
+}
+
+TEST_F(SetupTest, TheUsersHooksStillRunBesideAnUntrustedProject) {
+  add_hook(Layer::user, "guard", "exit 2\n");
+  add_hook(Layer::project, "lint");
+  const auto installed = set_up();
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
+  EXPECT_EQ(ran(), "user:guard\n");
+}
+
+TEST_F(SetupTest, TheUsersHooksStillRunBesideAChangedProject) {
+  add_hook(Layer::user, "guard", "exit 2\n");
+  add_hook(Layer::project, "lint");
+  trust_project();
+  add_hook(Layer::project, "lint", "echo changed\n");
+  const Installation setup = set_up();
+  EXPECT_EQ(setup.report.trust.state, TrustState::changed);
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
+  EXPECT_EQ(ran(), "user:guard\n");
+}
+
+TEST_F(SetupTest, AChangedProjectsHooksAreNotEvenQueried) {
+  const fs::path queried = root_.path() / "queried";
+  write_script(hooks_of(Layer::project) / "nosy", "echo x >> '" + queried.string() + "'; echo tool_call\n");
+  write_file(config_of(Layer::project), "{}");
+  trust_project();
+  write_file(config_of(Layer::project), R"({"timeout_ms": 1000})");
+  const Installation setup = set_up();
+  EXPECT_EQ(setup.report.trust.state, TrustState::changed);
+  EXPECT_FALSE(fs::exists(queried));
+}
+
+// The query cache through setup(): one query for an unchanged file over
+// several engine starts, in <cache>/queries.json.
+TEST_F(SetupTest, AnUnchangedHookIsQueriedOnceOverSeveralStarts) {
+  const fs::path queries = root_.path() / "queries";
+  write_script(hooks_of(Layer::user) / "audit", "[ \"$1\" = hook ] && { echo x >> '" + queries.string() +
+                                                    "'; echo tool_call; }\nexit 0\n");
+  for (int start = 0; start < 3; ++start) {
+    Hooks engine;
+    const Installation setup = hookbus::setup(engine, {.project_dir = project_.path(), .locations = locations()});
+    EXPECT_EQ(setup.report.discovery.hooks.size(), 1u);
+  }
+  EXPECT_EQ(testing::read_file(queries), "x\n");
+  EXPECT_TRUE(fs::exists(locations().cache / "queries.json"));
 }
 
 TEST_F(SetupTest, AnUntrustedProjectsHooksAreListedWithWhyTheyDoNotRun) {
@@ -415,6 +470,63 @@ TEST_F(SetupTest, ManagedAllowManagedHooksOnlyRunsOnlyManagedHooks) {
   const auto installed = set_up();
   hooks_.emit(tool_call());
   EXPECT_EQ(ran(), "managed:audit\n");
+}
+
+TEST_F(SetupTest, ManagedDisableAllHooksInstallsNoBuiltinOfAnyLayer) {
+  write_file(config_of(Layer::managed), R"({"disable_all_hooks": true, "builtins": {"tool_policy": {"deny": ["bash"]}}})");
+  write_file(config_of(Layer::user), R"({"builtins": {"tool_policy": {"deny": ["bash"]}}})");
+  const Installation setup = set_up();
+  EXPECT_NE(hooks_.emit(tool_call()).decision, Decision::deny);
+  EXPECT_THAT(setup.report.builtins, IsEmpty());
+  EXPECT_THAT(setup.report.warnings, Contains(HasSubstr("built-ins of user config " + config_of(Layer::user).string() +
+                                                        " not installed: disable_all_hooks is set in")));
+}
+
+TEST_F(SetupTest, ManagedAllowManagedHooksOnlyInstallsOnlyTheManagedBuiltins) {
+  write_file(config_of(Layer::managed),
+             R"({"allow_managed_hooks_only": true, "builtins": {"tool_policy": {"deny": ["curl"]}}})");
+  write_file(config_of(Layer::user), R"({"builtins": {"tool_policy": {"deny": ["bash"]}}})");
+  const Installation setup = set_up();
+  EXPECT_NE(hooks_.emit(tool_call()).decision, Decision::deny) << "the user's deny of bash is not installed";
+  ToolCallEvent curl = tool_call();
+  curl.tool_name = "curl";
+  EXPECT_EQ(hooks_.emit(curl).decision, Decision::deny);
+  EXPECT_THAT(setup.report.builtins, ElementsAre(HasSubstr("tool_policy (managed config")));
+}
+
+TEST_F(SetupTest, ManagedDisableAllHooksRunsNoClaudeCodeHook) {
+  add_users_claude_code_hook();
+  write_file(config_of(Layer::managed), R"({"disable_all_hooks": true})");
+  const Installation setup = set_up();
+  hooks_.emit(tool_call());
+  EXPECT_EQ(ran(), "");
+  EXPECT_THAT(setup.report.hooks.not_installed,
+              ElementsAre(::testing::Field(&InstallReport::NotInstalled::reason, HasSubstr("disable_all_hooks is set in"))));
+}
+
+TEST_F(SetupTest, ManagedAllowManagedHooksOnlyRunsNoOtherLayersClaudeCodeHook) {
+  add_users_claude_code_hook();
+  write_file(config_of(Layer::managed), R"({"allow_managed_hooks_only": true})");
+  const Installation setup = set_up();
+  hooks_.emit(tool_call());
+  EXPECT_EQ(ran(), "");
+  EXPECT_THAT(setup.report.hooks.not_installed,
+              ElementsAre(::testing::Field(&InstallReport::NotInstalled::reason, HasSubstr("allow_managed_hooks_only"))));
+}
+
+TEST_F(SetupTest, AUsersClaudeCodeSettingsOthersCanWriteAreAnError) {
+  add_users_claude_code_hook();
+  ::chmod((root_.path() / "claude" / "settings.json").c_str(), 0666);
+  EXPECT_THAT([&] { const auto installed = set_up(); },
+              ::testing::ThrowsMessage<ConfigError>(AllOf(HasSubstr((root_.path() / "claude" / "settings.json").string()),
+                                                          HasSubstr("writable by group or others"))));
+}
+
+TEST_F(SetupTest, AUserConfigOthersCanWriteIsAnErrorNotASilentlyMissingGuard) {
+  write_file(config_of(Layer::user), R"({"builtins": {"tool_policy": {"deny": ["bash"]}}})", 0664);
+  EXPECT_THAT([&] { const auto installed = set_up(); },
+              ::testing::ThrowsMessage<ConfigError>(AllOf(HasSubstr(config_of(Layer::user).string() + ": not safe"),
+                                                          HasSubstr("chmod go-w"))));
 }
 
 TEST_F(SetupTest, HooksRunInLayerOrderManagedUserProject) {
