@@ -320,7 +320,8 @@ std::optional<Config> load_layer_config(const std::filesystem::path& file, Layer
   if (::lstat(file.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR)) return std::nullopt;
   // A layer's config decides what runs as the user: it gets the hook files' checks.
   if (::stat(file.c_str(), &st) == 0)
-    if (auto why = detail::unsafe_path_reason(file)) throw ConfigError({.file = file, .project_dir = {}, .path = {}}, "not safe: " + *why);
+    if (auto why = detail::unsafe_path_reason(file))
+      throw ConfigError({.file = file, .project_dir = {}, .path = {}}, "not safe: " + *why);
   return load_config(file, layer);
 }
 

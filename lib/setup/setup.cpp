@@ -143,7 +143,8 @@ std::vector<ClaudeCodeCommand> claude_code_commands(const Locations& locations, 
     // Settings decide what runs as the user: they get the hook files' checks, as config files do.
     std::error_code ec;
     if (fs::exists(file, ec))
-      if (auto why = unsafe_hook_file(file)) throw ConfigError({.file = file, .project_dir = {}, .path = {}}, "not safe: " + *why);
+      if (auto why = unsafe_hook_file(file))
+        throw ConfigError({.file = file, .project_dir = {}, .path = {}}, "not safe: " + *why);
     ClaudeCodeSettings settings = read_claude_code_settings(file, where.first, where.second);
     for (auto& note : settings.skipped) warn(std::move(note));
     if (settings.disable_all_hooks) {
@@ -261,11 +262,13 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
     return config.hooks_forbidden(layer);
   };
   // A project that may not run is still listed as its config describes it (protocols, Claude Code commands).
-  std::vector<Config> written = config.layers();
-  if (!project_may_run)
+  LayeredConfig as_written;
+  if (!project_may_run) {
+    std::vector<Config> written = config.layers();
     for (const auto& read : project_layers)
       if (read.config) written.push_back(*read.config);
-  const LayeredConfig as_written(std::move(written));
+    as_written = LayeredConfig(std::move(written));
+  }
   // Claude Code's commands come from settings, never from discovery, which
   // must not query or run a script they name a second time.
   std::vector<const Config*> claude_importers;
