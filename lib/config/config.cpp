@@ -318,8 +318,10 @@ Config load_config(const std::filesystem::path& file, Layer layer) {
 std::optional<Config> load_layer_config(const std::filesystem::path& file, Layer layer) {
   struct stat st {};
   if (::lstat(file.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR)) return std::nullopt;
-  // A layer's config decides what runs as the user: it gets the hook files' checks.
-  if (::stat(file.c_str(), &st) == 0)
+  // A layer's config decides what runs as the user: it gets the hook files'
+  // checks. What is not a regular file is refused by the read below, naming
+  // what it is (never with advice to change a device's mode).
+  if (::stat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode))
     if (auto why = detail::unsafe_path_reason(file))
       throw ConfigError({.file = file, .project_dir = {}, .path = {}}, "not safe: " + *why);
   return load_config(file, layer);
