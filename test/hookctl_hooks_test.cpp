@@ -1002,9 +1002,9 @@ TEST_F(Hookctl, ListShowsAClaudeCodePluginsHooksAndADeclaredClaudeCodeHookFile) 
   trust();
   EXPECT_THAT(hookctl({"list"}).stdout_text,
               AllOf(HasSubstr("validate.sh: PreToolUse (matcher Bash)\n    " + hook("validate.sh").string() +
-                              "  (project layer, claude_code protocol)"),
+                              "  (project layer, trusted, claude_code protocol)"),
                     HasSubstr("fmt.sh: PostToolUse (matcher Edit)\n    " + (plugin / "hooks" / "hooks.json").string() +
-                              ": hooks.PostToolUse[0].hooks[0]: ${CLAUDE_PLUGIN_ROOT}/fmt.sh  (project layer, claude_code protocol)")));
+                              ": hooks.PostToolUse[0].hooks[0]: ${CLAUDE_PLUGIN_ROOT}/fmt.sh  (project layer, trusted, claude_code protocol)")));
 }
 
 // The hooks of claude_code_test.cpp's "published ones", run through hookctl emit.
