@@ -189,7 +189,7 @@ class Hooks {
   template <Event E, class C, class M>
     requires std::is_member_function_pointer_v<M>
   Connection on(M method, const std::shared_ptr<C>& object, HandlerOptions options = {}) {
-    options.track = std::weak_ptr<const void>(object);
+    options.track.emplace(object);
     return on<E>(method, object.get(), std::move(options));
   }
 
