@@ -249,10 +249,10 @@ struct ArgumentPattern {
 };
 
 struct PolicyRule {
-  std::string name;  // "deny[1]"
-  ToolMatcher tool;
-  std::optional<ArgumentPattern> argument;
-  std::string reason;  // the configured reason, or empty
+  std::string name{};  // "deny[1]"
+  ToolMatcher tool{};
+  std::optional<ArgumentPattern> argument{};
+  std::string reason{};  // the configured reason, or empty
 
   bool matches(const ToolCallEvent& call) const {
     return tool.matches(call.tool_name) && (!argument || argument->matches(call.input));

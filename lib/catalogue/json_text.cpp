@@ -151,7 +151,7 @@ class StrictHandler {
  private:
   struct Frame {
     bool is_object = false;
-    std::unordered_set<std::string> keys;  // objects: the keys seen so far
+    std::unordered_set<std::string> keys{};  // objects: the keys seen so far
     const std::string* key = nullptr;      // objects: the member being read (in `keys`)
     std::size_t index = 0;                 // arrays: the element being read
   };
@@ -191,7 +191,7 @@ std::string syntax_problem(const boost::system::error_code& error, std::string_v
 
 // The member or element being written, kept to name a value that cannot be written.
 struct WriteStep {
-  std::string_view key;
+  std::string_view key{};
   std::size_t index = 0;
   bool is_key = false;
 };

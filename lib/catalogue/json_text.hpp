@@ -18,7 +18,7 @@ inline constexpr std::size_t max_json_depth = 64;
 
 // One step into a document: a member's key, or an array element's index.
 struct JsonPathStep {
-  std::string key;
+  std::string key{};
   std::size_t index = 0;
   bool is_key = false;
 };

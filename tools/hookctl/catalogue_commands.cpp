@@ -32,13 +32,13 @@ struct Field {
 
 // What `events` shows of one event.
 struct EventInfo {
-  std::string_view name;
+  std::string_view name{};
   Reduction reduction = Reduction::observe;
   bool closing = false;
-  std::vector<std::string_view> aliases;
-  std::vector<Field> fields;
-  std::optional<std::string> result;  // the result type's name; none for observe-only events
-  std::vector<Field> result_fields;
+  std::vector<std::string_view> aliases{};
+  std::vector<Field> fields{};
+  std::optional<std::string> result{};  // the result type's name; none for observe-only events
+  std::vector<Field> result_fields{};
 };
 
 template <class T>

@@ -442,9 +442,9 @@ void print_stream(std::string_view name, const std::string& text, bool truncated
 
 // What came of one run: the hook's result, or why it is a failure.
 struct HookRun {
-  ProcessResult process;
-  std::optional<HookOutcome> outcome;  // none: the hook failed
-  std::string failure;
+  ProcessResult process{};
+  std::optional<HookOutcome> outcome{};  // none: the hook failed
+  std::string failure{};
 };
 
 void print_run_text(const Invocation& invocation, const fs::path& path, const HookEvent& event, const HookRun& run) {
