@@ -1,4 +1,6 @@
-// Uses the installed package: an event's JSON, its trace line, and the bus
+// An engine's first lines against hookbus, written as a user writes them:
+// designated initialisers that leave members out (HandlerOptions,
+// ToolCallResult, ToolCallEvent), an event's JSON and trace line, and the bus
 // (which needs the compiled library and its spdlog/fmt/Boost.JSON dependencies).
 #include <hookbus/hookbus.hpp>
 
@@ -12,6 +14,10 @@ int main() {
 
   hookbus::Hooks hooks;
   const hookbus::Connection guard = hooks.on<hookbus::ToolCallEvent>(
-      [](const hookbus::ToolCallEvent&) { return hookbus::ToolCallResult{.decision = hookbus::Decision::deny, .reason = "no"}; });
-  std::cout << "denied: " << hooks.emit(call).reason << '\n';
+      [](const hookbus::ToolCallEvent&) {
+        return hookbus::ToolCallResult{.decision = hookbus::Decision::deny, .reason = "no"};
+      },
+      {.label = "guard", .failure = hookbus::FailurePolicy::fail_closed, .tools = "bash"});
+  const hookbus::ToolCallResult outcome = hooks.emit(call);
+  std::cout << "denied by " << outcome.decided_by->handler << ": " << outcome.reason << '\n';
 }
