@@ -1,5 +1,6 @@
 // Reentrancy (nested emit, register/disconnect during emit) and threads.
 #include <hookbus/hooks.hpp>
+#include <hookbus/names.hpp>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -71,6 +72,20 @@ TEST(Reentrancy, HandlerRegisteredDuringAnEmitFirstRunsOnTheNextEmit) {
   ::testing::Mock::VerifyAndClearExpectations(&added);
   EXPECT_CALL(added, Call(_)).Times(1);
   hooks.emit(TurnStartEvent{});
+}
+
+TEST(Reentrancy, CatchAllSubscriberAddedDuringAnEmitFirstRunsOnTheNextEmit) {
+  Hooks hooks;
+  std::vector<std::string> seen;
+  Connection added_connection;
+  auto adder = hooks.on<TurnStartEvent>([&](const TurnStartEvent&) {
+    if (!added_connection.connected())
+      added_connection = hooks.subscribe([&](const HookEvent& e) { seen.emplace_back(event_name(e)); });
+  });
+  hooks.emit(TurnStartEvent{});
+  EXPECT_THAT(seen, ElementsAre());
+  hooks.emit(TurnEndEvent{});
+  EXPECT_THAT(seen, ElementsAre("turn_end"));
 }
 
 TEST(Reentrancy, HandlerDisconnectedDuringAnEmitAndNotYetCalledIsNotCalled) {

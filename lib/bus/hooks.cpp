@@ -56,6 +56,8 @@ class ChannelBase {
   virtual std::size_t slot_count() const = 0;
 
   std::uint64_t next_sequence() noexcept { return sequence_.fetch_add(1, std::memory_order_relaxed); }
+  // The sequence the next registration will get: every registration made so far is below it.
+  std::uint64_t horizon() const noexcept { return sequence_.load(std::memory_order_relaxed); }
 
   // Disconnected registrations are swept out when the registry has doubled
   // since the last sweep: amortised O(1) per connect, and the registry stays
@@ -121,6 +123,15 @@ class Channel final : public ChannelBase {
   Signal<Arg> signal;
 };
 
+// What catch-all subscribers are called with: the event, and the horizon of
+// their channel when the emit began, so that only subscribers registered
+// before then run (a slot list snapshot, as Signals2 takes for the typed
+// handlers when it calls their signal).
+struct CatchAllCall {
+  const HookEvent& event;
+  std::uint64_t horizon;
+};
+
 template <class V> struct typed_channels;
 template <class... E> struct typed_channels<std::variant<E...>> {
   using type = std::tuple<Channel<Emission<E>>...>;
@@ -143,7 +154,7 @@ struct BusState {
   HooksOptions options;
   typed_channels<HookEvent>::type typed;
   std::array<ChannelBase*, event_count> by_index{};
-  Channel<const HookEvent> catch_all;
+  Channel<const CatchAllCall> catch_all;
   Channel<const HookError> errors;
   std::atomic<std::uint32_t> error_listeners{0};
 
@@ -276,6 +287,15 @@ struct ObserverSlot {
   }
 };
 
+// A catch-all subscriber, called only by emits that began after it was registered.
+struct CatchAllSlot {
+  ObserverSlot<const HookEvent> observe;
+
+  Step operator()(const CatchAllCall& call) const {
+    return observe.identity->registered_before(call.horizon) ? observe(call.event) : Step::proceed;
+  }
+};
+
 // Connects a slot in its priority group (front of the group when reversed),
 // counts it as a listener, and records it in the channel's registry. `make_slot`
 // builds the slot function from the registration, its identity.
@@ -345,12 +365,17 @@ void run_typed_handlers(BusState& bus, Emission<E>& emission) {
   }
 }
 
-// The catch-all subscribers, after every typed handler, only when counted.
+// The typed handlers, then the catch-all subscribers, each only when counted.
+// Subscribers are taken as they were when the emit began: a subscriber that a
+// handler adds first runs on the next emit.
 template <Event E>
-void run_subscribers(BusState& bus, Emission<E>& emission) {
-  if (bus.counts.catch_all.load(std::memory_order_relaxed) != 0) {
+void run_handlers(BusState& bus, Emission<E>& emission) {
+  const bool subscribed = bus.counts.catch_all.load(std::memory_order_relaxed) != 0;
+  const std::uint64_t horizon = subscribed ? bus.catch_all.horizon() : 0;
+  run_typed_handlers(bus, emission);
+  if (subscribed) {
     const HookEvent as_variant(emission.event());
-    bus.catch_all.signal(as_variant);
+    bus.catch_all.signal(CatchAllCall{as_variant, horizon});
   }
 }
 
@@ -359,8 +384,7 @@ template <EventWithResult E, class Arg>
 result_t<E> reduce(BusState& bus, Arg&& event) {
   result_t<E> result;
   Emission<E> emission(std::forward<Arg>(event), result);
-  run_typed_handlers(bus, emission);
-  run_subscribers(bus, emission);
+  run_handlers(bus, emission);
   std::move(emission).finish();
   return result;
 }
@@ -372,8 +396,7 @@ result_t<E> Hooks::dispatch(const E& event) {
     return detail::reduce<E>(*state_, event);
   } else {
     Emission<E> emission(event);
-    detail::run_typed_handlers(*state_, emission);
-    detail::run_subscribers(*state_, emission);
+    detail::run_handlers(*state_, emission);
   }
 }
 
@@ -413,7 +436,7 @@ Connection Hooks::subscribe(Subscriber subscriber, HandlerOptions options) {
   if (!subscriber) throw std::invalid_argument("hookbus: empty catch-all subscriber");
   const detail::RegistrationSite site{state_.get(), &counts_->catch_all, "*", state_->catch_all.next_sequence()};
   return detail::connect_slot(site, state_->catch_all, options, [&](std::shared_ptr<const detail::Registration> identity) {
-    return detail::ObserverSlot<const HookEvent>{options.keep_alive, std::move(subscriber), std::move(identity)};
+    return detail::CatchAllSlot{{options.keep_alive, std::move(subscriber), std::move(identity)}};
   });
 }
 

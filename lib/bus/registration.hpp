@@ -99,6 +99,10 @@ class Registration {
   // alive whenever they run.
   BusState& bus() const noexcept { return *bus_; }
 
+  // Whether this was registered before an emit that began when its channel's
+  // next sequence was `horizon` (ChannelBase::horizon).
+  bool registered_before(std::uint64_t horizon) const noexcept { return sequence_ < horizon; }
+
   // Call order within a channel: priority, then registration order (reversed
   // for closing events under nested ordering).
   bool runs_before(const Registration& other) const noexcept {
