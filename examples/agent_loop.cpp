@@ -84,7 +84,8 @@ class ScriptedEngine {
   explicit ScriptedEngine(Hooks& hooks) : hooks_(hooks) { context_.session_id = "demo-session"; context_.cwd = "/work/demo"; }
 
   void run(std::string user_text) {
-    hooks_.emit(SessionStartEvent{.context = context_, .reason = SessionStartReason::startup});
+    const SessionStartResult session = hooks_.emit(SessionStartEvent{.context = context_, .reason = SessionStartReason::startup});
+    for (const auto& note : session.system_messages) say("session_start", note);
     InputResult input = hooks_.emit(InputEvent{.context = context_, .text = user_text});
     if (input.text) user_text = *input.text;
     say("input", input.action == InputAction::transform ? "transformed to: " + user_text : "unchanged");

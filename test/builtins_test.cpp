@@ -149,7 +149,7 @@ TEST(BuiltinRegistry, ReplacingAFactoryGivesTheEngineTheConfiguredToolStats) {
   Config config;
   config.builtins.push_back({.name = "tool_stats", .settings = {}});
   const auto installed = install_builtins(hooks, config, registry);
-  hooks.emit(bash("ls"));
+  (void)hooks.emit(bash("ls"));
   ASSERT_TRUE(stats.has_value());
   EXPECT_EQ(stats->snapshot().at("bash").calls, 1u);
 }
@@ -178,7 +178,7 @@ TEST_F(Audit, RecordsEachToolCallWithItsParametersAndContext) {
   const auto installed = install_audit(hooks);
   ToolCallEvent call = bash("ls -la");
   call.context = {.session_id = "s1", .agent_id = "a1", .invoked_by = InvokedBy::subagent};
-  hooks.emit(call);
+  (void)hooks.emit(call);
   const auto records = read_records();
   ASSERT_EQ(records.size(), 1u);
   boost::json::object record = records[0];
@@ -197,7 +197,7 @@ TEST_F(Audit, CutsEachParameterValueTo200Characters) {
   Hooks hooks;
   const auto installed = install_audit(hooks);
   boost::json::array long_list(100, boost::json::value("abc"));
-  hooks.emit(tool_call("write", {{"content", std::string(300, 'x')}, {"mode", 420}, {"lines", long_list}}));
+  (void)hooks.emit(tool_call("write", {{"content", std::string(300, 'x')}, {"mode", 420}, {"lines", long_list}}));
   const auto parameters = read_records().at(0).at("parameters").as_object();
   EXPECT_EQ(parameters.at("content").as_string(), std::string(200, 'x') + "…");
   EXPECT_EQ(parameters.at("mode"), 420);
@@ -209,7 +209,7 @@ TEST_F(Audit, CutCountsCharactersAndNeverSplitsOne) {
   const auto installed = install_audit(hooks);
   std::string accents;
   for (int i = 0; i < 300; ++i) accents += "é";
-  hooks.emit(tool_call("write", {{"content", accents}}));
+  (void)hooks.emit(tool_call("write", {{"content", accents}}));
   EXPECT_EQ(read_records().at(0).at("parameters").at("content").as_string(), accents.substr(0, 400) + "…");
 }
 
@@ -231,7 +231,7 @@ TEST_F(Audit, RecordsExecutionEndWithDurationAndError) {
 TEST_F(Audit, RecordsFailureWithErrorAndAttempt) {
   Hooks hooks;
   const auto installed = install_audit(hooks);
-  hooks.emit(ToolExecutionFailureEvent{
+  (void)hooks.emit(ToolExecutionFailureEvent{
       .tool_call_id = "c1", .tool_name = "bash", .input = {{"command", "make"}}, .error = "timeout", .attempt = 2});
   const auto record = read_records().at(0);
   EXPECT_EQ(record.at("event"), "tool_execution_failure");
@@ -253,7 +253,7 @@ TEST_F(Audit, AppendsToAnExistingFile) {
   std::ofstream(file_) << R"({"earlier":true})" << '\n';
   Hooks hooks;
   const auto installed = install_audit(hooks);
-  hooks.emit(bash("ls"));
+  (void)hooks.emit(bash("ls"));
   const auto records = read_records();
   ASSERT_EQ(records.size(), 2u);
   EXPECT_TRUE(records[0].contains("earlier"));
@@ -263,7 +263,7 @@ TEST_F(Audit, ConcurrentRecordsStayOneJsonObjectPerLine) {
   Hooks hooks;
   const auto installed = install_audit(hooks);
   const auto emit_calls = [&](std::string tool) {
-    for (int i = 0; i < 500; ++i) hooks.emit(tool_call(tool, {{"payload", std::string(150, 'p')}}));
+    for (int i = 0; i < 500; ++i) (void)hooks.emit(tool_call(tool, {{"payload", std::string(150, 'p')}}));
   };
   std::thread first(emit_calls, "read");
   std::thread second(emit_calls, "grep");
@@ -531,11 +531,11 @@ TEST(ToolStats, CountsCallsSuccessesFailuresAndDurationPerTool) {
   Hooks hooks;
   const ToolStats stats(ConfigObject(settings("{}")));
   const auto installed = hooks.add(stats);
-  for (int i = 0; i < 3; ++i) hooks.emit(bash("make"));
-  hooks.emit(tool_call("read"));
+  for (int i = 0; i < 3; ++i) (void)hooks.emit(bash("make"));
+  (void)hooks.emit(tool_call("read"));
   hooks.emit(execution_end("bash", std::chrono::milliseconds(10)));
   hooks.emit(execution_end("bash", std::chrono::milliseconds(5), true));
-  hooks.emit(ToolExecutionFailureEvent{.tool_name = "bash", .error = "killed"});
+  (void)hooks.emit(ToolExecutionFailureEvent{.tool_name = "bash", .error = "killed"});
   EXPECT_THAT(stats.snapshot(),
               ElementsAre(Pair("bash", ToolUsage{.calls = 3,
                                                  .successes = 1,
@@ -550,7 +550,7 @@ TEST(ToolStats, CountsEveryEventUnderConcurrentEmitsFromTwoThreads) {
   const auto installed = hooks.add(stats);
   const auto run_calls = [&] {
     for (int i = 0; i < 2000; ++i) {
-      hooks.emit(bash("make"));
+      (void)hooks.emit(bash("make"));
       hooks.emit(execution_end("bash", std::chrono::milliseconds(1)));
     }
   };
@@ -567,8 +567,8 @@ TEST(ToolStats, LogsAToolsCountsEveryNCallsOfIt) {
   const CapturedLog log;
   Hooks hooks;
   const auto installed = install(hooks, "tool_stats", R"({"log_every": 2})");
-  for (int i = 0; i < 5; ++i) hooks.emit(bash("make"));
-  hooks.emit(tool_call("read"));
+  for (int i = 0; i < 5; ++i) (void)hooks.emit(bash("make"));
+  (void)hooks.emit(tool_call("read"));
   EXPECT_THAT(log.lines(), ElementsAre("tool_stats: bash: 2 calls, 0 ok, 0 failed, 0 ms in total",
                                        "tool_stats: bash: 4 calls, 0 ok, 0 failed, 0 ms in total"));
 }
@@ -577,7 +577,7 @@ TEST(ToolStats, LogEveryZeroNeverLogs) {
   const CapturedLog log;
   Hooks hooks;
   const auto installed = install(hooks, "tool_stats", R"({"log_every": 0})");
-  for (int i = 0; i < 20; ++i) hooks.emit(bash("make"));
+  for (int i = 0; i < 20; ++i) (void)hooks.emit(bash("make"));
   EXPECT_THAT(log.lines(), ::testing::IsEmpty());
 }
 

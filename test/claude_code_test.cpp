@@ -226,7 +226,7 @@ TEST_F(ClaudeCode, EveryPayloadHasTheCommonFields) {
   EventContext with_transcript = context();
   with_transcript.transcript_path = "/engine/transcript.jsonl";
   with_transcript.permission_mode = "plan";
-  hooks_.emit(ToolCallEvent{.context = with_transcript, .tool_call_id = "toolu_9", .tool_name = "bash", .input = {{"command", "ls"}}});
+  (void)hooks_.emit(ToolCallEvent{.context = with_transcript, .tool_call_id = "toolu_9", .tool_name = "bash", .input = {{"command", "ls"}}});
   const json::object payload = captured("pre.json");
   EXPECT_EQ(payload.at("session_id"), "s-1");
   EXPECT_EQ(payload.at("transcript_path"), "/engine/transcript.jsonl");
@@ -253,7 +253,7 @@ TEST_F(ClaudeCode, ACommandRunsInTheProjectDirectoryWithTheEnginesEnvironment) {
 TEST_F(ClaudeCode, WithoutATranscriptFromTheEngineThePayloadNamesTheOneHookbusKeeps) {
   settings(one("PreToolUse", "", capture("pre.json")));
   install();
-  hooks_.emit(bash("ls"));
+  (void)hooks_.emit(bash("ls"));
   EXPECT_EQ(captured("pre.json").at("transcript_path").as_string(),
             claude_code_transcript_path(root_.path() / "state" / "transcripts", "s-1").string());
   EXPECT_EQ(captured("pre.json").at("permission_mode"), "default");
@@ -262,7 +262,7 @@ TEST_F(ClaudeCode, WithoutATranscriptFromTheEngineThePayloadNamesTheOneHookbusKe
 TEST_F(ClaudeCode, PostToolUseCarriesTheToolResponse) {
   settings(one("PostToolUse", "", capture("post.json")));
   install();
-  hooks_.emit(ToolResultEvent{.context = context(), .tool_call_id = "t1", .tool_name = "bash", .input = {{"command", "ls"}},
+  (void)hooks_.emit(ToolResultEvent{.context = context(), .tool_call_id = "t1", .tool_name = "bash", .input = {{"command", "ls"}},
                               .content = {TextPart{R"({"stdout": "a\nb", "stderr": ""})"}}});
   const json::object payload = captured("post.json");
   EXPECT_EQ(payload.at("hook_event_name"), "PostToolUse");
@@ -274,8 +274,8 @@ TEST_F(ClaudeCode, AnErrorResultAndAToolFailureArePostToolUseFailure) {
   settings(R"({"PostToolUse": [{"hooks": [{"type": "command", "command": "echo ok >> )" + file("post").string() + R"("}]}],
                "PostToolUseFailure": [{"hooks": [{"type": "command", "command": "{ cat; echo; } >> )" + file("failures").string() + R"("}]}]})");
   install();
-  hooks_.emit(ToolResultEvent{.context = context(), .tool_name = "bash", .content = {TextPart{"no such file"}}, .is_error = true});
-  hooks_.emit(ToolExecutionFailureEvent{.context = context(), .tool_call_id = "t2", .tool_name = "bash", .error = "timeout"});
+  (void)hooks_.emit(ToolResultEvent{.context = context(), .tool_name = "bash", .content = {TextPart{"no such file"}}, .is_error = true});
+  (void)hooks_.emit(ToolExecutionFailureEvent{.context = context(), .tool_call_id = "t2", .tool_name = "bash", .error = "timeout"});
   EXPECT_FALSE(fs::exists(file("post"))) << "PostToolUse is for results without an error";
   std::istringstream lines(testing::read_file(file("failures")));
   std::string first, second;
@@ -289,7 +289,7 @@ TEST_F(ClaudeCode, AnErrorResultAndAToolFailureArePostToolUseFailure) {
 TEST_F(ClaudeCode, UserPromptSubmitCarriesThePrompt) {
   settings(one("UserPromptSubmit", "", capture("prompt.json")));
   install();
-  hooks_.emit(InputEvent{.context = context(), .text = "add tests"});
+  (void)hooks_.emit(InputEvent{.context = context(), .text = "add tests"});
   EXPECT_EQ(captured("prompt.json").at("prompt"), "add tests");
 }
 
@@ -298,7 +298,7 @@ TEST_F(ClaudeCode, SubagentStartAndStopCarryTheAgent) {
                "SubagentStop": [{"hooks": [{"type": "command", "command": ")" + capture("stop.json") + R"("}]}]})");
   install();
   hooks_.emit(SubagentStartEvent{.context = context(), .task_id = "a1", .label = "reviewer"});
-  hooks_.emit(SubagentEndEvent{.context = context(), .task_id = "a1", .label = "reviewer", .result = "looks fine",
+  (void)hooks_.emit(SubagentEndEvent{.context = context(), .task_id = "a1", .label = "reviewer", .result = "looks fine",
                                .after_follow_up = true});
   EXPECT_EQ(captured("start.json").at("agent_type"), "reviewer");
   const json::object stop = captured("stop.json");
@@ -326,7 +326,7 @@ TEST_F(ClaudeCode, SessionEndPreCompactAndNotificationCarryTheirFields) {
   SessionBeforeCompactEvent compact{.context = context()};
   compact.custom_instructions = "keep the API";
   compact.trigger = CompactTrigger::auto_;
-  hooks_.emit(compact);
+  (void)hooks_.emit(compact);
   hooks_.emit(NotificationEvent{.context = context(), .message = "waiting for you", .title = "Claude", .kind = "idle_prompt"});
   EXPECT_EQ(captured("end.json").at("reason"), "clear");
   EXPECT_EQ(captured("compact.json").at("trigger"), "auto");
@@ -594,9 +594,9 @@ TEST(ClaudeCodeToolNames, MapBuiltinNamesIgnoringCaseAndTheMapBothWays) {
 TEST_F(ClaudeCode, APreCompactMatcherAppliesToTheTrigger) {
   settings(one("PreCompact", "manual", "echo x >> " + file("ran").string()));
   install();
-  hooks_.emit(SessionBeforeCompactEvent{.context = context(), .trigger = CompactTrigger::auto_});
+  (void)hooks_.emit(SessionBeforeCompactEvent{.context = context(), .trigger = CompactTrigger::auto_});
   EXPECT_FALSE(fs::exists(file("ran")));
-  hooks_.emit(SessionBeforeCompactEvent{.context = context(), .trigger = CompactTrigger::manual});
+  (void)hooks_.emit(SessionBeforeCompactEvent{.context = context(), .trigger = CompactTrigger::manual});
   EXPECT_TRUE(fs::exists(file("ran")));
 }
 
@@ -673,7 +673,7 @@ TEST_F(ClaudeCode, IdenticalCommandsRunOnce) {
   settings(R"({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": ")" + count + R"("}]},
                               {"matcher": "*", "hooks": [{"type": "command", "command": ")" + count + R"("}]}]})");
   install();
-  hooks_.emit(bash("ls"));
+  (void)hooks_.emit(bash("ls"));
   EXPECT_EQ(testing::read_file(file("count")), "x\n");
 }
 
@@ -766,11 +766,11 @@ TEST_F(ClaudeCode, ADenyThatStopsTheChainLeavesNoRunOfItsGroupBehind) {
 TEST_F(ClaudeCode, AOnceHookRunsOncePerSession) {
   settings(one("UserPromptSubmit", "", "echo x >> " + file("count").string(), R"(, "once": true)"));
   install();
-  hooks_.emit(InputEvent{.context = context(), .text = "a"});
-  hooks_.emit(InputEvent{.context = context(), .text = "b"});
+  (void)hooks_.emit(InputEvent{.context = context(), .text = "a"});
+  (void)hooks_.emit(InputEvent{.context = context(), .text = "b"});
   EventContext other = context();
   other.session_id = "s-2";
-  hooks_.emit(InputEvent{.context = other, .text = "c"});
+  (void)hooks_.emit(InputEvent{.context = other, .text = "c"});
   EXPECT_EQ(testing::read_file(file("count")), "x\nx\n");
 }
 
@@ -803,7 +803,7 @@ TEST_F(ClaudeCode, APluginsHooksRunWithClaudePluginRoot) {
                                                   one("PreToolUse", "", "${CLAUDE_PLUGIN_ROOT}/scripts/mark.sh") + "}");
   write_file(locations().config_file(Layer::user), R"({"claude_code": {"plugins": [")" + plugin.string() + R"("]}})");
   install();
-  hooks_.emit(bash("ls"));
+  (void)hooks_.emit(bash("ls"));
   EXPECT_EQ(testing::read_file(file("root")), plugin.string() + "\n");
 }
 
@@ -857,7 +857,7 @@ TEST_F(ClaudeCode, TimeoutsAreSecondsWithClaudeCodesDefault) {
 TEST_F(ClaudeCode, AnUntrustedProjectsSettingsDoNotRun) {
   settings(one("PreToolUse", "", "echo x >> " + file("ran").string()));
   installed_ = setup(hooks_, {.project_dir = project_.path(), .locations = locations()});
-  hooks_.emit(bash("ls"));
+  (void)hooks_.emit(bash("ls"));
   EXPECT_FALSE(fs::exists(file("ran")));
   EXPECT_EQ(installed_->report.trust.state, TrustState::untrusted);
 }

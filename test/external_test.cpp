@@ -635,7 +635,7 @@ TEST_F(ExternalHooks, EachHookIsAHandlerLabelledWithItsNameInRunOrder) {
 TEST_F(ExternalHooks, ThePayloadIsTheCatalogueJsonWithKodeletKeys) {
   write_hook(hook("capture"), "before_tool_call", "cat > '" + side_effect("payload.json").string() + "'\n");
   install();
-  hooks_.emit(tool_call("ls -l"));
+  (void)hooks_.emit(tool_call("ls -l"));
   const auto payload = boost::json::parse(testing::read_file(side_effect("payload.json"))).as_object();
   EXPECT_EQ(payload.at("type"), "tool_call");
   EXPECT_EQ(payload.at("tool_name"), "bash");
@@ -914,10 +914,10 @@ TEST_F(ExternalHooks, AToolFilterRunsTheHookOnlyForItsToolsAndOnEveryEventWithou
   for (const std::string tool : {"bash", "python", "mcp__github__issue", "bash2"}) {
     ToolCallEvent call = tool_call();
     call.tool_name = tool;
-    hooks_.emit(call);
-    hooks_.emit(ToolResultEvent{.tool_call_id = "c", .tool_name = tool});
+    (void)hooks_.emit(call);
+    (void)hooks_.emit(ToolResultEvent{.tool_call_id = "c", .tool_name = tool});
   }
-  hooks_.emit(AgentEndEvent{});
+  (void)hooks_.emit(AgentEndEvent{});
   EXPECT_EQ(testing::read_file(side_effect("runs")), "tool_call\ntool_result\ntool_call\ntool_result\nagent_end\n");
   EXPECT_THAT(errors_, IsEmpty());
 }
@@ -1127,7 +1127,7 @@ TEST_F(ExternalHooks, NoZombieIsLeftAfterHooksRunFailAndTimeOut) {
   write_hook(hook("b-fails"), "tool_call", "exit 1\n");
   write_hook(hook("c-hangs"), "tool_call", "trap '' TERM; while :; do sleep 1; done\n");
   install();
-  hooks_.emit(tool_call());
+  (void)hooks_.emit(tool_call());
   errno = 0;
   EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1);
   EXPECT_EQ(errno, ECHILD);

@@ -56,8 +56,8 @@ TEST(Ordering, NestedOrderingRunsClosingEventsInReverseWithinAPriorityGroup) {
   auto after_a = record<ToolResultEvent>(hooks, calls, "after a");
   auto after_b = record<ToolResultEvent>(hooks, calls, "after b");
   auto after_urgent = record<ToolResultEvent>(hooks, calls, "after urgent", {.priority = -1});
-  hooks.emit(ToolCallEvent{});
-  hooks.emit(ToolResultEvent{});
+  (void)hooks.emit(ToolCallEvent{});
+  (void)hooks.emit(ToolResultEvent{});
   EXPECT_THAT(calls, ElementsAre("before a", "before b", "after urgent", "after b", "after a"));
   EXPECT_THAT(hooks.handlers("tool_result"), ElementsAre("after urgent", "after b", "after a"));
 }
@@ -73,7 +73,7 @@ TEST(Ordering, NestedOrderingCoversEveryClosingEvent) {
   auto c2 = record<AgentEndEvent>(hooks, calls, "6");
   hooks.emit(ToolExecutionEndEvent{});
   hooks.emit(AfterModelCallEvent{});
-  hooks.emit(AgentEndEvent{});
+  (void)hooks.emit(AgentEndEvent{});
   EXPECT_THAT(calls, ElementsAre("2", "1", "4", "3", "6", "5"));
 }
 
@@ -82,7 +82,7 @@ TEST(Ordering, WithoutNestedOrderingClosingEventsKeepRegistrationOrder) {
   std::vector<std::string> calls;
   auto a = record<ToolResultEvent>(hooks, calls, "a");
   auto b = record<ToolResultEvent>(hooks, calls, "b");
-  hooks.emit(ToolResultEvent{});
+  (void)hooks.emit(ToolResultEvent{});
   EXPECT_THAT(calls, ElementsAre("a", "b"));
 }
 

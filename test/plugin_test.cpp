@@ -155,7 +155,7 @@ TEST_F(Plugins, UnloadWaitsForAHandlerRunningOnAnotherThread) {
     std::lock_guard lock(gate_mutex);
     gate_open = false;
   }
-  std::thread emitter([&] { hooks_.emit(tool_call("bash")); });
+  std::thread emitter([&] { (void)hooks_.emit(tool_call("bash")); });
   {
     std::unique_lock lock(gate_mutex);
     gate_changed.wait(lock, [] { return handlers_entered == 1; });
@@ -184,7 +184,7 @@ TEST_F(Plugins, AHandlerThatDropsItsOwnPluginReturnsAndTheLibraryGoesAfterIt) {
   const fs::path file = plugin("blocking");
   hookbus::LoadedPlugin blocking = hookbus::load_plugin(hooks_, file);
   on_handler_body = [&] { blocking.unload(); };
-  hooks_.emit(tool_call("bash"));
+  (void)hooks_.emit(tool_call("bash"));
   EXPECT_FALSE(blocking.loaded());
   EXPECT_FALSE(library_loaded(file));
 }

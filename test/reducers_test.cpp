@@ -402,7 +402,7 @@ TEST(ToolResultPatch, EachHandlerSeesEarlierPatchesApplied) {
     seen_content = e.content;
     seen_error = e.is_error;
   });
-  hooks.emit(ToolResultEvent{});
+  (void)hooks.emit(ToolResultEvent{});
   EXPECT_EQ(seen_content, text("one"));
   EXPECT_TRUE(seen_error);
 }

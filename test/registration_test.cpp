@@ -222,7 +222,7 @@ TEST(CatchAll, SubscriberSeesEveryEventAfterThatEventsHandlers) {
   std::vector<std::string> calls;
   auto typed = hooks.on<ToolCallEvent>([&](const ToolCallEvent&) { calls.push_back("typed"); });
   auto all = hooks.subscribe([&](const HookEvent& e) { calls.push_back("all:" + std::to_string(e.index())); });
-  hooks.emit(bash_call("ls"));
+  (void)hooks.emit(bash_call("ls"));
   hooks.emit(TurnStartEvent{});
   EXPECT_THAT(calls, ElementsAre("typed", "all:" + std::to_string(event_index<ToolCallEvent>),
                                  "all:" + std::to_string(event_index<TurnStartEvent>)));
@@ -237,7 +237,7 @@ TEST(CatchAll, SubscriberSeesTheEventAsHandlersLeftIt) {
   auto all = hooks.subscribe([&](const HookEvent& e) {
     seen = std::get<ToolCallEvent>(e).input.at("command").as_string().c_str();
   });
-  hooks.emit(bash_call("ls"));
+  (void)hooks.emit(bash_call("ls"));
   EXPECT_EQ(seen, "ls -la");
 }
 
@@ -268,10 +268,10 @@ TEST(Providers, ProviderRegistersAGroupThatDisconnectsTogether) {
   AuditProvider audit;
   ConnectionGroup group = hooks.add(audit);
   EXPECT_EQ(group.size(), 2u);
-  hooks.emit(bash_call("ls"));
-  hooks.emit(ToolResultEvent{});
+  (void)hooks.emit(bash_call("ls"));
+  (void)hooks.emit(ToolResultEvent{});
   group.disconnect();
-  hooks.emit(bash_call("ls"));
+  (void)hooks.emit(bash_call("ls"));
   EXPECT_EQ(audit.tool_calls, 1);
   EXPECT_EQ(audit.tool_results, 1);
   EXPECT_TRUE(hooks.registered_events().empty());
@@ -322,10 +322,10 @@ TEST(ToolMatcherOption, ExactNameSeesOnlyThatTool) {
   MockFunction<void(const ToolCallEvent&)> handler;
   EXPECT_CALL(handler, Call(::testing::Field(&ToolCallEvent::tool_name, "bash"))).Times(1);
   auto connection = hooks.on<ToolCallEvent>(handler.AsStdFunction(), {.tools = "bash"});
-  hooks.emit(bash_call("ls"));
+  (void)hooks.emit(bash_call("ls"));
   ToolCallEvent read;
   read.tool_name = "read";
-  hooks.emit(read);
+  (void)hooks.emit(read);
 }
 
 TEST(ToolMatcherOption, GlobIsAnchoredToTheWholeName) {
@@ -336,7 +336,7 @@ TEST(ToolMatcherOption, GlobIsAnchoredToTheWholeName) {
   for (const char* name : {"mcp__github__create_issue", "x_mcp__github__a", "mcp__gitlab__a", "mcp__github__"}) {
     ToolCallEvent event;
     event.tool_name = name;
-    hooks.emit(event);
+    (void)hooks.emit(event);
   }
   EXPECT_THAT(seen, ElementsAre("mcp__github__create_issue", "mcp__github__"));
 }
@@ -349,7 +349,7 @@ TEST(ToolMatcherOption, AlternativesAreSeparatedByBars) {
   for (const char* name : {"Bash", "Shell", "BashX", "Read"}) {
     ToolResultEvent event;
     event.tool_name = name;
-    hooks.emit(event);
+    (void)hooks.emit(event);
   }
   EXPECT_THAT(seen, ElementsAre("Bash", "Shell"));
 }

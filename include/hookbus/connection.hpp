@@ -13,7 +13,7 @@ namespace detail {
 class Registration;  // defined in the library
 }
 
-class [[nodiscard]] Connection {
+class [[nodiscard("dropping a Connection disconnects its handler at once: keep it, or call release()")]] Connection {
  public:
   Connection() noexcept = default;
   explicit Connection(std::shared_ptr<detail::Registration> registration) noexcept;
@@ -44,7 +44,8 @@ class [[nodiscard]] Connection {
 
 // Several connections that live and die together: what a provider registered,
 // or a workspace's hooks (load a group, drop it on workspace switch).
-class [[nodiscard]] ConnectionGroup {
+class [[nodiscard("dropping a ConnectionGroup disconnects its handlers at once: keep it, or call release()")]]
+ConnectionGroup {
  public:
   ConnectionGroup() = default;
   ConnectionGroup(ConnectionGroup&&) noexcept = default;

@@ -160,6 +160,10 @@ Handler<E> make_handler(F&& f) {
 }
 }  // namespace detail
 
+// The one message of the three emits' [[nodiscard]] (an attribute takes only a literal).
+#define HOOKBUS_EMIT_RESULT_UNREAD \
+  "an emit's result is what the hooks decided (deny, ask, cancel, a changed input): not reading it ignores them"
+
 class Hooks {
  public:
   explicit Hooks(HooksOptions options = {});
@@ -216,9 +220,11 @@ class Hooks {
 
   // Runs E's handlers in order, then the catch-all subscribers, and returns the
   // reduced result (the neutral, default-constructed one when nobody changes
-  // anything). Returns void for observe-only events.
+  // anything). Returns void for observe-only events. The result is what the
+  // hooks decided, so it must be read: a ToolCallResult nobody looks at allows
+  // every call, denied or not.
   template <Event E>
-  result_t<E> emit(const E& event) {
+  [[nodiscard(HOOKBUS_EMIT_RESULT_UNREAD)]] result_t<E> emit(const E& event) {
     if (!listened(event_index<E>)) return detail::Neutral<result_t<E>>::make();
     return dispatch(event);
   }
@@ -226,13 +232,13 @@ class Hooks {
   // Same, but the bus may apply handlers' changes to the event in place, so no
   // copy is ever made.
   template <Event E>
-  result_t<E> emit(E&& event) {
+  [[nodiscard(HOOKBUS_EMIT_RESULT_UNREAD)]] result_t<E> emit(E&& event) {
     if (!listened(event_index<E>)) return detail::Neutral<result_t<E>>::make();
     return dispatch(std::move(event));
   }
 
   // The variant form; the outcome holds the event's result type, or monostate.
-  HookOutcome emit(const HookEvent& event) {
+  [[nodiscard(HOOKBUS_EMIT_RESULT_UNREAD)]] HookOutcome emit(const HookEvent& event) {
     if (!listened(event.index()) && !has_result_at[event.index()]) return std::monostate{};
     return dispatch_variant(event);
   }
@@ -268,6 +274,7 @@ class Hooks {
   std::shared_ptr<detail::BusState> state_;
   detail::ListenerCounts* counts_;
 };
+#undef HOOKBUS_EMIT_RESULT_UNREAD
 
 // What every registration through a Registrar gets, whatever its options say:
 // how a plugin's handlers are named and kept from outliving its library.
