@@ -26,13 +26,6 @@ ConnectionGroup install_redaction(Hooks& hooks) {
   return hooks.add(redactor);
 }
 
-std::string text_of(const std::vector<ContentPart>& parts) {
-  std::string text;
-  for (const auto& part : parts)
-    if (const auto* t = std::get_if<TextPart>(&part)) text += t->text;
-  return text;
-}
-
 // ------------------------------------------------------------ extensions
 
 struct Extensions {
@@ -93,7 +86,7 @@ class ScriptedEngine {
     auto start = hooks_.emit(BeforeAgentStartEvent{.context = context_, .prompt = user_text, .system_prompt = "You are a careful coding agent."});
     say("before_agent_start", "system prompt: " + start.system_prompt.value_or("(unchanged)"));
 
-    std::vector<Message> messages{user(user_text)};
+    std::vector<Message> messages{Message::user(user_text)};
     auto context = hooks_.emit(ContextEvent{.context = context_, .messages = messages});
     if (context.messages) messages = *context.messages;
     hooks_.emit(AgentStartEvent{.context = context_});
@@ -111,7 +104,7 @@ class ScriptedEngine {
  private:
   void turn(std::uint32_t index, const std::vector<ToolCall>& calls, std::vector<Message>& messages) {
     hooks_.emit(TurnStartEvent{.context = context_, .turn_index = index, .timestamp = Timestamp(std::chrono::milliseconds(1'700'000'000'000 + index))});
-    Message reply{.role = Role::assistant, .content = {TextPart{calls.empty() ? "Done: build/ is empty." : "Cleaning up."}}, .tool_calls = calls};
+    const Message reply = Message::assistant(calls.empty() ? "Done: build/ is empty." : "Cleaning up.", calls);
     hooks_.emit(MessageStartEvent{.context = context_, .message = reply});
     hooks_.emit(MessageEndEvent{.context = context_, .message = reply});
     messages.push_back(reply);
@@ -149,8 +142,6 @@ class ScriptedEngine {
     messages.push_back(Message{.role = Role::tool, .content = stored, .tool_call_id = call.id});
     return result;
   }
-
-  static Message user(std::string text) { return Message{.role = Role::user, .content = {TextPart{std::move(text)}}}; }
 
   static ToolCall tool_call(std::string id, std::string command) {
     return ToolCall{.id = std::move(id), .name = "bash", .input = {{"command", std::move(command)}}};

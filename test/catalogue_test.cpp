@@ -102,5 +102,41 @@ TEST(Names, MakeEventBuildsTheIndexedAlternative) {
   for (std::size_t i = 0; i < event_count; ++i) EXPECT_EQ(make_event(i).index(), i);
 }
 
+// The defaults an engine would otherwise get wrong.
+
+TEST(Defaults, TurnStartTimestampIsWhenTheEventWasMade) {
+  const Timestamp before = timestamp_now();
+  const TurnStartEvent start{.turn_index = 1};
+  const Timestamp after = timestamp_now();
+  EXPECT_LE(before, start.timestamp);
+  EXPECT_LE(start.timestamp, after);
+}
+
+TEST(Defaults, TurnEndMessageIsTheAssistantsUnlessSet) {
+  EXPECT_EQ(TurnEndEvent{}.message.role, Role::assistant);
+  EXPECT_EQ(TurnEndEvent{.message = Message::assistant("done")}.message.role, Role::assistant);
+}
+
+TEST(Defaults, MessageRoleIsUserUnlessSet) {
+  EXPECT_EQ(Message{.content = {TextPart{"hi"}}}.role, Role::user);
+  EXPECT_EQ(Message::user("hi"), (Message{.role = Role::user, .content = {TextPart{"hi"}}}));
+}
+
+TEST(Defaults, AssistantMessageHasTheAssistantRoleItsTextAndItsToolCalls) {
+  const ToolCall call{.id = "c1", .name = "bash", .input = {{"command", "ls"}}};
+  EXPECT_EQ(Message::assistant("Listing.", {call}),
+            (Message{.role = Role::assistant, .content = {TextPart{"Listing."}}, .tool_calls = {call}}));
+  EXPECT_THAT(Message::assistant("", {call}).content, ::testing::IsEmpty());
+}
+
+TEST(TextOf, JoinsTheTextPartsWithNewlinesAndSkipsImagesAndAudio) {
+  const std::vector<ContentPart> parts{TextPart{"first"}, ImagePart{.mime_type = "image/png", .data = "AAAA"},
+                                       TextPart{"second"}, AudioPart{.mime_type = "audio/wav", .data = "BBBB"},
+                                       TextPart{""}};
+  EXPECT_EQ(text_of(parts), "first\nsecond\n");
+  EXPECT_EQ(text_of({}), "");
+  EXPECT_EQ(text_of({ImagePart{}}), "");
+}
+
 }  // namespace
 }  // namespace hookbus

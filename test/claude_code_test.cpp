@@ -49,7 +49,7 @@ class ClaudeCode : public testing::NothingLeftBehind {
  protected:
   ClaudeCode() {
     set_logger(std::make_shared<spdlog::logger>("claude-test", std::make_shared<spdlog::sinks::ostream_sink_mt>(log_)));
-    errors_ = hooks_.on_error([this](const HookError& e) {
+    errors_ = hooks_.on_handler_error([this](const HookError& e) {
       const std::lock_guard lock(mutex_);
       errors_seen_.push_back(e);
     });

@@ -584,7 +584,7 @@ class ExternalHooks : public testing::NothingLeftBehind {
   void SetUp() override {
     NothingLeftBehind::SetUp();
     config_.project_dir = project_.path();
-    listener_ = hooks_.on_error([this](const HookError& e) {
+    listener_ = hooks_.on_handler_error([this](const HookError& e) {
       const std::lock_guard lock(errors_mutex_);
       errors_.push_back(e);
     });

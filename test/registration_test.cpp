@@ -203,13 +203,31 @@ TEST(Registration, ByNameUnknownNameThrowsListingValidNames) {
 TEST(Registration, ByNameHandlerReturningAnotherEventsResultIsAFailure) {
   Hooks hooks;
   std::vector<HookError> errors;
-  auto listener = hooks.on_error([&](const HookError& e) { errors.push_back(e); });
+  auto listener = hooks.on_handler_error([&](const HookError& e) { errors.push_back(e); });
   auto connection = hooks.on("tool_call", [](const HookEvent&) -> HookOutcome { return ContextResult{}; },
                              {.label = "confused"});
   EXPECT_EQ(hooks.emit(bash_call("ls")).decision, Decision::none);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].handler, "confused");
   EXPECT_THAT(errors[0].message, HasSubstr("returned another event's result type"));
+}
+
+// on_handler_error is about hookbus's handlers failing; "on_error", another
+// system's name, is the agent_error event. Neither hears the other.
+TEST(Registration, OnHandlerErrorHearsHandlerFailuresAndNotTheAgentErrorEvent) {
+  Hooks hooks;
+  std::vector<std::string> handler_failures, agent_errors;
+  auto listener = hooks.on_handler_error([&](const HookError& e) { handler_failures.push_back(e.handler); });
+  auto agent = hooks.on("on_error", [&](const HookEvent& e) -> HookOutcome {
+    agent_errors.push_back(std::get<AgentErrorEvent>(e).error);
+    return {};
+  });
+  auto failing = hooks.on<TurnStartEvent>([](const TurnStartEvent&) { throw std::runtime_error("broken"); },
+                                          {.label = "failing"});
+  hooks.emit(AgentErrorEvent{.error = "model unavailable"});
+  hooks.emit(TurnStartEvent{});
+  EXPECT_THAT(agent_errors, ElementsAre("model unavailable"));
+  EXPECT_THAT(handler_failures, ElementsAre("failing"));
 }
 
 TEST(Registration, EmptyHandlerIsRejected) {

@@ -236,7 +236,7 @@ struct TurnStartEvent {
   static constexpr std::string_view type = "turn_start";
   EventContext context{};
   std::uint32_t turn_index = 0;
-  Timestamp timestamp{};
+  Timestamp timestamp = timestamp_now();  // when the turn started: now, unless the engine says otherwise
   bool operator==(const TurnStartEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(TurnStartEvent, (), (context, turn_index, timestamp))
@@ -245,7 +245,7 @@ struct TurnEndEvent {
   static constexpr std::string_view type = "turn_end";
   EventContext context{};
   std::uint32_t turn_index = 0;
-  Message message{};
+  Message message{.role = Role::assistant};  // the model's message of this turn (Message::assistant)
   std::vector<ToolResult> tool_results{};
   bool operator==(const TurnEndEvent&) const = default;
 };

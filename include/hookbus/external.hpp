@@ -24,7 +24,7 @@
 //   anything else        a failure, as are a timeout, invalid JSON and stdout
 //                        over its cap.
 // A failure is an ExternalHookError thrown from the handler: the bus logs it,
-// reports it to on_error listeners and applies the hook's failure policy.
+// reports it to on_handler_error listeners and applies the hook's failure policy.
 
 #include <hookbus/claude_code.hpp>
 #include <hookbus/config.hpp>

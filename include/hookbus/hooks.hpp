@@ -205,8 +205,9 @@ class Hooks {
   // Every event, after that event's typed handlers; sees the event as they left it.
   Connection subscribe(Subscriber subscriber, HandlerOptions options = {});
 
-  // Called when a handler or subscriber throws.
-  Connection on_error(ErrorListener listener);
+  // Called when a handler or subscriber throws (a failure of hookbus's
+  // handlers; the agent's own errors are the agent_error event, alias "on_error").
+  Connection on_handler_error(ErrorListener listener);
 
   // A provider registers several handlers at once; they disconnect together.
   template <class P>

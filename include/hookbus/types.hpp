@@ -24,6 +24,10 @@ namespace hookbus {
 using Timestamp = std::chrono::sys_time<std::chrono::milliseconds>;
 using Duration = std::chrono::milliseconds;
 
+// The wall clock now, to the millisecond: what a timestamp that means "now"
+// (TurnStartEvent::timestamp) starts as.
+Timestamp timestamp_now() noexcept;
+
 // Enumerators that would collide with C++ keywords carry a trailing underscore;
 // the JSON layer strips it, so `InputAction::continue_` is "continue" on the wire.
 
@@ -60,6 +64,10 @@ BOOST_DESCRIBE_STRUCT(AudioPart, (), (mime_type, data))
 // A content part is tagged by its "type" key on the wire.
 using ContentPart = std::variant<TextPart, ImagePart, AudioPart>;
 
+// The text of content parts (a message's, a tool result's): the text of each
+// TextPart in order, joined by '\n'; images and audio have none.
+std::string text_of(const std::vector<ContentPart>& parts);
+
 struct ToolCall {
   std::string id{};
   std::string name{};
@@ -77,12 +85,19 @@ struct ToolResult {
 };
 BOOST_DESCRIBE_STRUCT(ToolResult, (), (tool_call_id, tool_name, content, is_error))
 
+// A message of the conversation. Its role is `user` unless set: build the
+// model's messages (a turn_end's, a tool-calling reply) with assistant().
 struct Message {
   Role role = Role::user;
   std::vector<ContentPart> content{};
   std::vector<ToolCall> tool_calls{};         // assistant messages that call tools
   std::optional<std::string> tool_call_id{};  // tool messages answering a call
   bool operator==(const Message&) const = default;
+
+  // What the user said, as one text part.
+  static Message user(std::string text);
+  // What the model answered: one text part (none when `text` is empty) and the tools it calls.
+  static Message assistant(std::string text, std::vector<ToolCall> tool_calls = {});
 };
 BOOST_DESCRIBE_STRUCT(Message, (), (role, content, tool_calls, tool_call_id))
 

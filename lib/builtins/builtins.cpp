@@ -122,13 +122,6 @@ boost::json::object cut_parameters(const boost::json::object& input) {
   return parameters;
 }
 
-std::string text_of(const std::vector<ContentPart>& content) {
-  std::string text;
-  for (const auto& part : content)
-    if (const auto* part_text = std::get_if<TextPart>(&part)) text += part_text->text;
-  return text;
-}
-
 // What every record starts with: when, which event, which call, and who called.
 boost::json::object audit_record(std::string_view event, const EventContext& context, std::string_view tool,
                                  std::string_view tool_call_id) {

@@ -440,9 +440,9 @@ Connection Hooks::subscribe(Subscriber subscriber, HandlerOptions options) {
   });
 }
 
-Connection Hooks::on_error(ErrorListener listener) {
+Connection Hooks::on_handler_error(ErrorListener listener) {
   if (!listener) throw std::invalid_argument("hookbus: empty error listener");
-  const detail::RegistrationSite site{state_.get(), &state_->error_listeners, "on_error", state_->errors.next_sequence()};
+  const detail::RegistrationSite site{state_.get(), &state_->error_listeners, "on_handler_error", state_->errors.next_sequence()};
   return detail::connect_slot(site, state_->errors, HandlerOptions{}, [&](std::shared_ptr<const detail::Registration> identity) {
     return detail::ObserverSlot<const HookError>{nullptr, std::move(listener), std::move(identity)};
   });

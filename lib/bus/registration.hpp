@@ -31,7 +31,7 @@ struct BusState;
 struct RegistrationSite {
   BusState* bus;
   std::atomic<std::uint32_t>* listeners;  // the count the emit fast path reads; lives in the bus
-  std::string_view event;                 // wire name, or "*" / "on_error"; static storage
+  std::string_view event;                 // wire name, or "*" / "on_handler_error"; static storage
   std::uint64_t sequence;                 // registration order within the channel
   bool reversed = false;                  // nested ordering of a closing event
 };

@@ -20,16 +20,6 @@ namespace {
 
 namespace json = boost::json;
 
-std::string text_of(const std::vector<ContentPart>& parts) {
-  std::string text;
-  for (const auto& part : parts)
-    if (const auto* t = std::get_if<TextPart>(&part)) {
-      if (!text.empty()) text += '\n';
-      text += t->text;
-    }
-  return text;
-}
-
 std::string_view session_source(SessionStartReason reason) {
   switch (reason) {
     case SessionStartReason::startup:

@@ -40,16 +40,6 @@ constexpr KodeletKey kKodeletKeys[] = {
     {"input", "text", "message"},
 };
 
-std::string text_of(const std::vector<ContentPart>& parts) {
-  std::string text;
-  for (const auto& part : parts)
-    if (const auto* t = std::get_if<TextPart>(&part)) {
-      if (!text.empty()) text += '\n';
-      text += t->text;
-    }
-  return text;
-}
-
 // kodelet's StructuredToolResult for after_tool_call's `tool_output`, as kodelet
 // writes it: toolName, success, error (left out when empty), timestamp. Its
 // `metadata` (and `metadataType`) is tool-specific data that an engine's
