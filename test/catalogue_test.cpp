@@ -102,6 +102,12 @@ TEST(Names, MakeEventBuildsTheIndexedAlternative) {
   for (std::size_t i = 0; i < event_count; ++i) EXPECT_EQ(make_event(i).index(), i);
 }
 
+TEST(Catalogue, ContextOfGivesTheContextOfTheEventTheVariantHolds) {
+  const HookEvent event = ToolCallEvent{.context = {.session_id = "s1", .cwd = "/work"}, .tool_name = "bash"};
+  EXPECT_EQ(context_of(event).session_id, "s1");
+  EXPECT_EQ(context_of(HookEvent{TurnEndEvent{.context = {.agent_id = "a2"}}}).agent_id, "a2");
+}
+
 // The defaults an engine would otherwise get wrong.
 
 TEST(Defaults, TurnStartTimestampIsWhenTheEventWasMade) {

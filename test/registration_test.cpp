@@ -302,6 +302,29 @@ TEST(Providers, DroppingTheGroupDisconnectsEverything) {
   EXPECT_TRUE(hooks.registered_events().empty());
 }
 
+TEST(Providers, ProviderFunctionGetsItsScopeOnEveryHandler) {
+  Hooks hooks;
+  ConnectionGroup group = hooks.add(
+      [](Registrar& registrar) {
+        registrar.on<TurnStartEvent>([](const TurnStartEvent&) {}, {.label = "turns"});
+        registrar.on<TurnEndEvent>([](const TurnEndEvent&) {});
+      },
+      {.label_prefix = "team/", .kind = HandlerKind::plugin, .source = "/opt/team.so"});
+  EXPECT_EQ(group.size(), 2u);
+  EXPECT_THAT(hooks.handlers("turn_start"), ElementsAre("team/turns"));
+  EXPECT_THAT(hooks.handlers("turn_end"), ElementsAre("team/turn_end"));
+}
+
+TEST(Providers, ProviderFunctionThatThrowsLeavesNothingRegistered) {
+  Hooks hooks;
+  EXPECT_THROW(auto group = hooks.add([](Registrar& registrar) {
+    registrar.on<TurnStartEvent>([](const TurnStartEvent&) {});
+    throw std::runtime_error("bad settings");
+  }),
+               std::runtime_error);
+  EXPECT_TRUE(hooks.registered_events().empty());
+}
+
 int static_provider_calls = 0;
 HOOKBUS_STATIC_PROVIDER(registration_test_counter) {
   registrar.on<TurnStartEvent>([](const TurnStartEvent&) { ++static_provider_calls; });

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <type_traits>
 #include <utility>
+#include <variant>
 
 namespace hookbus {
 
@@ -651,6 +652,11 @@ using HookEvent = std::variant<
     UserBashEvent, ResourcesDiscoverEvent, RetryStartEvent, RetryEndEvent, NotificationEvent>;
 
 inline constexpr std::size_t event_count = std::variant_size_v<HookEvent>;
+
+// The context of the event the variant holds.
+inline const EventContext& context_of(const HookEvent& event) {
+  return std::visit([](const auto& e) -> const EventContext& { return e.context; }, event);
+}
 
 namespace detail {
 template <class E, class V> struct index_in;

@@ -101,6 +101,17 @@ using Handler = std::conditional_t<EventWithResult<E>, std::function<std::option
 
 class Registrar;
 
+// What every registration through a Registrar gets, whatever its options say:
+// how a plugin's handlers are named and kept from outliving its library.
+struct RegistrarScope {
+  // "name/" labels a handler "name/LABEL", or "name/EVENT" when it has no label.
+  std::string label_prefix{};
+  HandlerKind kind = HandlerKind::in_process;
+  std::string source{};              // HandlerOptions::source of every handler
+  std::shared_ptr<const void> keep_alive{};  // HandlerOptions::keep_alive of every handler
+  std::optional<Layer> layer{};              // HandlerOptions::layer of every handler, when set
+};
+
 namespace detail {
 struct BusState;  // the signals, registries and counters; defined in the library
 
@@ -214,6 +225,11 @@ class Hooks {
     requires requires(P& p, Registrar& r) { p.register_hooks(r); }
   ConnectionGroup add(P& provider);
 
+  // The same for a provider function (a built-in's, a plugin's), with `scope`
+  // applied to everything it registers. Should it throw, what it registered so
+  // far is disconnected and the exception goes on.
+  ConnectionGroup add(const std::function<void(Registrar&)>& provide, RegistrarScope scope = {});
+
   // Installs every provider registered with HOOKBUS_STATIC_PROVIDER in this process.
   ConnectionGroup install_static_providers();
 
@@ -277,17 +293,6 @@ class Hooks {
 };
 #undef HOOKBUS_EMIT_RESULT_UNREAD
 
-// What every registration through a Registrar gets, whatever its options say:
-// how a plugin's handlers are named and kept from outliving its library.
-struct RegistrarScope {
-  // "name/" labels a handler "name/LABEL", or "name/EVENT" when it has no label.
-  std::string label_prefix{};
-  HandlerKind kind = HandlerKind::in_process;
-  std::string source{};              // HandlerOptions::source of every handler
-  std::shared_ptr<const void> keep_alive{};  // HandlerOptions::keep_alive of every handler
-  std::optional<Layer> layer{};              // HandlerOptions::layer of every handler, when set
-};
-
 // Collects what a provider registers into one ConnectionGroup.
 class Registrar {
  public:
@@ -333,9 +338,7 @@ class Registrar {
 template <class P>
   requires requires(P& p, Registrar& r) { p.register_hooks(r); }
 ConnectionGroup Hooks::add(P& provider) {
-  Registrar registrar(*this);
-  provider.register_hooks(registrar);
-  return registrar.take();
+  return add([&provider](Registrar& registrar) { provider.register_hooks(registrar); });
 }
 
 // ------------------------------------------------------ static registration

@@ -78,10 +78,7 @@ BuiltinProvider BuiltinRegistry::make(std::string_view name, const ConfigObject&
 
 ConnectionGroup BuiltinRegistry::install(Hooks& hooks, std::string_view name,
                                          const boost::json::object& settings) const {
-  const BuiltinProvider provider = make(name, ConfigObject(settings, ConfigLocation{}.key(name)));
-  Registrar registrar(hooks);
-  provider(registrar);
-  return registrar.take();
+  return hooks.add(make(name, ConfigObject(settings, ConfigLocation{}.key(name))));
 }
 
 BuiltinRegistry default_builtins() {

@@ -519,8 +519,14 @@ ConnectionGroup Hooks::install_static_providers() {
     std::lock_guard lock(providers.mutex);
     snapshot = providers.list;
   }
-  Registrar registrar(*this);
-  for (const auto& provider : snapshot) provider.function(registrar);
+  return add([&snapshot](Registrar& registrar) {
+    for (const auto& provider : snapshot) provider.function(registrar);
+  });
+}
+
+ConnectionGroup Hooks::add(const std::function<void(Registrar&)>& provide, RegistrarScope scope) {
+  Registrar registrar(*this, std::move(scope));
+  provide(registrar);  // if it throws, the registrar's group disconnects what it registered
   return registrar.take();
 }
 

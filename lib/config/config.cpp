@@ -344,11 +344,8 @@ ConnectionGroup install_builtins(Hooks& hooks, const Config& config, const Built
   // Everything that can fail on bad configuration has happened; should a
   // registration still throw, the groups disconnect what was registered.
   ConnectionGroup installed;
-  for (const auto& provider : providers) {
-    Registrar registrar(hooks, RegistrarScope{.layer = config.layer});  // ranked as the config's layer
-    provider(registrar);
-    installed.add(registrar.take());
-  }
+  for (const auto& provider : providers)
+    installed.add(hooks.add(provider, RegistrarScope{.layer = config.layer}));  // ranked as the config's layer
   return installed;
 }
 

@@ -38,10 +38,6 @@ namespace {
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
-const EventContext& context_of(const HookEvent& event) {
-  return std::visit([](const auto& e) -> const EventContext& { return e.context; }, event);
-}
-
 // ------------------------------------------------------------ transcript
 
 // A Claude-Code-format JSONL transcript of the messages seen on the bus, one

@@ -52,10 +52,6 @@ boost::json::object kodelet_tool_output(const ToolResultEvent& event) {
   return output;
 }
 
-const EventContext& context_of(const HookEvent& event) {
-  return std::visit([](const auto& e) -> const EventContext& { return e.context; }, event);
-}
-
 // The event's cwd when it names a directory, else the project directory, else
 // (empty) the host's own.
 fs::path working_directory_for(const ExternalHook& hook, const EventContext& context) {

@@ -109,22 +109,19 @@ LoadedPlugin load_plugin(Hooks& hooks, const fs::path& file, std::optional<Layer
   plugin.file_ = file;
   const boost::dll::shared_library* raw = library.get();
   plugin.library_ = std::shared_ptr<const void>(std::move(library), raw);  // from now on, the plugin's
-  Registrar registrar(hooks, RegistrarScope{.label_prefix = plugin.name_ + "/",
-                                            .kind = HandlerKind::plugin,
-                                            .source = file.string(),
-                                            .keep_alive = plugin.library_,
-                                            .layer = layer});
-  // Whatever the provider registered before failing is dropped with `plugin`.
+  // Whatever the provider registered before failing is disconnected before
+  // `plugin` lets go of the library.
   try {
-    descriptor->provide(registrar);
+    plugin.connections_ = hooks.add(descriptor->provide, RegistrarScope{.label_prefix = plugin.name_ + "/",
+                                                                        .kind = HandlerKind::plugin,
+                                                                        .source = file.string(),
+                                                                        .keep_alive = plugin.library_,
+                                                                        .layer = layer});
   } catch (const std::exception& error) {
-    plugin.connections_ = registrar.take();
     throw plugin_error(file, fmt::format("failed while registering its handlers: {}", error.what()));
   } catch (...) {
-    plugin.connections_ = registrar.take();
     throw plugin_error(file, "failed while registering its handlers: an exception not derived from std::exception");
   }
-  plugin.connections_ = registrar.take();
   return plugin;
 }
 
