@@ -8,10 +8,13 @@
       build compiles them into the doc_examples program; #line directives make
       every compiler message name the document and its line.
 
-  doc_examples.py sh HOOKCTL SOURCE_DIR
+  doc_examples.py sh HOOKCTL SOURCE_DIR [DOC_EXAMPLES]
       Runs the commands of every ```sh block in a scratch project per
       document and compares their output with the output the document shows.
       Exits 1 after listing every failure as FILE:LINE: what went wrong.
+      DOC_EXAMPLES, the built doc_examples program, is $HOOKBUS_DOC_EXAMPLES
+      for the commands: `"$HOOKBUS_DOC_EXAMPLES" docs/NAME.md` runs that
+      document's whole programs there (an engine against the doc's project).
 
 C++ blocks. Each is compiled with <hookbus/hookbus.hpp> included first. Its
 own #include lines go at file scope; the rest becomes the body of a function,
@@ -218,7 +221,7 @@ def trimmed(lines):
 class Scratch:
     """A scratch HOME with ~/project in it, where one document's commands run."""
 
-    def __init__(self, hookctl, source_dir):
+    def __init__(self, hookctl, source_dir, doc_examples):
         self.home = Path(tempfile.mkdtemp(prefix="hookbus-doc-"))
         self.project = self.home / "project"
         self.project.mkdir(mode=0o755)
@@ -231,6 +234,8 @@ class Scratch:
             "HOOKBUS_SOURCE_DIR": str(Path(source_dir).resolve()),
             "HOOKBUS_MANAGED_DIR": str(self.home / "managed"),  # not this machine's /etc/hookbus
         }
+        if doc_examples:
+            self.environment["HOOKBUS_DOC_EXAMPLES"] = str(Path(doc_examples).resolve())
         self.status = 0
 
     def close(self):
@@ -258,9 +263,9 @@ class Scratch:
         return completed.returncode, output.replace(str(self.home), "~")
 
 
-def check_document(path, relative, hookctl, source_dir):
+def check_document(path, relative, hookctl, source_dir, doc_examples):
     failures = []
-    scratch = Scratch(hookctl, source_dir)
+    scratch = Scratch(hookctl, source_dir, doc_examples)
     try:
         commands = []
         for block in read_blocks(path, relative):
@@ -299,14 +304,14 @@ def indent(text):
     return "\n".join("    " + line for line in text.rstrip("\n").split("\n"))
 
 
-def check_shell(hookctl, source_dir):
+def check_shell(hookctl, source_dir, doc_examples=None):
     os.umask(0o022)  # hook discovery refuses group-writable files and directories
     failures = []
     count = 0
     for path in documents(source_dir):
         relative = path.relative_to(source_dir).as_posix()
         count += sum(len(commands_of(b)) for b in read_blocks(path, relative) if b.language == "sh")
-        failures += check_document(path, relative, hookctl, source_dir)
+        failures += check_document(path, relative, hookctl, source_dir, doc_examples)
     for failure in failures:
         print(failure + "\n", file=sys.stderr)
     print(f"{count} commands in the docs' sh blocks, {len(failures)} failed")
@@ -318,8 +323,8 @@ def main(argv):
         if len(argv) == 4 and argv[1] == "cpp":
             generate_cpp(argv[2], argv[3])
             return 0
-        if len(argv) == 4 and argv[1] == "sh":
-            return check_shell(argv[2], argv[3])
+        if len(argv) in (4, 5) and argv[1] == "sh":
+            return check_shell(*argv[2:])
     except DocError as error:
         print(f"doc_examples: {error}", file=sys.stderr)
         return 1

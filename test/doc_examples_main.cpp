@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <exception>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace doc_examples {
@@ -28,7 +30,21 @@ bool add_program(const char* where, int (*program)()) {
 
 }  // namespace doc_examples
 
-int main() {
+// With no argument, every program, then a summary. With DOC (`docs/engine.md`),
+// only that document's programs, with nothing of our own around their output:
+// doc_examples_sh runs a document's engine so against the document's project.
+int main(int argc, char** argv) {
+  if (argc == 2) {
+    const std::string prefix = std::string(argv[1]) + ":";
+    int found = 0;
+    for (const auto& [where, run] : doc_examples::programs()) {
+      if (!std::string_view(where).starts_with(prefix)) continue;
+      ++found;
+      if (const int code = run(); code != 0) return code;
+    }
+    if (found == 0) std::fprintf(stderr, "doc_examples: %s has no whole program (`int main()`)\n", argv[1]);
+    return found == 0 ? 2 : 0;
+  }
   int failed = 0;
   for (const auto& [where, run] : doc_examples::programs()) {
     try {
