@@ -10,6 +10,11 @@
 //     can run in reverse registration order (HooksOptions::nested_ordering).
 // The compile-time index of an event in HookEvent is the bus's dispatch key:
 // no string is compared on the emit path.
+//
+// Every event's `context` is value-initialised (`= EventContext()`: zeroed,
+// then its defaults): otherwise g++ 12 at -O3 reports a false
+// -Wmaybe-uninitialized inside a user's designated initialiser of an event
+// (`ToolCallEvent{.tool_name = "bash"}`), which breaks builds with -Werror.
 
 #include <hookbus/results.hpp>
 
@@ -49,7 +54,7 @@ struct SessionStartEvent {
   static constexpr std::string_view type = "session_start";
   using Result = SessionStartResult;
   static constexpr Reduction reduction = Reduction::collect;
-  EventContext context{};
+  EventContext context = EventContext();
   SessionStartReason reason = SessionStartReason::startup;
   std::optional<std::string> previous_session_file{};
   bool operator==(const SessionStartEvent&) const = default;
@@ -60,7 +65,7 @@ struct SessionBeforeSwitchEvent {
   static constexpr std::string_view type = "session_before_switch";
   using Result = SessionBeforeSwitchResult;
   static constexpr Reduction reduction = Reduction::cancel;
-  EventContext context{};
+  EventContext context = EventContext();
   SessionSwitchReason reason = SessionSwitchReason::new_session;
   std::optional<std::string> target_session_file{};
   bool operator==(const SessionBeforeSwitchEvent&) const = default;
@@ -71,7 +76,7 @@ struct SessionBeforeForkEvent {
   static constexpr std::string_view type = "session_before_fork";
   using Result = SessionBeforeForkResult;
   static constexpr Reduction reduction = Reduction::cancel;
-  EventContext context{};
+  EventContext context = EventContext();
   std::string entry_id{};
   std::uint64_t position = 0;  // index of the entry in the current branch
   bool operator==(const SessionBeforeForkEvent&) const = default;
@@ -86,7 +91,7 @@ struct SessionBeforeCompactEvent {
   static constexpr std::string_view type = "session_before_compact";
   using Result = SessionBeforeCompactResult;
   static constexpr Reduction reduction = Reduction::cancel;
-  EventContext context{};
+  EventContext context = EventContext();
   CompactionPreparation preparation{};
   std::vector<boost::json::object> branch_entries{};
   std::optional<std::string> custom_instructions{};
@@ -97,7 +102,7 @@ BOOST_DESCRIBE_STRUCT(SessionBeforeCompactEvent, (), (context, preparation, bran
 
 struct SessionCompactEvent {
   static constexpr std::string_view type = "session_compact";
-  EventContext context{};
+  EventContext context = EventContext();
   CompactionEntry compaction_entry{};
   bool from_extension = false;
   bool operator==(const SessionCompactEvent&) const = default;
@@ -106,7 +111,7 @@ BOOST_DESCRIBE_STRUCT(SessionCompactEvent, (), (context, compaction_entry, from_
 
 struct SessionShutdownEvent {
   static constexpr std::string_view type = "session_shutdown";
-  EventContext context{};
+  EventContext context = EventContext();
   SessionShutdownReason reason = SessionShutdownReason::quit;
   std::optional<std::string> target_session_file{};
   bool operator==(const SessionShutdownEvent&) const = default;
@@ -117,7 +122,7 @@ struct SessionBeforeTreeEvent {
   static constexpr std::string_view type = "session_before_tree";
   using Result = SessionBeforeTreeResult;
   static constexpr Reduction reduction = Reduction::cancel;
-  EventContext context{};
+  EventContext context = EventContext();
   TreePreparation preparation{};
   bool operator==(const SessionBeforeTreeEvent&) const = default;
 };
@@ -125,7 +130,7 @@ BOOST_DESCRIBE_STRUCT(SessionBeforeTreeEvent, (), (context, preparation))
 
 struct SessionTreeEvent {
   static constexpr std::string_view type = "session_tree";
-  EventContext context{};
+  EventContext context = EventContext();
   std::optional<std::string> new_leaf_id{};
   std::optional<std::string> old_leaf_id{};
   std::optional<BranchSummaryEntry> summary_entry{};
@@ -140,7 +145,7 @@ BOOST_DESCRIBE_ENUM(InputSource, interactive, rpc, extension)
 
 struct AgentInitializedEvent {
   static constexpr std::string_view type = "agent_initialized";
-  EventContext context{};
+  EventContext context = EventContext();
   std::string agent_id{};
   std::string name{};
   bool operator==(const AgentInitializedEvent&) const = default;
@@ -151,7 +156,7 @@ struct InputEvent {
   static constexpr std::string_view type = "input";
   using Result = InputResult;
   static constexpr Reduction reduction = Reduction::transform;
-  EventContext context{};
+  EventContext context = EventContext();
   std::string text{};
   InputSource source = InputSource::interactive;
   std::vector<ImagePart> images{};
@@ -163,7 +168,7 @@ struct BeforeAgentStartEvent {
   static constexpr std::string_view type = "before_agent_start";
   using Result = BeforeAgentStartResult;
   static constexpr Reduction reduction = Reduction::last_wins;
-  EventContext context{};
+  EventContext context = EventContext();
   std::string prompt{};
   std::string system_prompt{};
   bool operator==(const BeforeAgentStartEvent&) const = default;
@@ -174,7 +179,7 @@ struct BootstrapFilesEvent {
   static constexpr std::string_view type = "bootstrap_files";
   using Result = BootstrapFilesResult;
   static constexpr Reduction reduction = Reduction::collect;
-  EventContext context{};
+  EventContext context = EventContext();
   std::string agent_id{};
   bool operator==(const BootstrapFilesEvent&) const = default;
 };
@@ -184,7 +189,7 @@ struct ContextEvent {
   static constexpr std::string_view type = "context";
   using Result = ContextResult;
   static constexpr Reduction reduction = Reduction::replace;
-  EventContext context{};
+  EventContext context = EventContext();
   std::vector<Message> messages{};
   bool operator==(const ContextEvent&) const = default;
 };
@@ -192,7 +197,7 @@ BOOST_DESCRIBE_STRUCT(ContextEvent, (), (context, messages))
 
 struct AgentStartEvent {
   static constexpr std::string_view type = "agent_start";
-  EventContext context{};
+  EventContext context = EventContext();
   bool operator==(const AgentStartEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(AgentStartEvent, (), (context))
@@ -202,7 +207,7 @@ struct AgentEndEvent {
   using Result = AgentEndResult;
   static constexpr Reduction reduction = Reduction::collect;
   static constexpr bool closing = true;
-  EventContext context{};
+  EventContext context = EventContext();
   std::vector<Message> messages{};
   bool after_follow_up = false;  // this run was started by a hook's follow-up message
   bool operator==(const AgentEndEvent&) const = default;
@@ -211,7 +216,7 @@ BOOST_DESCRIBE_STRUCT(AgentEndEvent, (), (context, messages, after_follow_up))
 
 struct AgentErrorEvent {
   static constexpr std::string_view type = "agent_error";
-  EventContext context{};
+  EventContext context = EventContext();
   std::string error{};
   bool operator==(const AgentErrorEvent&) const = default;
 };
@@ -219,14 +224,14 @@ BOOST_DESCRIBE_STRUCT(AgentErrorEvent, (), (context, error))
 
 struct SavePointEvent {
   static constexpr std::string_view type = "save_point";
-  EventContext context{};
+  EventContext context = EventContext();
   bool operator==(const SavePointEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(SavePointEvent, (), (context))
 
 struct SettledEvent {
   static constexpr std::string_view type = "settled";
-  EventContext context{};
+  EventContext context = EventContext();
   bool operator==(const SettledEvent&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(SettledEvent, (), (context))
@@ -235,7 +240,7 @@ BOOST_DESCRIBE_STRUCT(SettledEvent, (), (context))
 
 struct TurnStartEvent {
   static constexpr std::string_view type = "turn_start";
-  EventContext context{};
+  EventContext context = EventContext();
   std::uint32_t turn_index = 0;
   Timestamp timestamp = timestamp_now();  // when the turn started: now, unless the engine says otherwise
   bool operator==(const TurnStartEvent&) const = default;
@@ -244,7 +249,7 @@ BOOST_DESCRIBE_STRUCT(TurnStartEvent, (), (context, turn_index, timestamp))
 
 struct TurnEndEvent {
   static constexpr std::string_view type = "turn_end";
-  EventContext context{};
+  EventContext context = EventContext();
   std::uint32_t turn_index = 0;
   Message message{.role = Role::assistant};  // the model's message of this turn (Message::assistant)
   std::vector<ToolResult> tool_results{};
@@ -254,7 +259,7 @@ BOOST_DESCRIBE_STRUCT(TurnEndEvent, (), (context, turn_index, message, tool_resu
 
 struct MessageStartEvent {
   static constexpr std::string_view type = "message_start";
-  EventContext context{};
+  EventContext context = EventContext();
   Message message{};
   bool operator==(const MessageStartEvent&) const = default;
 };
@@ -262,7 +267,7 @@ BOOST_DESCRIBE_STRUCT(MessageStartEvent, (), (context, message))
 
 struct MessageUpdateEvent {
   static constexpr std::string_view type = "message_update";
-  EventContext context{};
+  EventContext context = EventContext();
   Message message{};
   bool operator==(const MessageUpdateEvent&) const = default;
 };
@@ -270,7 +275,7 @@ BOOST_DESCRIBE_STRUCT(MessageUpdateEvent, (), (context, message))
 
 struct MessageEndEvent {
   static constexpr std::string_view type = "message_end";
-  EventContext context{};
+  EventContext context = EventContext();
   Message message{};
   bool operator==(const MessageEndEvent&) const = default;
 };
@@ -286,7 +291,7 @@ BOOST_DESCRIBE_ENUM(ThinkingLevel, off, minimal, low, medium, high, xhigh)
 
 struct BeforeModelCallEvent {
   static constexpr std::string_view type = "before_model_call";
-  EventContext context{};
+  EventContext context = EventContext();
   std::string model{};
   std::vector<Message> messages{};
   bool operator==(const BeforeModelCallEvent&) const = default;
@@ -296,7 +301,7 @@ BOOST_DESCRIBE_STRUCT(BeforeModelCallEvent, (), (context, model, messages))
 struct AfterModelCallEvent {
   static constexpr std::string_view type = "after_model_call";
   static constexpr bool closing = true;
-  EventContext context{};
+  EventContext context = EventContext();
   std::string model{};
   std::optional<Message> response{};   // set on success
   std::optional<std::string> error{};  // set on failure
@@ -306,7 +311,7 @@ BOOST_DESCRIBE_STRUCT(AfterModelCallEvent, (), (context, model, response, error)
 
 struct ModelSelectEvent {
   static constexpr std::string_view type = "model_select";
-  EventContext context{};
+  EventContext context = EventContext();
   std::string model{};
   std::optional<std::string> previous_model{};
   ModelSelectSource source = ModelSelectSource::set;
@@ -316,7 +321,7 @@ BOOST_DESCRIBE_STRUCT(ModelSelectEvent, (), (context, model, previous_model, sou
 
 struct ThinkingLevelSelectEvent {
   static constexpr std::string_view type = "thinking_level_select";
-  EventContext context{};
+  EventContext context = EventContext();
   ThinkingLevel level = ThinkingLevel::off;
   std::optional<ThinkingLevel> previous_level{};
   bool operator==(const ThinkingLevelSelectEvent&) const = default;
@@ -332,7 +337,7 @@ struct ToolCallEvent {
   static constexpr std::string_view type = "tool_call";
   using Result = ToolCallResult;
   static constexpr Reduction reduction = Reduction::block;
-  EventContext context{};
+  EventContext context = EventContext();
   std::string tool_call_id{};
   std::string tool_name{};
   boost::json::object input{};
@@ -346,7 +351,7 @@ struct PermissionRequestEvent {
   static constexpr std::string_view type = "permission_request";
   using Result = PermissionRequestResult;
   static constexpr Reduction reduction = Reduction::block;
-  EventContext context{};
+  EventContext context = EventContext();
   std::string tool_call_id{};
   std::string tool_name{};
   boost::json::object input{};
@@ -360,7 +365,7 @@ struct ToolResultEvent {
   using Result = ToolResultResult;
   static constexpr Reduction reduction = Reduction::patch;
   static constexpr bool closing = true;
-  EventContext context{};
+  EventContext context = EventContext();
   std::string tool_call_id{};
   std::string tool_name{};
   boost::json::object input{};
@@ -374,7 +379,7 @@ struct ToolResultPersistEvent {
   static constexpr std::string_view type = "tool_result_persist";
   using Result = ToolResultPersistResult;
   static constexpr Reduction reduction = Reduction::replace;
-  EventContext context{};
+  EventContext context = EventContext();
   std::string tool_call_id{};
   std::string tool_name{};
   std::vector<ContentPart> content{};
@@ -384,7 +389,7 @@ BOOST_DESCRIBE_STRUCT(ToolResultPersistEvent, (), (context, tool_call_id, tool_n
 
 struct ToolExecutionStartEvent {
   static constexpr std::string_view type = "tool_execution_start";
-  EventContext context{};
+  EventContext context = EventContext();
   ToolCall tool_call{};
   bool operator==(const ToolExecutionStartEvent&) const = default;
 };
@@ -392,7 +397,7 @@ BOOST_DESCRIBE_STRUCT(ToolExecutionStartEvent, (), (context, tool_call))
 
 struct ToolExecutionUpdateEvent {
   static constexpr std::string_view type = "tool_execution_update";
-  EventContext context{};
+  EventContext context = EventContext();
   ToolResult partial_tool_result{};
   bool operator==(const ToolExecutionUpdateEvent&) const = default;
 };
@@ -401,7 +406,7 @@ BOOST_DESCRIBE_STRUCT(ToolExecutionUpdateEvent, (), (context, partial_tool_resul
 struct ToolExecutionEndEvent {
   static constexpr std::string_view type = "tool_execution_end";
   static constexpr bool closing = true;
-  EventContext context{};
+  EventContext context = EventContext();
   ToolResult tool_result{};
   Duration duration{};
   bool operator==(const ToolExecutionEndEvent&) const = default;
@@ -412,7 +417,7 @@ struct ToolExecutionFailureEvent {
   static constexpr std::string_view type = "tool_execution_failure";
   using Result = ToolExecutionFailureResult;
   static constexpr Reduction reduction = Reduction::collect;
-  EventContext context{};
+  EventContext context = EventContext();
   std::string tool_call_id{};
   std::string tool_name{};
   boost::json::object input{};
@@ -424,7 +429,7 @@ BOOST_DESCRIBE_STRUCT(ToolExecutionFailureEvent, (), (context, tool_call_id, too
 
 struct PermissionDeniedEvent {
   static constexpr std::string_view type = "permission_denied";
-  EventContext context{};
+  EventContext context = EventContext();
   std::string tool_name{};
   boost::json::object parameters{};
   CallerRole role = CallerRole::agent;
@@ -434,7 +439,7 @@ BOOST_DESCRIBE_STRUCT(PermissionDeniedEvent, (), (context, tool_name, parameters
 
 struct TokenBudgetExceededEvent {
   static constexpr std::string_view type = "token_budget_exceeded";
-  EventContext context{};
+  EventContext context = EventContext();
   std::string tool_name{};
   boost::json::object parameters{};
   std::uint64_t budget = 0;
@@ -445,7 +450,7 @@ BOOST_DESCRIBE_STRUCT(TokenBudgetExceededEvent, (), (context, tool_name, paramet
 
 struct ToolsDisabledEvent {
   static constexpr std::string_view type = "tools_disabled";
-  EventContext context{};
+  EventContext context = EventContext();
   std::string tool_name{};
   CallerRole role = CallerRole::agent;
   bool operator==(const ToolsDisabledEvent&) const = default;
@@ -455,7 +460,7 @@ BOOST_DESCRIBE_STRUCT(ToolsDisabledEvent, (), (context, tool_name, role))
 // The engine noticed the agent repeating the same tool call (Calute's on_loop_warning).
 struct LoopWarningEvent {
   static constexpr std::string_view type = "loop_warning";
-  EventContext context{};
+  EventContext context = EventContext();
   std::string tool_name{};
   boost::json::object input{};
   std::uint32_t count = 0;  // how many times in a row
@@ -471,7 +476,7 @@ BOOST_DESCRIBE_ENUM(SubagentStatus, completed, failed, cancelled)
 
 struct SubagentStartEvent {
   static constexpr std::string_view type = "subagent_start";
-  EventContext context{};
+  EventContext context = EventContext();
   std::string task_id{};
   std::string label{};
   std::string task{};
@@ -483,7 +488,7 @@ struct SubagentEndEvent {
   static constexpr std::string_view type = "subagent_end";
   using Result = SubagentEndResult;
   static constexpr Reduction reduction = Reduction::collect;
-  EventContext context{};
+  EventContext context = EventContext();
   std::string task_id{};
   std::string label{};
   SubagentStatus status = SubagentStatus::completed;
@@ -497,7 +502,7 @@ BOOST_DESCRIBE_STRUCT(SubagentEndEvent, (), (context, task_id, label, status, re
 
 struct GatewayStartupEvent {
   static constexpr std::string_view type = "gateway:startup";
-  EventContext context{};
+  EventContext context = EventContext();
   std::vector<std::string> channel_ids{};
   bool operator==(const GatewayStartupEvent&) const = default;
 };
@@ -505,7 +510,7 @@ BOOST_DESCRIBE_STRUCT(GatewayStartupEvent, (), (context, channel_ids))
 
 struct GatewayStopEvent {
   static constexpr std::string_view type = "gateway:stop";
-  EventContext context{};
+  EventContext context = EventContext();
   std::vector<std::string> channel_ids{};
   bool operator==(const GatewayStopEvent&) const = default;
 };
@@ -515,7 +520,7 @@ struct ChannelConnectEvent {
   static constexpr std::string_view type = "channel:connect";
   using Result = ChannelConnectResult;
   static constexpr Reduction reduction = Reduction::block;
-  EventContext context{};
+  EventContext context = EventContext();
   std::string channel_id{};
   bool operator==(const ChannelConnectEvent&) const = default;
 };
@@ -523,7 +528,7 @@ BOOST_DESCRIBE_STRUCT(ChannelConnectEvent, (), (context, channel_id))
 
 struct ChannelDisconnectEvent {
   static constexpr std::string_view type = "channel:disconnect";
-  EventContext context{};
+  EventContext context = EventContext();
   std::string channel_id{};
   bool operator==(const ChannelDisconnectEvent&) const = default;
 };
@@ -533,7 +538,7 @@ struct MessageReceiveEvent {
   static constexpr std::string_view type = "message:receive";
   using Result = MessageReceiveResult;
   static constexpr Reduction reduction = Reduction::transform;
-  EventContext context{};
+  EventContext context = EventContext();
   std::string channel_id{};
   std::string chat_id{};
   std::string user_id{};
@@ -547,7 +552,7 @@ struct MessageSendEvent {
   static constexpr std::string_view type = "message:send";
   using Result = MessageSendResult;
   static constexpr Reduction reduction = Reduction::collect;
-  EventContext context{};
+  EventContext context = EventContext();
   std::string channel_id{};
   std::string chat_id{};
   std::string input_text{};
@@ -559,7 +564,7 @@ BOOST_DESCRIBE_STRUCT(MessageSendEvent, (), (context, channel_id, chat_id, input
 
 struct MessageCancelEvent {
   static constexpr std::string_view type = "message:cancel";
-  EventContext context{};
+  EventContext context = EventContext();
   std::string channel_id{};
   std::string chat_id{};
   bool operator==(const MessageCancelEvent&) const = default;
@@ -568,7 +573,7 @@ BOOST_DESCRIBE_STRUCT(MessageCancelEvent, (), (context, channel_id, chat_id))
 
 struct GatewayErrorEvent {
   static constexpr std::string_view type = "gateway:error";
-  EventContext context{};
+  EventContext context = EventContext();
   std::string channel_id{};
   std::string error{};
   bool operator==(const GatewayErrorEvent&) const = default;
@@ -584,7 +589,7 @@ struct UserBashEvent {
   static constexpr std::string_view type = "user_bash";
   using Result = UserBashResult;
   static constexpr Reduction reduction = Reduction::first_wins;
-  EventContext context{};
+  EventContext context = EventContext();
   std::string command{};
   bool exclude_from_context = false;
   std::string cwd{};
@@ -596,7 +601,7 @@ struct ResourcesDiscoverEvent {
   static constexpr std::string_view type = "resources_discover";
   using Result = ResourcesDiscoverResult;
   static constexpr Reduction reduction = Reduction::collect;
-  EventContext context{};
+  EventContext context = EventContext();
   std::string cwd{};
   ResourcesDiscoverReason reason = ResourcesDiscoverReason::startup;
   bool operator==(const ResourcesDiscoverEvent&) const = default;
@@ -605,7 +610,7 @@ BOOST_DESCRIBE_STRUCT(ResourcesDiscoverEvent, (), (context, cwd, reason))
 
 struct RetryStartEvent {
   static constexpr std::string_view type = "retry_start";
-  EventContext context{};
+  EventContext context = EventContext();
   std::uint32_t attempt = 1;
   std::uint32_t max_retries = 0;
   bool operator==(const RetryStartEvent&) const = default;
@@ -614,7 +619,7 @@ BOOST_DESCRIBE_STRUCT(RetryStartEvent, (), (context, attempt, max_retries))
 
 struct RetryEndEvent {
   static constexpr std::string_view type = "retry_end";
-  EventContext context{};
+  EventContext context = EventContext();
   std::uint32_t attempt = 1;
   bool success = false;
   std::optional<std::string> error{};
@@ -626,7 +631,7 @@ BOOST_DESCRIBE_STRUCT(RetryEndEvent, (), (context, attempt, success, error))
 // prompt is waiting, the agent is idle, ...).
 struct NotificationEvent {
   static constexpr std::string_view type = "notification";
-  EventContext context{};
+  EventContext context = EventContext();
   std::string message{};
   std::string title{};
   std::string kind{};  // what it is about: "permission_prompt", "idle_prompt", ... (Claude Code's notification_type)
