@@ -385,7 +385,7 @@ namespace detail {
 struct ClaudeCodeInstaller::State {
   std::shared_ptr<const Shared> shared;
   std::shared_ptr<BackgroundRuns> background = std::make_shared<BackgroundRuns>();
-  std::map<std::string, std::shared_ptr<EventHooks>, std::less<>> events;  // by Claude Code event
+  std::map<std::string, std::shared_ptr<EventHooks>, std::less<>> events{};  // by Claude Code event
   std::size_t calls = 0;
 };
 
