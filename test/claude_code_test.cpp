@@ -244,7 +244,7 @@ TEST_F(ClaudeCode, ACommandRunsInTheProjectDirectoryWithTheEnginesEnvironment) {
   settings(one("PreToolUse", "", "{ pwd; echo \\\"$HOME\\\"; echo \\\"$CLAUDE_PROJECT_DIR\\\"; jq -r .cwd; } > " +
                                      file("environment").string()));
   install();
-  hooks_.emit(ToolCallEvent{.context = {.session_id = "s-1"}, .tool_name = "bash"});
+  (void)hooks_.emit(ToolCallEvent{.context = {.session_id = "s-1"}, .tool_name = "bash"});
   const std::string project = fs::canonical(project_.path()).string();
   EXPECT_EQ(testing::read_file(file("environment")),
             project + "\n" + std::getenv("HOME") + "\n" + project_.path().string() + "\n" + project_.path().string() + "\n");
@@ -311,9 +311,9 @@ TEST_F(ClaudeCode, SubagentStartAndStopCarryTheAgent) {
 TEST_F(ClaudeCode, SessionStartCarriesTheSource) {
   settings(one("SessionStart", "", capture("start.json")));
   install();
-  hooks_.emit(SessionStartEvent{.context = context(), .reason = SessionStartReason::fork});
+  (void)hooks_.emit(SessionStartEvent{.context = context(), .reason = SessionStartReason::fork});
   EXPECT_EQ(captured("start.json").at("source"), "resume");
-  hooks_.emit(SessionStartEvent{.context = context(), .reason = SessionStartReason::new_session});
+  (void)hooks_.emit(SessionStartEvent{.context = context(), .reason = SessionStartReason::new_session});
   EXPECT_EQ(captured("start.json").at("source"), "clear");
 }
 
@@ -616,10 +616,10 @@ TEST_F(ClaudeCode, SubagentStartAndStopMatchersApplyToTheAgentType) {
            file("ran").string() + R"("}]}]})");
   install();
   hooks_.emit(SubagentStartEvent{.context = context(), .label = "reviewer"});
-  hooks_.emit(SubagentEndEvent{.context = context(), .label = "Explore"});
+  (void)hooks_.emit(SubagentEndEvent{.context = context(), .label = "Explore"});
   EXPECT_FALSE(fs::exists(file("ran")));
   hooks_.emit(SubagentStartEvent{.context = context(), .label = "Plan"});
-  hooks_.emit(SubagentEndEvent{.context = context(), .label = "reviewer"});
+  (void)hooks_.emit(SubagentEndEvent{.context = context(), .label = "reviewer"});
   EXPECT_EQ(testing::read_file(file("ran")), "start\nstop\n");
 }
 
@@ -630,8 +630,8 @@ TEST_F(ClaudeCode, MatchersOfUserPromptSubmitAndStopAreIgnored) {
                "Stop": [{"matcher": "(", "hooks": [{"type": "command", "command": "echo stop >> )" + file("ran").string() +
            R"("}]}]})");
   install();
-  hooks_.emit(InputEvent{.context = context(), .text = "hi"});
-  hooks_.emit(AgentEndEvent{.context = context()});
+  (void)hooks_.emit(InputEvent{.context = context(), .text = "hi"});
+  (void)hooks_.emit(AgentEndEvent{.context = context()});
   EXPECT_EQ(testing::read_file(file("ran")), "prompt\nstop\n");
 }
 
@@ -715,7 +715,7 @@ TEST_F(ClaudeCode, IdenticalCommandsOfTheUserAndTheProjectSettingsRunOnce) {
   write_file(project_settings(), R"({"hooks": )" + one("PreToolUse", "Bash", count) + "}");
   write_file(locations().config_file(Layer::user), R"({"claude_code": {"settings": ["user", "project"]}})");
   install();
-  hooks_.emit(bash("ls"));
+  (void)hooks_.emit(bash("ls"));
   EXPECT_EQ(testing::read_file(file("count")), "x\n");
 }
 
@@ -726,7 +726,7 @@ TEST_F(ClaudeCode, UnderNestedOrderingEachHookOfAClosingEventRunsOnce) {
   Hooks bus(HooksOptions{.nested_ordering = true});
   const Installation installed = setup(bus, {.project_dir = project_.path(), .locations = locations(),
                                              .project_trust = ProjectTrustPolicy::trust_all});
-  bus.emit(AgentEndEvent{.context = context()});
+  (void)bus.emit(AgentEndEvent{.context = context()});
   std::string ran = testing::read_file(file("ran"));
   std::sort(ran.begin(), ran.end());
   EXPECT_EQ(ran, "\n\nab");
@@ -790,7 +790,7 @@ TEST_F(ClaudeCode, AnAsyncRunStillGoingWhenItsBusEndsIsCancelled) {
     Hooks bus;
     const Installation installed = setup(bus, {.project_dir = project_.path(), .locations = locations(),
                                                .project_trust = ProjectTrustPolicy::trust_all});
-    bus.emit(bash("ls"));
+    (void)bus.emit(bash("ls"));
     (void)pid_in("pid");  // it runs
   }
   EXPECT_TRUE(testing::process_gone(pid_in("pid")));
@@ -908,7 +908,7 @@ TEST_F(ClaudeCode, DiscoveryNeverRunsAScriptASettingsCommandRuns) {
                                        "echo \"run:$*\" >> " + file("runs").string() + "\n");
   settings(one("PreToolUse", "", "$CLAUDE_PROJECT_DIR/.hookbus/hooks/cc.sh"));
   install();
-  hooks_.emit(bash("ls"));
+  (void)hooks_.emit(bash("ls"));
   EXPECT_EQ(testing::read_file(file("runs")), "run:\n") << "once, by the settings, never with `hook`";
   EXPECT_THAT(installed_->report.discovery.skipped,
               Contains(AllOf(::testing::Field(&SkippedFile::path, script),
@@ -928,7 +928,7 @@ TEST_F(ClaudeCode, AnEngineImportsClaudeCodeSettingsThroughSetupOptions) {
                               .claude_code = ClaudeCodeSetup{.import = {.settings = {Layer::project},
                                                                          .tool_names = {{"run_shell", "Bash"}}},
                                                              .transcript_dir = transcripts}});
-  hooks_.emit(ToolCallEvent{.context = context(), .tool_call_id = "t", .tool_name = "run_shell", .input = {{"cmd", "ls"}}});
+  (void)hooks_.emit(ToolCallEvent{.context = context(), .tool_call_id = "t", .tool_name = "run_shell", .input = {{"cmd", "ls"}}});
   EXPECT_EQ(captured("pre.json").at("tool_name"), "Bash");
   EXPECT_EQ(captured("pre.json").at("transcript_path").as_string(), claude_code_transcript_path(transcripts, "s-1").string());
 }

@@ -203,7 +203,7 @@ TEST_F(SetupTest, AProjectHookChangedAfterSetupDoesNotRunAndSaysHowToTrustIt) {
   trust_project();
   const auto installed = set_up();
   std::vector<HookError> errors;
-  const Connection listener = hooks_.on_error([&](const HookError& error) { errors.push_back(error); });
+  const Connection listener = hooks_.on_handler_error([&](const HookError& error) { errors.push_back(error); });
   EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
   add_hook(Layer::project, "guard", "echo changed >> '" + run_log().string() + "'\n");
   EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
@@ -233,9 +233,9 @@ TEST_F(SetupTest, AClaudeCodeProjectScriptChangedAfterSetupDoesNotRun) {
   write_file(config_of(Layer::project), R"({"claude_code": {"settings": ["project"]}})");
   trust_project();
   const auto installed = set_up();
-  hooks_.emit(tool_call());
+  (void)hooks_.emit(tool_call());
   write_script(script, "cat >/dev/null\necho changed >> '" + run_log().string() + "'\n");
-  hooks_.emit(tool_call());
+  (void)hooks_.emit(tool_call());
   EXPECT_EQ(ran(), "claude\n");
   EXPECT_THAT(log_.str(), HasSubstr("changed content since the project"));
 }
@@ -261,7 +261,7 @@ TEST_F(SetupTest, ASymlinkedPluginDirectoryAddedAfterTrustMakesTheProjectChanged
   const Installation setup = set_up();
   EXPECT_EQ(setup.report.trust.state, TrustState::changed);
   EXPECT_THAT(setup.report.trust.message, HasSubstr("added .hookbus/plugins/acme/tools/hooks/evil"));
-  hooks_.emit(tool_call());
+  (void)hooks_.emit(tool_call());
   EXPECT_FALSE(fs::exists(counter)) << "neither queried nor run";
 }
 
@@ -498,7 +498,7 @@ TEST_F(SetupTest, ManagedDisableAllHooksRunsNoClaudeCodeHook) {
   add_users_claude_code_hook();
   write_file(config_of(Layer::managed), R"({"disable_all_hooks": true})");
   const Installation setup = set_up();
-  hooks_.emit(tool_call());
+  (void)hooks_.emit(tool_call());
   EXPECT_EQ(ran(), "");
   EXPECT_THAT(setup.report.hooks.not_installed,
               ElementsAre(::testing::Field(&InstallReport::NotInstalled::reason, HasSubstr("disable_all_hooks is set in"))));
@@ -508,7 +508,7 @@ TEST_F(SetupTest, ManagedAllowManagedHooksOnlyRunsNoOtherLayersClaudeCodeHook) {
   add_users_claude_code_hook();
   write_file(config_of(Layer::managed), R"({"allow_managed_hooks_only": true})");
   const Installation setup = set_up();
-  hooks_.emit(tool_call());
+  (void)hooks_.emit(tool_call());
   EXPECT_EQ(ran(), "");
   EXPECT_THAT(setup.report.hooks.not_installed,
               ElementsAre(::testing::Field(&InstallReport::NotInstalled::reason, HasSubstr("allow_managed_hooks_only"))));
