@@ -86,6 +86,20 @@ class ClaudeCode : public testing::NothingLeftBehind {
            command + R"(")" + extra + "}]}]}";
   }
 
+  // The user's Bash guard in ~/.claude/settings.json (it refuses `rm -rf`), beside a
+  // trusted project whose config names bash "Shell" and whose own command on
+  // Shell records its payload.
+  void user_guard_beside_a_project_naming_bash_shell() const {
+    const fs::path guard = write_script(locations().claude / "hooks" / "no-rm-rf.sh",
+                                        "if jq -r .tool_input.command | grep -q 'rm -rf'; then\n"
+                                        "  echo 'the user says no' >&2; exit 2\nfi\n");
+    write_file(user_settings(), R"({"hooks": )" + one("PreToolUse", "Bash", guard.string()) + "}");
+    write_file(locations().config_file(Layer::user), R"({"claude_code": {"settings": ["user", "project"]}})");
+    write_file(locations().config_file(Layer::project), R"({"claude_code": {"tool_names": {"bash": "Shell"}}})");
+    write_file(project_settings(), R"({"hooks": )" + one("PreToolUse", "Shell", capture("project.json")) + "}");
+  }
+  fs::path user_settings() const { return locations().claude / "settings.json"; }
+
   void install() { installed_ = setup(hooks_, {.project_dir = project_.path(), .locations = locations(),
                                                .project_trust = ProjectTrustPolicy::trust_all}); }
 
@@ -888,6 +902,59 @@ TEST_F(ClaudeCode, TheLocalSettingsRunInATrustedProject) {
   EXPECT_EQ(hooks_.emit(bash("ls")).reason, "local says no");
   EXPECT_EQ(hooks_.emit(bash("ls")).decided_by->source,
             (project_.path() / ".claude" / "settings.local.json").string() + ": hooks.PreToolUse[0].hooks[0]");
+}
+
+// ================================ tool names across layers (docs/security.md, T1)
+// A layer's commands see the engine's names and those of the layers at least
+// as trusted as theirs: a project cannot rename a tool out of the user's guard's matcher.
+
+TEST_F(ClaudeCode, AProjectsToolNamesDoNotStopTheUsersGuardFromMatching) {
+  user_guard_beside_a_project_naming_bash_shell();
+  install();
+  const ToolCallResult denied = hooks_.emit(bash("rm -rf /"));
+  EXPECT_EQ(denied.decision, Decision::deny);
+  EXPECT_EQ(denied.reason, "the user says no");
+  ASSERT_TRUE(denied.decided_by.has_value());
+  EXPECT_EQ(denied.decided_by->source, user_settings().string() + ": hooks.PreToolUse[0].hooks[0]");
+}
+
+TEST_F(ClaudeCode, AProjectsCommandsSeeTheProjectsToolNames) {
+  user_guard_beside_a_project_naming_bash_shell();
+  install();
+  EXPECT_EQ(hooks_.emit(bash("ls")).decision, Decision::none);
+  EXPECT_EQ(captured("project.json").at("tool_name"), "Shell");
+}
+
+TEST_F(ClaudeCode, AProjectNamingAToolTheUsersCommandMatchesIsAWarningNamingTheFileAndKey) {
+  user_guard_beside_a_project_naming_bash_shell();
+  install();
+  EXPECT_THAT(installed_->report.warnings,
+              Contains(AllOf(HasSubstr(locations().config_file(Layer::project).string() + ": claude_code.tool_names.bash: "),
+                             HasSubstr("'Shell'"), HasSubstr(user_settings().string() + ": hooks.PreToolUse[0].hooks[0]"),
+                             HasSubstr("still sees 'Bash'"))));
+}
+
+// The local layer holds the user's own settings for the project: it ranks above the project's.
+TEST_F(ClaudeCode, TheLocalLayersCommandsDoNotSeeTheProjectsToolNames) {
+  write_file(project_.path() / ".claude" / "settings.local.json",
+             R"({"hooks": )" + one("PreToolUse", "", capture("local.json")) + "}");
+  write_file(locations().config_file(Layer::user), R"({"claude_code": {"settings": ["local"]}})");
+  write_file(locations().config_file(Layer::project), R"({"claude_code": {"tool_names": {"bash": "Shell"}}})");
+  install();
+  (void)hooks_.emit(bash("ls"));
+  EXPECT_EQ(captured("local.json").at("tool_name"), "Bash");
+}
+
+// One transcript serves every layer's commands: it names tools as the most
+// trusted layer with a Claude Code command sees them.
+TEST_F(ClaudeCode, TheTranscriptNamesToolsAsTheMostTrustedLayerWithACommandSeesThem) {
+  user_guard_beside_a_project_naming_bash_shell();
+  install();
+  hooks_.emit(MessageEndEvent{.context = context(),
+                              .message = {.role = Role::assistant, .tool_calls = {{.id = "t", .name = "bash", .input = {}}}}});
+  const json::object line =
+      json::parse(testing::read_file(claude_code_transcript_path(root_.path() / "state" / "transcripts", "s-1"))).as_object();
+  EXPECT_EQ(line.at("message").at("content").at(0).at("name"), "Bash");
 }
 
 // Never silently: setup() logs each skipped settings event and hook type, naming the file and the entry.

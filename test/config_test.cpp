@@ -447,16 +447,43 @@ TEST(LayeredConfig, TheStrictestTrustPolicyWins) {
   EXPECT_EQ(LayeredConfig({user}).project_trust(ProjectTrustPolicy::trust_all), ProjectTrustPolicy::ignore);
 }
 
-TEST(LayeredConfig, ClaudeCodeImportsAppendAndTheMostSpecificToolNameWins) {
+TEST(LayeredConfig, ClaudeCodeImportsAppend) {
   Config user = layer_config(Layer::user, {});
-  user.claude_code = ClaudeCodeImport{.settings = {Layer::user}, .plugins = {"/p/a"}, .tool_names = {{"read_file", "Read"}, {"sh", "Bash"}}};
+  user.claude_code = ClaudeCodeImport{.settings = {Layer::user}, .plugins = {"/p/a"}, .tool_names = {}};
   Config project = layer_config(Layer::project, {});
-  project.claude_code = ClaudeCodeImport{.settings = {Layer::project}, .plugins = {"/p/b"}, .tool_names = {{"sh", "Shell"}}};
+  project.claude_code = ClaudeCodeImport{.settings = {Layer::project}, .plugins = {"/p/b"}, .tool_names = {}};
   const auto merged = LayeredConfig({user, project}).claude_code();
   ASSERT_TRUE(merged.has_value());
   EXPECT_THAT(merged->settings, UnorderedElementsAre(Layer::user, Layer::project));
   EXPECT_THAT(merged->plugins, UnorderedElementsAre(fs::path("/p/a"), fs::path("/p/b")));
-  EXPECT_THAT(merged->tool_names, ElementsAre(Pair("read_file", "Read"), Pair("sh", "Shell")));
+}
+
+// A layer's Claude Code commands see the tool names of the layers at least as
+// trusted as theirs (managed, user, local, project), the most specific winning.
+TEST(LayeredConfig, ClaudeCodeToolNamesOfALessTrustedLayerReachOnlyItsOwnAndLessTrustedCommands) {
+  const auto with_names = [](Layer layer, std::map<std::string, std::string> names) {
+    Config config = layer_config(layer, {});
+    config.claude_code = ClaudeCodeImport{.settings = {}, .plugins = {}, .tool_names = std::move(names),
+                                          .location = {.file = config.file, .project_dir = {}, .path = "claude_code"}};
+    return config;
+  };
+  const LayeredConfig config({with_names(Layer::managed, {{"read_file", "Read"}}),
+                              with_names(Layer::user, {{"sh", "Bash"}, {"read_file", "View"}}),
+                              with_names(Layer::project, {{"sh", "Shell"}, {"deploy", "Deploy"}}),
+                              with_names(Layer::local, {{"grep", "Grep"}})});
+  const auto values = [&](Layer owner) {
+    std::map<std::string, std::string> seen;
+    for (const auto& [name, value] : config.claude_code_tool_names(owner)) seen.emplace(name, value.value);
+    return seen;
+  };
+  EXPECT_THAT(values(Layer::managed), ElementsAre(Pair("read_file", "Read")));
+  EXPECT_THAT(values(Layer::user), ElementsAre(Pair("read_file", "View"), Pair("sh", "Bash")));
+  EXPECT_THAT(values(Layer::local), ElementsAre(Pair("grep", "Grep"), Pair("read_file", "View"), Pair("sh", "Bash")));
+  EXPECT_THAT(values(Layer::project), ElementsAre(Pair("deploy", "Deploy"), Pair("grep", "Grep"),
+                                                  Pair("read_file", "View"), Pair("sh", "Shell")));
+  const Sourced<std::string> shell = config.claude_code_tool_names(Layer::project).at("sh");
+  EXPECT_EQ(shell.origin.file, "/project/config.json");
+  EXPECT_EQ(shell.origin.path, "claude_code.tool_names.sh");
 }
 
 TEST(LayeredConfig, TwoConfigsForOneLayerAreAProgrammingError) {

@@ -915,12 +915,28 @@ TEST_F(Hookctl, ConfigShowsBuiltinSettingsTheTrustPolicyTheClaudeCodeImportAndHo
                     HasSubstr("builtins.tool_policy (user layer): {\"deny\":[\"curl\"]}  <- " + user_config.string() +
                               ": builtins.tool_policy"),
                     HasSubstr("claude_code.settings: project  <- " + user_config.string() + ": claude_code.settings[0]"),
-                    HasSubstr("claude_code.tool_names.shell: Bash  <- " + user_config.string() +
-                              ": claude_code.tool_names.shell"),
+                    HasSubstr("claude_code.tool_names.shell (Claude Code commands of the user, project, local "
+                              "layers): Bash  <- " + user_config.string() + ": claude_code.tool_names.shell"),
                     HasSubstr("hooks.lint.disabled (hook lint of the project layer, not installed): true  <- " +
                               project_config.string() + ": hooks.lint.disabled")));
   EXPECT_THAT(hookctl({"config"}).stdout_text,
               HasSubstr("project_trust: require  <- the engine (hookctl --project-trust)"));
+}
+
+// A layer's Claude Code commands see the tool names of the layers at least as trusted as theirs.
+TEST_F(Hookctl, ConfigShowsWhichLayersClaudeCodeCommandsSeeEachToolName) {
+  const fs::path user_config = user_config_.path() / "hookbus" / "config.json";
+  write_file(user_config, R"({"claude_code": {"settings": ["project"], "tool_names": {"shell": "Bash"}}})");
+  const fs::path project_config = project_.path() / ".hookbus" / "config.json";
+  write_file(project_config, R"({"claude_code": {"tool_names": {"shell": "Shell"}}})");
+  trust();
+  const ProcessResult r = hookctl({"config"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text,
+              AllOf(HasSubstr("claude_code.tool_names.shell (Claude Code commands of the user, local layers): Bash  <- " +
+                              user_config.string() + ": claude_code.tool_names.shell"),
+                    HasSubstr("claude_code.tool_names.shell (Claude Code commands of the project layer): Shell  <- " +
+                              project_config.string() + ": claude_code.tool_names.shell")));
 }
 
 TEST_F(Hookctl, ConfigJsonHasEverySettingWithItsFileAndKey) {

@@ -179,8 +179,9 @@ struct ClaudeCodeSetup {
   // As config's "claude_code": `settings` (Layer::user, project, local; the
   // project's files run only in a trusted project and count in its
   // fingerprint), `plugins` (plugin directories, whose hooks belong to the
-  // user layer) and `tool_names` (config adds names the engine does not map;
-  // the engine's own entries win).
+  // user layer) and `tool_names` (config adds names the engine does not map,
+  // each layer's for the commands of its own and less trusted layers only:
+  // LayeredConfig::claude_code_tool_names; the engine's own entries win).
   ClaudeCodeImport import{};
   // Where hookbus keeps transcripts (ClaudeCodeOptions::transcript_dir):
   // unset: <Locations::state>/transcripts; an empty path: none is kept, for

@@ -244,9 +244,16 @@ class LayeredConfig {
   // that set it, or an empty location when the engine's choice stands.
   [[nodiscard]] ConfigLocation project_trust_origin(ProjectTrustPolicy engine_default) const;
   // Every layer's `claude_code` import together: the settings files and
-  // plugins of all of them; a tool name mapped by several layers takes the
-  // most specific layer's value. nullopt when no layer imports anything.
+  // plugins of all of them. Its `tool_names` stay empty: which names a
+  // command sees depends on its layer (claude_code_tool_names). nullopt when
+  // no layer imports anything.
   [[nodiscard]] std::optional<ClaudeCodeImport> claude_code() const;
+  // The tool names the Claude Code commands of the `owner` layer see, each
+  // with where it was written: those of the layers at least as trusted as
+  // `owner` (managed, user, local, project), the most specific of them
+  // winning for a name several map. So a less trusted layer's names never
+  // change what a more trusted layer's commands match or read.
+  [[nodiscard]] std::map<std::string, Sourced<std::string>> claude_code_tool_names(Layer owner) const;
 
  private:
   std::vector<Config> layers_{};

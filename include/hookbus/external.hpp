@@ -40,6 +40,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <vector>
 #include <string>
@@ -146,6 +147,12 @@ struct ExternalInstallOptions {
   // installed with the hooks of their layer.
   std::vector<ClaudeCodeCommand> claude_code{};
   ClaudeCodeOptions claude_code_options{};  // tool names and the transcript directory
+  // The tool names a layer's Claude Code commands see, for layers that see
+  // others than claude_code_options.tool_names: setup() gives each layer the
+  // engine's names and those of the layers at least as trusted as it
+  // (LayeredConfig::claude_code_tool_names), so that no less trusted layer
+  // changes what a more trusted layer's commands match or read.
+  std::map<Layer, ClaudeCodeToolNames> claude_code_tool_names{};
   // The trusted project's files: each hook file and Claude Code command
   // script of the project and local layers is checked against them right
   // before every run, and one that changed since refuses to run (a failure,

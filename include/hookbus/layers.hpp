@@ -26,6 +26,19 @@ enum class Layer { managed, user, project, local };
 
 inline constexpr Layer all_layers[] = {Layer::managed, Layer::user, Layer::project, Layer::local};
 
+// The layers ranked for security, most trusted first: the local layer holds
+// the user's own settings for one project, so it outranks the project's.
+inline constexpr Layer layers_by_trust[] = {Layer::managed, Layer::user, Layer::local, Layer::project};
+
+// Whether `a` ranks above `b` in layers_by_trust.
+constexpr bool more_trusted(Layer a, Layer b) noexcept {
+  for (const Layer layer : layers_by_trust) {
+    if (layer == b) return false;
+    if (layer == a) return true;
+  }
+  return false;
+}
+
 // "managed", "user", "project", "local".
 std::string_view layer_name(Layer layer) noexcept;
 std::optional<Layer> layer_from_name(std::string_view name) noexcept;

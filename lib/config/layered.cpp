@@ -9,9 +9,6 @@
 namespace hookbus {
 namespace {
 
-// Writers ranked for security settings, most trusted first: the local layer
-// holds the user's own settings for one project, so it outranks the project.
-constexpr Layer kByTrust[] = {Layer::managed, Layer::user, Layer::local, Layer::project};
 // Writers ranked for everything else, most specific first.
 constexpr Layer kBySpecificity[] = {Layer::local, Layer::project, Layer::user, Layer::managed};
 
@@ -55,8 +52,8 @@ ResolvedHookSettings LayeredConfig::hook_settings(Layer owner, std::string_view 
   };
   const auto engaged = [](const auto& optional) { return optional.has_value(); };
   const auto nonempty = [](const auto& container) { return !container.empty(); };
-  take(kByTrust, &HookSettings::failure, "failure", resolved.failure, engaged);
-  take(kByTrust, &HookSettings::disabled, "disabled", resolved.disabled, engaged);
+  take(layers_by_trust, &HookSettings::failure, "failure", resolved.failure, engaged);
+  take(layers_by_trust, &HookSettings::disabled, "disabled", resolved.disabled, engaged);
   take(kBySpecificity, &HookSettings::timeout, "timeout_ms", resolved.timeout, engaged);
   take(kBySpecificity, &HookSettings::protocol, "protocol", resolved.protocol, engaged);
   take(kBySpecificity, &HookSettings::events, "events", resolved.events, nonempty);
@@ -75,7 +72,7 @@ Sourced<Duration> LayeredConfig::default_timeout(Layer owner) const {
 }
 
 std::optional<std::string> LayeredConfig::hooks_forbidden(Layer owner) const {
-  for (const Layer writer : kByTrust) {
+  for (const Layer writer : layers_by_trust) {
     const Config* config = layer(writer);
     if (config == nullptr) continue;
     if (governs(writer, owner) && config->disable_all_hooks.value_or(false))
@@ -114,9 +111,20 @@ std::optional<ClaudeCodeImport> LayeredConfig::claude_code() const {
     for (const auto& plugin : import.plugins)
       if (std::find(merged->plugins.begin(), merged->plugins.end(), plugin) == merged->plugins.end())
         merged->plugins.push_back(plugin);
-    for (const auto& [ours, theirs] : import.tool_names) merged->tool_names.emplace(ours, theirs);  // first (most specific) wins
   }
   return merged;
+}
+
+std::map<std::string, Sourced<std::string>> LayeredConfig::claude_code_tool_names(Layer owner) const {
+  std::map<std::string, Sourced<std::string>> names;
+  for (const Layer writer : kBySpecificity) {
+    const Config* config = layer(writer);
+    if (config == nullptr || !config->claude_code || more_trusted(owner, writer)) continue;
+    const ClaudeCodeImport& import = *config->claude_code;
+    for (const auto& [ours, theirs] : import.tool_names)  // the first (most specific) writer wins
+      names.emplace(ours, Sourced<std::string>{theirs, import.location.key("tool_names").key(ours)});
+  }
+  return names;
 }
 
 }  // namespace hookbus

@@ -106,14 +106,12 @@ class Transcript {
 
 // ----------------------------------------------------------------- runs
 
-struct Shared {
-  ClaudeCodeOptions options;
-};
-
 // One installed command.
 struct Hook {
   ClaudeCodeCommand command;
   ClaudeCodeMatcher matcher;  // matches everything on events whose matcher Claude Code ignores
+  // Those of its install call: the tool names its layer's commands see, the project, the transcripts.
+  std::shared_ptr<const ClaudeCodeOptions> options;
   std::mutex once_mutex;
   std::set<std::string> sessions_run;  // for `once`
 };
@@ -137,9 +135,9 @@ std::string matcher_value(const HookEvent& event, const ClaudeCodeToolNames& nam
       event);
 }
 
-bool matches(const Hook& hook, const HookEvent& event, const Shared& shared) {
+bool matches(const Hook& hook, const HookEvent& event) {
   if (!claude_code_event_applies(hook.command.event, event)) return false;
-  return hook.matcher.matches(matcher_value(event, shared.options.tool_names));
+  return hook.matcher.matches(matcher_value(event, hook.options->tool_names));
 }
 
 // `once`: true the first time for a session, false afterwards.
@@ -149,12 +147,13 @@ bool first_run_in_session(Hook& hook, const HookEvent& event) {
   return hook.sessions_run.insert(context_of(event).session_id).second;
 }
 
-ProcessResult run(const Hook& hook, const HookEvent& event, const Shared& shared, std::stop_token stop = {}) {
+ProcessResult run(const Hook& hook, const HookEvent& event, std::stop_token stop = {}) {
   const ClaudeCodeCommand& c = hook.command;
-  const fs::path project = shared.options.project_dir.empty() ? fs::current_path() : shared.options.project_dir;
+  const ClaudeCodeOptions& options = *hook.options;
+  const fs::path project = options.project_dir.empty() ? fs::current_path() : options.project_dir;
   std::string transcript = context_of(event).transcript_path;
-  if (transcript.empty() && !shared.options.transcript_dir.empty())
-    transcript = claude_code_transcript_path(shared.options.transcript_dir, context_of(event).session_id).string();
+  if (transcript.empty() && !options.transcript_dir.empty())
+    transcript = claude_code_transcript_path(options.transcript_dir, context_of(event).session_id).string();
   if (c.trusted) {
     const std::vector<fs::path> files = c.program.empty() ? claude_code_command_files(c.command, project)
                                                           : std::vector<fs::path>{c.program};
@@ -168,7 +167,7 @@ ProcessResult run(const Hook& hook, const HookEvent& event, const Shared& shared
                    .arguments = c.program.empty() ? std::vector<std::string>{"-c", c.command} : std::vector<std::string>{},
                    .extra_environment = std::move(environment),
                    .working_directory = project,
-                   .input = write_json(claude_code_payload(event, c.event, shared.options.tool_names, transcript, project)),
+                   .input = write_json(claude_code_payload(event, c.event, options.tool_names, transcript, project)),
                    .timeout = c.timeout,
                    .stop = std::move(stop)};
   try {
@@ -180,9 +179,9 @@ ProcessResult run(const Hook& hook, const HookEvent& event, const Shared& shared
 
 using RunOutcome = std::variant<ProcessResult, std::exception_ptr>;
 
-RunOutcome run_catching(const Hook& hook, const HookEvent& event, const Shared& shared) {
+RunOutcome run_catching(const Hook& hook, const HookEvent& event) {
   try {
-    return run(hook, event, shared);
+    return run(hook, event);
   } catch (...) {
     return std::current_exception();
   }
@@ -190,10 +189,9 @@ RunOutcome run_catching(const Hook& hook, const HookEvent& event, const Shared& 
 
 // Runs every hook at once, one on this thread and each other on a thread of
 // its own, and returns when all have finished: no run outlives the call.
-std::vector<RunOutcome> run_together(const std::vector<std::shared_ptr<Hook>>& hooks, const HookEvent& event,
-                                     const Shared& shared) {
+std::vector<RunOutcome> run_together(const std::vector<std::shared_ptr<Hook>>& hooks, const HookEvent& event) {
   std::vector<RunOutcome> outcomes(hooks.size());
-  const auto run_one = [&](std::size_t i) { outcomes[i] = run_catching(*hooks[i], event, shared); };
+  const auto run_one = [&](std::size_t i) { outcomes[i] = run_catching(*hooks[i], event); };
   std::vector<std::jthread> threads;
   for (std::size_t i = 1; i < hooks.size(); ++i) {
     try {
@@ -272,8 +270,7 @@ class BackgroundRuns {
 // member already ran in this emit (of any group) runs once.
 class EventHooks {
  public:
-  EventHooks(std::shared_ptr<const Shared> shared, std::shared_ptr<BackgroundRuns> background)
-      : shared_(std::move(shared)), background_(std::move(background)) {}
+  explicit EventHooks(std::shared_ptr<BackgroundRuns> background) : background_(std::move(background)) {}
 
   std::size_t add(std::shared_ptr<Hook> hook, std::size_t group) {
     const std::lock_guard lock(mutex_);
@@ -284,13 +281,13 @@ class EventHooks {
   HookOutcome call(std::size_t index, const HookEvent& event) {
     Emit& emit = begin_call(index);
     const std::shared_ptr<Hook> hook = member(index).hook;
-    if (!matches(*hook, event, *shared_)) return std::monostate{};
+    if (!matches(*hook, event)) return std::monostate{};
     if (hook->command.async) return run_in_background(hook, event);
     if (emit.slots[index].state == Slot::State::not_run) run_group(member(index).group, event, emit);
     Slot slot = std::exchange(emit.slots[index], Slot{Slot::State::taken, {}});
     if (slot.state != Slot::State::finished) return std::monostate{};  // a duplicate, or `once` done
     if (const auto* error = std::get_if<std::exception_ptr>(&slot.outcome)) std::rethrow_exception(*error);
-    return claude_code_outcome(hook->command, event, std::get<ProcessResult>(slot.outcome), shared_->options.tool_names);
+    return claude_code_outcome(hook->command, event, std::get<ProcessResult>(slot.outcome), hook->options->tool_names);
   }
 
  private:
@@ -334,7 +331,7 @@ class EventHooks {
       for (std::size_t i = 0; i < emit.slots.size(); ++i) {  // members added since this emit began are not in it
         Hook& hook = *members_[i].hook;
         if (members_[i].group != group || emit.slots[i].state != Slot::State::not_run || hook.command.async ||
-            !matches(hook, event, *shared_))
+            !matches(hook, event))
           continue;
         if (!emit.started.emplace(hook.command.command, hook.command.program).second || !first_run_in_session(hook, event)) {
           emit.slots[i].state = Slot::State::skipped;
@@ -344,16 +341,16 @@ class EventHooks {
         hooks.push_back(members_[i].hook);
       }
     }
-    std::vector<RunOutcome> outcomes = run_together(hooks, event, *shared_);
+    std::vector<RunOutcome> outcomes = run_together(hooks, event);
     for (std::size_t k = 0; k < indexes.size(); ++k) emit.slots[indexes[k]] = {Slot::State::finished, std::move(outcomes[k])};
   }
 
   HookOutcome run_in_background(const std::shared_ptr<Hook>& hook, const HookEvent& event) {
     if (!first_run_in_session(*hook, event)) return std::monostate{};
-    const bool started = background_->start([hook, event, shared = shared_](std::stop_token stop) {
+    const bool started = background_->start([hook, event](std::stop_token stop) {
       const ClaudeCodeCommand& c = hook->command;
       try {
-        const ProcessResult result = run(*hook, event, *shared, std::move(stop));
+        const ProcessResult result = run(*hook, event, std::move(stop));
         if (result.cancelled)
           detail::log(spdlog::level::debug, "Claude Code async hook {} ({}) cancelled: its hooks were uninstalled", c.label,
                       c.source);
@@ -371,7 +368,6 @@ class EventHooks {
     return std::monostate{};
   }
 
-  std::shared_ptr<const Shared> shared_;
   std::shared_ptr<BackgroundRuns> background_;
   std::mutex mutex_;
   std::vector<Member> members_;
@@ -383,26 +379,26 @@ class EventHooks {
 namespace detail {
 
 struct ClaudeCodeInstaller::State {
-  std::shared_ptr<const Shared> shared;
   std::shared_ptr<BackgroundRuns> background = std::make_shared<BackgroundRuns>();
   std::map<std::string, std::shared_ptr<EventHooks>, std::less<>> events{};  // by Claude Code event
   std::size_t calls = 0;
 };
 
-ClaudeCodeInstaller::ClaudeCodeInstaller(Hooks& hooks, const ClaudeCodeOptions& options)
-    : hooks_(hooks), state_(std::make_unique<State>(State{std::make_shared<const Shared>(Shared{options})})) {}
+ClaudeCodeInstaller::ClaudeCodeInstaller(Hooks& hooks) : hooks_(hooks), state_(std::make_unique<State>()) {}
 
 ClaudeCodeInstaller::~ClaudeCodeInstaller() = default;
 
-ConnectionGroup ClaudeCodeInstaller::install(const std::vector<ClaudeCodeCommand>& commands) {
+ConnectionGroup ClaudeCodeInstaller::install(const std::vector<ClaudeCodeCommand>& commands,
+                                             const ClaudeCodeOptions& options) {
   const std::size_t group = state_->calls++;
+  const auto shared_options = std::make_shared<const ClaudeCodeOptions>(options);
   ConnectionGroup installed;
   for (const auto& command : commands) {
     auto& event_hooks = state_->events[command.event];
-    if (!event_hooks) event_hooks = std::make_shared<EventHooks>(state_->shared, state_->background);
+    if (!event_hooks) event_hooks = std::make_shared<EventHooks>(state_->background);
     const bool has_matcher = claude_code_event_has_matcher(command.event);
     const std::size_t index = event_hooks->add(
-        std::make_shared<Hook>(command, ClaudeCodeMatcher(has_matcher ? command.matcher : "")), group);
+        std::make_shared<Hook>(command, ClaudeCodeMatcher(has_matcher ? command.matcher : ""), shared_options), group);
     const HandlerOptions handler_options{.label = command.label,
                                          .failure = command.failure,
                                          .kind = HandlerKind::external,
@@ -450,7 +446,7 @@ Connection record_claude_code_transcript(Hooks& hooks, const std::filesystem::pa
 
 ConnectionGroup install_claude_code_hooks(Hooks& hooks, const std::vector<ClaudeCodeCommand>& commands,
                                           const ClaudeCodeOptions& options) {
-  return detail::ClaudeCodeInstaller(hooks, options).install(commands);
+  return detail::ClaudeCodeInstaller(hooks).install(commands, options);
 }
 
 }  // namespace hookbus

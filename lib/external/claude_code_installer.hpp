@@ -14,14 +14,15 @@ namespace hookbus::detail {
 
 class ClaudeCodeInstaller {
  public:
-  ClaudeCodeInstaller(Hooks& hooks, const ClaudeCodeOptions& options);
+  explicit ClaudeCodeInstaller(Hooks& hooks);
   ClaudeCodeInstaller(const ClaudeCodeInstaller&) = delete;
   ClaudeCodeInstaller& operator=(const ClaudeCodeInstaller&) = delete;
   ~ClaudeCodeInstaller();
 
   // install_claude_code_hooks for one call: its matching commands of one
-  // event run in parallel; those of earlier calls ran before them.
-  ConnectionGroup install(const std::vector<ClaudeCodeCommand>& commands);
+  // event run in parallel; those of earlier calls ran before them. Each
+  // call's commands see its own `options` (a layer's, its tool names).
+  ConnectionGroup install(const std::vector<ClaudeCodeCommand>& commands, const ClaudeCodeOptions& options);
 
  private:
   struct State;

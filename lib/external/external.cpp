@@ -259,7 +259,7 @@ class Installer {
         config_(config),
         options_(options),
         project_dir_(options.project_dir.empty() ? fs::current_path() : options.project_dir),
-        claude_code_(hooks, claude_code_options(options_, project_dir_)) {}
+        claude_code_(hooks) {}
 
   InstalledHooks run() && {
     for (const Layer layer : all_layers) {
@@ -268,7 +268,7 @@ class Installer {
         if (found.layer == layer) install(found, claude);
       for (const auto& command : options_.claude_code)
         if (command.layer == layer) install(command, claude);
-      installed_.add(claude_code_.install(claude));
+      installed_.add(claude_code_.install(claude, claude_code_options(layer)));
     }
     for (const Config& layer : config_.layers())
       for (const auto& [name, settings] : layer.hooks) check_entry(layer, name, settings);
@@ -460,9 +460,12 @@ class Installer {
     what_.warnings.push_back(std::move(message));
   }
 
-  static ClaudeCodeOptions claude_code_options(const ExternalInstallOptions& options, const fs::path& project_dir) {
-    ClaudeCodeOptions claude = options.claude_code_options;
-    claude.project_dir = project_dir;
+  // What the layer's Claude Code commands run with: their layer's tool names.
+  ClaudeCodeOptions claude_code_options(Layer layer) const {
+    ClaudeCodeOptions claude = options_.claude_code_options;
+    claude.project_dir = project_dir_;
+    if (const auto names = options_.claude_code_tool_names.find(layer); names != options_.claude_code_tool_names.end())
+      claude.tool_names = names->second;
     return claude;
   }
 

@@ -3,6 +3,7 @@
 #include <hookbus/claude_code.hpp>
 #include <hookbus/log.hpp>
 #include <hookbus/setup.hpp>
+#include <hookbus/tool_matcher.hpp>
 
 #include "support/logging.hpp"
 #include "setup/setup_steps.hpp"
@@ -169,6 +170,41 @@ std::map<fs::path, std::string> files_run_by(const std::vector<ClaudeCodeCommand
   return files;
 }
 
+// The tool names each layer's Claude Code commands see: the engine's, which
+// win, then those config maps in the layers at least as trusted as that layer.
+std::map<Layer, ClaudeCodeToolNames> tool_names_by_layer(const LayeredConfig& config,
+                                                         const std::map<std::string, std::string>& engine) {
+  std::map<Layer, ClaudeCodeToolNames> names;
+  for (const Layer layer : all_layers) {
+    std::map<std::string, std::string> seen = engine;
+    for (const auto& [ours, theirs] : config.claude_code_tool_names(layer)) seen.emplace(ours, theirs.value);
+    names.emplace(layer, ClaudeCodeToolNames(std::move(seen)));
+  }
+  return names;
+}
+
+// The most trusted layer with a Claude Code command: the transcript names
+// tools as its commands see them, so that no command reads in it the names
+// of a layer less trusted than its own. nullopt: no Claude Code command.
+std::optional<Layer> transcript_layer(const std::vector<ClaudeCodeCommand>& commands, const DiscoveryReport& discovery) {
+  std::optional<Layer> most_trusted;
+  const auto consider = [&](Layer layer) {
+    if (!most_trusted || more_trusted(layer, *most_trusted)) most_trusted = layer;
+  };
+  for (const auto& command : commands) consider(command.layer);
+  for (const auto& hook : discovery.hooks)
+    if (hook.protocol == HookProtocol::claude_code) consider(hook.layer);
+  return most_trusted;
+}
+
+// Whether an installed Claude Code hook matches on a tool name (PreToolUse, PostToolUse, PermissionRequest, ...).
+bool matches_tool_names(const InstallReport::Installed& hook) {
+  return std::any_of(hook.events.begin(), hook.events.end(), [](const std::string& event) {
+    const std::vector<std::size_t> targets = claude_code_event_targets(event);
+    return claude_code_event_has_matcher(event) && std::any_of(targets.begin(), targets.end(), has_tool_name);
+  });
+}
+
 std::string describe(const Config& config) {
   return fmt::format("{} config {}", layer_name(config.layer), config.file.string());
 }
@@ -196,6 +232,37 @@ void warn_about_partial_disables(const LayeredConfig& config, SetupReport& repor
     warn(report, fmt::format("{}: disable_all_hooks: a {} config stops its own layer's hooks and those of less trusted "
                              "layers only; the {} layer's hooks still run",
                              writer.file.string(), layer_name(writer.layer), fmt::join(unstopped, " and ")));
+  }
+}
+
+// A config's tool name that a more trusted layer's Claude Code command
+// depends on: the command's matcher matches the name the command sees for
+// that tool, not this one. The name does not reach the command (a less
+// trusted layer's names never do); a warning names the file and key.
+void warn_about_tool_names_kept_from_more_trusted_commands(const LayeredConfig& config,
+                                                           const std::map<std::string, std::string>& engine,
+                                                           const std::map<Layer, ClaudeCodeToolNames>& names,
+                                                           SetupReport& report) {
+  for (const Config& writer : config.layers()) {
+    if (!writer.claude_code) continue;
+    for (const auto& [ours, theirs] : writer.claude_code->tool_names) {
+      if (engine.contains(ours)) continue;  // the engine's own name wins for every layer
+      for (const auto& hook : report.hooks.installed) {
+        if (hook.protocol != HookProtocol::claude_code || !more_trusted(hook.layer, writer.layer) ||
+            !matches_tool_names(hook))
+          continue;
+        const std::string seen = names.at(hook.layer).to_claude(ours);
+        const ClaudeCodeMatcher matcher(hook.matcher);
+        if (!matcher.matches(seen) || matcher.matches(theirs)) continue;
+        const ConfigLocation key = writer.claude_code->location.key("tool_names").key(ours);
+        warn(report, fmt::format("{}: {}: the {} layer's name '{}' for the tool '{}' does not reach the {} layer's "
+                                 "Claude Code hook {}: it still sees '{}', which its matcher '{}' matches; a layer's "
+                                 "tool names reach only its own and less trusted layers' Claude Code commands",
+                                 key.file.string(), key.path, layer_name(writer.layer), theirs, ours,
+                                 layer_name(hook.layer), hook.source, seen, hook.matcher));
+        break;
+      }
+    }
   }
 }
 
@@ -316,28 +383,26 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
   for (const Layer layer : {Layer::managed, Layer::user, Layer::project})
     detail::load_layer_plugins(hooks, layer, locations.plugin_directory(layer), why_not_run(layer),
                                is_project_layer(layer) ? trusted.get() : nullptr, result);
+  const std::map<std::string, std::string> engine_tool_names =
+      engine_claude ? engine_claude->claude_code->tool_names : std::map<std::string, std::string>{};
   ExternalInstallOptions install{.project_dir = locations.project,
                                  .claude_code = std::move(claude_commands),
                                  .claude_code_options = {},
+                                 .claude_code_tool_names = tool_names_by_layer(config, engine_tool_names),
                                  .trusted_project = trusted};
-  std::map<std::string, std::string> tool_names = engine_claude ? engine_claude->claude_code->tool_names
-                                                                 : std::map<std::string, std::string>{};
-  if (const auto import = config.claude_code()) tool_names.insert(import->tool_names.begin(), import->tool_names.end());
-  install.claude_code_options.tool_names = ClaudeCodeToolNames(std::move(tool_names));
   if (options.claude_code && options.claude_code->transcript_dir)
     install.claude_code_options.transcript_dir = *options.claude_code->transcript_dir;
   else if (!locations.state.empty())
     install.claude_code_options.transcript_dir = locations.state / "transcripts";
-  const bool any_claude = !install.claude_code.empty() ||
-                          std::any_of(report.discovery.hooks.begin(), report.discovery.hooks.end(),
-                                      [](const auto& h) { return h.protocol == HookProtocol::claude_code; });
-  if (any_claude && !install.claude_code_options.transcript_dir.empty())
+  if (const auto layer = transcript_layer(install.claude_code, report.discovery);
+      layer && !install.claude_code_options.transcript_dir.empty())
     result.connections.add(record_claude_code_transcript(hooks, install.claude_code_options.transcript_dir,
-                                                         install.claude_code_options.tool_names));
+                                                         install.claude_code_tool_names.at(*layer)));
   InstalledHooks external = install_external_hooks(hooks, report.discovery, config, install);
   report.hooks = std::move(external.report);
   report_not_run(claude_not_run, untrusted, report);
   for (const auto& warning : report.hooks.warnings) report.warnings.push_back(warning);
+  warn_about_tool_names_kept_from_more_trusted_commands(config, engine_tool_names, install.claude_code_tool_names, report);
   warn_about_partial_disables(config, report);
   result.connections.add(std::move(builtins));
   result.connections.add(std::move(external.connections));

@@ -125,7 +125,8 @@ Installation load_workspace(Hooks& hooks, const fs::path& directory, const Works
   detail::load_layer_plugins(hooks, Layer::project, workspace / "plugins", why_not, trusted.get(), result);
   InstalledHooks external =
       install_external_hooks(hooks, report.discovery, layered, {.project_dir = locations.project, .claude_code = {},
-                                                                .claude_code_options = {}, .trusted_project = trusted});
+                                                                .claude_code_options = {}, .claude_code_tool_names = {},
+                                                                .trusted_project = trusted});
   report.hooks = std::move(external.report);
   for (const auto& warning : report.hooks.warnings) report.warnings.push_back(warning);
   result.connections.add(std::move(external.connections));

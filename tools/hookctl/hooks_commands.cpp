@@ -26,8 +26,10 @@
 #include <filesystem>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hookctl {
@@ -588,17 +590,28 @@ std::vector<MergedSetting> merged_settings(const SetupReport& report, ProjectTru
       out.push_back({"claude_code.plugins", of, json::string(import.plugins[i].string()),
                      import.location.key("plugins").element(i)});
   }
-  // Tool names: the most specific layer's mapping of a name wins.
-  std::vector<std::string> mapped;
-  for (auto layer = config.layers().rbegin(); layer != config.layers().rend(); ++layer) {
-    if (!layer->claude_code) continue;
-    for (const auto& [ours, theirs] : layer->claude_code->tool_names) {
-      if (std::find(mapped.begin(), mapped.end(), ours) != mapped.end()) continue;
-      mapped.push_back(ours);
-      out.push_back({"claude_code.tool_names." + ours, "", json::string(theirs),
-                     layer->claude_code->location.key("tool_names").key(ours)});
+  // Tool names: each layer's Claude Code commands see those of the layers at
+  // least as trusted as theirs; one line per name and entry, with the layers that see it.
+  struct SeenName {
+    Sourced<std::string> name;
+    std::vector<std::string_view> layers;
+  };
+  std::map<std::string, std::vector<SeenName>> tool_names;
+  for (const Layer layer : all_layers)
+    for (auto& [ours, theirs] : config.claude_code_tool_names(layer)) {
+      std::vector<SeenName>& entries = tool_names[ours];
+      const auto same = std::find_if(entries.begin(), entries.end(), [&](const SeenName& entry) {
+        return entry.name.origin.file == theirs.origin.file && entry.name.origin.path == theirs.origin.path;
+      });
+      if (same == entries.end()) entries.push_back({std::move(theirs), {layer_name(layer)}});
+      else same->layers.push_back(layer_name(layer));
     }
-  }
+  for (const auto& [ours, entries] : tool_names)
+    for (const SeenName& entry : entries)
+      out.push_back({"claude_code.tool_names." + ours,
+                     fmt::format("Claude Code commands of the {} layer{}", fmt::join(entry.layers, ", "),
+                                 entry.layers.size() == 1 ? "" : "s"),
+                     json::string(entry.name.value), entry.name.origin});
   add_hook_settings(report, out);
   return out;
 }
