@@ -567,13 +567,48 @@ TEST_F(Hookctl, EmitWhoseLogCannotBeWrittenExitsFour) {
 
 // ----------------------------------------------------------- paths
 
-TEST_F(Hookctl, ProjectOptionMayComeBeforeTheCommand) {
+// Every option that takes a value may come before the command as after it (issue 10).
+TEST_F(Hookctl, ProjectOptionMayComeBeforeOrAfterTheCommand) {
   add_hook("guard", "tool_call", "");
-  const ProcessResult r = run_process({.program = kHookctl,
-                                       .arguments = {"--project", project_.path().string(), "list"},
-                                       .extra_environment = environment()});
+  const auto list = [&](std::vector<std::string> args) {
+    return run_process({.program = kHookctl, .arguments = std::move(args), .extra_environment = environment()});
+  };
+  const ProcessResult before = list({"--project", project_.path().string(), "list"});
+  EXPECT_EQ(before.exit_code, 0) << before.stderr_text;
+  EXPECT_THAT(before.stdout_text, HasSubstr(hook("guard").string() + "  (project layer, untrusted, hookbus protocol)"));
+  EXPECT_EQ(before.stdout_text, list({"list", "--project", project_.path().string()}).stdout_text);
+}
+
+TEST_F(Hookctl, WorkspaceOptionMayComeBeforeOrAfterTheCommand) {
+  const fs::path workspace = home_.path() / "workspaces" / "ops";
+  write_script(workspace / "hooks" / "no-deploy", "[ \"$1\" = hook ] && echo tool_call\nexit 0\n");
+  const ProcessResult before = hookctl({"--workspace", workspace.string(), "list"});
+  EXPECT_EQ(before.exit_code, 0) << before.stderr_text;
+  EXPECT_THAT(before.stdout_text, HasSubstr("workspace " + workspace.string() + ": untrusted"));
+  EXPECT_EQ(before.stdout_text, hookctl({"list", "--workspace", workspace.string()}).stdout_text);
+}
+
+TEST_F(Hookctl, AnOptionWithATextValueMayComeBeforeTheCommand) {
+  add_hook("guard", "tool_call", "");
+  const ProcessResult r = hookctl({"--project-trust", "trust_all", "list"});
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
-  EXPECT_THAT(r.stdout_text, HasSubstr(hook("guard").string() + "  (project layer, untrusted, hookbus protocol)"));
+  EXPECT_THAT(r.stdout_text, HasSubstr("trusted by policy (trust_all)"));
+}
+
+TEST_F(Hookctl, AnOptionBeforeTheCommandWithoutItsValueExitsTwo) {
+  for (const std::string option : {"--workspace", "--project"}) {
+    const ProcessResult r = run_process({.program = kHookctl, .arguments = {option}});
+    EXPECT_EQ(r.exit_code, 2) << option;
+    EXPECT_THAT(r.stderr_text, HasSubstr("hookctl: option '" + option + "' needs DIR")) << option;
+  }
+}
+
+TEST_F(Hookctl, AnOptionAfterTheCommandWithoutItsValueExitsTwo) {
+  for (const std::string option : {"--workspace", "--project"}) {
+    const ProcessResult r = run_process({.program = kHookctl, .arguments = {"list", option}});
+    EXPECT_EQ(r.exit_code, 2) << option;
+    EXPECT_THAT(r.stderr_text, HasSubstr("hookctl list: option '" + option + "' needs DIR")) << option;
+  }
 }
 
 TEST_F(Hookctl, ProjectOptionMayBeGivenWithAnEqualsSign) {

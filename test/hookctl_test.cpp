@@ -358,10 +358,17 @@ TEST(HookctlCompletion, AsksTheShellForFilesAndDirectories) {
   EXPECT_THAT(lines(hookctl("__complete -- run-hook ''").out), ElementsAre("@file"));
   EXPECT_THAT(lines(hookctl("__complete -- list --project ''").out), ElementsAre("@directory"));
   EXPECT_THAT(lines(hookctl("__complete -- --project ''").out), ElementsAre("@directory"));
+  EXPECT_THAT(lines(hookctl("__complete -- --workspace ''").out), ElementsAre("@directory"));
 }
 
 TEST(HookctlCompletion, CompletesTheArgumentAfterOptions) {
   EXPECT_THAT(lines(hookctl("__complete -- run-hook --project /tmp ./hook tool_ca").out), ElementsAre("tool_call"));
+  EXPECT_THAT(lines(hookctl("__complete -- --workspace /tmp emit tool_ca").out), ElementsAre("tool_call"));
+}
+
+// Before the command, every option of the table may come.
+TEST(HookctlCompletion, CompletesEveryOptionBeforeTheCommand) {
+  EXPECT_THAT(lines(hookctl("__complete -- --w").out), ElementsAre("--workspace"));
 }
 
 // The script as bash runs it on TAB: COMP_LINE up to the cursor in, COMPREPLY out.

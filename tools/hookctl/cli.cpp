@@ -122,12 +122,31 @@ std::vector<Option> options_of(const Command& command) {
   return options;
 }
 
-std::optional<Option> find_option(const Command& command, std::string_view name) {
+// Every option of the table, each once: those that may come before the
+// command, where no command says yet what they take.
+std::vector<Option> all_options() {
+  std::vector<Option> all;
+  for (const Command* command : all_commands())
+    for (const Option& option : options_of(*command))
+      if (std::ranges::none_of(all, [&](const Option& known) { return known.name == option.name; }))
+        all.push_back(option);
+  return all;
+}
+
+std::optional<Option> find_option(const std::vector<Option>& options, std::string_view name) {
   for (const ShortOption& alias : short_options)
     if (alias.short_name == name) name = alias.name;
-  for (const Option& option : options_of(command))
+  for (const Option& option : options)
     if (option.name == name) return option;
   return std::nullopt;
+}
+
+// The option a word before the command is, as the table knows it, when the
+// next word is its value (`--workspace DIR`, not `--workspace=DIR`).
+std::optional<Option> option_wanting_next_word(std::string_view word) {
+  if (word.find('=') != std::string_view::npos) return std::nullopt;
+  const std::optional<Option> option = find_option(all_options(), word);
+  return option && option->value != Value::none ? option : std::nullopt;
 }
 
 // ------------------------------------------------------------ help
@@ -294,9 +313,8 @@ CompletedSoFar read_words(std::span<const std::string_view> words) {
     if (!options_ended && word == "--") {
       options_ended = true;
     } else if (!options_ended && is_option(word)) {
-      // Before the command, --project is the only option with a value.
       const std::optional<Option> option =
-          so_far.command ? find_option(*so_far.command, word) : (word == "--project" ? std::optional(project_option) : std::nullopt);
+          so_far.command ? find_option(options_of(*so_far.command), word) : option_wanting_next_word(word);
       if (option && option->value != Value::none) {
         if (i + 1 == words.size()) so_far.wants_value = option;
         else ++i;
@@ -320,8 +338,7 @@ int complete_command(const Invocation& invocation) {
   if (so_far.wants_value) {
     candidates = candidates_for(so_far.wants_value->value);
   } else if (is_option(current) || current == "-") {
-    const std::vector<Option> options =
-        so_far.command ? options_of(*so_far.command) : std::vector<Option>{project_option, quiet_option, help_option};
+    const std::vector<Option> options = so_far.command ? options_of(*so_far.command) : all_options();
     for (const Option& option : options) candidates.emplace_back(option.name);
   } else if (so_far.command == nullptr) {
     candidates = candidates_for(Value::command);
@@ -377,7 +394,7 @@ Invocation parse(const Command& command, std::span<const std::string_view> words
     }
     const std::size_t equals = word.starts_with("--") ? word.find('=') : std::string_view::npos;
     const std::string_view name = word.substr(0, equals);
-    const std::optional<Option> option = find_option(command, name);
+    const std::optional<Option> option = find_option(options_of(command), name);
     if (!option) throw UsageError(fmt::format("unknown option '{}'", printable(name)));
     if (option->value == Value::none) {
       if (equals != std::string_view::npos) throw UsageError(fmt::format("option '{}' takes no value", option->name));
@@ -407,7 +424,7 @@ Invocation parse(const Command& command, std::span<const std::string_view> words
   }
   std::map<std::string_view, fs::path> paths;
   for (const auto& [name, text] : options)
-    if (const Value kind = find_option(command, name)->value; kind == Value::file || kind == Value::directory)
+    if (const Value kind = find_option(options_of(command), name)->value; kind == Value::file || kind == Value::directory)
       paths.emplace(name, checked_path(name, text, kind));
   fs::path project_dir;
   if (command.project) {
@@ -417,11 +434,12 @@ Invocation parse(const Command& command, std::span<const std::string_view> words
   return Invocation(command, std::move(arguments), std::move(options), std::move(paths), std::move(project_dir));
 }
 
-// `hookctl -q --project DIR emit ...` is `hookctl emit ... -q --project DIR`:
-// options before the command move after it. Returns the index of the command.
+// `hookctl -q --workspace DIR emit ...` is `hookctl emit ... -q --workspace DIR`:
+// options before the command move after it. Returns the index of the command;
+// past the end when the last option still wants its value.
 std::size_t command_position(const std::vector<std::string_view>& args) {
   std::size_t i = 0;
-  while (i < args.size() && is_option(args[i]) && args[i] != "--") i += args[i] == "--project" ? 2 : 1;
+  while (i < args.size() && is_option(args[i]) && args[i] != "--") i += option_wanting_next_word(args[i]) ? 2 : 1;
   return i;
 }
 
@@ -514,7 +532,13 @@ int checked_output(int exit_code) {
 int run(const std::vector<Command>& commands, std::vector<std::string_view> args) {
   current_table = &commands;
   const std::size_t position = command_position(args);
-  if (position >= args.size()) {
+  if (position > args.size()) {
+    const Option option = *option_wanting_next_word(args.back());
+    print_to_stderr("{}: option '{}' needs {}\nRun '{} help' for the commands.\n", program, option.name,
+                    option.value_name, program);
+    return exit_usage;
+  }
+  if (position == args.size()) {
     if (std::ranges::any_of(args, [](std::string_view a) { return a == "--help" || a == "-h"; })) {
       print_overview();
       return exit_ok;

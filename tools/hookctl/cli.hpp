@@ -4,6 +4,7 @@
 // `--json` prints. From the row, the framework
 //   - parses the command line: `hookctl [GLOBAL OPTIONS] COMMAND [ARGUMENTS] [OPTIONS]`
 //     (options may come before or after the command and between arguments;
+//     before it, the table says which ones take the next word as their value;
 //     `--` ends options; `--name=value` and `--name value` both work);
 //   - gives every command -h/--help and -q/--quiet, --json when the row says
 //     what it prints, --project DIR when the command reads a project;
