@@ -221,6 +221,20 @@ TEST_F(Plugins, AnotherAbiVersionIsRefusedNamingBoth) {
   EXPECT_FALSE(library_loaded(file));
 }
 
+// A real plugin ABI 1 descriptor is shorter than ABI 2's: only its version is read.
+TEST_F(Plugins, AnAbi1PluginIsRefusedByItsVersionAlone) {
+  const fs::path file = plugin("abi_1");
+  EXPECT_THAT(load_error(file), AllOf(HasSubstr("was built for plugin ABI 1, this engine has plugin ABI 2"),
+                                      HasSubstr("rebuild the plugin")));
+  EXPECT_FALSE(library_loaded(file));
+}
+
+TEST_F(Plugins, APluginOfBuiltinsHasNoHandlersToLoad) {
+  const fs::path file = plugin("shout");
+  EXPECT_THAT(load_error(file), AllOf(HasSubstr("has no handlers to install"), HasSubstr("load_builtin_plugin()")));
+  EXPECT_FALSE(library_loaded(file));
+}
+
 TEST_F(Plugins, ALibraryWithoutTheEntryPointIsRefused) {
   EXPECT_THAT(load_error(plugin("no_entry_point")),
               AllOf(HasSubstr("has no 'hookbus_plugin' entry point"), HasSubstr("HOOKBUS_PLUGIN")));
@@ -260,6 +274,67 @@ TEST_F(Plugins, APluginInADirectoryOthersCanWriteIsRefused) {
   const fs::path file = dir_ / "open" / "guard.so";
   fs::copy_file(plugin("guard"), file);
   EXPECT_THAT(load_error(file), HasSubstr("writable"));
+}
+
+// ------------------------------------------------------ plugins of built-ins
+
+class BuiltinPlugins : public Plugins {
+ protected:
+  hookbus::ConnectionGroup install_shout(const hookbus::BuiltinRegistry& registry, const char* tool) {
+    return registry.install(hooks_, "shout", {{"tool", tool}});
+  }
+};
+
+TEST_F(BuiltinPlugins, ItsBuiltinsJoinTheRegistryAndRunWithTheLibraryAsSource) {
+  const fs::path file = plugin("shout");
+  hookbus::BuiltinRegistry registry;
+  EXPECT_THAT(hookbus::load_builtin_plugin(registry, file), ElementsAre("shout"));
+  auto installed = install_shout(registry, "deploy");
+  const hookbus::ToolCallResult result = hooks_.emit(tool_call("deploy"));
+  EXPECT_EQ(result.reason, "NO DEPLOY");
+  ASSERT_TRUE(result.decided_by.has_value());
+  EXPECT_EQ(result.decided_by->handler, "builtin:shout");
+  EXPECT_EQ(result.decided_by->source, file.string());
+}
+
+// The error is made in the plugin, which is unloaded while it travels: what arrives is the engine's copy.
+TEST_F(BuiltinPlugins, ItsBuiltinsCheckTheirSettingsWithConfigErrors) {
+  const fs::path file = plugin("shout");
+  std::string message;
+  try {
+    hookbus::BuiltinRegistry registry;
+    hookbus::load_builtin_plugin(registry, file);
+    hookbus::ConnectionGroup installed = registry.install(hooks_, "shout", {{"tool", 3}});
+  } catch (const hookbus::ConfigError& error) {
+    message = error.what();
+  }
+  EXPECT_EQ(message, "shout.tool: expected string, got number");
+  EXPECT_FALSE(library_loaded(file));
+}
+
+TEST_F(BuiltinPlugins, TheLibraryStaysWhileAFactoryOrAnInstalledHandlerNeedsIt) {
+  const fs::path file = plugin("shout");
+  hookbus::ConnectionGroup installed;
+  {
+    hookbus::BuiltinRegistry registry;
+    hookbus::load_builtin_plugin(registry, file);
+    installed = install_shout(registry, "deploy");
+  }
+  EXPECT_TRUE(library_loaded(file));  // the handler needs it
+  EXPECT_EQ(hooks_.emit(tool_call("deploy")).decision, hookbus::Decision::deny);
+  installed.disconnect();
+  EXPECT_FALSE(library_loaded(file));
+}
+
+TEST_F(BuiltinPlugins, APluginOfHandlersOffersNoBuiltins) {
+  hookbus::BuiltinRegistry registry;
+  try {
+    hookbus::load_builtin_plugin(registry, plugin("guard"));
+    ADD_FAILURE() << "a plugin of handlers offered built-ins";
+  } catch (const hookbus::PluginError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("offers no built-ins"));
+  }
+  EXPECT_TRUE(registry.names().empty());
 }
 
 TEST(PluginFiles, AreTheSharedLibrariesOfADirectorySortedByName) {

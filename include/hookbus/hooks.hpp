@@ -315,6 +315,7 @@ class Registrar {
     group_.add(hooks_.subscribe(std::move(subscriber), scoped(std::move(options), "*")));
   }
   void add(Connection connection) { group_.add(std::move(connection)); }
+  void add(ConnectionGroup group) { group_.add(std::move(group)); }
 
   Hooks& hooks() noexcept { return hooks_; }
   ConnectionGroup take() noexcept { return std::move(group_); }

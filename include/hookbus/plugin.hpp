@@ -28,7 +28,22 @@
 // The engine's executable must export hookbus's symbols to its plugins, which
 // link against hookbus's headers only: `hookbus_enable_plugins(engine)` in
 // CMake. A plugin built against another plugin ABI is refused, never called.
+//
+// A plugin can offer built-ins instead of handlers: factories that
+// configuration enables by name, with settings, like `tool_policy`
+// (builtins.hpp). hookbus's own `stt` and `tts` are such plugins
+// (docs/voice.md):
+//
+//   HOOKBUS_BUILTIN_PLUGIN("shout") {
+//     builtins.add("shout", [](const hookbus::ConfigObject& settings) -> hookbus::BuiltinProvider {
+//       settings.allow_only({});
+//       return [](hookbus::Registrar& registrar) { ... registrar.on<...>(...) ... };
+//     });
+//   }
+//
+// load_builtin_plugin() adds them to a BuiltinRegistry.
 
+#include <hookbus/builtins.hpp>
 #include <hookbus/connection.hpp>
 #include <hookbus/errors.hpp>
 #include <hookbus/hooks.hpp>
@@ -44,16 +59,21 @@
 namespace hookbus {
 
 // The plugin ABI: bumped whenever a type a plugin shares with the engine
-// changes its layout or meaning (events, results, Registrar, HandlerOptions).
-// A plugin records the version it was compiled with; the engine loads only its own.
-inline constexpr std::uint32_t plugin_abi_version = 1;
+// changes its layout or meaning (events, results, Registrar, HandlerOptions,
+// BuiltinRegistry, this descriptor). A plugin records the version it was
+// compiled with; the engine loads only its own.
+//   1: abi_version, name, provide
+//   2: + offer_builtins (plugins of configurable built-ins)
+inline constexpr std::uint32_t plugin_abi_version = 2;
 
-// What a plugin's entry point returns: a C struct, readable whatever the plugin
-// was built with, so the ABI version is checked before anything else is used.
+// What a plugin's entry point returns: a C struct whose first member, the ABI
+// version, is readable whatever the plugin was built with, so it is checked
+// before anything else is used. One of the two functions is set.
 struct PluginDescriptor {
   std::uint32_t abi_version{};
-  const char* name{};                  // letters, digits, '.', '_', '-'; 1 to 64 of them
-  void (*provide)(Registrar& registrar){};
+  const char* name{};                                   // letters, digits, '.', '_', '-'; 1 to 64 of them
+  void (*provide)(Registrar& registrar){};              // HOOKBUS_PLUGIN: handlers, installed on load
+  void (*offer_builtins)(BuiltinRegistry& builtins){};  // HOOKBUS_BUILTIN_PLUGIN: built-ins config enables
 };
 
 // The entry point every plugin exports (HOOKBUS_PLUGIN defines it).
@@ -95,11 +115,21 @@ class LoadedPlugin {
 // naming the file for: a file that others could write (as for hook files), a
 // library that fails to load (with the loader's message: a missing symbol, a
 // wrong architecture), no `hookbus_plugin` entry point, another ABI version, an
-// invalid name, or a provider that throws (nothing it registered stays).
+// invalid name, a plugin of built-ins (it has no handlers), or a provider that
+// throws (nothing it registered stays).
 // `layer`: the layer the plugin comes from, which every handler it registers
 // gets (HandlerOptions::layer); unset for a plugin the engine itself chose.
 [[nodiscard]] LoadedPlugin load_plugin(Hooks& hooks, const std::filesystem::path& file,
                                        std::optional<Layer> layer = std::nullopt);
+
+// Loads the plugin of built-ins at `file` (HOOKBUS_BUILTIN_PLUGIN) and adds
+// the built-ins it offers to `registry`, replacing any of the same name;
+// returns their names. The library stays loaded while the registry's
+// factories, the providers they make or the handlers those install live, and
+// their handlers have the library's path as their source. Throws PluginError
+// as load_plugin does, for a plugin that offers no built-ins, or one whose
+// offer throws (the registry is then unchanged).
+std::vector<std::string> load_builtin_plugin(BuiltinRegistry& registry, const std::filesystem::path& file);
 
 // The plugin files of a directory: its regular files and symlinks named
 // `*.so`, sorted by name. A missing directory has none.
@@ -108,12 +138,24 @@ std::vector<std::filesystem::path> plugin_files(const std::filesystem::path& dir
 }  // namespace hookbus
 
 // Defines the plugin's entry point and the provider that registers its
-// handlers through `registrar` (a hookbus::Registrar). Once per plugin.
+// handlers through `registrar` (a hookbus::Registrar). Once per plugin, and
+// not with HOOKBUS_BUILTIN_PLUGIN.
 #define HOOKBUS_PLUGIN(plugin_name)                                                                        \
   static void hookbus_plugin_provide(::hookbus::Registrar& registrar);                                     \
   extern "C" __attribute__((visibility("default"))) const ::hookbus::PluginDescriptor* hookbus_plugin() { \
     static const ::hookbus::PluginDescriptor descriptor{::hookbus::plugin_abi_version, plugin_name,         \
-                                                        &hookbus_plugin_provide};                          \
+                                                        &hookbus_plugin_provide, nullptr};                 \
     return &descriptor;                                                                                   \
   }                                                                                                        \
   static void hookbus_plugin_provide([[maybe_unused]] ::hookbus::Registrar& registrar)
+
+// Defines the entry point of a plugin of built-ins, and the function that adds
+// them to `builtins` (a hookbus::BuiltinRegistry). Once per plugin.
+#define HOOKBUS_BUILTIN_PLUGIN(plugin_name)                                                                \
+  static void hookbus_plugin_offer_builtins(::hookbus::BuiltinRegistry& builtins);                         \
+  extern "C" __attribute__((visibility("default"))) const ::hookbus::PluginDescriptor* hookbus_plugin() { \
+    static const ::hookbus::PluginDescriptor descriptor{::hookbus::plugin_abi_version, plugin_name, nullptr, \
+                                                        &hookbus_plugin_offer_builtins};                   \
+    return &descriptor;                                                                                   \
+  }                                                                                                        \
+  static void hookbus_plugin_offer_builtins([[maybe_unused]] ::hookbus::BuiltinRegistry& builtins)

@@ -73,7 +73,16 @@ void LoadedPlugin::unload() noexcept {
   library_.reset();  // the last reference unloads the library
 }
 
-LoadedPlugin load_plugin(Hooks& hooks, const fs::path& file, std::optional<Layer> layer) {
+namespace {
+
+// A plugin's library, loaded and checked up to its name.
+struct OpenedPlugin {
+  std::shared_ptr<const void> library;  // the last reference unloads it
+  const PluginDescriptor* descriptor = nullptr;
+  std::string name;
+};
+
+OpenedPlugin open_plugin(const fs::path& file) {
   if (const auto unsafe = detail::unsafe_path_reason(file)) throw plugin_error(file, *unsafe);
   std::error_code ec;
   if (!fs::is_regular_file(file, ec))
@@ -93,6 +102,7 @@ LoadedPlugin load_plugin(Hooks& hooks, const fs::path& file, std::optional<Layer
                        "define the plugin with HOOKBUS_PLUGIN(\"name\") { ... }");
   const PluginDescriptor* descriptor = library->get<const PluginDescriptor*()>(plugin_entry_point)();
   if (descriptor == nullptr) throw plugin_error(file, fmt::format("'{}' returned nothing", plugin_entry_point));
+  // Only the version is read before it matches: the rest of another ABI's descriptor may differ.
   if (descriptor->abi_version != plugin_abi_version)
     throw plugin_error(file,
                        fmt::format("was built for plugin ABI {}, this engine has plugin ABI {}",
@@ -102,27 +112,95 @@ LoadedPlugin load_plugin(Hooks& hooks, const fs::path& file, std::optional<Layer
   if (!valid_plugin_name(name))
     throw plugin_error(file, fmt::format("has an invalid name '{}'", name.substr(0, max_name_length)),
                        "use 1 to 64 letters, digits, '.', '_' or '-'");
-  if (descriptor->provide == nullptr) throw plugin_error(file, "has no provider function");
+  const boost::dll::shared_library* raw = library.get();
+  return OpenedPlugin{std::shared_ptr<const void>(std::move(library), raw), descriptor, std::string(name)};
+}
+
+// A factory of a plugin's built-in, and the providers it makes: each holds the
+// library, declared first so that the plugin's own objects (declared after it)
+// are destroyed while the library is still loaded.
+//
+// What they throw is made again here: an exception the plugin made has its
+// code in the plugin, which may be unloaded while the exception travels
+// (when the last factory or provider holding it is destroyed on the way).
+struct PluginBuiltinProvider {
+  std::shared_ptr<const void> library;
+  std::string file;
+  std::string name;
+  BuiltinProvider provider;
+
+  void operator()(Registrar& registrar) const {
+    try {
+      registrar.add(registrar.hooks().add(provider, RegistrarScope{.source = file, .keep_alive = library}));
+    } catch (const std::exception& error) {
+      throw plugin_error(file, fmt::format("built-in {} failed while registering its handlers: {}", name, error.what()));
+    }
+  }
+};
+
+struct PluginBuiltinFactory {
+  std::shared_ptr<const void> library;
+  std::string file;
+  std::shared_ptr<const BuiltinRegistry> offered;
+  std::string name;
+
+  BuiltinProvider operator()(const ConfigObject& settings) const {
+    try {
+      return PluginBuiltinProvider{library, file, name, offered->make(name, settings)};
+    } catch (const ConfigError& error) {
+      throw ConfigError(error);
+    } catch (const std::exception& error) {
+      throw plugin_error(file, fmt::format("built-in {} failed while checking its settings: {}", name, error.what()));
+    }
+  }
+};
+
+}  // namespace
+
+LoadedPlugin load_plugin(Hooks& hooks, const fs::path& file, std::optional<Layer> layer) {
+  OpenedPlugin opened = open_plugin(file);
+  if (opened.descriptor->provide == nullptr)
+    throw plugin_error(file, "has no handlers to install: it is a plugin of built-ins (HOOKBUS_BUILTIN_PLUGIN)",
+                       "add its built-ins to a registry with load_builtin_plugin() and enable them in config");
 
   LoadedPlugin plugin;
-  plugin.name_ = std::string(name);
+  plugin.name_ = std::move(opened.name);
   plugin.file_ = file;
-  const boost::dll::shared_library* raw = library.get();
-  plugin.library_ = std::shared_ptr<const void>(std::move(library), raw);  // from now on, the plugin's
+  plugin.library_ = std::move(opened.library);  // from now on, the plugin's
   // Whatever the provider registered before failing is disconnected before
   // `plugin` lets go of the library.
   try {
-    plugin.connections_ = hooks.add(descriptor->provide, RegistrarScope{.label_prefix = plugin.name_ + "/",
-                                                                        .kind = HandlerKind::plugin,
-                                                                        .source = file.string(),
-                                                                        .keep_alive = plugin.library_,
-                                                                        .layer = layer});
+    plugin.connections_ = hooks.add(opened.descriptor->provide, RegistrarScope{.label_prefix = plugin.name_ + "/",
+                                                                               .kind = HandlerKind::plugin,
+                                                                               .source = file.string(),
+                                                                               .keep_alive = plugin.library_,
+                                                                               .layer = layer});
   } catch (const std::exception& error) {
     throw plugin_error(file, fmt::format("failed while registering its handlers: {}", error.what()));
   } catch (...) {
     throw plugin_error(file, "failed while registering its handlers: an exception not derived from std::exception");
   }
   return plugin;
+}
+
+std::vector<std::string> load_builtin_plugin(BuiltinRegistry& registry, const fs::path& file) {
+  OpenedPlugin opened = open_plugin(file);
+  if (opened.descriptor->offer_builtins == nullptr)
+    throw plugin_error(file, "offers no built-ins: it is a plugin of handlers (HOOKBUS_PLUGIN)",
+                       "put it in a plugin directory, or load it with load_plugin()");
+  // Declared after `opened`, so should the offer fail, the plugin's factories go before its library.
+  auto offered = std::make_shared<BuiltinRegistry>();
+  try {
+    opened.descriptor->offer_builtins(*offered);
+  } catch (const std::exception& error) {
+    throw plugin_error(file, fmt::format("failed while offering its built-ins: {}", error.what()));
+  } catch (...) {
+    throw plugin_error(file, "failed while offering its built-ins: an exception not derived from std::exception");
+  }
+  std::vector<std::string> names = offered->names();
+  for (const auto& name : names)
+    registry.add(name, PluginBuiltinFactory{opened.library, file.string(), offered, name});
+  return names;
 }
 
 std::vector<fs::path> plugin_files(const fs::path& directory) {
