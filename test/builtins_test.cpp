@@ -105,13 +105,13 @@ class CapturedLog {
 
 // --------------------------------------------------------------- registry
 
-TEST(BuiltinRegistry, DefaultRegistryHoldsTheFourBuiltins) {
-  EXPECT_THAT(default_builtins().names(), ElementsAre("audit", "redact", "tool_policy", "tool_stats"));
+TEST(BuiltinRegistry, DefaultRegistryHoldsTheSixBuiltins) {
+  EXPECT_THAT(default_builtins().names(), ElementsAre("audit", "redact", "stt", "tool_policy", "tool_stats", "tts"));
 }
 
 TEST(BuiltinRegistry, UnknownNameIsAnErrorListingTheAvailableOnes) {
   EXPECT_EQ(install_error("auditing", "{}"),
-            R"(auditing: unknown built-in "auditing"; available: audit, redact, tool_policy, tool_stats)");
+            R"(auditing: unknown built-in "auditing"; available: audit, redact, stt, tool_policy, tool_stats, tts)");
 }
 
 TEST(BuiltinRegistry, RegisteringTheSameNameTwiceReplacesTheEarlierFactory) {

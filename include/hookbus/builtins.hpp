@@ -6,6 +6,11 @@
 //   tool_policy  allow/deny rules on tool names and arguments; blocks tool_call
 //   redact       replaces secrets in what history stores (tool_result_persist)
 //   tool_stats   calls, successes, failures and total duration per tool
+//   stt          speech to text: audio parts of message:receive become text (PocketSphinx)
+//   tts          text to speech: a WAV part for message:send's response (eSpeak NG)
+//
+// `stt` and `tts` are plugins of hookbus's own (plugin.hpp, docs/voice.md),
+// loaded from builtin_plugin_directory() when configuration enables them.
 //
 // docs/configuration.md describes their settings. Each built-in is a provider
 // (`hooks.add(builtin)`) built from its settings, which it checks strictly
@@ -24,6 +29,7 @@
 #include <boost/json/object.hpp>
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -37,6 +43,7 @@ namespace hookbus {
 namespace builtin_priority {
 inline constexpr int observe_first = -1000;  // audit and tool_stats see every call, also those a policy blocks
 inline constexpr int policy = -100;          // tool_policy decides before ordinary handlers run
+inline constexpr int transcribe = -100;      // stt: ordinary message:receive handlers read its transcript
 inline constexpr int redact_last = 1000;     // redact sees what earlier persist handlers produced
 }  // namespace builtin_priority
 
@@ -70,8 +77,16 @@ class BuiltinRegistry {
   std::map<std::string, BuiltinFactory, std::less<>> factories_;
 };
 
-// A registry holding audit, tool_policy, redact and tool_stats.
+// A registry holding audit, tool_policy, redact, tool_stats, stt and tts.
+// Making `stt` or `tts` loads its plugin, `<builtin_plugin_directory()>/stt.so`;
+// a plugin that is missing, or was not built (its Debian packages were
+// missing), is a ConfigError saying which.
 BuiltinRegistry default_builtins();
+
+// Where hookbus's own plugins of built-ins are: $HOOKBUS_BUILTIN_PLUGIN_DIR
+// when set (a build tree's `plugins/`), else `<libdir>/hookbus/plugins` of the
+// installation.
+std::filesystem::path builtin_plugin_directory();
 
 // --------------------------------------------------------------- built-ins
 

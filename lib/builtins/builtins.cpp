@@ -9,6 +9,7 @@
 #include <hookbus/builtins.hpp>
 #include <hookbus/json.hpp>
 #include <hookbus/log.hpp>
+#include <hookbus/plugin.hpp>
 #include <hookbus/tool_matcher.hpp>
 
 #include "support/logging.hpp"
@@ -25,6 +26,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <limits>
 #include <mutex>
 #include <stdexcept>
@@ -48,6 +50,34 @@ template <class Builtin>
 BuiltinFactory factory_of() {
   return [](const ConfigObject& settings) -> BuiltinProvider {
     return [builtin = Builtin(settings)](Registrar& registrar) { builtin.register_hooks(registrar); };
+  };
+}
+
+// A built-in of a plugin of hookbus's own, `<name>.so`, loaded when the
+// built-in is made: an engine that does not enable it never loads the plugin
+// or the libraries it needs. `not_built` names what the build lacked, if it did.
+BuiltinFactory plugin_builtin(std::string name, std::string_view not_built) {
+  return [name = std::move(name), not_built](const ConfigObject& settings) -> BuiltinProvider {
+    if (!not_built.empty())
+      throw ConfigError(settings.location(),
+                        fmt::format("{} is not available: this hookbus was built without {}; install them "
+                                    "(tools/install-deps) and build hookbus again",
+                                    name, not_built));
+    const std::filesystem::path file = builtin_plugin_directory() / (name + ".so");
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec))
+      throw ConfigError(settings.location(),
+                        fmt::format("{} is a plugin, and {} does not exist; install hookbus (cmake --install), or "
+                                    "set HOOKBUS_BUILTIN_PLUGIN_DIR to the directory holding {}.so (a build tree's "
+                                    "plugins/)",
+                                    name, file.string(), name));
+    BuiltinRegistry from_plugin;
+    try {
+      load_builtin_plugin(from_plugin, file);
+    } catch (const PluginError& error) {
+      throw ConfigError(settings.location(), error.what());
+    }
+    return from_plugin.make(name, settings);
   };
 }
 
@@ -87,7 +117,15 @@ BuiltinRegistry default_builtins() {
   registry.add("tool_policy", factory_of<ToolPolicy>());
   registry.add("redact", factory_of<Redactor>());
   registry.add("tool_stats", factory_of<ToolStats>());
+  registry.add("stt", plugin_builtin("stt", HOOKBUS_STT_NOT_BUILT));
+  registry.add("tts", plugin_builtin("tts", HOOKBUS_TTS_NOT_BUILT));
   return registry;
+}
+
+std::filesystem::path builtin_plugin_directory() {
+  const char* overridden = std::getenv("HOOKBUS_BUILTIN_PLUGIN_DIR");
+  return overridden != nullptr && *overridden != '\0' ? std::filesystem::path(overridden)
+                                                       : std::filesystem::path(HOOKBUS_BUILTIN_PLUGIN_DIR);
 }
 
 // ------------------------------------------------------------------- audit
