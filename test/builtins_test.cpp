@@ -2,6 +2,7 @@
 // and tool_stats, each with its settings and its bad-settings errors.
 #include <hookbus/builtins.hpp>
 #include <hookbus/config.hpp>
+#include <hookbus/context_swap.hpp>
 #include <hookbus/log.hpp>
 
 #include <gmock/gmock.h>
@@ -105,13 +106,14 @@ class CapturedLog {
 
 // --------------------------------------------------------------- registry
 
-TEST(BuiltinRegistry, DefaultRegistryHoldsTheSixBuiltins) {
-  EXPECT_THAT(default_builtins().names(), ElementsAre("audit", "redact", "stt", "tool_policy", "tool_stats", "tts"));
+TEST(BuiltinRegistry, DefaultRegistryHoldsTheSevenBuiltins) {
+  EXPECT_THAT(default_builtins().names(),
+              ElementsAre("audit", "redact", "stt", "swap_context", "tool_policy", "tool_stats", "tts"));
 }
 
 TEST(BuiltinRegistry, UnknownNameIsAnErrorListingTheAvailableOnes) {
   EXPECT_EQ(install_error("auditing", "{}"),
-            R"(auditing: unknown built-in "auditing"; available: audit, redact, stt, tool_policy, tool_stats, tts)");
+            R"(auditing: unknown built-in "auditing"; available: audit, redact, stt, swap_context, tool_policy, tool_stats, tts)");
 }
 
 TEST(BuiltinRegistry, RegisteringTheSameNameTwiceReplacesTheEarlierFactory) {
@@ -584,6 +586,105 @@ TEST(ToolStats, LogEveryZeroNeverLogs) {
 TEST(ToolStatsSettings, LogEveryMustBeANonNegativeInteger) {
   EXPECT_EQ(install_error("tool_stats", R"({"log_every": -1})"),
             "tool_stats.log_every: expected integer from 0 to 9223372036854775807, got -1");
+}
+
+// ------------------------------------------------------------ swap_context
+// kodelet's swap_context built-in (pkg/hooks/swap_context.go) and its tests
+// (builtin_test.go): the summary is the turn's response; `once` only on the
+// first turn; an engine that cannot swap, or a swap that fails, is an error
+// that is reported and does not stop the agent.
+
+TurnEndEvent turn_end(std::uint32_t turn_index, std::string response) {
+  return TurnEndEvent{.turn_index = turn_index,
+                      .message = {.role = Role::assistant, .content = {TextPart{std::move(response)}}}};
+}
+
+class RecordingSwapper : public ContextSwapper {
+ public:
+  void swap_context(const std::string& summary) override { summaries.push_back(summary); }
+  std::vector<std::string> summaries;
+};
+
+class FailingSwapper : public ContextSwapper {
+ public:
+  void swap_context(const std::string&) override { throw std::runtime_error("the transcript is read-only"); }
+};
+
+TEST(SwapContext, TheEngineSwapsTheConversationForTheTurnsResponse) {
+  Hooks hooks;
+  const auto installed = install(hooks, "swap_context", "{}");
+  RecordingSwapper conversation;
+  const ContextSwapOutcome outcome = apply_context_swap(hooks.emit(turn_end(0, "test response")), &conversation);
+  EXPECT_EQ(outcome, (ContextSwapOutcome{.swapped = true, .error = ""}));
+  EXPECT_THAT(conversation.summaries, ElementsAre("test response"));
+}
+
+TEST(SwapContext, EveryTurnSwapsWithoutOnce) {
+  Hooks hooks;
+  const auto installed = install(hooks, "swap_context", "{}");
+  EXPECT_EQ(hooks.emit(turn_end(1, "second turn response")).swap_context, "second turn response");
+}
+
+TEST(SwapContext, WithOnceOnlyTheFirstTurnSwaps) {
+  Hooks hooks;
+  const auto installed = install(hooks, "swap_context", R"({"once": true})");
+  EXPECT_EQ(hooks.emit(turn_end(0, "first turn response")).swap_context, "first turn response");
+  EXPECT_EQ(hooks.emit(turn_end(1, "second turn response")).swap_context, std::nullopt);
+}
+
+TEST(SwapContext, AResponseWithoutTextAsksForNothing) {
+  Hooks hooks;
+  const auto installed = install(hooks, "swap_context", "{}");
+  RecordingSwapper conversation;
+  EXPECT_EQ(apply_context_swap(hooks.emit(turn_end(0, "")), &conversation), ContextSwapOutcome{});
+  EXPECT_TRUE(conversation.summaries.empty());
+}
+
+TEST(SwapContext, RunsAfterTheOtherTurnEndHooksSoItsSummaryWins) {
+  Hooks hooks;
+  const auto installed = install(hooks, "swap_context", "{}");
+  const Connection other =
+      hooks.on<TurnEndEvent>([](const TurnEndEvent&) { return TurnEndResult{.swap_context = "x"}; }, {.label = "other"});
+  EXPECT_THAT(hooks.handlers("turn_end"), ElementsAre("other", "builtin:swap_context"));
+  EXPECT_EQ(hooks.emit(turn_end(0, "the response")).swap_context, "the response");
+}
+
+TEST(SwapContext, AnEngineThatCannotSwapIsAReportedError) {
+  const CapturedLog log;
+  Hooks hooks;
+  const auto installed = install(hooks, "swap_context", "{}");
+  const ContextSwapOutcome outcome = apply_context_swap(hooks.emit(turn_end(0, "test summary")), nullptr);
+  EXPECT_FALSE(outcome.swapped);
+  EXPECT_EQ(outcome.error, "swap_context: the engine does not support context swapping");
+  EXPECT_THAT(log.lines(), ElementsAre(outcome.error));
+}
+
+TEST(SwapContext, ASwapThatFailsIsAReportedErrorNotAnException) {
+  const CapturedLog log;
+  Hooks hooks;
+  const auto installed = install(hooks, "swap_context", "{}");
+  FailingSwapper conversation;
+  const ContextSwapOutcome outcome = apply_context_swap(hooks.emit(turn_end(0, "test summary")), &conversation);
+  EXPECT_FALSE(outcome.swapped);
+  EXPECT_EQ(outcome.error, "swap_context: swapping the context failed: the transcript is read-only");
+  EXPECT_THAT(log.lines(), ElementsAre(outcome.error));
+}
+
+TEST(SwapContext, EnabledFromConfigLikeEveryBuiltin) {
+  Config config;
+  config.builtins.push_back({.name = "swap_context", .settings = settings(R"({"once": true})")});
+  Hooks hooks;
+  const ConnectionGroup installed = install_builtins(hooks, config);
+  RecordingSwapper conversation;
+  apply_context_swap(hooks.emit(turn_end(0, "summary of turn one")), &conversation);
+  apply_context_swap(hooks.emit(turn_end(1, "summary of turn two")), &conversation);
+  EXPECT_THAT(conversation.summaries, ElementsAre("summary of turn one"));
+}
+
+TEST(SwapContextSettings, OnceIsABooleanAndNothingElseIsKnown) {
+  EXPECT_EQ(install_error("swap_context", R"({"once": "yes"})"), "swap_context.once: expected boolean, got string");
+  EXPECT_THAT(install_error("swap_context", R"({"handler": "swap_context"})"),
+              StartsWith("swap_context.handler: unknown key"));
 }
 
 }  // namespace

@@ -519,7 +519,7 @@ TEST_F(ConfigTest, UnknownBuiltinNamesTheFileAndListsTheAvailableOnes) {
   EXPECT_THAT([&] { (void)install_builtins(hooks, load_config(file)); },
               ThrowsMessage<ConfigError>(file.string() +
                                          R"(: builtins.tool_polcy: unknown built-in "tool_polcy"; )"
-                                         "available: audit, redact, stt, tool_policy, tool_stats, tts"));
+                                         "available: audit, redact, stt, swap_context, tool_policy, tool_stats, tts"));
 }
 
 TEST_F(ConfigTest, BadBuiltinSettingsNameTheFileAndThePathInIt) {

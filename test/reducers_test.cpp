@@ -480,6 +480,15 @@ TEST(BeforeAgentStartLastWins, HandlersSeeTheCurrentSystemPrompt) {
   EXPECT_EQ(hooks.emit(BeforeAgentStartEvent{.system_prompt = "base"}).system_prompt, "base +a +b");
 }
 
+TEST(TurnEndLastWins, TheLastNonEmptySwapContextWins) {
+  Hooks hooks;
+  auto first = hooks.on<TurnEndEvent>([](const TurnEndEvent&) { return TurnEndResult{.swap_context = "one"}; });
+  auto second = hooks.on<TurnEndEvent>([](const TurnEndEvent&) { return TurnEndResult{.swap_context = "two"}; });
+  auto empty = hooks.on<TurnEndEvent>([](const TurnEndEvent&) { return TurnEndResult{.swap_context = ""}; });
+  auto none = hooks.on<TurnEndEvent>([](const TurnEndEvent&) { return TurnEndResult{}; });
+  EXPECT_EQ(hooks.emit(TurnEndEvent{}).swap_context, "two");
+}
+
 // ------------------------------------------------------------------ cancel
 
 TEST(SessionBeforeSwitchCancel, FirstCancelStops) {

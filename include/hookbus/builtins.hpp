@@ -6,6 +6,7 @@
 //   tool_policy  allow/deny rules on tool names and arguments; blocks tool_call
 //   redact       replaces secrets in what history stores (tool_result_persist)
 //   tool_stats   calls, successes, failures and total duration per tool
+//   swap_context after a turn, the conversation becomes the agent's response (kodelet's)
 //   stt          speech to text: audio parts of message:receive become text (PocketSphinx)
 //   tts          text to speech: a WAV part for message:send's response (eSpeak NG)
 //
@@ -45,6 +46,7 @@ inline constexpr int observe_first = -1000;  // audit and tool_stats see every c
 inline constexpr int policy = -100;          // tool_policy decides before ordinary handlers run
 inline constexpr int transcribe = -100;      // stt: ordinary message:receive handlers read its transcript
 inline constexpr int redact_last = 1000;     // redact sees what earlier persist handlers produced
+inline constexpr int swap_last = 1000;       // swap_context runs after the other turn_end hooks, as in kodelet
 }  // namespace builtin_priority
 
 // ---------------------------------------------------------------- registry
@@ -77,7 +79,7 @@ class BuiltinRegistry {
   std::map<std::string, BuiltinFactory, std::less<>> factories_;
 };
 
-// A registry holding audit, tool_policy, redact, tool_stats, stt and tts.
+// A registry holding audit, tool_policy, redact, tool_stats, swap_context, stt and tts.
 // Making `stt` or `tts` loads its plugin, `<builtin_plugin_directory()>/stt.so`;
 // a plugin that is missing, or was not built (its Debian packages were
 // missing), is a ConfigError saying which.
@@ -152,6 +154,22 @@ class ToolStats {
  private:
   struct Counters;
   std::shared_ptr<Counters> counters_;
+};
+
+// `swap_context` (kodelet's built-in of that name): on turn_end, asks the
+// engine to replace the conversation with the turn's response (the text of
+// its message) as the summary to go on from: TurnEndResult::swap_context,
+// which the engine applies with apply_context_swap (context_swap.hpp). A
+// response without text asks for nothing; with `once`, only the first turn
+// (turn_index 0) does. Runs at builtin_priority::swap_last, so its summary
+// wins over other turn_end hooks'.
+class ContextSwap {
+ public:
+  explicit ContextSwap(const ConfigObject& settings);
+  void register_hooks(Registrar& registrar) const;
+
+ private:
+  bool once_ = false;
 };
 
 }  // namespace hookbus

@@ -249,6 +249,8 @@ BOOST_DESCRIBE_STRUCT(TurnStartEvent, (), (context, turn_index, timestamp))
 
 struct TurnEndEvent {
   static constexpr std::string_view type = "turn_end";
+  using Result = TurnEndResult;
+  static constexpr Reduction reduction = Reduction::last_wins;
   EventContext context = EventContext();
   std::uint32_t turn_index = 0;
   Message message{.role = Role::assistant};  // the model's message of this turn (Message::assistant)

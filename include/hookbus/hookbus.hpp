@@ -24,6 +24,7 @@
 // External hooks (hookbus's protocol and Claude Code's), configuration and built-in hooks.
 #include <hookbus/builtins.hpp>
 #include <hookbus/config.hpp>
+#include <hookbus/context_swap.hpp>
 #include <hookbus/discovery.hpp>
 #include <hookbus/external.hpp>
 #include <hookbus/process.hpp>

@@ -64,7 +64,8 @@ namespace hookbus {
 // compiled with; the engine loads only its own.
 //   1: abi_version, name, provide
 //   2: + offer_builtins (plugins of configurable built-ins)
-inline constexpr std::uint32_t plugin_abi_version = 2;
+//   3: turn_end has a result (TurnEndResult: swap_context)
+inline constexpr std::uint32_t plugin_abi_version = 3;
 
 // What a plugin's entry point returns: a C struct whose first member, the ABI
 // version, is readable whatever the plugin was built with, so it is checked

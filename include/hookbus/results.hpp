@@ -179,6 +179,15 @@ struct BeforeAgentStartResult {
 };
 BOOST_DESCRIBE_STRUCT(BeforeAgentStartResult, (), (system_prompt))
 
+// kodelet's swap_context: after this turn, the engine replaces the whole
+// conversation with `swap_context` as its summary, and the agent goes on from
+// there (apply_context_swap, context_swap.hpp, applies it).
+struct TurnEndResult {
+  std::optional<std::string> swap_context{};  // the summary; empty is no change
+  bool operator==(const TurnEndResult&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(TurnEndResult, (), (swap_context))
+
 // ---- collect: every handler's items, in handler order ----
 
 // Follow-up messages keep the agent going: the engine sends them as new user
@@ -253,7 +262,7 @@ namespace hookbus {
 using HookOutcome = std::variant<std::monostate, ToolCallResult, PermissionRequestResult, ChannelConnectResult,
                                  SessionBeforeSwitchResult, SessionBeforeForkResult, SessionBeforeCompactResult,
                                  SessionBeforeTreeResult, InputResult, MessageReceiveResult, ToolResultResult,
-                                 ToolResultPersistResult, ContextResult, BeforeAgentStartResult, AgentEndResult,
+                                 ToolResultPersistResult, ContextResult, BeforeAgentStartResult, TurnEndResult, AgentEndResult,
                                  SubagentEndResult, SessionStartResult, ToolExecutionFailureResult,
                                  BootstrapFilesResult, MessageSendResult, ResourcesDiscoverResult, UserBashResult>;
 

@@ -117,6 +117,7 @@ BuiltinRegistry default_builtins() {
   registry.add("tool_policy", factory_of<ToolPolicy>());
   registry.add("redact", factory_of<Redactor>());
   registry.add("tool_stats", factory_of<ToolStats>());
+  registry.add("swap_context", factory_of<ContextSwap>());
   registry.add("stt", plugin_builtin("stt", HOOKBUS_STT_NOT_BUILT));
   registry.add("tts", plugin_builtin("tts", HOOKBUS_TTS_NOT_BUILT));
   return registry;
@@ -484,6 +485,24 @@ void ToolStats::register_hooks(Registrar& registrar) const {
 std::map<std::string, ToolUsage> ToolStats::snapshot() const {
   std::lock_guard lock(counters_->mutex);
   return {counters_->per_tool.begin(), counters_->per_tool.end()};
+}
+
+// ------------------------------------------------------------ swap_context
+
+ContextSwap::ContextSwap(const ConfigObject& settings) {
+  settings.allow_only({"once"});
+  if (const auto once = settings.find("once")) once_ = once->as_bool();
+}
+
+void ContextSwap::register_hooks(Registrar& registrar) const {
+  registrar.on<TurnEndEvent>(
+      [once = once_](const TurnEndEvent& turn) -> std::optional<TurnEndResult> {
+        if (once && turn.turn_index > 0) return std::nullopt;
+        std::string response = text_of(turn.message.content);
+        if (response.empty()) return std::nullopt;
+        return TurnEndResult{.swap_context = std::move(response)};
+      },
+      {.label = "builtin:swap_context", .priority = builtin_priority::swap_last, .kind = HandlerKind::builtin});
 }
 
 }  // namespace hookbus
