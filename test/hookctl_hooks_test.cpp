@@ -1152,6 +1152,20 @@ TEST_F(Hookctl, AWorkspaceRunsInEmitOnceTrustedWithTrustWorkspace) {
   EXPECT_THAT(hookctl(emit).stdout_text, HasSubstr("tool_call: allowed"));
 }
 
+TEST_F(Hookctl, EmitWithAWorkspaceGivesEveryHookTheWorkspacesName) {
+  // A hook of the user's, not the workspace's: it sees the name too.
+  write_script(user_config_.path() / "hookbus" / "hooks" / "which", testing::hook_naming_its_workspace);
+  const fs::path workspace = home_.path() / "workspaces" / "research";
+  testing::make_directories(workspace);
+  const std::string call = R"({"tool_call_id": "c1", "tool_name": "deploy")";
+  EXPECT_THAT(hookctl({"emit", "tool_call", call + "}", "--workspace", workspace.string()}).stdout_text,
+              HasSubstr("tool_call: denied by which: in research"));
+  EXPECT_THAT(hookctl({"emit", "tool_call", call + R"(, "context": {"workspace": "given"}})", "--workspace",
+                       workspace.string()})
+                  .stdout_text,
+              HasSubstr("tool_call: denied by which: in given"));
+}
+
 // ---------------------------------------------------------------- plugins
 
 TEST_F(Hookctl, AUsersPluginDecidesInEmitAndShowsInList) {

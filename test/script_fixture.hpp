@@ -220,4 +220,11 @@ inline std::string start_setsid_sleeper(const std::string& pid_file) {
          "until [ -s " + pid_file + " ]; do sleep 0.01; done\n";
 }
 
+// A hook (hookbus protocol) that denies every tool_call with "in NAME", NAME
+// being the context.workspace of the payload it was given.
+inline constexpr const char* hook_naming_its_workspace =
+    "[ \"$1\" = hook ] && { echo tool_call; exit 0; }\n"
+    "name=$(sed -n 's/.*\"workspace\":\"\\([^\"]*\\)\".*/\\1/p')\n"
+    "echo \"{\\\"decision\\\": \\\"deny\\\", \\\"reason\\\": \\\"in $name\\\"}\"\n";
+
 }  // namespace hookbus::testing

@@ -47,6 +47,12 @@ class WorkspaceTest : public ::testing::Test {
                  "echo '{\"decision\": \"deny\", \"reason\": \"denied by " + name + "\"}'\n");
     return dir;
   }
+  // A workspace whose hook denies every tool call naming the workspace its payload names.
+  fs::path workspace_naming(const std::string& directory) const {
+    const fs::path dir = root_ / "workspaces" / directory;
+    write_script(dir / "hooks" / "which", testing::hook_naming_its_workspace);
+    return dir;
+  }
   void trust(const fs::path& workspace) const {
     Hooks scratch;
     const Installation looked = load_workspace(scratch, workspace, options());
@@ -132,6 +138,34 @@ TEST_F(WorkspaceTest, ABrokenConfigOfATrustedWorkspaceIsAConfigErrorNamingIt) {
   } catch (const ConfigError& error) {
     EXPECT_THAT(error.what(), HasSubstr((dir / "config.json").string()));
   }
+}
+
+// ------------------------------------------------------- the workspace's name
+
+TEST_F(WorkspaceTest, ItsHooksFindTheActiveWorkspacesNameInTheEventContext) {
+  const fs::path dir = workspace_naming("ws-1");
+  trust(dir);
+  Workspaces workspaces(hooks_, options());
+  workspaces.activate("research", dir);
+  EXPECT_EQ(emit_reason(), "in research");
+}
+
+TEST_F(WorkspaceTest, AnEventThatNamesItsWorkspaceKeepsThatName) {
+  const fs::path dir = workspace_naming("ws-1");
+  trust(dir);
+  Workspaces workspaces(hooks_, options());
+  workspaces.activate("research", dir);
+  ToolCallEvent call{.tool_call_id = "c1", .tool_name = "bash"};
+  call.context.workspace = "named-by-the-engine";
+  EXPECT_EQ(hooks_.emit(call).reason, "in named-by-the-engine");
+}
+
+TEST_F(WorkspaceTest, LoadedWithoutANameAWorkspaceIsNamedAfterItsDirectory) {
+  const fs::path dir = workspace_naming("research");
+  trust(dir);
+  const Installation loaded = load_workspace(hooks_, dir, options());
+  EXPECT_EQ(emit_reason(), "in research");
+  EXPECT_EQ(workspace_name(dir / ""), "research");
 }
 
 // ---------------------------------------------------------------- switching

@@ -63,6 +63,9 @@ struct ExternalHook {
   // HOOKBUS_PROJECT_DIR, and the working directory when the event's cwd is
   // empty or missing. Empty: neither.
   std::filesystem::path project_dir{};
+  // The workspace that loaded the hook (workspace.hpp): its payload's
+  // context.workspace when the event carries none. Empty: not a workspace's.
+  std::string workspace{};
 };
 
 // What `HOOK run` reads on stdin: the catalogue JSON of the event (with its
@@ -158,6 +161,7 @@ struct ExternalInstallOptions {
   // before every run, and one that changed since refuses to run (a failure,
   // under its failure policy). Unset: no check (no trust needed, or trust_all).
   std::shared_ptr<const TrustedFiles> trusted_project{};
+  std::string workspace{};  // the workspace these hooks belong to (ExternalHook::workspace)
 };
 InstalledHooks install_external_hooks(Hooks& hooks, const DiscoveryReport& report, const LayeredConfig& config,
                                       const ExternalInstallOptions& options);

@@ -6,7 +6,7 @@
 //
 //   hookbus::Workspaces workspaces(hooks);
 //   const hookbus::SetupReport& loaded = workspaces.activate("research", "/srv/agent/workspaces/research");
-//   context.workspace = workspaces.active_name();       // as morphix passes it to hooks
+//   context.workspace = workspaces.active_name();       // for every hook, as morphix passes it
 //   ...
 //   workspaces.activate("coding", "/srv/agent/workspaces/coding");   // research's hooks are gone
 //
@@ -14,6 +14,10 @@
 //   config.json   built-ins, hook settings and `hook_directories`, read as a project layer's
 //   hooks/        external hooks (hookbus's protocol, or config-declared ones)
 //   plugins/      plugins (*.so)
+// The workspace's own external hooks find its name in their payload's
+// context.workspace whenever the engine's event leaves it empty; the engine
+// sets EventContext::workspace for every other hook.
+//
 // It has a project layer's rights: its hooks run after the user's and the
 // administrator's, cannot shadow or weaken them, and the managed config's
 // `disable_all_hooks` / `allow_managed_hooks_only` stop them. And as a
@@ -43,16 +47,20 @@ struct WorkspaceOptions {
   bool query_cache = true;
 };
 
+// A workspace's name when none is given: its directory's (morphix's workspaces/<name>/).
+std::string workspace_name(const std::filesystem::path& directory);
+
 // The files of a workspace, as trust fingerprints them: its config.json,
 // hooks/ and plugins/, and the directories its config names.
 ProjectFiles workspace_files(const std::filesystem::path& directory);
 
 // Loads one workspace: its built-ins, plugins and external hooks, labelled
 // and reported like setup()'s (the report's project is the workspace, its
-// config_files the workspace's config.json). Throws ConfigError for a broken
-// config.json of a workspace that may run; nothing stays installed then.
+// config_files the workspace's config.json). `name` is what its external
+// hooks see as context.workspace; empty: workspace_name(directory). Throws ConfigError for a broken config.json of a
+// workspace that may run; nothing stays installed then.
 [[nodiscard]] Installation load_workspace(Hooks& hooks, const std::filesystem::path& directory,
-                                          const WorkspaceOptions& options = {});
+                                          const WorkspaceOptions& options = {}, std::string name = {});
 
 // The active workspace of a bus. Thread-safe; emits may run during a switch.
 class Workspaces {
@@ -67,7 +75,8 @@ class Workspaces {
   const SetupReport& activate(std::string name, const std::filesystem::path& directory);
   void deactivate();
 
-  // The active workspace's name ("" when none): what engines put in EventContext::workspace.
+  // The active workspace's name ("" when none): what engines put in
+  // EventContext::workspace, and what its external hooks see there.
   [[nodiscard]] std::string active_name() const;
   [[nodiscard]] std::filesystem::path active_directory() const;
 

@@ -198,6 +198,9 @@ boost::json::object hook_payload(const HookEvent& event, std::string_view reques
 
 ProcessResult run_external_hook(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name) {
   const EventContext& context = context_of(event);
+  boost::json::object payload = hook_payload(event, requested_name);
+  if (!hook.workspace.empty() && context.workspace.empty())
+    payload.at("context").as_object()["workspace"] = hook.workspace;
   return run_process({
       .program = hook.path,
       .arguments = {"run"},
@@ -206,7 +209,7 @@ ProcessResult run_external_hook(const ExternalHook& hook, const HookEvent& event
                             {"HOOKBUS_PROJECT_DIR", hook.project_dir.string()},
                             {"HOOKBUS_HOOK_NAME", hook.name}},
       .working_directory = working_directory_for(hook, context),
-      .input = write_json(hook_payload(event, requested_name)),
+      .input = write_json(payload),
       .timeout = hook.timeout,
   });
 }
@@ -317,7 +320,8 @@ class Installer {
       return;
     }
     auto hook =
-        std::make_shared<const ExternalHook>(ExternalHook{found.name, found.path, settings.timeout.value, project_dir_});
+        std::make_shared<const ExternalHook>(
+            ExternalHook{found.name, found.path, settings.timeout.value, project_dir_, options_.workspace});
     std::shared_ptr<const TrustedFiles> trusted = is_project_layer(found.layer) ? options_.trusted_project : nullptr;
     const HandlerOptions options{.label = found.name,
                                  .failure = settings.failure.value,

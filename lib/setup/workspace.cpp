@@ -30,6 +30,11 @@ bool inside(const fs::path& path, const fs::path& directory) {
 
 }  // namespace
 
+std::string workspace_name(const fs::path& directory) {
+  const fs::path normal = fs::absolute(directory).lexically_normal();
+  return (normal.has_filename() ? normal : normal.parent_path()).filename().string();
+}
+
 ProjectFiles workspace_files(const fs::path& directory) {
   ProjectFiles files{fs::absolute(directory), {directory / "config.json"}, {directory / "hooks", directory / "plugins"}};
   files.kind = "workspace";
@@ -42,10 +47,12 @@ ProjectFiles workspace_files(const fs::path& directory) {
   return files;
 }
 
-Installation load_workspace(Hooks& hooks, const fs::path& directory, const WorkspaceOptions& options) {
+Installation load_workspace(Hooks& hooks, const fs::path& directory, const WorkspaceOptions& options,
+                            std::string name) {
   Installation result;
   SetupReport& report = result.report;
   const fs::path workspace = fs::absolute(directory).lexically_normal();
+  if (name.empty()) name = workspace_name(workspace);
   report.locations = options.locations.value_or(Locations::from_environment(fs::current_path()));
   const Locations& locations = report.locations;
 
@@ -124,9 +131,9 @@ Installation load_workspace(Hooks& hooks, const fs::path& directory, const Works
   }
   detail::load_layer_plugins(hooks, Layer::project, workspace / "plugins", why_not, trusted.get(), result);
   InstalledHooks external =
-      install_external_hooks(hooks, report.discovery, layered, {.project_dir = locations.project, .claude_code = {},
-                                                                .claude_code_options = {}, .claude_code_tool_names = {},
-                                                                .trusted_project = trusted});
+      install_external_hooks(hooks, report.discovery, layered,
+                             {.project_dir = locations.project, .claude_code = {}, .claude_code_options = {},
+                              .claude_code_tool_names = {}, .trusted_project = trusted, .workspace = std::move(name)});
   report.hooks = std::move(external.report);
   for (const auto& warning : report.hooks.warnings) report.warnings.push_back(warning);
   result.connections.add(std::move(external.connections));
@@ -139,7 +146,7 @@ Workspaces::Workspaces(Hooks& hooks, WorkspaceOptions options) : hooks_(hooks), 
 
 const SetupReport& Workspaces::activate(std::string name, const fs::path& directory) {
   std::lock_guard switching(switch_mutex_);
-  auto next = std::make_unique<Installation>(load_workspace(hooks_, directory, options_));
+  auto next = std::make_unique<Installation>(load_workspace(hooks_, directory, options_, name));
   {
     std::lock_guard naming(name_mutex_);
     name_ = std::move(name);

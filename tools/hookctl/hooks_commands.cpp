@@ -705,7 +705,10 @@ int list_command(const Invocation& invocation) {
 }
 
 int emit_command(const Invocation& invocation) {
-  const HookEvent event = read_event(*invocation.argument(0), invocation.argument(1));
+  HookEvent event = read_event(*invocation.argument(0), invocation.argument(1));
+  // The workspace's name for every hook, as an engine with a workspace active passes it.
+  if (const auto workspace = workspace_of(invocation))
+    std::visit([&](auto& e) { if (e.context.workspace.empty()) e.context.workspace = workspace_name(*workspace); }, event);
   Hooks hooks;
   const SetUp bus = set_up(hooks, invocation, trust_policy(invocation));
   const HookOutcome outcome = hooks.emit(event);

@@ -17,7 +17,8 @@ const Argument event_json{"JSON", Value::json, true,
                           "the event as JSON (hookctl schema NAME shows one), or - to read it from stdin "
                           "(default: {})"};
 const Option workspace{"--workspace", Value::directory, "DIR",
-                       "also load the workspace in DIR (its hooks/, plugins/ and config.json; docs/workspaces.md)"};
+                       "also load the workspace in DIR (its hooks/, plugins/ and config.json; docs/workspaces.md); "
+                       "emit: an event without a context.workspace gets DIR's name"};
 const Option exit_code{"--exit-code", Value::none, {}, "exit 1 when a hook refused the event (see exit codes)"};
 const Option project_trust{"--project-trust", Value::text, "POLICY",
                            "require (default): the project's hooks and config run once trusted (hookctl trust); "
