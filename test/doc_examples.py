@@ -34,7 +34,8 @@ Other lines (./tools/test, cmake ...) are not run. In expected output, a line
 "..." stands for any number of lines and "..." inside a line for any text.
 Commands run with /bin/sh in a scratch project directory ~/project, in a
 scratch HOME (so the user hook directory is ~/.config/hookbus/hooks), with
-hookctl first in PATH, NO_COLOR=1, HOOKBUS_SOURCE_DIR set and the managed
+hookctl first in PATH, NO_COLOR=1, HOOKBUS_SOURCE_DIR set (and HOOKBUS_PREFIX,
+an installed hookbus, when the test passes one) and the managed
 layer in ~/managed; output shows that HOME as "~". A command that exits non-zero must be followed by
 "$ echo $?" showing its status ($? is the previous command's status).
   <!-- file: PATH mode=755 -->
@@ -233,6 +234,8 @@ class Scratch:
             "LANG": "C.UTF-8",
             "HOOKBUS_SOURCE_DIR": str(Path(source_dir).resolve()),
             "HOOKBUS_MANAGED_DIR": str(self.home / "managed"),  # not this machine's /etc/hookbus
+            # an installed hookbus, which docs/plugins.md builds a plugin against (test/CMakeLists.txt)
+            "HOOKBUS_PREFIX": os.environ.get("HOOKBUS_PREFIX", ""),
         }
         if doc_examples:
             self.environment["HOOKBUS_DOC_EXAMPLES"] = str(Path(doc_examples).resolve())
