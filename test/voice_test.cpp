@@ -282,6 +282,26 @@ TEST_F(Voice, BothAreEnabledFromConfigLikeEveryBuiltin) {
   EXPECT_EQ(heard(spoken("play some music")), "play some music");
 }
 
+// A project's stt changes what the user's handlers answered: they answer
+// again on the transcript (docs/semantics.md), as for any project handler.
+TEST_F(Voice, AProjectsSttIsRankedAsTheProjectsLayer) {
+  auto tts = install("tts");
+  const hookbus::AudioPart audio = spoken("play some music");
+  hookbus::Config project_config{.builtins = {{.name = "stt", .settings = {{"grammar", grammar_file().string()}}}},
+                                 .layer = hookbus::Layer::project};
+  const hookbus::ConnectionGroup stt = hookbus::install_builtins(hooks_, project_config);
+  std::vector<std::string> seen;
+  const hookbus::Connection users = hooks_.on<hookbus::MessageReceiveEvent>(
+      [&](const hookbus::MessageReceiveEvent& message) -> std::optional<hookbus::MessageReceiveResult> {
+        const auto* text = std::get_if<hookbus::TextPart>(&message.parts.at(0));
+        seen.push_back(text != nullptr ? text->text : "audio");
+        return std::nullopt;  // a filter that lets it pass (one returning void is never asked again)
+      },
+      {.label = "users-filter", .priority = -200, .layer = hookbus::Layer::user});
+  EXPECT_EQ(received({audio}).action, hookbus::ReceiveAction::transform);
+  EXPECT_THAT(seen, ElementsAre("audio", "play some music"));
+}
+
 TEST_F(Voice, AMissingPluginIsAConfigErrorSayingWhereItWasLookedFor) {
   ::setenv("HOOKBUS_BUILTIN_PLUGIN_DIR", dir_.path().c_str(), 1);
   EXPECT_THAT(config_error("stt", {}), AllOf(HasSubstr((dir_ / "stt.so").string() + " does not exist"),

@@ -318,6 +318,7 @@ class Registrar {
   void add(ConnectionGroup group) { group_.add(std::move(group)); }
 
   Hooks& hooks() noexcept { return hooks_; }
+  [[nodiscard]] const RegistrarScope& scope() const noexcept { return scope_; }
   ConnectionGroup take() noexcept { return std::move(group_); }
 
  private:

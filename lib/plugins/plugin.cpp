@@ -130,8 +130,12 @@ struct PluginBuiltinProvider {
   BuiltinProvider provider;
 
   void operator()(Registrar& registrar) const {
+    // The caller's scope (the layer of the config that enabled it), with this library as source and keep-alive.
+    RegistrarScope scope = registrar.scope();
+    scope.source = file;
+    scope.keep_alive = library;
     try {
-      registrar.add(registrar.hooks().add(provider, RegistrarScope{.source = file, .keep_alive = library}));
+      registrar.add(registrar.hooks().add(provider, std::move(scope)));
     } catch (const std::exception& error) {
       throw plugin_error(file, fmt::format("built-in {} failed while registering its handlers: {}", name, error.what()));
     }
