@@ -398,24 +398,6 @@ TEST_F(PluginSetup, AnAdministratorsPluginIsLoadedBeforeTheUsers) {
             (locations_.plugin_directory(hookbus::Layer::managed) / "guard.so").string());
 }
 
-TEST_F(PluginSetup, AllowManagedHooksOnlyLoadsTheAdministratorsPluginsAlone) {
-  hookbus::testing::write_file(locations_.config_file(hookbus::Layer::managed), R"({"allow_managed_hooks_only": true})");
-  place("guard", locations_.plugin_directory(hookbus::Layer::managed));
-  place("blocking", locations_.plugin_directory(hookbus::Layer::user));
-  place("throwing", locations_.plugin_directory(hookbus::Layer::project));
-  trust();
-  hookbus::Installation installation = install();
-  ASSERT_EQ(installation.plugins.size(), 1u);
-  EXPECT_EQ(installation.plugins[0].name(), "guard");
-  ASSERT_EQ(installation.report.plugins.size(), 3u);
-  for (const auto& refused : {installation.report.plugins[1], installation.report.plugins[2]}) {
-    EXPECT_FALSE(refused.loaded);
-    EXPECT_THAT(refused.reason, HasSubstr("allow_managed_hooks_only is set in " +
-                                          locations_.config_file(hookbus::Layer::managed).string()));
-  }
-  EXPECT_FALSE(library_loaded(locations_.plugin_directory(hookbus::Layer::user) / "blocking.so"));
-}
-
 TEST_F(PluginSetup, AnUntrustedProjectsPluginIsNotLoaded) {
   const fs::path directory = locations_.plugin_directory(hookbus::Layer::project);
   place("guard", directory);

@@ -319,9 +319,8 @@ class Installer {
                                  HookProtocol::claude_code, settings.matcher.value, "", found.source});
       return;
     }
-    auto hook =
-        std::make_shared<const ExternalHook>(
-            ExternalHook{found.name, found.path, settings.timeout.value, project_dir_, options_.workspace});
+    auto hook = std::make_shared<const ExternalHook>(
+        ExternalHook{found.name, found.path, settings.timeout.value, project_dir_, options_.workspace});
     std::shared_ptr<const TrustedFiles> trusted = is_project_layer(found.layer) ? options_.trusted_project : nullptr;
     const HandlerOptions options{.label = found.name,
                                  .failure = settings.failure.value,
