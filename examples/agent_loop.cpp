@@ -110,8 +110,22 @@ class ScriptedEngine {
     messages.push_back(reply);
     std::vector<ToolResult> results;
     for (const auto& call : calls) results.push_back(execute(call, messages));
-    hooks_.emit(TurnEndEvent{.context = context_, .turn_index = index, .message = reply, .tool_results = results});
+    const TurnEndResult ended =
+        hooks_.emit(TurnEndEvent{.context = context_, .turn_index = index, .message = reply, .tool_results = results});
+    Conversation conversation(messages);
+    const ContextSwapOutcome swap = apply_context_swap(ended, &conversation);
+    if (swap.swapped) say("turn_end", "conversation replaced by its summary");
   }
+
+  // What a turn_end hook's swap_context (its summary of the conversation) replaces.
+  class Conversation final : public ContextSwapper {
+   public:
+    explicit Conversation(std::vector<Message>& messages) : messages_(messages) {}
+    void swap_context(const std::string& summary) override { messages_ = {Message::user(summary)}; }
+
+   private:
+    std::vector<Message>& messages_;
+  };
 
   ToolResult execute(ToolCall call, std::vector<Message>& messages) {
     ToolCallResult gate = hooks_.emit(ToolCallEvent{.context = context_, .tool_call_id = call.id, .tool_name = call.name, .input = call.input});

@@ -249,9 +249,9 @@ TEST_F(WorkspaceTest, AHandlerReadsTheActiveNameDuringASwitchWithoutWaiting) {
   Workspaces workspaces(hooks_, options());
   std::vector<std::string> seen;
   const Connection reader = hooks_.on<TurnEndEvent>([&](const TurnEndEvent&) { seen.push_back(workspaces.active_name()); });
-  hooks_.emit(TurnEndEvent{});
+  (void)hooks_.emit(TurnEndEvent{});
   workspaces.activate("research", research);
-  hooks_.emit(TurnEndEvent{});
+  (void)hooks_.emit(TurnEndEvent{});
   EXPECT_THAT(seen, ElementsAre("", "research"));
 }
 
