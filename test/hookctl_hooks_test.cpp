@@ -1154,7 +1154,7 @@ TEST_F(Hookctl, AWorkspaceRunsInEmitOnceTrustedWithTrustWorkspace) {
 
 TEST_F(Hookctl, EmitWithAWorkspaceGivesEveryHookTheWorkspacesName) {
   // A hook of the user's, not the workspace's: it sees the name too.
-  write_script(user_config_.path() / "hookbus" / "hooks" / "which", testing::hook_naming_its_workspace);
+  write_script(user_config_.path() / "hookbus" / "hooks" / "which", testing::hook_naming_its_workspace());
   const fs::path workspace = home_.path() / "workspaces" / "research";
   testing::make_directories(workspace);
   const std::string call = R"({"tool_call_id": "c1", "tool_name": "deploy")";

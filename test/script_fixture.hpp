@@ -21,6 +21,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -221,10 +222,13 @@ inline std::string start_setsid_sleeper(const std::string& pid_file) {
 }
 
 // A hook (hookbus protocol) that denies every tool_call with "in NAME", NAME
-// being the context.workspace of the payload it was given.
-inline constexpr const char* hook_naming_its_workspace =
-    "[ \"$1\" = hook ] && { echo tool_call; exit 0; }\n"
-    "name=$(sed -n 's/.*\"workspace\":\"\\([^\"]*\\)\".*/\\1/p')\n"
-    "echo \"{\\\"decision\\\": \\\"deny\\\", \\\"reason\\\": \\\"in $name\\\"}\"\n";
+// being the context.workspace of the payload it was given; `before_answering`
+// (shell) runs after it read the payload.
+inline std::string hook_naming_its_workspace(std::string_view before_answering = {}) {
+  return "[ \"$1\" = hook ] && { echo tool_call; exit 0; }\n"
+         "name=$(sed -n 's/.*\"workspace\":\"\\([^\"]*\\)\".*/\\1/p')\n" +
+         std::string(before_answering) +
+         "echo \"{\\\"decision\\\": \\\"deny\\\", \\\"reason\\\": \\\"in $name\\\"}\"\n";
+}
 
 }  // namespace hookbus::testing

@@ -10,6 +10,7 @@
 #include <spdlog/sinks/null_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <string_view>
 #include <thread>
 
 namespace hookbus {
@@ -47,10 +48,11 @@ class WorkspaceTest : public ::testing::Test {
                  "echo '{\"decision\": \"deny\", \"reason\": \"denied by " + name + "\"}'\n");
     return dir;
   }
-  // A workspace whose hook denies every tool call naming the workspace its payload names.
-  fs::path workspace_naming(const std::string& directory) const {
+  // A workspace whose hook denies every tool call naming the workspace its
+  // payload names; `before_answering` (shell) runs after it read the payload.
+  fs::path workspace_naming(const std::string& directory, std::string_view before_answering = {}) const {
     const fs::path dir = root_ / "workspaces" / directory;
-    write_script(dir / "hooks" / "which", testing::hook_naming_its_workspace);
+    write_script(dir / "hooks" / "which", testing::hook_naming_its_workspace(before_answering));
     return dir;
   }
   void trust(const fs::path& workspace) const {
@@ -168,6 +170,51 @@ TEST_F(WorkspaceTest, LoadedWithoutANameAWorkspaceIsNamedAfterItsDirectory) {
   EXPECT_EQ(workspace_name(dir / ""), "research");
 }
 
+TEST_F(WorkspaceTest, AfterASwitchTheNewWorkspacesHooksFindItsName) {
+  const fs::path research = workspace_naming("ws-1");
+  const fs::path coding = workspace_naming("ws-2");
+  trust(research);
+  trust(coding);
+  Workspaces workspaces(hooks_, options());
+  workspaces.activate("research", research);
+  workspaces.activate("coding", coding);
+  EXPECT_EQ(emit_reason(), "in coding");
+}
+
+TEST_F(WorkspaceTest, SwitchingBackItsHooksFindTheFirstWorkspacesNameAgain) {
+  const fs::path research = workspace_naming("ws-1");
+  const fs::path coding = workspace_naming("ws-2");
+  trust(research);
+  trust(coding);
+  Workspaces workspaces(hooks_, options());
+  workspaces.activate("research", research);
+  workspaces.activate("coding", coding);
+  workspaces.activate("research", research);
+  EXPECT_EQ(emit_reason(), "in research");
+  EXPECT_EQ(hooks_.handler_count("tool_call"), 1u);
+}
+
+TEST_F(WorkspaceTest, AHookRunningDuringASwitchFinishesWithItsNameAndLaterEmitsSeeOnlyTheNewWorkspace) {
+  const fs::path started = root_ / "started";
+  const fs::path release = root_ / "release";
+  const fs::path research = workspace_naming(
+      "ws-1", "echo started > '" + started.string() + "'\n"
+              "while [ ! -e '" + release.string() + "' ]; do sleep 0.01; done\n");
+  const fs::path coding = workspace_naming("ws-2");
+  trust(research);
+  trust(coding);
+  Workspaces workspaces(hooks_, options());
+  workspaces.activate("research", research);
+  std::string during;
+  std::thread emitter([&] { during = emit_reason(); });
+  testing::wait_for_file(started);
+  workspaces.activate("coding", coding);  // research's hook is still running
+  write_file(release, "go\n");
+  emitter.join();
+  EXPECT_EQ(during, "in research");
+  EXPECT_EQ(emit_reason(), "in coding");
+}
+
 // ---------------------------------------------------------------- switching
 
 TEST_F(WorkspaceTest, SwitchingUnloadsExactlyWhatThePreviousWorkspaceLoaded) {
@@ -217,30 +264,6 @@ TEST_F(WorkspaceTest, AFailedSwitchKeepsThePreviousWorkspaceActive) {
   EXPECT_THROW(workspaces.activate("broken", broken), ConfigError);
   EXPECT_EQ(workspaces.active_name(), "research");
   EXPECT_EQ(emit_reason(), "denied by research-guard");
-}
-
-TEST_F(WorkspaceTest, AHookRunningDuringASwitchFinishesAndLaterEmitsSeeOnlyTheNewWorkspace) {
-  const fs::path slow = root_ / "workspaces" / "slow";
-  const fs::path started = root_ / "started";
-  const fs::path release = root_ / "release";
-  write_script(slow / "hooks" / "slow-guard",
-               "[ \"$1\" = hook ] && { echo tool_call; exit 0; }\n"
-               "echo started > '" + started.string() + "'\n"
-               "while [ ! -e '" + release.string() + "' ]; do sleep 0.01; done\n"
-               "echo '{\"decision\": \"deny\", \"reason\": \"slow says no\"}'\n");
-  const fs::path coding = workspace_denying("coding", "coding-guard");
-  trust(slow);
-  trust(coding);
-  Workspaces workspaces(hooks_, options());
-  workspaces.activate("slow", slow);
-  std::string during;
-  std::thread emitter([&] { during = emit_reason(); });
-  testing::wait_for_file(started);
-  workspaces.activate("coding", coding);  // the slow hook is still running
-  write_file(release, "go\n");
-  emitter.join();
-  EXPECT_EQ(during, "slow says no");
-  EXPECT_EQ(emit_reason(), "denied by coding-guard");
 }
 
 TEST_F(WorkspaceTest, AHandlerReadsTheActiveNameDuringASwitchWithoutWaiting) {
