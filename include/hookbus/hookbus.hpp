@@ -20,6 +20,7 @@
 #include <hookbus/log.hpp>
 #include <hookbus/reducers.hpp>
 #include <hookbus/tool_matcher.hpp>
+#include <hookbus/trace.hpp>
 
 // External hooks (hookbus's protocol and Claude Code's), configuration and built-in hooks.
 #include <hookbus/builtins.hpp>
