@@ -44,6 +44,21 @@ enum class HandlerKind {
   plugin,      // a hook that a plugin brought
 };
 
+// What a queued registration does when its queue is full.
+enum class Overflow {
+  drop_newest,  // the new item is dropped (and counted)
+  drop_oldest,  // the oldest queued item is dropped (and counted) to make room
+  block,        // the emit waits for room (never on the delivering thread itself: it drops the newest there)
+};
+
+// Queued delivery (docs/semantics.md, "Queued delivery"): a catch-all
+// subscriber or emission observer registered with it is called on a thread of
+// its own, in emit order, through a bounded queue.
+struct DeliveryQueue {
+  std::size_t capacity = 4096;  // items queued at most; at least 1
+  Overflow overflow = Overflow::block;
+};
+
 struct HandlerOptions {
   std::string label{};      // for introspection, error reports, decided_by; "" becomes "<event>#<n>"
   int priority = 0;         // lower runs first; equal priorities keep registration order
@@ -70,6 +85,13 @@ struct HandlerOptions {
   // final event (docs/semantics.md, "A less trusted handler never weakens a
   // more trusted one").
   std::optional<Layer> layer{};
+  // External hooks: the protocol it speaks ("hookbus", "claude_code"), for traces.
+  std::string protocol{};
+  // Catch-all subscribers and emission observers only: deliver through a queue
+  // on a thread of their own instead of on the emitting thread. Registering a
+  // typed handler with it throws std::invalid_argument (its result is needed
+  // by the emit).
+  std::optional<DeliveryQueue> queued{};
 };
 
 struct HooksOptions {
@@ -88,11 +110,24 @@ struct HookError {
   std::string source{};   // HandlerOptions::source: which file or settings entry failed
 };
 
+// A queued registration's queue, for introspection (Hooks::delivery_queues).
+struct DeliveryQueueState {
+  std::string label{};          // the registration's label
+  std::size_t capacity = 0;
+  Overflow overflow = Overflow::block;
+  std::size_t queued = 0;       // waiting now
+  std::uint64_t delivered = 0;  // delivered so far (including those that threw)
+  std::uint64_t dropped = 0;    // dropped by the overflow policy so far
+};
+
+struct EmissionRecord;  // trace.hpp
+
 // A handler written against the variant: returns the result for the event it
 // was given (or monostate for "no change").
 using NamedHandler = std::function<HookOutcome(const HookEvent&)>;
 using Subscriber = std::function<void(const HookEvent&)>;
 using ErrorListener = std::function<void(const HookError&)>;
+using EmissionObserver = std::function<void(const EmissionRecord&)>;
 
 // The type-erased form every typed handler is stored as.
 template <Event E>
@@ -116,10 +151,11 @@ namespace detail {
 struct BusState;  // the signals, registries and counters; defined in the library
 
 // Per-type listener counts, checked inline before anything else so an event
-// nobody listens to costs two relaxed loads.
+// nobody listens to costs three relaxed loads.
 struct ListenerCounts {
   std::atomic<std::uint32_t> typed[event_count] = {};
   std::atomic<std::uint32_t> catch_all{0};
+  std::atomic<std::uint32_t> observers{0};  // emission observers: every emit is recorded for them
 };
 
 // The "no change" result, default-initialised: value-initialising it
@@ -213,12 +249,20 @@ class Hooks {
   // UnknownEventError, listing the valid names, for an unknown name.
   Connection on(std::string_view event_name, NamedHandler handler, HandlerOptions options = {});
 
-  // Every event, after that event's typed handlers; sees the event as they left it.
+  // Every event, after that event's typed handlers; sees the event as they
+  // left it. With options.queued, on a thread of its own, in emit order.
   Connection subscribe(Subscriber subscriber, HandlerOptions options = {});
 
   // Called when a handler or subscriber throws (a failure of hookbus's
   // handlers; the agent's own errors are the agent_error event, alias "on_error").
   Connection on_handler_error(ErrorListener listener);
+
+  // Called with an EmissionRecord (trace.hpp) once every emit has finished:
+  // the event as emitted, every handler reached with what it did and how long
+  // it took, the reduced result and who decided it. While no observer is
+  // registered, an emit costs one relaxed load more. Uses the label, track,
+  // keep_alive and queued options.
+  Connection on_emission(EmissionObserver observer, HandlerOptions options = {});
 
   // A provider registers several handlers at once; they disconnect together.
   template <class P>
@@ -274,10 +318,17 @@ class Hooks {
   void clear();                             // every event's handlers (not subscribers or error listeners)
   void clear_subscribers();
 
+  // The queues of queued subscribers and observers, in registration order.
+  [[nodiscard]] std::vector<DeliveryQueueState> delivery_queues() const;
+  // Waits until every queue has delivered (or dropped) what was queued before
+  // the call. A queue's own delivering thread does not wait for itself.
+  void flush();
+
  private:
   bool listened(std::size_t index) const noexcept {
     return counts_->typed[index].load(std::memory_order_relaxed) != 0 ||
-           counts_->catch_all.load(std::memory_order_relaxed) != 0;
+           counts_->catch_all.load(std::memory_order_relaxed) != 0 ||
+           counts_->observers.load(std::memory_order_relaxed) != 0;
   }
 
   // Defined in the library and instantiated there for every event, which keeps
@@ -313,6 +364,9 @@ class Registrar {
   }
   void subscribe(Subscriber subscriber, HandlerOptions options = {}) {
     group_.add(hooks_.subscribe(std::move(subscriber), scoped(std::move(options), "*")));
+  }
+  void on_emission(EmissionObserver observer, HandlerOptions options = {}) {
+    group_.add(hooks_.on_emission(std::move(observer), scoped(std::move(options), "on_emission")));
   }
   void add(Connection connection) { group_.add(std::move(connection)); }
   void add(ConnectionGroup group) { group_.add(std::move(group)); }

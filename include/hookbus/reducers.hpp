@@ -42,6 +42,8 @@ enum class Step { proceed, stop };
 
 namespace detail {
 
+class EmissionCapture;  // the emit's record for emission observers (lib/trace)
+
 template <class T> inline constexpr bool is_optional_v = false;
 template <class T> inline constexpr bool is_optional_v<std::optional<T>> = true;
 template <class T> inline constexpr bool is_vector_v = false;
@@ -162,15 +164,19 @@ class ChangeLog {
 
 }  // namespace detail
 
-// Per-emit state of an observe-only event: the event itself.
+// Per-emit state of an observe-only event: the event itself, and the record
+// being made of the emit when emission observers are registered.
 template <Event E>
 class Emission {
  public:
   explicit Emission(const E& event) noexcept : event_(&event) {}
   const E& event() const noexcept { return *event_; }
+  detail::EmissionCapture* capture() const noexcept { return capture_; }
+  void record_into(detail::EmissionCapture* capture) noexcept { capture_ = capture; }
 
  private:
   const E* event_;
+  detail::EmissionCapture* capture_ = nullptr;
 };
 
 // Per-emit state of an event with a result: the working event, and the
@@ -191,6 +197,8 @@ class Emission<E> {
 
   const E& event() const noexcept { return *event_; }
   Result& result() noexcept { return result_; }
+  detail::EmissionCapture* capture() const noexcept { return capture_; }
+  void record_into(detail::EmissionCapture* capture) noexcept { capture_ = capture; }
 
   // The event handlers see from now on, writable.
   E& working_event() {
@@ -242,6 +250,7 @@ class Emission<E> {
   int answering_rank_ = 0;
   const detail::ChangeLog::Handler* answering_ = nullptr;
   std::unique_ptr<detail::ChangeLog> changes_;  // made by the first change
+  detail::EmissionCapture* capture_ = nullptr;
 };
 
 namespace detail {

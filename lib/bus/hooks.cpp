@@ -12,9 +12,11 @@
 #include <hookbus/tool_matcher.hpp>
 
 #include "support/logging.hpp"
+#include "bus/delivery_queue.hpp"
 #include "bus/event_list.hpp"
 #include "bus/kept_alive.hpp"
 #include "bus/registration.hpp"
+#include "trace/emission_capture.hpp"
 
 #include <boost/core/type_name.hpp>
 #include <boost/signals2/signal.hpp>
@@ -123,14 +125,19 @@ class Channel final : public ChannelBase {
   Signal<Arg> signal;
 };
 
-// What catch-all subscribers are called with: the event, and the horizon of
+// What catch-all subscribers are called with: the event, the horizon of
 // their channel when the emit began, so that only subscribers registered
 // before then run (a slot list snapshot, as Signals2 takes for the typed
-// handlers when it calls their signal).
+// handlers when it calls their signal), and the emit's capture (null when
+// the emit is not recorded).
 struct CatchAllCall {
   const HookEvent& event;
   std::uint64_t horizon;
+  EmissionCapture* capture;
 };
+
+// What emission observers' slots are called with: the finished emit's capture.
+using FinishedEmission = const std::shared_ptr<const EmissionCapture>;
 
 template <class V> struct typed_channels;
 template <class... E> struct typed_channels<std::variant<E...>> {
@@ -148,6 +155,7 @@ struct BusState {
     for (auto* channel : by_index) channel->bus_destroyed();
     catch_all.bus_destroyed();
     errors.bus_destroyed();
+    emissions.bus_destroyed();
   }
 
   ListenerCounts counts;
@@ -157,6 +165,54 @@ struct BusState {
   Channel<const CatchAllCall> catch_all;
   Channel<const HookError> errors;
   std::atomic<std::uint32_t> error_listeners{0};
+  Channel<FinishedEmission> emissions;
+  std::atomic<std::uint64_t> emit_sequence{0};  // numbers the recorded emits
+
+  // Queued registrations' queues, for introspection, flush and shutdown.
+  mutable std::mutex queues_mutex;
+  std::vector<std::shared_ptr<QueueControl>> queues;
+
+  void add_queue(std::shared_ptr<QueueControl> queue) {
+    std::lock_guard lock(queues_mutex);
+    std::erase_if(queues, [](const auto& q) { return q->finished(); });
+    queues.push_back(std::move(queue));
+  }
+
+  std::vector<std::shared_ptr<QueueControl>> open_queues() const {
+    std::vector<std::shared_ptr<QueueControl>> open;
+    std::lock_guard lock(queues_mutex);
+    std::copy_if(queues.begin(), queues.end(), std::back_inserter(open), [](const auto& q) { return !q->finished(); });
+    return open;
+  }
+
+  // Every queue delivers what it holds and stops; the bus is still whole
+  // meanwhile, so deliveries may emit and report.
+  void close_queues() {
+    std::vector<std::shared_ptr<QueueControl>> closing;
+    {
+      std::lock_guard lock(queues_mutex);
+      closing.swap(queues);
+    }
+    for (const auto& queue : closing) queue->close();
+  }
+
+  // The capture of an emit starting now, or null when nobody observes emits.
+  template <Event E>
+  std::shared_ptr<EmissionCapture> start_capture(Emission<E>& emission) {
+    if (counts.observers.load(std::memory_order_relaxed) == 0) return nullptr;
+    auto capture = std::make_shared<EmissionCapture>(emit_sequence.fetch_add(1, std::memory_order_relaxed),
+                                                     emission.event());
+    emission.record_into(capture.get());
+    return capture;
+  }
+
+  // The emit ended with `result`: its record goes to the observers.
+  template <class Result>
+  void finish_capture(std::shared_ptr<EmissionCapture> capture, const Result& result) {
+    capture->finish(result);
+    const std::shared_ptr<const EmissionCapture> finished = std::move(capture);
+    emissions.signal(finished);
+  }
 
   template <Event E>
   Channel<Emission<E>>& channel() {
@@ -204,6 +260,13 @@ std::string describe_exception(std::exception_ptr error) {
   }
 }
 
+// Whether the emit is running its handlers again (reducers.hpp, ChangeLog).
+template <Event E>
+bool in_recheck_pass(const Emission<E>& emission) noexcept {
+  if constexpr (rechecks_changes<E>) return emission.rechecking();
+  else return false;
+}
+
 // The slot a typed handler is stored as: tool filter, error isolation, fold.
 // It holds one pointer, so Signals2 stores and copies it without allocating.
 template <Event E>
@@ -219,9 +282,12 @@ struct TypedSlot {
   std::shared_ptr<const Body> body;
 
   Step operator()(Emission<E>& emission) const {
+    HandlerTrace trace(emission.capture(), body->identity);
     if constexpr (has_tool_name<E>) {
-      if (!body->tools.matches_every_tool() && !body->tools.matches(tool_name_of(emission.event())))
+      if (!body->tools.matches_every_tool() && !body->tools.matches(tool_name_of(emission.event()))) {
+        if (!in_recheck_pass(emission)) trace.skipped();  // once, not again in each pass
         return Step::proceed;
+      }
     }
     if constexpr (rechecks_changes<E>) {
       // A recheck pass runs only the handlers that must answer again (reducers.hpp, ChangeLog).
@@ -233,15 +299,22 @@ struct TypedSlot {
     try {
       if constexpr (EventWithResult<E>) {
         auto result = body->handler(emission.event());
-        if (!result) return Step::proceed;
+        if (!result) {
+          trace.no_change();
+          return Step::proceed;
+        }
+        trace.template returned<E>(*result);
         if constexpr (rechecks_changes<E>) emission.answering(body->identity->rank(), &body->who);
         return fold(emission, std::move(*result), decider());
       } else {
         body->handler(emission.event());
+        trace.no_change();
         return Step::proceed;
       }
     } catch (...) {
-      return failed(emission, describe_exception(std::current_exception()));
+      const std::string message = describe_exception(std::current_exception());
+      trace.failed(message);
+      return failed(emission, message);
     }
   }
 
@@ -287,14 +360,60 @@ struct ObserverSlot {
   }
 };
 
-// A catch-all subscriber, called only by emits that began after it was registered.
-struct CatchAllSlot {
-  ObserverSlot<const HookEvent> observe;
+// A catch-all subscriber: called in place, or given a copy of the event
+// through its delivery queue; only by emits that began after it was registered.
+struct SubscriberSlot {
+  std::shared_ptr<const void> keep_alive;  // first: released after the subscriber is destroyed
+  Subscriber subscriber;                   // empty when queued
+  std::shared_ptr<DeliveryQueueOf<HookEvent>> queue;
+  std::shared_ptr<const Registration> identity;
 
   Step operator()(const CatchAllCall& call) const {
-    return observe.identity->registered_before(call.horizon) ? observe(call.event) : Step::proceed;
+    if (!identity->registered_before(call.horizon)) return Step::proceed;
+    HandlerTrace trace(call.capture, identity, true);
+    if (queue) {
+      queue->push(call.event);
+      trace.no_change();
+      return Step::proceed;
+    }
+    const KeptAliveCall kept(keep_alive.get());
+    try {
+      subscriber(call.event);
+      trace.no_change();
+    } catch (...) {
+      const std::string message = describe_exception(std::current_exception());
+      trace.failed(message);
+      identity->bus().report(identity->error(identity->label(), message));
+    }
+    return Step::proceed;
   }
 };
+
+// What a queued subscriber or observer's thread calls: the registration's
+// function, with what keeps its code loaded held until after it is destroyed.
+template <class Function>
+struct QueuedCall {
+  std::shared_ptr<const void> keep_alive;  // first: released last
+  Function function;
+};
+
+// Starts the queue of a registration: deliveries call `deliver(function,
+// item)`; a delivery that throws is reported like a failing subscriber.
+template <class Item, class Function, class Deliver>
+std::shared_ptr<DeliveryQueueOf<Item>> start_queue(BusState& bus, const HandlerOptions& options,
+                                                   const std::shared_ptr<const Registration>& identity,
+                                                   Function function, Deliver deliver) {
+  auto call = std::make_shared<QueuedCall<Function>>(QueuedCall<Function>{options.keep_alive, std::move(function)});
+  auto queue = DeliveryQueueOf<Item>::start(
+      *options.queued, identity->label(),
+      [call, deliver](Item& item) {
+        const KeptAliveCall kept(call->keep_alive.get());
+        deliver(call->function, item);
+      },
+      [identity](const std::string& message) { identity->bus().report(identity->error(identity->label(), message)); });
+  bus.add_queue(queue);
+  return queue;
+}
 
 // Connects a slot in its priority group (front of the group when reversed),
 // counts it as a listener, and records it in the channel's registry. `make_slot`
@@ -303,7 +422,7 @@ template <class Arg, class MakeSlot>
 Connection connect_slot(const RegistrationSite& site, Channel<Arg>& channel, const HandlerOptions& options,
                         MakeSlot&& make_slot) {
   auto registration = std::make_shared<Registration>(site, options);
-  typename Signal<Arg>::slot_type slot(make_slot(std::shared_ptr<const Registration>(registration)));
+  typename Signal<Arg>::slot_type slot(make_slot(registration));
   if (options.track) slot.track_foreign(*options.track);
   site.listeners->fetch_add(1, std::memory_order_relaxed);
   registration->attach(channel.signal.connect(options.priority, slot, site.reversed ? bs2::at_front : bs2::at_back));
@@ -332,11 +451,15 @@ Handler<E> adapt_named(NamedHandler handler) {
 Hooks::Hooks(HooksOptions options)
     : state_(std::make_shared<detail::BusState>(options)), counts_(&state_->counts) {}
 
-Hooks::~Hooks() = default;
+Hooks::~Hooks() { state_->close_queues(); }
 
 template <Event E>
 Connection Hooks::connect(Handler<E> handler, HandlerOptions options, bool answers) {
   if (!handler) throw std::invalid_argument("hookbus: empty handler for '" + std::string(E::type) + "'");
+  if (options.queued)
+    throw std::invalid_argument("hookbus: queued delivery was asked for a handler of '" + std::string(E::type) +
+                                "'; only catch-all subscribers and emission observers can be queued (a handler's "
+                                "result is needed by the emit)");
   if (!options.tools.empty() && !detail::has_tool_name<E>)
     throw std::invalid_argument("hookbus: a tool matcher ('" + options.tools + "') was given for '" +
                                 std::string(E::type) + "', which is not a tool event");
@@ -344,7 +467,7 @@ Connection Hooks::connect(Handler<E> handler, HandlerOptions options, bool answe
   const detail::RegistrationSite site{state_.get(), &counts_->typed[event_index<E>], E::type, channel.next_sequence(),
                                       state_->options.nested_ordering && is_closing<E>};
   ToolMatcher tools(options.tools);
-  return detail::connect_slot(site, channel, options, [&](std::shared_ptr<const detail::Registration> identity) {
+  return detail::connect_slot(site, channel, options, [&](std::shared_ptr<detail::Registration> identity) {
     using Body = typename detail::TypedSlot<E>::Body;
     detail::ChangeLog::Handler who = identity;
     return detail::TypedSlot<E>{std::make_shared<const Body>(
@@ -375,7 +498,7 @@ void run_handlers(BusState& bus, Emission<E>& emission) {
   run_typed_handlers(bus, emission);
   if (subscribed) {
     const HookEvent as_variant(emission.event());
-    bus.catch_all.signal(CatchAllCall{as_variant, horizon});
+    bus.catch_all.signal(CatchAllCall{as_variant, horizon, emission.capture()});
   }
 }
 
@@ -384,8 +507,10 @@ template <EventWithResult E, class Arg>
 result_t<E> reduce(BusState& bus, Arg&& event) {
   result_t<E> result;
   Emission<E> emission(std::forward<Arg>(event), result);
+  auto capture = bus.start_capture(emission);
   run_handlers(bus, emission);
   std::move(emission).finish();
+  if (capture) bus.finish_capture(std::move(capture), result);
   return result;
 }
 }  // namespace detail
@@ -396,7 +521,9 @@ result_t<E> Hooks::dispatch(const E& event) {
     return detail::reduce<E>(*state_, event);
   } else {
     Emission<E> emission(event);
+    auto capture = state_->start_capture(emission);
     detail::run_handlers(*state_, emission);
+    if (capture) state_->finish_capture(std::move(capture), std::monostate{});
   }
 }
 
@@ -435,15 +562,42 @@ Connection Hooks::on(std::string_view event_name, NamedHandler handler, HandlerO
 Connection Hooks::subscribe(Subscriber subscriber, HandlerOptions options) {
   if (!subscriber) throw std::invalid_argument("hookbus: empty catch-all subscriber");
   const detail::RegistrationSite site{state_.get(), &counts_->catch_all, "*", state_->catch_all.next_sequence()};
-  return detail::connect_slot(site, state_->catch_all, options, [&](std::shared_ptr<const detail::Registration> identity) {
-    return detail::CatchAllSlot{{options.keep_alive, std::move(subscriber), std::move(identity)}};
+  return detail::connect_slot(site, state_->catch_all, options, [&](std::shared_ptr<detail::Registration> registration) {
+    std::shared_ptr<const detail::Registration> identity = registration;
+    if (!options.queued)
+      return detail::SubscriberSlot{options.keep_alive, std::move(subscriber), nullptr, std::move(identity)};
+    auto queue = detail::start_queue<HookEvent>(*state_, options, identity, std::move(subscriber),
+                                                [](const Subscriber& call, const HookEvent& event) { call(event); });
+    registration->attach(queue);
+    return detail::SubscriberSlot{options.keep_alive, nullptr, std::move(queue), std::move(identity)};
+  });
+}
+
+Connection Hooks::on_emission(EmissionObserver observer, HandlerOptions options) {
+  if (!observer) throw std::invalid_argument("hookbus: empty emission observer");
+  using Finished = std::shared_ptr<const detail::EmissionCapture>;
+  const detail::RegistrationSite site{state_.get(), &counts_->observers, "on_emission",
+                                      state_->emissions.next_sequence()};
+  return detail::connect_slot(site, state_->emissions, options, [&](std::shared_ptr<detail::Registration> registration) {
+    std::shared_ptr<const detail::Registration> identity = registration;
+    std::function<void(const Finished&)> deliver;
+    if (!options.queued) {
+      deliver = [observer = std::move(observer)](const Finished& emission) { observer(emission->record()); };
+    } else {
+      auto queue = detail::start_queue<Finished>(
+          *state_, options, identity, std::move(observer),
+          [](const EmissionObserver& call, const Finished& emission) { call(emission->record()); });
+      registration->attach(queue);
+      deliver = [queue = std::move(queue)](const Finished& emission) { queue->push(emission); };
+    }
+    return detail::ObserverSlot<detail::FinishedEmission>{options.keep_alive, std::move(deliver), std::move(identity)};
   });
 }
 
 Connection Hooks::on_handler_error(ErrorListener listener) {
   if (!listener) throw std::invalid_argument("hookbus: empty error listener");
   const detail::RegistrationSite site{state_.get(), &state_->error_listeners, "on_handler_error", state_->errors.next_sequence()};
-  return detail::connect_slot(site, state_->errors, HandlerOptions{}, [&](std::shared_ptr<const detail::Registration> identity) {
+  return detail::connect_slot(site, state_->errors, HandlerOptions{}, [&](std::shared_ptr<detail::Registration> identity) {
     return detail::ObserverSlot<const HookError>{nullptr, std::move(listener), std::move(identity)};
   });
 }
@@ -472,6 +626,16 @@ void Hooks::clear() {
 }
 
 void Hooks::clear_subscribers() { state_->catch_all.clear(); }
+
+std::vector<DeliveryQueueState> Hooks::delivery_queues() const {
+  std::vector<DeliveryQueueState> states;
+  for (const auto& queue : state_->open_queues()) states.push_back(queue->state());
+  return states;
+}
+
+void Hooks::flush() {
+  for (const auto& queue : state_->open_queues()) queue->flush();
+}
 
 bool has_tool_name(std::size_t event_index) noexcept {
   return event_index < detail::kHasToolName.size() && detail::kHasToolName[event_index];

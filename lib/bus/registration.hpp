@@ -27,6 +27,20 @@ namespace hookbus::detail {
 
 struct BusState;
 
+// A queued registration's queue, as the registration and the bus see it
+// (bus/delivery_queue.hpp).
+class QueueControl {
+ public:
+  virtual ~QueueControl() = default;
+  // Delivers what is queued, then stops; returns once it has (at once on the
+  // delivering thread itself).
+  virtual void close() noexcept = 0;
+  virtual void flush() = 0;
+  // Closed, and everything it held delivered: its thread is done.
+  [[nodiscard]] virtual bool finished() const = 0;
+  [[nodiscard]] virtual DeliveryQueueState state() const = 0;
+};
+
 // What connecting a handler needs to know besides the handler.
 struct RegistrationSite {
   BusState* bus;
@@ -44,20 +58,26 @@ class Registration {
         event_(site.event),
         label_(options.label),
         source_(options.source),
+        protocol_(options.protocol),
         failure_(options.failure),
         kind_(options.kind),
         priority_(options.priority),
+        layer_(options.layer),
         rank_(trust_rank(options.layer)),
         sequence_(site.sequence),
         reversed_(site.reversed) {}
 
   // Called once, before the registration is published anywhere.
   void attach(boost::signals2::connection connection) { connection_ = std::move(connection); }
+  void attach(std::shared_ptr<QueueControl> queue) { queue_ = std::move(queue); }
 
   // Disconnects and gives back the listener count, the first time only. The
-  // count lives in the bus, so it is touched only while the bus is alive.
+  // count lives in the bus, so it is touched only while the bus is alive. A
+  // queue delivers what it holds first, while the slot (and what keeps its
+  // code loaded) is still there.
   void retire() noexcept {
     if (!live_.exchange(false, std::memory_order_acq_rel)) return;
+    if (queue_) queue_->close();
     connection_.disconnect();
     if (bus_alive_.load(std::memory_order_acquire)) listeners_->fetch_sub(1, std::memory_order_relaxed);
   }
@@ -89,6 +109,10 @@ class Registration {
   std::string_view event() const noexcept { return event_; }
   FailurePolicy failure() const noexcept { return failure_; }
   int rank() const noexcept { return rank_; }  // trust_rank of its layer
+  HandlerKind kind() const noexcept { return kind_; }
+  const std::string& source() const noexcept { return source_; }
+  const std::string& protocol() const noexcept { return protocol_; }
+  std::optional<Layer> layer() const noexcept { return layer_; }
 
   // What error listeners are told when this handler fails.
   HookError error(std::string label, std::string message) const {
@@ -132,13 +156,16 @@ class Registration {
   std::string_view event_;
   std::string label_;
   std::string source_;
+  std::string protocol_;
   FailurePolicy failure_;
   HandlerKind kind_;
   int priority_;
+  std::optional<Layer> layer_;
   int rank_;
   std::uint64_t sequence_;
   bool reversed_;
   boost::signals2::connection connection_;
+  std::shared_ptr<QueueControl> queue_;
   std::atomic<bool> live_{true};
   std::atomic<bool> bus_alive_{true};
 };

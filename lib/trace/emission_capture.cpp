@@ -1,0 +1,71 @@
+// EmissionCapture's record (lib/trace/emission_capture.hpp): labels, kinds
+// and wall-clock times, made off the emit's hot path.
+
+#include "trace/emission_capture.hpp"
+
+#include <atomic>
+
+namespace hookbus::detail {
+namespace {
+
+using namespace std::chrono;
+
+// The wall clock at a steady time: the steady clock plus the offset between
+// the two clocks measured once per process, so that every record of the
+// process is on one timeline (a nested emit lies within its handler).
+sys_time<nanoseconds> wall_clock_at(SteadyTime time) {
+  static const auto offset = [] {
+    const auto wall = system_clock::now();
+    const auto steady = steady_clock::now();
+    return duration_cast<nanoseconds>(wall.time_since_epoch()) - duration_cast<nanoseconds>(steady.time_since_epoch());
+  }();
+  return sys_time<nanoseconds>(duration_cast<nanoseconds>(time.time_since_epoch()) + offset);
+}
+
+RecordedKind recorded_kind(HandlerKind kind) noexcept {
+  switch (kind) {
+    case HandlerKind::builtin: return RecordedKind::builtin;
+    case HandlerKind::external: return RecordedKind::external;
+    case HandlerKind::plugin: return RecordedKind::plugin;
+    case HandlerKind::in_process: break;
+  }
+  return RecordedKind::in_process;
+}
+
+}  // namespace
+
+std::uint32_t this_thread_number() noexcept {
+  static std::atomic<std::uint32_t> threads_seen{0};
+  thread_local const std::uint32_t number = threads_seen.fetch_add(1, std::memory_order_relaxed) + 1;
+  return number;
+}
+
+EmissionRecord EmissionCapture::record() const {
+  EmissionRecord record;
+  record.seq = seq_;
+  record.thread = thread_;
+  record.start = wall_clock_at(start_);
+  record.duration = duration_cast<nanoseconds>(end_ - start_);
+  record.payload = payload_;
+  record.handlers.reserve(runs_.size());
+  for (const Run& run : runs_) {
+    const Registration& registration = *run.registration;
+    record.handlers.push_back(HandlerRecord{
+        .label = registration.label(),
+        .kind = run.subscriber ? RecordedKind::subscriber : recorded_kind(registration.kind()),
+        .source = registration.source(),
+        .protocol = registration.protocol(),
+        .layer = registration.layer(),
+        .start_offset = duration_cast<nanoseconds>(run.start - start_),
+        .duration = duration_cast<nanoseconds>(run.end - run.start),
+        .action = run.action,
+        .reason = run.reason,
+        .error = run.error,
+    });
+  }
+  record.result = result_;
+  record.decided_by = decided_by_;
+  return record;
+}
+
+}  // namespace hookbus::detail
