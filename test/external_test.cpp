@@ -7,8 +7,10 @@
 #include <hookbus/json.hpp>
 #include <hookbus/log.hpp>
 #include <hookbus/names.hpp>
+#include <hookbus/trace.hpp>
 
 #include <boost/json/parse.hpp>
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <spdlog/sinks/ostream_sink.h>
@@ -632,6 +634,24 @@ TEST_F(ExternalHooks, EachHookIsAHandlerLabelledWithItsNameInRunOrder) {
   EXPECT_THAT(hooks_.handlers("agent_end"), ElementsAre("a-first"));
 }
 
+TEST_F(ExternalHooks, ATraceNamesTheHookAsExternalWithItsFileAndProtocol) {
+  write_hook(hook("guard"), "tool_call", "echo '{\"decision\": \"deny\", \"reason\": \"no\"}'\n");
+  install();
+  std::vector<EmissionRecord> records;
+  auto observer = hooks_.on_emission([&](const EmissionRecord& r) { records.push_back(r); });
+  hooks_.emit(tool_call());
+  ASSERT_EQ(records.size(), 1u);
+  ASSERT_EQ(records[0].handlers.size(), 1u);
+  const HandlerRecord& guard = records[0].handlers[0];
+  EXPECT_EQ(guard.label, "guard");
+  EXPECT_EQ(guard.kind, RecordedKind::external);
+  EXPECT_EQ(guard.source, hook("guard").string());
+  EXPECT_EQ(guard.protocol, "hookbus");
+  EXPECT_EQ(guard.action, HandlerAction::deny);
+  EXPECT_EQ(guard.reason, "no");
+  EXPECT_EQ(records[0].decided_by, (Decider{"guard", hook("guard").string()}));
+}
+
 TEST_F(ExternalHooks, ThePayloadIsTheCatalogueJsonWithKodeletKeys) {
   write_hook(hook("capture"), "before_tool_call", "cat > '" + side_effect("payload.json").string() + "'\n");
   install();
@@ -1163,6 +1183,20 @@ TEST_F(RunExternalHook, ReturnsTheRawRunAndHookOutcomeReadsIt) {
   EXPECT_EQ(run.exit_code, 0);
   EXPECT_EQ(run.stderr_text, "checking\n");
   EXPECT_EQ(hook_outcome(hook, event, run), HookOutcome(ToolCallResult{.decision = Decision::deny}));
+}
+
+TEST_F(RunExternalHook, EachRunIsLoggedAtDebugLevelWithItsFileEventExitCodeDurationAndBytes) {
+  TempDir dir;
+  LogCapture log;
+  logger()->set_level(spdlog::level::debug);
+  const ExternalHook hook{.name = "guard",
+                          .path = write_hook(dir / "guard", "tool_call", "cat >/dev/null; printf ok; echo why >&2; exit 3\n")};
+  const HookEvent event = ToolCallEvent{.tool_name = "bash"};
+  const ProcessResult run = run_external_hook(hook, event, "tool_call");
+  const std::size_t bytes_in = write_json(hook_payload(event, "tool_call")).size();
+  EXPECT_THAT(log.text(), HasSubstr(fmt::format("[debug] hook 'guard' ({}) ran for 'tool_call': exit code 3, {} ms, "
+                                                "{} bytes in, 2 bytes out, 4 bytes on stderr",
+                                                hook.path.string(), run.duration.count(), bytes_in)));
 }
 
 TEST_F(RunExternalHook, AHookThatCannotStartIsAProcessError) {

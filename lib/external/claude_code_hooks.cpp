@@ -8,6 +8,7 @@
 #include <hookbus/names.hpp>
 
 #include "external/claude_code_installer.hpp"
+#include "external/run_log.hpp"
 #include "support/files.hpp"
 #include "support/logging.hpp"
 #include "support/sha256.hpp"
@@ -170,8 +171,11 @@ ProcessResult run(const Hook& hook, const HookEvent& event, std::stop_token stop
                    .input = write_json(claude_code_payload(event, c.event, options.tool_names, transcript, project)),
                    .timeout = c.timeout,
                    .stop = std::move(stop)};
+  const std::size_t bytes_in = spec.input.size();
   try {
-    return run_process(spec);
+    ProcessResult result = run_process(spec);
+    detail::log_hook_run(c.label, c.program.empty() ? fs::path(c.source) : c.program, c.event, bytes_in, result);
+    return result;
   } catch (const ProcessError& error) {
     throw ExternalHookError(fmt::format("{} ({}): {}", c.label, c.source, error.what()));
   }
@@ -403,7 +407,8 @@ ConnectionGroup ClaudeCodeInstaller::install(const std::vector<ClaudeCodeCommand
                                          .failure = command.failure,
                                          .kind = HandlerKind::external,
                                          .source = command.source,
-                                         .layer = command.layer};
+                                         .layer = command.layer,
+                                         .protocol = "claude_code"};
     for (const std::size_t target : claude_code_event_targets(command.event))
       installed.add(hooks_.on(
           event_name(target),

@@ -10,6 +10,7 @@
 #include "support/logging.hpp"
 #include "catalogue/json_text.hpp"
 #include "external/claude_code_installer.hpp"
+#include "external/run_log.hpp"
 #include "support/text.hpp"
 #include "support/utf8.hpp"
 
@@ -198,10 +199,12 @@ boost::json::object hook_payload(const HookEvent& event, std::string_view reques
 
 ProcessResult run_external_hook(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name) {
   const EventContext& context = context_of(event);
-  boost::json::object payload = hook_payload(event, requested_name);
+  boost::json::object object = hook_payload(event, requested_name);
   if (!hook.workspace.empty() && context.workspace.empty())
-    payload.at("context").as_object()["workspace"] = hook.workspace;
-  return run_process({
+    object.at("context").as_object()["workspace"] = hook.workspace;
+  std::string payload = write_json(object);
+  const std::size_t bytes_in = payload.size();
+  ProcessResult run = run_process({
       .program = hook.path,
       .arguments = {"run"},
       .extra_environment = {{"HOOKBUS_EVENT", std::string(event_name(event))},
@@ -209,9 +212,11 @@ ProcessResult run_external_hook(const ExternalHook& hook, const HookEvent& event
                             {"HOOKBUS_PROJECT_DIR", hook.project_dir.string()},
                             {"HOOKBUS_HOOK_NAME", hook.name}},
       .working_directory = working_directory_for(hook, context),
-      .input = write_json(payload),
+      .input = std::move(payload),
       .timeout = hook.timeout,
   });
+  detail::log_hook_run(hook.name, hook.path, event_name(event), bytes_in, run);
+  return run;
 }
 
 HookOutcome hook_outcome(const ExternalHook& hook, const HookEvent& event, const ProcessResult& run) {
@@ -326,7 +331,8 @@ class Installer {
                                  .failure = settings.failure.value,
                                  .kind = HandlerKind::external,
                                  .source = found.path.string(),
-                                 .layer = found.layer};
+                                 .layer = found.layer,
+                                 .protocol = "hookbus"};
     InstallReport::Installed record{found.name, found.layer, found.path, {}, settings, HookProtocol::hookbus, "", "",
                                     found.source};
     bool filters_a_tool_event = false;

@@ -1,0 +1,23 @@
+#pragma once
+// Internal: the debug line every external hook run leaves on the `hookbus`
+// logger, like `claude --debug`: which file ran for which event, how it ended,
+// how long it took and how much went in and out.
+
+#include <hookbus/process.hpp>
+
+#include "support/logging.hpp"
+
+#include <cstddef>
+#include <filesystem>
+#include <string_view>
+
+namespace hookbus::detail {
+
+inline void log_hook_run(std::string_view hook, const std::filesystem::path& file, std::string_view event,
+                         std::size_t bytes_in, const ProcessResult& run) {
+  log(spdlog::level::debug, "hook '{}' ({}) ran for '{}': {}, {} ms, {} bytes in, {} bytes out, {} bytes on stderr",
+      hook, file.string(), event, run.status(), run.duration.count(), bytes_in, run.stdout_text.size(),
+      run.stderr_text.size());
+}
+
+}  // namespace hookbus::detail
