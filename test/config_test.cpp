@@ -165,7 +165,7 @@ TEST_F(ConfigTest, DocumentMustBeAnObject) { EXPECT_EQ(load_error("[]"), "expect
 TEST_F(ConfigTest, UnknownTopLevelKeyIsAnErrorListingTheKnownOnes) {
   EXPECT_EQ(load_error(R"({"timeout": 5})"),
             "timeout: unknown key; expected one of: builtins, hook_directories, timeout_ms, hooks, claude_code, "
-            "disable_all_hooks, allow_managed_hooks_only, project_trust");
+            "disable_all_hooks, allow_managed_hooks_only, project_trust, trace");
 }
 
 TEST_F(ConfigTest, WrongTypeIsAnErrorNamingThePathAndBothTypes) {

@@ -171,6 +171,9 @@ struct Config {
   std::optional<bool> disable_all_hooks{};                // no hook of this layer or a less trusted one runs
   std::optional<bool> allow_managed_hooks_only{};         // managed config only: only managed hooks run
   std::optional<ProjectTrustPolicy> project_trust{};      // managed and user config only
+  // "trace": the built-in tracer's settings (tracer.hpp), checked when read,
+  // its files opened when installed.
+  std::optional<boost::json::object> trace{};
 
   Layer layer = Layer::project;       // the layer the file belongs to
   std::filesystem::path file{};         // what it was read from, for error messages; empty when made in code
@@ -262,9 +265,10 @@ class LayeredConfig {
 class BuiltinRegistry;
 
 // Installs the configured built-ins from the default registry, or from
-// `registry`, in order. Every built-in is built (settings checked, patterns
-// compiled, files opened) before any is installed, so on ConfigError nothing
-// is installed. Dropping the group uninstalls them.
+// `registry`, in order, and the tracer when the config has "trace". Every
+// built-in is built (settings checked, patterns compiled, files opened) before
+// any is installed, so on ConfigError nothing is installed. Dropping the group
+// uninstalls them.
 ConnectionGroup install_builtins(Hooks& hooks, const Config& config);
 ConnectionGroup install_builtins(Hooks& hooks, const Config& config, const BuiltinRegistry& registry);
 

@@ -31,6 +31,7 @@
 #include <hookbus/process.hpp>
 #include <hookbus/co_process.hpp>
 #include <hookbus/claude_code.hpp>
+#include <hookbus/tracer.hpp>
 
 // Layers, trust, plugins and the one-call engine setup.
 #include <hookbus/layers.hpp>

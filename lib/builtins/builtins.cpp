@@ -12,6 +12,7 @@
 #include <hookbus/plugin.hpp>
 #include <hookbus/tool_matcher.hpp>
 
+#include "support/files.hpp"
 #include "support/logging.hpp"
 #include "support/utf8.hpp"
 
@@ -209,13 +210,7 @@ struct AuditLog::Sink {
     std::string line = write_json(record);
     line += '\n';
     std::lock_guard lock(mutex);
-    for (std::string_view rest = line; !rest.empty();) {
-      const ssize_t written = ::write(fd, rest.data(), rest.size());
-      if (written < 0 && errno == EINTR) continue;
-      if (written < 0)
-        throw std::system_error(errno, std::generic_category(), "audit: cannot append to " + path.string());
-      rest.remove_prefix(static_cast<std::size_t>(written));
-    }
+    detail::write_all(fd, line, "audit: cannot append to " + path.string());
   }
 
   const std::filesystem::path path;

@@ -4,6 +4,7 @@
 #include <hookbus/config.hpp>
 #include <hookbus/json.hpp>
 #include <hookbus/tool_matcher.hpp>
+#include <hookbus/tracer.hpp>
 
 #include "catalogue/json_text.hpp"
 #include "external/file_safety.hpp"
@@ -272,7 +273,7 @@ void check_layer_may_set(const ConfigValue& value, Layer layer, std::initializer
 Config read_config(const ConfigValue& document, Layer layer) {
   const ConfigObject top = document.as_object();
   top.allow_only({"builtins", "hook_directories", "timeout_ms", "hooks", "claude_code", "disable_all_hooks",
-                  "allow_managed_hooks_only", "project_trust"});
+                  "allow_managed_hooks_only", "project_trust", "trace"});
   Config config;
   config.layer = layer;
   if (auto builtins = top.find("builtins")) {
@@ -292,6 +293,10 @@ Config read_config(const ConfigValue& document, Layer layer) {
   if (auto managed_only = top.find("allow_managed_hooks_only")) {
     check_layer_may_set(*managed_only, layer, {Layer::managed}, "only an administrator's managed config decides it");
     config.allow_managed_hooks_only = managed_only->as_bool();
+  }
+  if (auto trace = top.find("trace")) {
+    (void)read_trace_options(trace->as_object());
+    config.trace = trace->as_object().json();
   }
   if (auto trust = top.find("project_trust")) {
     check_layer_may_set(*trust, layer, {Layer::managed, Layer::user}, "a project may not decide its own trust");
@@ -341,6 +346,9 @@ ConnectionGroup install_builtins(Hooks& hooks, const Config& config, const Built
   providers.reserve(config.builtins.size());
   for (const auto& builtin : config.builtins)
     providers.push_back(registry.make(builtin.name, ConfigObject(builtin.settings, builtins.key(builtin.name))));
+  if (config.trace)
+    providers.push_back([tracer = Tracer(ConfigObject(*config.trace, location_of(config).key("trace")))](
+                            Registrar& registrar) { tracer.register_hooks(registrar); });
   // Everything that can fail on bad configuration has happened; should a
   // registration still throw, the groups disconnect what was registered.
   ConnectionGroup installed;

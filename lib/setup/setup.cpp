@@ -371,13 +371,14 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
   const BuiltinRegistry registry = options.builtins != nullptr ? *options.builtins : default_builtins();
   ConnectionGroup builtins;
   for (const Config& layer : config.layers()) {
-    if (layer.builtins.empty()) continue;
+    if (layer.builtins.empty() && !layer.trace) continue;
     if (auto why = config.hooks_forbidden(layer.layer)) {
       report.warnings.push_back(fmt::format("built-ins of {} not installed: {}", describe(layer), *why));
       continue;
     }
     builtins.add(install_builtins(hooks, layer, registry));
     for (const auto& builtin : layer.builtins) report.builtins.push_back(fmt::format("{} ({})", builtin.name, describe(layer)));
+    if (layer.trace) report.builtins.push_back(fmt::format("trace ({})", describe(layer)));
   }
   // Plugins of every layer that may run, most trusted first.
   for (const Layer layer : {Layer::managed, Layer::user, Layer::project})

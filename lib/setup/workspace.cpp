@@ -118,7 +118,7 @@ Installation load_workspace(Hooks& hooks, const fs::path& directory, const Works
        },
        .why_file_not_run = detail::why_file_not_run(trusted.get())});
 
-  if (const Config* own = layered.layer(Layer::project); own != nullptr && !own->builtins.empty()) {
+  if (const Config* own = layered.layer(Layer::project); own != nullptr && (!own->builtins.empty() || own->trace)) {
     if (why_not) {
       report.warnings.push_back(fmt::format("built-ins of workspace config {} not installed: {}",
                                             config_file.string(), *why_not));
@@ -127,6 +127,7 @@ Installation load_workspace(Hooks& hooks, const fs::path& directory, const Works
       result.connections.add(install_builtins(hooks, *own, registry));
       for (const auto& builtin : own->builtins)
         report.builtins.push_back(fmt::format("{} (workspace config {})", builtin.name, config_file.string()));
+      if (own->trace) report.builtins.push_back(fmt::format("trace (workspace config {})", config_file.string()));
     }
   }
   detail::load_layer_plugins(hooks, Layer::project, workspace / "plugins", why_not, trusted.get(), result);

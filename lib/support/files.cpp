@@ -127,4 +127,13 @@ void write_file_atomically(const std::filesystem::path& file, const std::string&
   }
 }
 
+void write_all(int fd, std::string_view bytes, const std::string& what) {
+  while (!bytes.empty()) {
+    const ssize_t written = ::write(fd, bytes.data(), bytes.size());
+    if (written < 0 && errno == EINTR) continue;
+    if (written < 0) throw std::system_error(errno, std::generic_category(), what);
+    bytes.remove_prefix(static_cast<std::size_t>(written));
+  }
+}
+
 }  // namespace hookbus::detail

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace hookbus::detail {
 
@@ -35,5 +36,9 @@ std::optional<std::string> read_regular_file_if_exists(const std::filesystem::pa
 // directory, fsync, rename), with permissions `mode`; creates missing parent
 // directories with mode 0700. Throws Error naming the file on failure.
 void write_file_atomically(const std::filesystem::path& file, const std::string& content, mode_t mode);
+
+// Writes all of `bytes` to `fd`, going on after a partial write or EINTR.
+// Throws std::system_error with `what` and the system's reason.
+void write_all(int fd, std::string_view bytes, const std::string& what);
 
 }  // namespace hookbus::detail

@@ -65,6 +65,7 @@ std::string contents(const Config& config) {
   line("disable_all_hooks", shown(config.disable_all_hooks));
   line("allow_managed_hooks_only", shown(config.allow_managed_hooks_only));
   line("project_trust", shown(config.project_trust));
+  if (config.trace) line("trace", write_json(*config.trace));
   line("layer", shown(std::optional(config.layer)));
   line("file", config.file.string());
   line("project_dir", config.project_dir.string());
@@ -77,9 +78,9 @@ std::string load(std::string_view text) {
   std::ofstream(config_file(), std::ios::binary | std::ios::trunc) << text;
   try {
     const Config config = load_config(config_file(), Layer::project);
-    // The audit built-in would append to any file the input names: not here.
-    const bool writes_files = std::any_of(config.builtins.begin(), config.builtins.end(),
-                                          [](const auto& builtin) { return builtin.name == "audit"; });
+    // The audit built-in and the tracer would write any file the input names: not here.
+    const bool writes_files = config.trace || std::any_of(config.builtins.begin(), config.builtins.end(),
+                                                          [](const auto& builtin) { return builtin.name == "audit"; });
     if (!writes_files) {
       Hooks hooks;
       const ConnectionGroup installed = install_builtins(hooks, config);

@@ -1,0 +1,116 @@
+// The Chrome trace event format (lib/trace/trace_writers.hpp), as the Trace
+// Event Format document describes its JSON array form: every emit and every
+// handler is a complete event ("ph": "X") with its start ("ts") and duration
+// ("dur") in microseconds, on the track of its thread ("tid"); metadata events
+// ("ph": "M") name the process and each thread. The closing bracket may be
+// missing (a crashed engine), which the format allows; a finished trace has it.
+
+#include "trace/trace_writers.hpp"
+
+#include <hookbus/json.hpp>
+#include <hookbus/log.hpp>
+#include <hookbus/names.hpp>
+
+#include "catalogue/json_detail.hpp"
+#include "support/logging.hpp"
+
+#include <fmt/format.h>
+
+namespace hookbus::detail {
+
+namespace json = boost::json;
+using namespace std::chrono;
+
+namespace {
+
+constexpr unsigned kChromeFilesKept = 5;
+
+double microseconds_between(sys_time<nanoseconds> origin, sys_time<nanoseconds> time) {
+  return static_cast<double>((time - origin).count()) / 1000.0;
+}
+
+double microseconds_of(nanoseconds duration) { return static_cast<double>(duration.count()) / 1000.0; }
+
+json::object metadata(std::string_view name, std::int64_t pid, std::uint32_t tid, std::string_view value) {
+  return {{"name", name}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", json::object{{"name", value}}}};
+}
+
+std::string decider_text(const Decider& decider) {
+  return decider.source.empty() ? decider.handler : fmt::format("{} ({})", decider.handler, decider.source);
+}
+
+}  // namespace
+
+ChromeTraceWriter::ChromeTraceWriter(std::filesystem::path file, std::int64_t pid, std::string process_name)
+    : file_(std::move(file)),
+      process_name_(std::move(process_name)),
+      pid_(pid),
+      origin_(time_point_cast<nanoseconds>(system_clock::now())) {
+  check_trace_file(file_);
+}
+
+ChromeTraceWriter::~ChromeTraceWriter() {
+  if (!output_) return;
+  try {
+    output_->write("\n]\n");
+  } catch (const Error& error) {
+    detail::log(spdlog::level::err, "trace: the Chrome trace is left without its closing bracket: {}", error.what());
+  }
+}
+
+void ChromeTraceWriter::write_event(const json::object& event, std::string& text) const {
+  text += ",\n";
+  text += write_json(event);
+}
+
+void ChromeTraceWriter::write(const EmissionRecord& record) {
+  if (!output_) {
+    // What a previous tracer left becomes FILE.1.
+    rotate_trace_file(file_, kChromeFilesKept);
+    output_.emplace(file_, TraceOutput::Mode::truncate);
+    output_->write("[\n" + write_json(metadata("process_name", pid_, 0, process_name_)));
+  }
+  std::string text;
+  if (named_threads_.insert(record.thread).second)
+    write_event(metadata("thread_name", pid_, record.thread, fmt::format("hookbus thread {}", record.thread)), text);
+
+  json::object args{{"seq", record.seq}};
+  if (const auto tool = tool_of(record.payload)) {
+    args.emplace("tool", tool->name);
+    args.emplace("tool_call_id", tool->call_id);
+  }
+  if (!std::holds_alternative<std::monostate>(record.result)) args.emplace("result", to_json(record.result));
+  if (record.decided_by) args.emplace("decided_by", decider_text(*record.decided_by));
+  const double start = microseconds_between(origin_, record.start);
+  write_event({{"name", event_name(record.payload)},
+               {"cat", "emit"},
+               {"ph", "X"},
+               {"ts", start},
+               {"dur", microseconds_of(record.duration)},
+               {"pid", pid_},
+               {"tid", record.thread},
+               {"args", std::move(args)}},
+              text);
+
+  for (const HandlerRecord& handler : record.handlers) {
+    json::object handler_args{{"kind", *reflect::enum_wire_name(handler.kind)},
+                              {"action", *reflect::enum_wire_name(handler.action)}};
+    if (!handler.source.empty()) handler_args.emplace("source", handler.source);
+    if (!handler.protocol.empty()) handler_args.emplace("protocol", handler.protocol);
+    if (handler.layer) handler_args.emplace("layer", layer_name(*handler.layer));
+    if (!handler.reason.empty()) handler_args.emplace("reason", handler.reason);
+    if (handler.action == HandlerAction::failed) handler_args.emplace("error", handler.error);
+    write_event({{"name", handler.label},
+                 {"cat", "handler"},
+                 {"ph", "X"},
+                 {"ts", start + microseconds_of(handler.start_offset)},
+                 {"dur", microseconds_of(handler.duration)},
+                 {"pid", pid_},
+                 {"tid", record.thread},
+                 {"args", std::move(handler_args)}},
+                text);
+  }
+  output_->write(text);
+}
+
+}  // namespace hookbus::detail

@@ -1,0 +1,138 @@
+// OpenTelemetry spans as OTLP/JSON lines (lib/trace/trace_writers.hpp): each
+// line is one ExportTraceServiceRequest in the protobuf JSON mapping, with
+// OTLP's own rules: field names in lowerCamelCase, traceId and spanId as hex,
+// enums as integers, 64-bit integers (times, intValue) as decimal strings.
+// One trace per emit: a span for the emit, a child span per handler.
+//
+// Attributes follow the GenAI semantic conventions where they fit (the tool
+// and call of a tool event, the session as the conversation, the agent) and
+// are hookbus.* otherwise.
+
+#include "trace/trace_writers.hpp"
+
+#include <hookbus/json.hpp>
+#include <hookbus/names.hpp>
+
+#include "catalogue/json_detail.hpp"
+
+#include <fmt/format.h>
+
+#include <random>
+
+namespace hookbus::detail {
+
+namespace json = boost::json;
+using namespace std::chrono;
+
+namespace {
+
+constexpr int kSpanKindInternal = 1;  // opentelemetry.proto.trace.v1.Span.SpanKind
+constexpr int kStatusCodeError = 2;   // opentelemetry.proto.trace.v1.Status.StatusCode
+
+json::object attribute(std::string_view key, json::object value) { return {{"key", key}, {"value", std::move(value)}}; }
+
+json::object text(std::string_view key, std::string_view value) {
+  return attribute(key, {{"stringValue", value}});
+}
+
+json::object integer(std::string_view key, std::int64_t value) {
+  return attribute(key, {{"intValue", std::to_string(value)}});
+}
+
+std::string unix_nanos(sys_time<nanoseconds> time) { return std::to_string(time.time_since_epoch().count()); }
+
+const EventContext& context_of(const HookEvent& event) {
+  return std::visit([](const auto& e) -> const EventContext& { return e.context; }, event);
+}
+
+}  // namespace
+
+OtlpTraceWriter::OtlpTraceWriter(std::filesystem::path file, const TraceHeader& about)
+    : file_(std::move(file)), random_(std::random_device{}()) {
+  check_trace_file(file_);
+  resource_attributes_.push_back(text("service.name", "hookbus"));
+  resource_attributes_.push_back(integer("process.pid", about.pid));
+  resource_attributes_.push_back(text("host.name", about.host));
+  if (about.project) resource_attributes_.push_back(text("hookbus.project", about.project->string()));
+}
+
+// `bytes` random bytes as lowercase hex, never all zero (an invalid id).
+std::string OtlpTraceWriter::new_id(std::size_t bytes) {
+  std::string id;
+  do {
+    id.clear();
+    for (std::size_t i = 0; i < bytes; i += 8) id += fmt::format("{:016x}", random_());
+    id.resize(bytes * 2);
+  } while (id.find_first_not_of('0') == std::string::npos);
+  return id;
+}
+
+void OtlpTraceWriter::write(const EmissionRecord& record) {
+  const std::string trace_id = new_id(16);
+  const std::string emit_span_id = new_id(8);
+  const std::string_view event = event_name(record.payload);
+  const auto tool = tool_of(record.payload);
+  const EventContext& context = context_of(record.payload);
+
+  json::array attributes{text("hookbus.event", event), integer("hookbus.seq", static_cast<std::int64_t>(record.seq)),
+                         integer("hookbus.thread", record.thread)};
+  if (tool) {
+    attributes.push_back(text("gen_ai.operation.name", "execute_tool"));
+    attributes.push_back(text("gen_ai.tool.name", tool->name));
+    if (!tool->call_id.empty()) attributes.push_back(text("gen_ai.tool.call.id", tool->call_id));
+  }
+  if (!context.session_id.empty()) attributes.push_back(text("gen_ai.conversation.id", context.session_id));
+  if (!context.agent_id.empty()) attributes.push_back(text("gen_ai.agent.id", context.agent_id));
+  if (!std::holds_alternative<std::monostate>(record.result)) {
+    const json::value result = to_json(record.result);
+    if (const auto* decision = result.as_object().if_contains("decision"))
+      attributes.push_back(text("hookbus.decision", decision->as_string()));
+    attributes.push_back(text("hookbus.result", write_json(result)));
+  }
+  if (record.decided_by) {
+    attributes.push_back(text("hookbus.decided_by.handler", record.decided_by->handler));
+    attributes.push_back(text("hookbus.decided_by.source", record.decided_by->source));
+  }
+
+  json::array spans;
+  spans.push_back(json::object{{"traceId", trace_id},
+                               {"spanId", emit_span_id},
+                               {"name", tool ? fmt::format("{} {}", event, tool->name) : std::string(event)},
+                               {"kind", kSpanKindInternal},
+                               {"startTimeUnixNano", unix_nanos(record.start)},
+                               {"endTimeUnixNano", unix_nanos(record.start + record.duration)},
+                               {"attributes", std::move(attributes)},
+                               {"status", json::object{}}});
+  for (const HandlerRecord& handler : record.handlers) {
+    json::array handler_attributes{text("hookbus.handler.label", handler.label),
+                                   text("hookbus.handler.kind", *reflect::enum_wire_name(handler.kind)),
+                                   text("hookbus.action", *reflect::enum_wire_name(handler.action))};
+    if (!handler.source.empty()) handler_attributes.push_back(text("hookbus.handler.source", handler.source));
+    if (!handler.protocol.empty()) handler_attributes.push_back(text("hookbus.handler.protocol", handler.protocol));
+    if (handler.layer) handler_attributes.push_back(text("hookbus.handler.layer", layer_name(*handler.layer)));
+    if (!handler.reason.empty()) handler_attributes.push_back(text("hookbus.reason", handler.reason));
+    json::object status;
+    if (handler.action == HandlerAction::failed) status = {{"code", kStatusCodeError}, {"message", handler.error}};
+    const auto start = record.start + handler.start_offset;
+    spans.push_back(json::object{{"traceId", trace_id},
+                                 {"spanId", new_id(8)},
+                                 {"parentSpanId", emit_span_id},
+                                 {"name", fmt::format("hook {}", handler.label)},
+                                 {"kind", kSpanKindInternal},
+                                 {"startTimeUnixNano", unix_nanos(start)},
+                                 {"endTimeUnixNano", unix_nanos(start + handler.duration)},
+                                 {"attributes", std::move(handler_attributes)},
+                                 {"status", std::move(status)}});
+  }
+
+  const json::object request{
+      {"resourceSpans",
+       json::array{json::object{
+           {"resource", json::object{{"attributes", resource_attributes_}}},
+           {"scopeSpans", json::array{json::object{{"scope", json::object{{"name", "hookbus"}, {"version", HOOKBUS_VERSION}}},
+                                                   {"spans", std::move(spans)}}}}}}}};
+  if (!output_) output_.emplace(file_, TraceOutput::Mode::append);
+  output_->write(write_json(request) + '\n');
+}
+
+}  // namespace hookbus::detail
