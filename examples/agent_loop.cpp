@@ -7,13 +7,18 @@
 //   - a redaction of API keys before tool results are stored in history
 //     (the built-in `redact`, with its default secret shapes),
 //   - a catch-all tracer that prints every event on one line.
-// Each reduction prints what the engine does with the outcome.
+// Each reduction prints what the engine does with the outcome. The session is
+// also traced (the built-in tracer, docs/tracing.md) to the three trace
+// formats, in the directory given as the first argument (./agent_loop_trace
+// without one), and each file is read back at the end.
 
 #include <hookbus/hookbus.hpp>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 using namespace hookbus;
@@ -167,12 +172,44 @@ class ScriptedEngine {
   EventContext context_;
 };
 
+// Reads each trace file back: the trace file with hookbus's reader, the
+// Chrome trace and every OTLP line as JSON.
+void read_traces_back(const std::filesystem::path& dir) {
+  const Trace trace = read_trace_file(dir / "session.jsonl");
+  std::vector<std::string> deciders;
+  for (const EmissionRecord& record : trace.records)
+    if (const auto* gate = std::get_if<ToolCallResult>(&record.result); gate && gate->decision == Decision::deny)
+      deciders.push_back(record.decided_by->handler);
+  fmt::print("\ntrace: {} emits read back from {} ({} tool call denied, by {})\n", trace.records.size(),
+             (dir / "session.jsonl").string(), deciders.size(), fmt::join(deciders, ", "));
+
+  std::ifstream chrome_file(dir / "session.trace.json");
+  const std::string chrome_text((std::istreambuf_iterator<char>(chrome_file)), std::istreambuf_iterator<char>());
+  const boost::json::value chrome = parse_json(chrome_text, "session.trace.json");
+  fmt::print("chrome trace: {} events in {} (open it in https://ui.perfetto.dev)\n", chrome.as_array().size(),
+             (dir / "session.trace.json").string());
+
+  std::ifstream otlp_file(dir / "session.otlp.jsonl");
+  std::size_t requests = 0;
+  for (std::string line; std::getline(otlp_file, line); ++requests)
+    (void)parse_json(line, "session.otlp.jsonl").at("resourceSpans");
+  fmt::print("OTLP: {} requests in {}\n", requests, (dir / "session.otlp.jsonl").string());
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const std::filesystem::path trace_dir = argc > 1 ? argv[1] : "agent_loop_trace";
   Hooks hooks;
   Extensions extensions(hooks);
-  fmt::print("hookbus demo: a scripted agent session; extensions on {} and a catch-all tracer\n\n",
-             fmt::join(hooks.registered_events(), ", "));
-  ScriptedEngine(hooks).run("/cleanup");
+  {
+    Tracer tracer({.jsonl = JsonlTraceOptions{.file = trace_dir / "session.jsonl"},
+                   .chrome = trace_dir / "session.trace.json",
+                   .otlp = trace_dir / "session.otlp.jsonl"});
+    const ConnectionGroup tracing = hooks.add(tracer);
+    fmt::print("hookbus demo: a scripted agent session; extensions on {} and a catch-all tracer\n\n",
+               fmt::join(hooks.registered_events(), ", "));
+    ScriptedEngine(hooks).run("/cleanup");
+  }  // the tracer stops here: everything it queued is written
+  read_traces_back(trace_dir);
 }
