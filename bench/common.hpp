@@ -160,5 +160,6 @@ void register_emit_benchmarks();
 void register_session_benchmarks();
 void register_memory_benchmarks();
 void register_process_benchmarks();
+void register_trace_benchmarks();
 
 }  // namespace bench

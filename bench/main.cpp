@@ -122,6 +122,7 @@ int main(int argc, char** argv) {
   bench::register_session_benchmarks();
   bench::register_memory_benchmarks();
   bench::register_process_benchmarks();
+  bench::register_trace_benchmarks();
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
