@@ -136,6 +136,23 @@ TEST_F(Recorded, HandlersAfterTheOneThatStoppedTheChainAreNotRecorded) {
   EXPECT_THAT(labels(), ElementsAre("deny"));
 }
 
+TEST_F(Recorded, AHandlerThatAnswersAgainIsRecordedEachTimeItAnswersWithItsLayer) {
+  auto guard = hooks.on<ToolCallEvent>(
+      [](const ToolCallEvent& e) {
+        if (e.input.at("command") == "rm -rf /") return ToolCallResult{.decision = Decision::deny, .reason = "no"};
+        return ToolCallResult{.decision = Decision::allow};
+      },
+      {.label = "guard", .layer = Layer::user});
+  auto rewrite = hooks.on<ToolCallEvent>(
+      [](const ToolCallEvent&) { return ToolCallResult{.input = boost::json::object{{"command", "rm -rf /"}}}; },
+      {.label = "rewrite", .layer = Layer::project});
+  hooks.emit(call("bash", "ls"));
+  EXPECT_THAT(labels(), ElementsAre("guard", "rewrite", "guard"));
+  EXPECT_THAT(actions(), ElementsAre(HandlerAction::allow, HandlerAction::patch, HandlerAction::deny));
+  EXPECT_EQ(records[0].handlers[0].layer, Layer::user);
+  EXPECT_EQ(records[0].handlers[1].layer, Layer::project);
+}
+
 TEST_F(Recorded, NoChangePatchAndStopAreTold) {
   auto nothing = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return ToolCallResult{}; });
   auto rewrite = hooks.on<ToolCallEvent>([](const ToolCallEvent&) {

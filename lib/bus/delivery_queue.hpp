@@ -61,7 +61,7 @@ class DeliveryQueueOf final : public QueueControl, public std::enable_shared_fro
         wake_worker(lock);
         room_.wait(lock, [&] { return items_.size() < options_.capacity || closing_; });
         if (closing_) return;
-      } else if (options_.overflow == Overflow::drop_oldest && !on_worker) {
+      } else if (options_.overflow == Overflow::drop_oldest) {
         items_.pop_front();
         ++dropped_;
         ++done_;
