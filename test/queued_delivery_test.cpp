@@ -303,7 +303,7 @@ TEST(QueuedDelivery, ASubscriberThatThrowsIsReportedAndDeliveryGoesOn) {
   Seen seen;
   std::mutex mutex;
   std::vector<HookError> errors;
-  auto listener = hooks.on_error([&](const HookError& e) {
+  auto listener = hooks.on_handler_error([&](const HookError& e) {
     std::lock_guard lock(mutex);
     errors.push_back(e);
   });
@@ -327,7 +327,7 @@ TEST(QueuedDelivery, AnObserverThatThrowsIsReportedAndDeliveryGoesOn) {
   Hooks hooks;
   std::atomic<int> delivered{0};
   std::atomic<int> errors{0};
-  auto listener = hooks.on_error([&](const HookError&) { ++errors; });
+  auto listener = hooks.on_handler_error([&](const HookError&) { ++errors; });
   auto observer = hooks.on_emission(
       [&](const EmissionRecord& record) {
         if (record.seq == 0) throw std::runtime_error("disk full");

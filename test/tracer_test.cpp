@@ -312,7 +312,7 @@ TEST_F(Traced, AFailedHandlersSpanHasAnErrorStatusWithItsMessage) {
 
 TEST_F(Traced, AFileThatCannotBeWrittenIsReportedAndTheOtherFilesStillGetTheRecord) {
   std::vector<HookError> errors;
-  auto listener = hooks->on_error([&](const HookError& e) { errors.push_back(e); });
+  auto listener = hooks->on_handler_error([&](const HookError& e) { errors.push_back(e); });
   const fs::path jsonl = dir / "session.jsonl";
   {
     auto tracing = trace(*hooks, 

@@ -68,7 +68,7 @@ TraceOptions read_trace_options(const ConfigObject& settings);
 // written (an Error naming the file, a ConfigError at the "trace" settings for
 // a tracer made from config); each file is created (mode 0600) with its first
 // record, so a bus that emits nothing leaves the files alone. A file that cannot be written
-// later is reported as the observer's failure (on_error), and the other files
+// later is reported as the observer's failure (on_handler_error), and the other files
 // still get the record. The files are finished (the Chrome trace's closing
 // bracket) when the last of the tracer and its observer is gone.
 class Tracer {

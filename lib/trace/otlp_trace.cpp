@@ -41,10 +41,6 @@ json::object integer(std::string_view key, std::int64_t value) {
 
 std::string unix_nanos(sys_time<nanoseconds> time) { return std::to_string(time.time_since_epoch().count()); }
 
-const EventContext& context_of(const HookEvent& event) {
-  return std::visit([](const auto& e) -> const EventContext& { return e.context; }, event);
-}
-
 }  // namespace
 
 OtlpTraceWriter::OtlpTraceWriter(std::filesystem::path file, const TraceHeader& about)
