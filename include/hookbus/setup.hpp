@@ -43,6 +43,9 @@ struct SetupOptions {
   bool query_cache = true;                    // remember `HOOK hook` answers under Locations::cache
   // Claude Code hooks the engine imports in code, on top of config's "claude_code" (claude_code.hpp).
   std::optional<ClaudeCodeSetup> claude_code{};
+  // false: config's "trace" is read, but no tracer is installed (hookctl
+  // replay emits a recorded session again without recording it over).
+  bool trace = true;
 };
 
 // A layer's config file and what became of it.

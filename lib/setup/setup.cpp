@@ -376,9 +376,11 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
       report.warnings.push_back(fmt::format("built-ins of {} not installed: {}", describe(layer), *why));
       continue;
     }
-    builtins.add(install_builtins(hooks, layer, registry));
+    Config installed = layer;
+    if (!options.trace) installed.trace.reset();
+    builtins.add(install_builtins(hooks, installed, registry));
     for (const auto& builtin : layer.builtins) report.builtins.push_back(fmt::format("{} ({})", builtin.name, describe(layer)));
-    if (layer.trace) report.builtins.push_back(fmt::format("trace ({})", describe(layer)));
+    if (layer.trace && options.trace) report.builtins.push_back(fmt::format("trace ({})", describe(layer)));
   }
   // Plugins of every layer that may run, most trusted first.
   for (const Layer layer : {Layer::managed, Layer::user, Layer::project})
