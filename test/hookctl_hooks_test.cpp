@@ -6,12 +6,17 @@
 
 #include <hookbus/json.hpp>
 #include <hookbus/process.hpp>
+#include <hookbus/trace.hpp>
 
 #include <boost/json/parse.hpp>
 #include <sys/stat.h>
+#include <zlib.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -1224,6 +1229,249 @@ TEST_F(Hookctl, ExampleAuditLogAppendsOneJsonLinePerEvent) {
   EXPECT_EQ(records[0].at("tool"), "bash");
   EXPECT_EQ(records[0].at("input").at("command"), "ls");
   EXPECT_EQ(records[1].at("event"), "agent_end");
+}
+
+// ------------------------------------------------------- using a recording
+
+// The project traces every emit to session.jsonl (on the emitting thread), and
+// is trusted with a guard that denies `rm -rf`.
+class Recording : public Hookctl {
+ protected:
+  void SetUp() override {
+    Hookctl::SetUp();
+    add_hook("guard", "tool_call", guard_body("deny"));
+    write_file(project_.path() / ".hookbus" / "config.json", R"({"trace": {"jsonl": "session.jsonl", "queue": false}})");
+    trust();
+  }
+  static std::string guard_body(const std::string& decision) {
+    return "case \"$(cat)\" in *'rm -rf'*) echo '{\"decision\": \"" + decision +
+           "\", \"reason\": \"rm -rf is not allowed\"}';; *) echo '{}';; esac\n";
+  }
+  // Records one session of one tool call (hookctl emit records it), kept aside.
+  fs::path record(const std::string& command) const {
+    const ProcessResult r = hookctl({"emit", "tool_call", call_of(command)});
+    EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+    const fs::path kept = home_.path() / "recording.jsonl";
+    fs::copy_file(project_.path() / "session.jsonl", kept, fs::copy_options::overwrite_existing);
+    return kept;
+  }
+  static std::string call_of(const std::string& command) {
+    return R"({"tool_call_id": "c1", "tool_name": "bash", "input": {"command": ")" + command + R"("}})";
+  }
+  // hookctl ARGS without a project (trace view and trace summary read only the file).
+  ProcessResult plain(std::vector<std::string> args) const {
+    return run_process({.program = kHookctl,
+                        .arguments = std::move(args),
+                        .extra_environment = environment(),
+                        .timeout = std::chrono::seconds(20)});
+  }
+};
+
+TEST_F(Recording, ReplayOfAnUnchangedProjectReportsNothingAndExitsZero) {
+  const fs::path recording = record("rm -rf /");
+  const std::string recorded = testing::read_file(recording);
+  const ProcessResult r = hookctl({"replay", recording.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr("replayed 1 emits of " + recording.string() + ": every decision as recorded"));
+  EXPECT_EQ(testing::read_file(recording), recorded);  // a replay records nothing over it
+}
+
+TEST_F(Recording, ReplayFindsAGuardChangedSinceTheRecordingNamesItAndExitsOne) {
+  const fs::path recording = record("rm -rf /");
+  add_hook("guard", "tool_call", guard_body("allow"));
+  trust();
+  const ProcessResult r = hookctl({"replay", recording.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text,
+              AllOf(HasSubstr("line 2, seq 0, tool_call: differs"),
+                    HasSubstr("result: denied by guard: rm -rf is not allowed -> now allowed"),
+                    HasSubstr("guard (" + hook("guard").string() + "): deny: rm -rf is not allowed -> now allow"),
+                    HasSubstr("1 differs")));
+}
+
+TEST_F(Recording, ReplayJsonListsEachDifferenceWithTheHandlerAndBothAnswers) {
+  const fs::path recording = record("rm -rf /");
+  fs::remove(hook("guard"));
+  trust();
+  const ProcessResult r = hookctl({"replay", recording.string(), "--json"});
+  EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
+  const boost::json::value report = boost::json::parse(r.stdout_text);
+  EXPECT_EQ(report.at("replayed"), 1);
+  EXPECT_EQ(report.at("differing"), 1);
+  const boost::json::value& difference = report.at("differences").at(0);
+  EXPECT_EQ(difference.at("line"), 2);
+  EXPECT_EQ(difference.at("event"), "tool_call");
+  EXPECT_EQ(difference.at("result").at("recorded_verdict"), "denied by guard: rm -rf is not allowed");
+  EXPECT_EQ(difference.at("result").at("now_verdict"), "allowed");
+  const boost::json::value& guard = difference.at("handlers").at(0);
+  EXPECT_EQ(guard.at("handler"), "guard");
+  EXPECT_EQ(guard.at("recorded").at("action"), "deny");
+  EXPECT_TRUE(guard.at("now").is_null());  // the guard no longer runs
+}
+
+TEST_F(Recording, ReplayOfABadTraceFileNamesTheFileAndLineAndRunsNothing) {
+  const fs::path recording = record("ls");
+  std::string text = testing::read_file(recording);
+  text += R"({"seq": 1, "event": "tool_call"})" "\n";
+  write_file(recording, text);
+  const ProcessResult r = hookctl({"replay", recording.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, HasSubstr(recording.string() + ":3:"));
+  EXPECT_EQ(r.stdout_text, "");
+}
+
+// A recording of known content: tool_call three times (10, 20 and 30 µs; the
+// last denied by guard), a session_start whose audit handler failed.
+fs::path write_known_recording(const fs::path& file) {
+  using std::chrono::microseconds;
+  std::string text = trace_line(TraceHeader{.started = {}, .pid = 1, .host = "h", .project = std::nullopt}) + "\n";
+  for (int i = 1; i <= 3; ++i) {
+    EmissionRecord record{.seq = static_cast<std::uint64_t>(i - 1),
+                          .thread = 1,
+                          .duration = microseconds(10 * i),
+                          .payload = ToolCallEvent{.tool_call_id = "c", .tool_name = "bash"}};
+    HandlerRecord guard{.label = "guard", .kind = RecordedKind::external, .duration = microseconds(5 * i)};
+    if (i == 3) {
+      guard.action = HandlerAction::deny;
+      guard.reason = "no";
+      record.result = ToolCallResult{.decision = Decision::deny, .reason = "no", .decided_by = Decider{"guard", ""}};
+    } else {
+      record.result = ToolCallResult{};
+    }
+    record.handlers.push_back(guard);
+    text += trace_line(record) + "\n";
+  }
+  EmissionRecord start{.seq = 3, .thread = 1, .duration = microseconds(7), .payload = SessionStartEvent{}};
+  start.handlers.push_back(
+      {.label = "audit", .duration = microseconds(2), .action = HandlerAction::failed, .error = "disk full"});
+  start.result = SessionStartResult{};
+  text += trace_line(start) + "\n";
+  write_file(file, text);
+  return file;
+}
+
+TEST_F(Recording, TraceSummaryGivesCountPercentilesBlocksAndFailuresPerEventAndHandler) {
+  const fs::path file = write_known_recording(home_.path() / "known.jsonl");
+  const ProcessResult r = plain({"trace", "summary", file.string(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const boost::json::value summary = boost::json::parse(r.stdout_text);
+  EXPECT_EQ(summary.at("emits"), 4);
+  const boost::json::value& start = summary.at("events").at(0);
+  const boost::json::value& call = summary.at("events").at(1);
+  EXPECT_EQ(start.at("event"), "session_start");
+  EXPECT_EQ(start.at("failures"), 1);
+  EXPECT_EQ(call.at("event"), "tool_call");
+  EXPECT_EQ(call.at("count"), 3);
+  EXPECT_EQ(call.at("p50_ns"), 20000);
+  EXPECT_EQ(call.at("p99_ns"), 30000);
+  EXPECT_EQ(call.at("blocks"), 1);
+  EXPECT_EQ(call.at("failures"), 0);
+  const boost::json::value& audit = summary.at("handlers").at(0);
+  const boost::json::value& guard = summary.at("handlers").at(1);
+  EXPECT_EQ(audit.at("handler"), "audit");
+  EXPECT_EQ(audit.at("failures"), 1);
+  EXPECT_EQ(guard.at("handler"), "guard");
+  EXPECT_EQ(guard.at("count"), 3);
+  EXPECT_EQ(guard.at("p50_ns"), 10000);
+  EXPECT_EQ(guard.at("p99_ns"), 15000);
+  EXPECT_EQ(guard.at("blocks"), 1);
+
+  const ProcessResult text = plain({"trace", "summary", file.string()});
+  EXPECT_EQ(text.exit_code, 0);
+  EXPECT_THAT(text.stdout_text, AllOf(HasSubstr("4 emits"), HasSubstr("tool_call guard"), HasSubstr("20.0 µs")));
+}
+
+// The pixels of an 8-bit RGB or RGBA PNG that differ from its top-left pixel.
+std::size_t pixels_unlike_the_background(const std::string& png) {
+  const auto be32 = [&](std::size_t at) {
+    return static_cast<std::uint32_t>(static_cast<unsigned char>(png[at])) << 24 |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(png[at + 1])) << 16 |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(png[at + 2])) << 8 |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(png[at + 3]));
+  };
+  std::uint32_t width = 0, height = 0;
+  std::size_t channels = 0;
+  std::string compressed;
+  for (std::size_t at = 8; at + 8 <= png.size();) {
+    const std::uint32_t length = be32(at);
+    const std::string type = png.substr(at + 4, 4);
+    if (type == "IHDR") {
+      width = be32(at + 8);
+      height = be32(at + 12);
+      EXPECT_EQ(png[at + 16], 8) << "bit depth";
+      channels = png[at + 17] == 6 ? 4 : png[at + 17] == 2 ? 3 : 0;
+    } else if (type == "IDAT") {
+      compressed += png.substr(at + 8, length);
+    }
+    at += 12 + length;
+  }
+  if (channels == 0 || width == 0) return 0;
+  const std::size_t stride = width * channels;
+  std::vector<unsigned char> raw((stride + 1) * height);
+  uLongf size = raw.size();
+  if (uncompress(raw.data(), &size, reinterpret_cast<const Bytef*>(compressed.data()), compressed.size()) != Z_OK)
+    return 0;
+  std::vector<unsigned char> image(stride * height), previous(stride, 0);
+  for (std::uint32_t y = 0; y < height; ++y) {
+    const unsigned char filter = raw[y * (stride + 1)];
+    unsigned char* line = &image[y * stride];
+    for (std::size_t x = 0; x < stride; ++x) {
+      const int a = x >= channels ? line[x - channels] : 0, b = previous[x],
+                c = x >= channels ? previous[x - channels] : 0;
+      const int p = a + b - c, pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
+      const int predictor = filter == 1 ? a : filter == 2 ? b : filter == 3 ? (a + b) / 2
+                          : filter == 4 ? (pa <= pb && pa <= pc ? a : pb <= pc ? b : c) : 0;
+      line[x] = static_cast<unsigned char>(raw[y * (stride + 1) + 1 + x] + predictor);
+    }
+    std::copy(line, line + stride, previous.begin());
+  }
+  std::size_t unlike = 0;
+  for (std::size_t pixel = 0; pixel < static_cast<std::size_t>(width) * height; ++pixel)
+    if (!std::equal(&image[pixel * channels], &image[pixel * channels] + 3, &image[0])) ++unlike;
+  return unlike;
+}
+
+// Not a Hookctl test: Chromium's crash handler outlives it (a zombie of init's), which
+// NothingLeftBehind would take for a process hookctl left.
+TEST(TraceView, WritesOnePageThatChromiumDrawsAndThatChecksItself) {
+  const fs::path chromium = "/usr/bin/chromium";
+  if (!fs::exists(chromium))
+    GTEST_SKIP() << "SKIPPED: the Debian package 'chromium' is not installed (tools/install-deps installs it)";
+  const TempDir home;
+  const fs::path file = write_known_recording(home.path() / "known.jsonl");
+  const fs::path page = home.path() / "trace.html";
+  const ProcessResult r = run_process(
+      {.program = kHookctl, .arguments = {"trace", "view", file.string(), "-o", page.string()},
+       .timeout = std::chrono::seconds(20)});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const std::string html = testing::read_file(page);
+  EXPECT_THAT(html, Not(HasSubstr("http")));  // loads nothing from the network
+  EXPECT_THAT(html, Not(HasSubstr("<script src")));
+
+  const std::vector<std::string> headless{"--headless", "--no-sandbox", "--disable-gpu", "--disable-crash-reporter",
+                                          "--window-size=1000,600"};
+  std::vector<std::string> dump = headless;
+  dump.insert(dump.end(), {"--dump-dom", "file://" + page.string()});
+  const ProcessResult dom = run_process({.program = chromium, .arguments = dump, .timeout = std::chrono::seconds(60)});
+  EXPECT_THAT(dom.stdout_text, AllOf(HasSubstr(R"(data-self-check="passed")"), HasSubstr(R"(data-rendered="4")"),
+                                     HasSubstr("<title>hookbus trace: 4 events rendered</title>")));
+
+  std::vector<std::string> shot = headless;
+  shot.insert(shot.end(), {"--screenshot=" + (home.path() / "trace.png").string(), "file://" + page.string()});
+  const ProcessResult screenshot =
+      run_process({.program = chromium, .arguments = shot, .timeout = std::chrono::seconds(60)});
+  ASSERT_TRUE(fs::exists(home.path() / "trace.png")) << screenshot.stderr_text;
+  // The legend and the rows of 4 events and their handlers: far more than a blank page's nothing.
+  EXPECT_GT(pixels_unlike_the_background(testing::read_file(home.path() / "trace.png")), 1000 * 600 / 50);
+}
+
+TEST_F(Recording, TraceCommandsAreAGroupInHelpAndCompletion) {
+  EXPECT_THAT(plain({"help"}).stdout_text, AllOf(HasSubstr("trace view"), HasSubstr("trace summary"), HasSubstr("replay")));
+  EXPECT_THAT(plain({"help", "trace", "view"}).stdout_text, HasSubstr("-o, --output FILE"));
+  EXPECT_EQ(plain({"__complete", "--", "trace", ""}).stdout_text, "view\nsummary\n");
+  const ProcessResult group = plain({"trace"});
+  EXPECT_EQ(group.exit_code, 2);
+  EXPECT_THAT(group.stderr_text, HasSubstr("'trace' needs a command: trace view, trace summary"));
 }
 
 }  // namespace

@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <span>
 #include <system_error>
 
 namespace hookctl {
@@ -66,7 +67,7 @@ struct ShortOption {
   std::string_view short_name;
   std::string_view name;
 };
-constexpr ShortOption short_options[] = {{"-h", "--help"}, {"-q", "--quiet"}};
+constexpr ShortOption short_options[] = {{"-h", "--help"}, {"-q", "--quiet"}, {"-o", "--output"}};
 
 // The rows the framework adds to the caller's table; they need the whole table.
 const std::vector<Command>* current_table = nullptr;
@@ -82,7 +83,8 @@ const std::vector<Command>& builtin_commands() {
   static const std::vector<Command> rows{
       {.name = "help",
        .summary = "print this overview, or a command's help",
-       .arguments = {{"COMMAND", Value::command, true, "the command to explain"}},
+       .arguments = {{"COMMAND", Value::command, true, "the command to explain"},
+                     {"SUBCOMMAND", Value::text, true, "the second word of a group's command (help trace view)"}},
        .run = help_command},
       {.name = "completion",
        .summary = "print the shell completion script (installed for bash with the package)",
@@ -110,6 +112,35 @@ const Command* find_command(std::string_view name) {
   for (const Command* command : all_commands())
     if (command->name == name) return command;
   return nullptr;
+}
+
+// A command's name is one word, or two for a command of a group ("trace
+// view"): the second words of `group`'s commands, none when it is no group.
+std::vector<std::string_view> group_commands(std::string_view group) {
+  std::vector<std::string_view> second_words;
+  for (const Command* command : all_commands())
+    if (command->name.size() > group.size() && command->name.starts_with(group) && command->name[group.size()] == ' ')
+      second_words.push_back(command->name.substr(group.size() + 1));
+  return second_words;
+}
+
+// The command `words` start with, and how many of the words its name takes.
+std::pair<const Command*, std::size_t> find_command_in(std::span<const std::string_view> words) {
+  if (words.empty()) return {nullptr, 0};
+  if (const Command* command = find_command(words[0])) return {command, 1};
+  if (words.size() > 1)
+    if (const Command* command = find_command(fmt::format("{} {}", words[0], words[1]))) return {command, 2};
+  return {nullptr, 0};
+}
+
+// "unknown command 'x'", or for a group without one of its commands "'trace'
+// needs a command: trace view, trace summary".
+std::string unknown_command(std::string_view name) {
+  const std::vector<std::string_view> group = group_commands(name);
+  if (group.empty()) return fmt::format("unknown command '{}'", printable(name));
+  std::string names;
+  for (std::string_view second : group) names += fmt::format("{}{} {}", names.empty() ? "" : ", ", name, second);
+  return fmt::format("'{}' needs a command: {}", printable(name), names);
 }
 
 // The options `command` accepts, in the order its help lists them.
@@ -191,9 +222,11 @@ void print_command_help(const Command& command) {
 constexpr std::string_view exit_codes_help =
     "exit codes:\n"
     "  0  done; emit and run-hook also when a hook refused the event, unless --exit-code\n"
-    "  1  a hook refused the event (denied, cancelled, rejected), with --exit-code\n"
+    "  1  a hook refused the event (denied, cancelled, rejected), with --exit-code;\n"
+    "     replay: a decision differs from the recording\n"
     "  2  usage or input error: unknown command or option, missing or extra argument,\n"
-    "     invalid event JSON, a path that does not exist or is of the wrong kind\n"
+    "     invalid event JSON, a path that does not exist or is of the wrong kind,\n"
+    "     a trace file that does not read\n"
     "  3  config error: .hookbus/config.json, or a built-in's settings in it\n"
     "  4  failure: the hook failed (run-hook), stdout or stderr could not be written,\n"
     "     any other error\n";
@@ -231,8 +264,10 @@ int help_command(const Invocation& invocation) {
     print_overview();
     return exit_ok;
   }
-  const Command* command = find_command(*name);
-  if (command == nullptr) throw UsageError(fmt::format("unknown command '{}'", printable(*name)));
+  const auto [command, taken] = find_command_in(invocation.arguments());
+  if (command == nullptr) throw UsageError(unknown_command(*name));
+  if (taken < invocation.arguments().size())
+    throw UsageError(fmt::format("unexpected argument '{}'", printable(invocation.arguments()[taken])));
   print_command_help(*command);
   return exit_ok;
 }
@@ -280,9 +315,12 @@ std::vector<std::string> candidates_for(Value value) {
       for (std::string_view name : hookbus::event_names()) candidates.emplace_back(name);
       for (const hookbus::EventAlias& alias : hookbus::event_aliases()) candidates.emplace_back(alias.alias);
       break;
-    case Value::command:
-      for (const Command* command : all_commands())
-        if (!command->hidden) candidates.emplace_back(command->name);
+    case Value::command:  // a group's name once, not each of its commands
+      for (const Command* command : all_commands()) {
+        const std::string first_word(command->name.substr(0, command->name.find(' ')));
+        if (!command->hidden && std::ranges::find(candidates, first_word) == candidates.end())
+          candidates.push_back(first_word);
+      }
       break;
     case Value::file: candidates.emplace_back("@file"); break;
     case Value::directory: candidates.emplace_back("@directory"); break;
@@ -300,6 +338,7 @@ bool is_option(std::string_view word) { return word.size() > 1 && word.front() =
 // option that still wants its value.
 struct CompletedSoFar {
   const Command* command = nullptr;
+  std::string_view group{};  // a group's name, its command not yet given
   std::size_t positionals = 0;
   std::optional<Option> wants_value;
 };
@@ -319,8 +358,10 @@ CompletedSoFar read_words(std::span<const std::string_view> words) {
         if (i + 1 == words.size()) so_far.wants_value = option;
         else ++i;
       }
+    } else if (so_far.command == nullptr && so_far.group.empty() && !group_commands(word).empty()) {
+      so_far.group = word;
     } else if (so_far.command == nullptr) {
-      so_far.command = find_command(word);
+      so_far.command = so_far.group.empty() ? find_command(word) : find_command(fmt::format("{} {}", so_far.group, word));
       if (so_far.command == nullptr) return so_far;
     } else {
       ++so_far.positionals;
@@ -340,6 +381,8 @@ int complete_command(const Invocation& invocation) {
   } else if (is_option(current) || current == "-") {
     const std::vector<Option> options = so_far.command ? options_of(*so_far.command) : all_options();
     for (const Option& option : options) candidates.emplace_back(option.name);
+  } else if (so_far.command == nullptr && !so_far.group.empty()) {
+    for (std::string_view second : group_commands(so_far.group)) candidates.emplace_back(second);
   } else if (so_far.command == nullptr) {
     candidates = candidates_for(Value::command);
   } else if (so_far.positionals < so_far.command->arguments.size()) {
@@ -550,15 +593,14 @@ int run(const std::vector<Command>& commands, std::vector<std::string_view> args
     print_to_stderr("{}: missing command\nRun '{} help' for the commands.\n", program, program);
     return exit_usage;
   }
-  const Command* command = find_command(args[position]);
+  const auto [command, taken] = find_command_in(std::span(args).subspan(position));
   if (command == nullptr) {
-    print_to_stderr("{}: unknown command '{}'\nRun '{} help' for the commands.\n", program,
-               printable(args[position]), program);
+    print_to_stderr("{}: {}\nRun '{} help' for the commands.\n", program, unknown_command(args[position]), program);
     return exit_usage;
   }
   // The options that came before the command, then the words after it.
   std::vector<std::string_view> words(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(position));
-  words.insert(words.end(), args.begin() + static_cast<std::ptrdiff_t>(position) + 1, args.end());
+  words.insert(words.end(), args.begin() + static_cast<std::ptrdiff_t>(position + taken), args.end());
   return run_command(*command, words);
 }
 

@@ -38,6 +38,7 @@ namespace hookctl {
 // The exit codes, documented in `hookctl help` and README.md.
 inline constexpr int exit_ok = 0;       // done; for emit and run-hook, also a refusal without --exit-code
 inline constexpr int exit_refused = 1;  // a hook refused the event, and --exit-code asked to be told
+inline constexpr int exit_differs = 1;  // replay: a decision differs from the recording
 inline constexpr int exit_usage = 2;    // usage or input error: arguments, event JSON, paths
 inline constexpr int exit_config = 3;   // config error: .hookbus/config.json or a built-in's settings
 inline constexpr int exit_failure = 4;  // a hook failed (run-hook), stdout or stderr could not be written, any other error

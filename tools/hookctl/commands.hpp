@@ -5,8 +5,13 @@
 
 #include "cli.hpp"
 
+#include <hookbus/events.hpp>
+#include <hookbus/hooks.hpp>
+#include <hookbus/setup.hpp>
+
 #include <boost/json/value.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -25,10 +30,31 @@ int schema_command(const Invocation& invocation);  // schema NAME
 
 // ---- hooks_commands.cpp (hooks, layers and trust; each reads a project: --project DIR)
 
+// --project-trust POLICY (default require).
+hookbus::ProjectTrustPolicy trust_policy(const Invocation& invocation);
+
+// The bus set up for the project as an engine would, with the workspace that
+// --workspace names active. A bad config file is a ConfigError: exit_config.
+// `trace` false: config's "trace" installs no tracer.
+struct SetUp {
+  hookbus::Installation project;
+  std::optional<hookbus::Installation> workspace;
+};
+SetUp set_up(hookbus::Hooks& hooks, const Invocation& invocation, hookbus::ProjectTrustPolicy policy, bool trace = true);
+
+// "denied by block-rm-rf: rm -rf is not allowed", "allowed", "result", "observed (no result)"
+std::string verdict(const hookbus::HookEvent& event, const hookbus::HookOutcome& outcome);
+
 int list_command(const Invocation& invocation);      // list
 int emit_command(const Invocation& invocation);      // emit NAME [JSON|-]
 int run_hook_command(const Invocation& invocation);  // run-hook PATH NAME [JSON|-] [--force]
 int trust_command(const Invocation& invocation);     // trust [--dry-run | --revoke | --list]
 int config_command(const Invocation& invocation);    // config
+
+// ---- trace_commands.cpp (a recording: docs/tracing.md, "Using a recording")
+
+int replay_command(const Invocation& invocation);         // replay FILE
+int trace_view_command(const Invocation& invocation);     // trace view FILE -o HTML
+int trace_summary_command(const Invocation& invocation);  // trace summary FILE
 
 }  // namespace hookctl

@@ -15,6 +15,7 @@
 #include <hookbus/log.hpp>
 #include <hookbus/names.hpp>
 #include <hookbus/setup.hpp>
+#include <hookbus/trace_analysis.hpp>
 #include <hookbus/workspace.hpp>
 #include <hookbus/trust.hpp>
 
@@ -39,33 +40,12 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 using namespace hookbus;
 
-ProjectTrustPolicy trust_policy(const Invocation& invocation) {
-  const std::string_view name = invocation.value("--project-trust").value_or("require");
-  if (name == "require") return ProjectTrustPolicy::require;
-  if (name == "trust_all") return ProjectTrustPolicy::trust_all;
-  if (name == "ignore") return ProjectTrustPolicy::ignore;
-  throw UsageError(fmt::format("--project-trust must be require, trust_all or ignore, not '{}'", printable(name)));
-}
-
-// The bus set up for the project as an engine would, with the workspace that
-// --workspace names active. A bad config file is a ConfigError: exit_config.
-struct SetUp {
-  Installation project;
-  std::optional<Installation> workspace;
-};
-
 std::optional<fs::path> workspace_of(const Invocation& invocation) {
   const auto given = invocation.path("--workspace");
   if (!given) return std::nullopt;
   return given->lexically_normal();
 }
 
-SetUp set_up(Hooks& hooks, const Invocation& invocation, ProjectTrustPolicy policy) {
-  SetUp bus{setup(hooks, {.project_dir = invocation.project_dir(), .project_trust = policy}), std::nullopt};
-  if (const auto workspace = workspace_of(invocation))
-    bus.workspace = load_workspace(hooks, *workspace, {.locations = bus.project.report.locations, .trust = policy});
-  return bus;
-}
 
 // `given` over `defaults`: every key `given` lacks takes its default, in nested
 // objects too; what `given` has wins (arrays are taken whole).
@@ -119,29 +99,6 @@ std::string_view failure_name(FailurePolicy policy) {
 
 // ------------------------------------------------------------ outcomes
 
-// How a result refuses its event, when it does: denied, cancelled, rejected.
-struct Refusal {
-  std::string_view verb;
-  std::string reason;
-};
-
-std::optional<Refusal> refusal_of(const HookOutcome& outcome) {
-  return std::visit(
-      []<class R>(const R& result) -> std::optional<Refusal> {
-        if constexpr (requires { result.decision; }) {
-          if (result.decision == Decision::deny) return Refusal{"denied", result.reason};
-        } else if constexpr (requires { result.allow; }) {
-          if (!result.allow) return Refusal{"denied", result.reason};
-        } else if constexpr (requires { result.cancel; }) {
-          if (result.cancel) return Refusal{"cancelled", result.reason};
-        } else if constexpr (requires { result.action == decltype(result.action)::reject; }) {
-          if (result.action == decltype(result.action)::reject) return Refusal{"rejected", result.reason};
-        }
-        return std::nullopt;
-      },
-      outcome);
-}
-
 // " by block-rm-rf": the handler that decided, when the result names one.
 std::string decider_of(const HookOutcome& outcome) {
   return std::visit(
@@ -167,14 +124,6 @@ bool is_gating_event(const HookEvent& event) {
   return std::visit([]<class E>(const E&) { return is_gating(reduction_of<E>); }, event);
 }
 
-// "denied by block-rm-rf: rm -rf is not allowed", "allowed", "result", "observed (no result)"
-std::string verdict(const HookEvent& event, const HookOutcome& outcome) {
-  if (const auto refusal = refusal_of(outcome))
-    return fmt::format("{}{}: {}", refusal->verb, decider_of(outcome), printable(refusal->reason));
-  if (std::holds_alternative<std::monostate>(outcome)) return "observed (the event has no result)";
-  if (asks_the_user(outcome)) return fmt::format("ask the user{}", decider_of(outcome));
-  return is_gating_event(event) ? "allowed" : "result";
-}
 
 // ------------------------------------------------------------------- list
 
@@ -686,6 +635,30 @@ void print_trust_json(const TrustReport& report, bool recorded, const TrustStore
 }
 
 }  // namespace
+
+ProjectTrustPolicy trust_policy(const Invocation& invocation) {
+  const std::string_view name = invocation.value("--project-trust").value_or("require");
+  if (name == "require") return ProjectTrustPolicy::require;
+  if (name == "trust_all") return ProjectTrustPolicy::trust_all;
+  if (name == "ignore") return ProjectTrustPolicy::ignore;
+  throw UsageError(fmt::format("--project-trust must be require, trust_all or ignore, not '{}'", printable(name)));
+}
+
+SetUp set_up(Hooks& hooks, const Invocation& invocation, ProjectTrustPolicy policy, bool trace) {
+  SetUp bus{setup(hooks, {.project_dir = invocation.project_dir(), .project_trust = policy, .trace = trace}),
+            std::nullopt};
+  if (const auto workspace = workspace_of(invocation))
+    bus.workspace = load_workspace(hooks, *workspace, {.locations = bus.project.report.locations, .trust = policy});
+  return bus;
+}
+
+std::string verdict(const HookEvent& event, const HookOutcome& outcome) {
+  if (const auto refusal = refusal_of(outcome))
+    return fmt::format("{}{}: {}", refusal->verb, decider_of(outcome), printable(refusal->reason));
+  if (std::holds_alternative<std::monostate>(outcome)) return "observed (the event has no result)";
+  if (asks_the_user(outcome)) return fmt::format("ask the user{}", decider_of(outcome));
+  return is_gating_event(event) ? "allowed" : "result";
+}
 
 int list_command(const Invocation& invocation) {
   logger()->set_level(spdlog::level::off);  // everything is in the report: no second copy on stderr

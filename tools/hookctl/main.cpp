@@ -16,6 +16,7 @@ const Argument event_name{"NAME", Value::event, false, "the event's wire name or
 const Argument event_json{"JSON", Value::json, true,
                           "the event as JSON (hookctl schema NAME shows one), or - to read it from stdin "
                           "(default: {})"};
+const Argument trace_file{"FILE", Value::file, false, "a trace file (JSON Lines) a tracer wrote: docs/tracing.md"};
 const Option workspace{"--workspace", Value::directory, "DIR",
                        "also load the workspace in DIR (its hooks/, plugins/ and config.json; docs/workspaces.md); "
                        "emit: an event without a context.workspace gets DIR's name"};
@@ -95,6 +96,40 @@ const std::vector<Command> commands{
                 "directory or a config entry names (installed or not), each with the file and key\n"
                 "that set it. A project that is not trusted applies none of its config.",
      .run = config_command},
+    {.name = "replay",
+     .summary = "emit a recorded session again through the project's hooks; report every decision that differs",
+     .arguments = {trace_file},
+     .options = {project_trust, workspace},
+     .json = R"(print {"file", "replayed", "differing", "differences": [{"line", "seq", "event", )"
+             R"("result": {"recorded", "now", "recorded_verdict", "now_verdict"} or null, )"
+             R"("handlers": [{"handler", "source", "recorded", "now"}]}]})",
+     .project = true,
+     .details = "The project is set up as emit sets it up (its trace config records nothing), and\n"
+                "each recorded event is emitted again. A handler whose action or reason differs,\n"
+                "that did not run then or does not run now, is reported, and so is a result that\n"
+                "differs (compared when no in-process handler of the engine changed the recorded\n"
+                "one: those are not in the project). Exit 1 when anything differs, so a recording\n"
+                "is a regression test of the project's hooks.",
+     .run = replay_command},
+    {.name = "trace view",
+     .summary = "write a trace file as one self-contained HTML page: a timeline of the session",
+     .arguments = {trace_file},
+     .options = {{"--output", Value::text, "FILE", "the HTML page to write (required)"}},
+     .details = "Events are rows in time, each with its handlers under it; blocks and failures are\n"
+                "coloured; hover for details, click an event for its payload and result. The page\n"
+                "loads nothing from the network.\n\n"
+                "example:\n"
+                "  hookctl trace view session.jsonl -o trace.html",
+     .run = trace_view_command},
+    {.name = "trace summary",
+     .summary = "per event and per handler of a trace file: count, p50 / p99 duration, blocks, failures",
+     .arguments = {trace_file},
+     .json = R"(print {"emits", "events": [{"event", "count", "p50_ns", "p99_ns", "blocks", "failures"}], )"
+             R"("handlers": [the same with "handler"]})",
+     .details = "An event's blocks are the emits its result refused, its failures the emits in which\n"
+                "a handler failed; a handler's are its own deny, cancel or reject and its failures.\n"
+                "Skipped handlers (their tool matcher excluded the tool) are not counted.",
+     .run = trace_summary_command},
 };
 
 }  // namespace

@@ -1,0 +1,423 @@
+// `hookctl replay`, `trace view` and `trace summary`: using a recording, the
+// trace file a Tracer wrote (docs/tracing.md, "Using a recording"). A trace
+// file that does not read is a usage error naming the file and the line.
+
+#include "commands.hpp"
+
+#include <hookbus/hooks.hpp>
+#include <hookbus/json.hpp>
+#include <hookbus/names.hpp>
+#include <hookbus/trace.hpp>
+#include <hookbus/trace_analysis.hpp>
+
+#include <boost/describe/enum_to_string.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hookctl {
+namespace {
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+using namespace hookbus;
+using std::chrono::nanoseconds;
+
+// A recorded emit and the line of the file it was read from.
+struct RecordedLine {
+  std::size_t line = 0;
+  EmissionRecord record{};
+};
+
+struct Recording {
+  TraceHeader header{};
+  std::vector<RecordedLine> emits{};
+};
+
+Recording read_recording(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw UsageError(fmt::format("cannot read the trace file {}", printable(file.string())));
+  try {
+    TraceReader reader(in, file.string());
+    Recording recording{reader.header(), {}};
+    while (auto record = reader.next()) recording.emits.push_back({reader.line(), std::move(*record)});
+    return recording;
+  } catch (const TraceError& error) {
+    throw UsageError(printable(error.what()));
+  }
+}
+
+fs::path trace_file(const Invocation& invocation) { return fs::absolute(*invocation.argument(0)).lexically_normal(); }
+
+std::string_view name_of(HandlerAction action) { return boost::describe::enum_to_string(action, "?"); }
+std::string_view name_of(RecordedKind kind) { return boost::describe::enum_to_string(kind, "?"); }
+
+// "1.20 ms", "48.2 µs", "310 ns"
+std::string shown_duration(nanoseconds duration) {
+  const auto count = static_cast<double>(duration.count());
+  if (count >= 1e9) return fmt::format("{:.2f} s", count / 1e9);
+  if (count >= 1e6) return fmt::format("{:.2f} ms", count / 1e6);
+  if (count >= 1e3) return fmt::format("{:.1f} µs", count / 1e3);
+  return fmt::format("{} ns", duration.count());
+}
+
+// ------------------------------------------------------------------ replay
+
+// "deny: rm -rf is not allowed", "failed: boom", "not run"
+std::string shown_answer(const std::optional<HandlerRecord>& handler) {
+  if (!handler) return "not run";
+  const std::string& detail = handler->action == HandlerAction::failed ? handler->error : handler->reason;
+  return detail.empty() ? std::string(name_of(handler->action))
+                        : fmt::format("{}: {}", name_of(handler->action), printable(detail));
+}
+
+json::value answer_json(const std::optional<HandlerRecord>& handler) {
+  if (!handler) return nullptr;
+  return json::object{{"action", name_of(handler->action)},
+                      {"reason", handler->reason},
+                      {"error", handler->error},
+                      {"kind", name_of(handler->kind)}};
+}
+
+struct Replayed {
+  const RecordedLine* recorded = nullptr;
+  EmissionRecord now{};
+  ReplayDifference difference{};
+};
+
+json::object difference_json(const Replayed& replayed) {
+  const EmissionRecord& recorded = replayed.recorded->record;
+  json::array handlers;
+  for (const HandlerChange& change : replayed.difference.handlers)
+    handlers.push_back(json::object{{"handler", change.label},
+                                    {"source", change.source},
+                                    {"recorded", answer_json(change.recorded)},
+                                    {"now", answer_json(change.now)}});
+  json::value result = nullptr;
+  if (replayed.difference.result_changed)
+    result = json::object{{"recorded", to_json(recorded.result)},
+                          {"now", to_json(replayed.now.result)},
+                          {"recorded_verdict", verdict(recorded.payload, recorded.result)},
+                          {"now_verdict", verdict(recorded.payload, replayed.now.result)}};
+  return json::object{{"line", replayed.recorded->line},
+                      {"seq", recorded.seq},
+                      {"event", event_name(recorded.payload)},
+                      {"result", std::move(result)},
+                      {"handlers", std::move(handlers)}};
+}
+
+void print_difference(const Replayed& replayed) {
+  const EmissionRecord& recorded = replayed.recorded->record;
+  fmt::print("line {}, seq {}, {}: differs\n", replayed.recorded->line, recorded.seq, event_name(recorded.payload));
+  if (replayed.difference.result_changed) {
+    const std::string was = verdict(recorded.payload, recorded.result);
+    const std::string is = verdict(recorded.payload, replayed.now.result);
+    if (was != is) fmt::print("  result: {} -> now {}\n", was, is);
+    else
+      fmt::print("  result: {} -> now {}\n", printable(write_json(to_json(recorded.result))),
+                 printable(write_json(to_json(replayed.now.result))));
+  }
+  for (const HandlerChange& change : replayed.difference.handlers)
+    fmt::print("  {}{}: {} -> now {}\n", printable(change.label),
+               change.source.empty() ? "" : fmt::format(" ({})", printable(change.source)),
+               shown_answer(change.recorded), shown_answer(change.now));
+}
+
+}  // namespace
+
+int replay_command(const Invocation& invocation) {
+  const fs::path file = trace_file(invocation);
+  const Recording recording = read_recording(file);  // before the project's hooks run: a bad file runs nothing
+
+  Hooks hooks;
+  const SetUp bus = set_up(hooks, invocation, trust_policy(invocation), /*trace=*/false);
+  std::optional<EmissionRecord> last;  // the outermost emit finishes last
+  const Connection observer = hooks.on_emission([&](const EmissionRecord& record) { last = record; });
+
+  std::vector<Replayed> differing;
+  for (const RecordedLine& recorded : recording.emits) {
+    last.reset();
+    (void)hooks.emit(recorded.record.payload);  // the observer's record holds the result, and every handler's answer
+    Replayed replayed{&recorded, std::move(*last), {}};
+    replayed.difference = compare_replay(recorded.record, replayed.now);
+    if (!replayed.difference.empty()) differing.push_back(std::move(replayed));
+  }
+
+  if (invocation.json()) {
+    json::array differences;
+    for (const Replayed& replayed : differing) differences.push_back(difference_json(replayed));
+    fmt::print("{}\n", pretty_json(json::object{{"file", file.string()},
+                                                {"replayed", recording.emits.size()},
+                                                {"differing", differing.size()},
+                                                {"differences", std::move(differences)}}));
+  } else {
+    for (const Replayed& replayed : differing) print_difference(replayed);
+    fmt::print("replayed {} emits of {}: {}\n", recording.emits.size(), printable(file.string()),
+               differing.empty() ? "every decision as recorded" : fmt::format("{} differ{}", differing.size(), differing.size() == 1 ? "s" : ""));
+  }
+  return differing.empty() ? exit_ok : exit_differs;
+}
+
+// ------------------------------------------------------------------ summary
+
+namespace {
+
+json::object stats_json(const TraceStats& stats) {
+  json::object line{{"event", stats.event}};
+  if (!stats.handler.empty()) line["handler"] = stats.handler;
+  line["count"] = stats.count;
+  line["p50_ns"] = stats.p50.count();
+  line["p99_ns"] = stats.p99.count();
+  line["blocks"] = stats.blocks;
+  line["failures"] = stats.failures;
+  return line;
+}
+
+void print_stats_table(std::string_view title, const std::vector<TraceStats>& lines) {
+  std::size_t width = title.size();
+  const auto name = [](const TraceStats& stats) {
+    return stats.handler.empty() ? stats.event : fmt::format("{} {}", stats.event, printable(stats.handler));
+  };
+  for (const TraceStats& stats : lines) width = std::max(width, name(stats).size());
+  fmt::print("{:<{}}  {:>6}  {:>10}  {:>10}  {:>6}  {:>8}\n", title, width, "count", "p50", "p99", "blocks", "failures");
+  for (const TraceStats& stats : lines)
+    fmt::print("{:<{}}  {:>6}  {:>10}  {:>10}  {:>6}  {:>8}\n", name(stats), width, stats.count,
+               shown_duration(stats.p50), shown_duration(stats.p99), stats.blocks, stats.failures);
+}
+
+}  // namespace
+
+int trace_summary_command(const Invocation& invocation) {
+  const Recording recording = read_recording(trace_file(invocation));
+  std::vector<EmissionRecord> records;
+  for (const RecordedLine& recorded : recording.emits) records.push_back(recorded.record);
+  const TraceSummary summary = summarize_trace(records);
+  if (invocation.json()) {
+    json::array events, handlers;
+    for (const TraceStats& stats : summary.events) events.push_back(stats_json(stats));
+    for (const TraceStats& stats : summary.handlers) handlers.push_back(stats_json(stats));
+    fmt::print("{}\n", pretty_json(json::object{{"emits", records.size()},
+                                                {"events", std::move(events)},
+                                                {"handlers", std::move(handlers)}}));
+    return exit_ok;
+  }
+  fmt::print("{} emits\n\n", records.size());
+  print_stats_table("event", summary.events);
+  fmt::print("\n");
+  print_stats_table("event handler", summary.handlers);
+  return exit_ok;
+}
+
+}  // namespace hookctl
+
+// ------------------------------------------------------------------ view
+
+namespace hookctl {
+namespace {
+
+// How an emit ended, for its colour: blocked (refused), failed (a handler
+// threw), ask (the user is asked), ok.
+std::string_view state_of(const EmissionRecord& record) {
+  if (refusal_of(record.result)) return "blocked";
+  if (std::ranges::any_of(record.handlers, [](const HandlerRecord& h) { return h.action == HandlerAction::failed; }))
+    return "failed";
+  if (std::ranges::any_of(record.handlers, [](const HandlerRecord& h) { return h.action == HandlerAction::ask; }))
+    return "ask";
+  return "ok";
+}
+
+json::object handler_json(const HandlerRecord& handler) {
+  return json::object{{"label", handler.label},
+                      {"kind", name_of(handler.kind)},
+                      {"source", handler.source},
+                      {"protocol", handler.protocol},
+                      {"t", handler.start_offset.count()},
+                      {"d", handler.duration.count()},
+                      {"action", name_of(handler.action)},
+                      {"reason", handler.reason},
+                      {"error", handler.error}};
+}
+
+// What the page draws: each emit with its time from the first emit's start.
+json::array page_data(const Recording& recording) {
+  json::array emits;
+  if (recording.emits.empty()) return emits;
+  auto first = recording.emits.front().record.start;
+  for (const RecordedLine& recorded : recording.emits) first = std::min(first, recorded.record.start);
+  for (const RecordedLine& recorded : recording.emits) {
+    const EmissionRecord& record = recorded.record;
+    json::array handlers;
+    for (const HandlerRecord& handler : record.handlers) handlers.push_back(handler_json(handler));
+    emits.push_back(json::object{{"seq", record.seq},
+                                 {"line", recorded.line},
+                                 {"event", event_name(record.payload)},
+                                 {"thread", record.thread},
+                                 {"t", (record.start - first).count()},
+                                 {"d", record.duration.count()},
+                                 {"state", state_of(record)},
+                                 {"verdict", verdict(record.payload, record.result)},
+                                 {"handlers", std::move(handlers)},
+                                 {"payload", to_json(record.payload)},
+                                 {"result", to_json(record.result)}});
+  }
+  return emits;
+}
+
+// JSON inside a <script> element: "</" never closes it, and the two line
+// separators JavaScript once took for line ends are escaped.
+std::string script_safe(std::string text) {
+  std::string safe;
+  safe.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') safe += "<\\";
+    else if (text.compare(i, 3, "\xE2\x80\xA8") == 0) safe += "\\u2028", i += 2;
+    else if (text.compare(i, 3, "\xE2\x80\xA9") == 0) safe += "\\u2029", i += 2;
+    else safe += text[i];
+  }
+  return safe;
+}
+
+// The page: inline CSS and JavaScript only (no network). It draws one row per
+// emit, placed in time on the session's axis, and under it a row per handler
+// placed on the emit's own axis; a click shows the emit's JSON. When it has
+// drawn, it checks it drew a row for every emit and says so in the title and
+// in <html data-self-check="passed|failed: ...">.
+constexpr std::string_view page_template = R"HTML(<!DOCTYPE html>
+<html lang="en" data-self-check="pending">
+<head>
+<meta charset="utf-8">
+<title>hookbus trace</title>
+<style>
+body { font: 13px/1.4 system-ui, sans-serif; margin: 16px; color: #1d2330; background: #ffffff; }
+h1 { font-size: 18px; margin: 0 0 4px; }
+.about { color: #5b6475; margin-bottom: 10px; }
+.legend span { display: inline-block; padding: 1px 8px; margin-right: 6px; border-radius: 3px; color: #fff; }
+.timeline { border-top: 1px solid #d5d9e0; margin-top: 10px; }
+.row { display: flex; align-items: center; border-bottom: 1px solid #eef0f4; cursor: pointer; min-height: 22px; }
+.row:hover { background: #f3f6fb; }
+.row.handler { cursor: default; min-height: 18px; font-size: 12px; color: #3d4658; }
+.name { width: 340px; flex: none; padding: 2px 6px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.row.handler .name { padding-left: 28px; }
+.track { position: relative; flex: 1; height: 16px; background: #f7f8fa; }
+.bar { position: absolute; top: 2px; bottom: 2px; min-width: 3px; border-radius: 2px; }
+.ok { background: #2f9e5a; } .blocked { background: #d63a3a; } .failed { background: #e8891c; }
+.ask { background: #c9a21b; } .skipped { background: #a3a9b5; } .neutral { background: #4a78c9; }
+#details { white-space: pre-wrap; font: 12px/1.35 ui-monospace, monospace; background: #f7f8fa;
+           border: 1px solid #d5d9e0; padding: 8px; margin-top: 12px; max-height: 40vh; overflow: auto; }
+</style>
+</head>
+<body>
+<h1>hookbus trace</h1>
+<div class="about" id="about"></div>
+<div class="legend"><span class="ok">allowed / result</span><span class="blocked">blocked</span><span class="failed">failed</span><span class="ask">ask</span><span class="neutral">handler changed it</span><span class="skipped">skipped</span></div>
+<div class="timeline" id="timeline"></div>
+<div id="details">Click an event for its payload, result and handlers.</div>
+<script id="trace-data" type="application/json">@DATA@</script>
+<script>
+(function () {
+  "use strict";
+  var root = document.documentElement;
+  try {
+    var trace = JSON.parse(document.getElementById("trace-data").textContent);
+    var emits = trace.emits;
+    var span = 1;
+    emits.forEach(function (e) { span = Math.max(span, e.t + e.d); });
+    var ms = function (ns) { return (ns / 1e6).toFixed(3) + " ms"; };
+    document.getElementById("about").textContent =
+      trace.file + " \u2014 " + emits.length + " emits over " + ms(span) + (trace.project ? ", project " + trace.project : "");
+    var actionClass = function (h) {
+      if (h.action === "deny" || h.action === "cancel" || h.action === "reject") return "blocked";
+      if (h.action === "failed") return "failed";
+      if (h.action === "ask") return "ask";
+      if (h.action === "skipped") return "skipped";
+      if (h.action === "no_change" || h.action === "allow") return "ok";
+      return "neutral";
+    };
+    var bar = function (cls, left, width, tip) {
+      var b = document.createElement("div");
+      b.className = "bar " + cls;
+      b.style.left = Math.min(left, 99.7) + "%";
+      b.style.width = Math.max(width, 0.3) + "%";
+      b.title = tip;
+      return b;
+    };
+    var row = function (cls, text, tip) {
+      var r = document.createElement("div");
+      r.className = "row " + cls;
+      var n = document.createElement("div");
+      n.className = "name";
+      n.textContent = text;
+      n.title = tip;
+      var t = document.createElement("div");
+      t.className = "track";
+      r.appendChild(n);
+      r.appendChild(t);
+      return r;
+    };
+    var timeline = document.getElementById("timeline");
+    emits.forEach(function (e) {
+      var tip = "#" + e.seq + " " + e.event + " (line " + e.line + ", thread " + e.thread + ")\n" + e.verdict +
+                "\nat " + ms(e.t) + ", took " + ms(e.d);
+      var r = row("emit", "#" + e.seq + " " + e.event + " \u2014 " + e.verdict, tip);
+      r.dataset.seq = e.seq;
+      r.lastChild.appendChild(bar(e.state, e.t / span * 100, e.d / span * 100, tip));
+      r.addEventListener("click", function () {
+        document.getElementById("details").textContent = JSON.stringify(e, null, 2);
+      });
+      timeline.appendChild(r);
+      e.handlers.forEach(function (h) {
+        var what = h.action + (h.reason ? ": " + h.reason : "") + (h.error ? ": " + h.error : "");
+        var htip = h.label + " (" + h.kind + (h.source ? ", " + h.source : "") + (h.protocol ? ", " + h.protocol : "") +
+                   ")\n" + what + "\nat +" + ms(h.t) + ", took " + ms(h.d);
+        var hr = row("handler", h.label + " \u2014 " + what, htip);
+        var whole = Math.max(e.d, 1);
+        hr.lastChild.appendChild(bar(actionClass(h), h.t / whole * 100, h.d / whole * 100, htip));
+        timeline.appendChild(hr);
+      });
+    });
+    var drawn = timeline.querySelectorAll(".row.emit .bar").length;
+    if (drawn !== emits.length) throw new Error("drew " + drawn + " of " + emits.length + " events");
+    root.dataset.selfCheck = "passed";
+    root.dataset.rendered = String(drawn);
+    document.title = "hookbus trace: " + drawn + " events rendered";
+  } catch (error) {
+    root.dataset.selfCheck = "failed: " + error.message;
+    document.title = "hookbus trace: self-check failed";
+  }
+})();
+</script>
+</body>
+</html>
+)HTML";
+
+}  // namespace
+
+int trace_view_command(const Invocation& invocation) {
+  const fs::path file = trace_file(invocation);
+  const Recording recording = read_recording(file);
+  const auto output = invocation.value("--output");
+  if (!output) throw UsageError("missing -o FILE: the HTML page to write");
+  const json::object data{{"file", file.string()},
+                          {"project", recording.header.project ? json::value(recording.header.project->string())
+                                                               : json::value(nullptr)},
+                          {"emits", page_data(recording)}};
+  std::string page(page_template);
+  page.replace(page.find("@DATA@"), 6, script_safe(write_json(data)));
+  const fs::path target(*output);
+  std::ofstream out(target, std::ios::binary | std::ios::trunc);
+  out << page;
+  out.close();
+  if (!out) throw std::runtime_error(fmt::format("cannot write {}", printable(target.string())));
+  if (!invocation.quiet())
+    fmt::print("{}: {} emits drawn from {}\n", printable(target.string()), recording.emits.size(),
+               printable(file.string()));
+  return exit_ok;
+}
+
+}  // namespace hookctl
