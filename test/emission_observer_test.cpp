@@ -45,7 +45,7 @@ ToolCallEvent call(std::string tool, std::string command = "ls") {
 
 TEST_F(Recorded, EveryEmitGivesOneRecordWithItsEventAndASequenceNumberInEmitOrder) {
   hooks.emit(TurnStartEvent{.turn_index = 1});
-  hooks.emit(call("bash"));
+  (void)hooks.emit(call("bash"));
   ASSERT_THAT(records, SizeIs(2));
   EXPECT_EQ(records[0].seq + 1, records[1].seq);
   EXPECT_EQ(records[0].payload, HookEvent(TurnStartEvent{.turn_index = 1}));
@@ -73,7 +73,7 @@ TEST_F(Recorded, HandlersAreRecordedInCallOrderWithTheirLabelKindAndSource) {
                                        {.label = "first", .priority = 1, .kind = HandlerKind::external,
                                         .source = ".hookbus/hooks/first", .protocol = "hookbus"});
   auto watcher = hooks.subscribe([](const HookEvent&) {}, {.label = "watcher"});
-  hooks.emit(call("bash"));
+  (void)hooks.emit(call("bash"));
   ASSERT_THAT(records, SizeIs(1));
   EXPECT_THAT(labels(), ElementsAre("first", "second", "watcher"));
   const auto& handlers = records[0].handlers;
@@ -94,7 +94,7 @@ TEST_F(Recorded, HandlerTimesLieWithinTheEmit) {
 
 TEST_F(Recorded, AHandlerItsToolMatcherExcludesIsRecordedAsSkipped) {
   auto git_only = hooks.on<ToolCallEvent>([](const ToolCallEvent&) {}, {.label = "git-only", .tools = "git"});
-  hooks.emit(call("bash"));
+  (void)hooks.emit(call("bash"));
   EXPECT_THAT(actions(), ElementsAre(HandlerAction::skipped));
 }
 
@@ -132,7 +132,7 @@ TEST_F(Recorded, HandlersAfterTheOneThatStoppedTheChainAreNotRecorded) {
   auto deny = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return ToolCallResult{.decision = Decision::deny}; },
                                       {.label = "deny"});
   auto never = hooks.on<ToolCallEvent>([](const ToolCallEvent&) {}, {.label = "never"});
-  hooks.emit(call("bash"));
+  (void)hooks.emit(call("bash"));
   EXPECT_THAT(labels(), ElementsAre("deny"));
 }
 
@@ -146,7 +146,7 @@ TEST_F(Recorded, AHandlerThatAnswersAgainIsRecordedEachTimeItAnswersWithItsLayer
   auto rewrite = hooks.on<ToolCallEvent>(
       [](const ToolCallEvent&) { return ToolCallResult{.input = boost::json::object{{"command", "rm -rf /"}}}; },
       {.label = "rewrite", .layer = Layer::project});
-  hooks.emit(call("bash", "ls"));
+  (void)hooks.emit(call("bash", "ls"));
   EXPECT_THAT(labels(), ElementsAre("guard", "rewrite", "guard"));
   EXPECT_THAT(actions(), ElementsAre(HandlerAction::allow, HandlerAction::patch, HandlerAction::deny));
   EXPECT_EQ(records[0].handlers[0].layer, Layer::user);
@@ -161,7 +161,7 @@ TEST_F(Recorded, NoChangePatchAndStopAreTold) {
   auto stop = hooks.on<ToolCallEvent>([](const ToolCallEvent&) {
     return ToolCallResult{.stop = StopRequest{.reason = "budget used up"}};
   });
-  hooks.emit(call("bash"));
+  (void)hooks.emit(call("bash"));
   EXPECT_THAT(actions(), ElementsAre(HandlerAction::no_change, HandlerAction::patch, HandlerAction::stop));
   EXPECT_EQ(records[0].handlers[2].reason, "budget used up");
 }
@@ -178,10 +178,10 @@ TEST_F(Recorded, ReplaceTransformCancelRejectAndHandledAreTold) {
     return SessionBeforeSwitchResult{.cancel = true, .reason = "unsaved work"};
   });
   auto handled = hooks.on<UserBashEvent>([](const UserBashEvent&) { return UserBashResult{.handled = true}; });
-  hooks.emit(ContextEvent{});
-  hooks.emit(InputEvent{.text = "/x"});
-  hooks.emit(SessionBeforeSwitchEvent{});
-  hooks.emit(UserBashEvent{});
+  (void)hooks.emit(ContextEvent{});
+  (void)hooks.emit(InputEvent{.text = "/x"});
+  (void)hooks.emit(SessionBeforeSwitchEvent{});
+  (void)hooks.emit(UserBashEvent{});
   EXPECT_THAT(actions(0), ElementsAre(HandlerAction::replace));
   EXPECT_THAT(actions(1), ElementsAre(HandlerAction::transform, HandlerAction::reject));
   EXPECT_EQ(records[1].handlers[1].reason, "empty");

@@ -639,7 +639,7 @@ TEST_F(ExternalHooks, ATraceNamesTheHookAsExternalWithItsFileAndProtocol) {
   install();
   std::vector<EmissionRecord> records;
   auto observer = hooks_.on_emission([&](const EmissionRecord& r) { records.push_back(r); });
-  hooks_.emit(tool_call());
+  (void)hooks_.emit(tool_call());
   ASSERT_EQ(records.size(), 1u);
   ASSERT_EQ(records[0].handlers.size(), 1u);
   const HandlerRecord& guard = records[0].handlers[0];

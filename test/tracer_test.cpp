@@ -66,8 +66,8 @@ class Traced : public ::testing::Test {
   Connection watcher = hooks->subscribe([](const HookEvent&) {}, {.label = "watcher"});
 
   void emit_session() {
-    hooks->emit(SessionStartEvent{.context = {.session_id = "session-7"}});
-    hooks->emit(rm_rf());
+    (void)hooks->emit(SessionStartEvent{.context = {.session_id = "session-7"}});
+    (void)hooks->emit(rm_rf());
     hooks->emit(TurnEndEvent{.context = {.session_id = "session-7"}});
   }
 };
@@ -93,7 +93,7 @@ TEST_F(Traced, ASynchronousTracerWritesEachRecordBeforeTheEmitReturns) {
   const fs::path file = dir / "session.jsonl";
   Tracer tracer(TraceOptions{.jsonl = JsonlTraceOptions{.file = file}, .queue = std::nullopt});
   auto tracing = hooks->add(tracer);
-  hooks->emit(rm_rf());
+  (void)hooks->emit(rm_rf());
   EXPECT_THAT(read_trace_file(file).records, SizeIs(1));
 }
 
@@ -110,9 +110,9 @@ TEST_F(Traced, DestroyingTheBusWritesTheLastRecordOfAQueuedTracer) {
 TEST_F(Traced, TheJsonlFileIsRotatedBySizeEachPartStartingWithAHeader) {
   const fs::path file = dir / "session.jsonl";
   {
-    auto tracing = trace(*hooks, 
+    auto tracing = trace(*hooks,
         TraceOptions{.jsonl = JsonlTraceOptions{.file = file, .max_bytes = 4096, .max_files = 100}});
-    for (int i = 0; i < 100; ++i) hooks->emit(rm_rf());
+    for (int i = 0; i < 100; ++i) (void)hooks->emit(rm_rf());
   }
   std::vector<EmissionRecord> all;
   for (int part = 100; part >= 0; --part) {
