@@ -68,7 +68,7 @@ class Traced : public ::testing::Test {
   void emit_session() {
     (void)hooks->emit(SessionStartEvent{.context = {.session_id = "session-7"}});
     (void)hooks->emit(rm_rf());
-    hooks->emit(TurnEndEvent{.context = {.session_id = "session-7"}});
+    (void)hooks->emit(TurnEndEvent{.context = {.session_id = "session-7"}});
   }
 };
 
