@@ -44,11 +44,12 @@ ToolCallEvent call(std::string tool, std::string command = "ls") {
 }
 
 TEST_F(Recorded, EveryEmitGivesOneRecordWithItsEventAndASequenceNumberInEmitOrder) {
-  hooks.emit(TurnStartEvent{.turn_index = 1});
+  const TurnStartEvent turn_start{.turn_index = 1};
+  hooks.emit(turn_start);
   (void)hooks.emit(call("bash"));
   ASSERT_THAT(records, SizeIs(2));
   EXPECT_EQ(records[0].seq + 1, records[1].seq);
-  EXPECT_EQ(records[0].payload, HookEvent(TurnStartEvent{.turn_index = 1}));
+  EXPECT_EQ(records[0].payload, HookEvent(turn_start));
   EXPECT_EQ(records[1].payload, HookEvent(call("bash")));
 }
 

@@ -1474,5 +1474,16 @@ TEST_F(Recording, TraceCommandsAreAGroupInHelpAndCompletion) {
   EXPECT_THAT(group.stderr_text, HasSubstr("'trace' needs a command: trace view, trace summary"));
 }
 
+TEST_F(Recording, TraceHelpListsTheGroupsCommandsAndExitsZero) {
+  for (const std::vector<std::string>& words :
+       {std::vector<std::string>{"trace", "--help"}, {"trace", "-h"}, {"help", "trace"}}) {
+    const ProcessResult help = plain(words);
+    EXPECT_EQ(help.exit_code, 0) << words.back();
+    EXPECT_THAT(help.stdout_text, AllOf(StartsWith("usage: hookctl trace COMMAND"), HasSubstr("\n  trace view FILE"),
+                                        HasSubstr("\n  trace summary FILE"), HasSubstr("\n  -h, --help ")))
+        << words.back();
+  }
+}
+
 }  // namespace
 }  // namespace hookbus

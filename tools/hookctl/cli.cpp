@@ -219,6 +219,18 @@ void print_command_help(const Command& command) {
   if (!command.details.empty()) fmt::print("\n{}\n", command.details);
 }
 
+// "hookctl trace --help": a group's commands, each with its synopsis.
+void print_group_help(std::string_view group) {
+  fmt::print("usage: {} {} COMMAND [ARGUMENTS] [OPTIONS]\n\ncommands:\n", program, group);
+  for (std::string_view second : group_commands(group)) {
+    const Command& command = *find_command(fmt::format("{} {}", group, second));
+    fmt::print("  {:<28} {}\n", fmt::format("{} {}", command.name, arguments_synopsis(command)), command.summary);
+  }
+  fmt::print("\noptions:\n");
+  for (const Option& option : {quiet_option, help_option}) fmt::print("  {:<16} {}\n", option_label(option), option.help);
+  fmt::print("\nRun '{} {} COMMAND --help' for a command's arguments and options.\n", program, group);
+}
+
 constexpr std::string_view exit_codes_help =
     "exit codes:\n"
     "  0  done; emit and run-hook also when a hook refused the event, unless --exit-code\n"
@@ -265,6 +277,10 @@ int help_command(const Invocation& invocation) {
     return exit_ok;
   }
   const auto [command, taken] = find_command_in(invocation.arguments());
+  if (command == nullptr && invocation.arguments().size() == 1 && !group_commands(*name).empty()) {
+    print_group_help(*name);
+    return exit_ok;
+  }
   if (command == nullptr) throw UsageError(unknown_command(*name));
   if (taken < invocation.arguments().size())
     throw UsageError(fmt::format("unexpected argument '{}'", printable(invocation.arguments()[taken])));
@@ -575,6 +591,7 @@ int checked_output(int exit_code) {
 int run(const std::vector<Command>& commands, std::vector<std::string_view> args) {
   current_table = &commands;
   const std::size_t position = command_position(args);
+  const bool wants_help = std::ranges::any_of(args, [](std::string_view a) { return a == "--help" || a == "-h"; });
   if (position > args.size()) {
     const Option option = *option_wanting_next_word(args.back());
     print_to_stderr("{}: option '{}' needs {}\nRun '{} help' for the commands.\n", program, option.name,
@@ -582,7 +599,7 @@ int run(const std::vector<Command>& commands, std::vector<std::string_view> args
     return exit_usage;
   }
   if (position == args.size()) {
-    if (std::ranges::any_of(args, [](std::string_view a) { return a == "--help" || a == "-h"; })) {
+    if (wants_help) {
       print_overview();
       return exit_ok;
     }
@@ -594,6 +611,10 @@ int run(const std::vector<Command>& commands, std::vector<std::string_view> args
     return exit_usage;
   }
   const auto [command, taken] = find_command_in(std::span(args).subspan(position));
+  if (command == nullptr && wants_help && !group_commands(args[position]).empty()) {
+    print_group_help(args[position]);
+    return exit_ok;
+  }
   if (command == nullptr) {
     print_to_stderr("{}: {}\nRun '{} help' for the commands.\n", program, unknown_command(args[position]), program);
     return exit_usage;
