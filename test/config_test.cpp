@@ -183,7 +183,7 @@ TEST_F(ConfigTest, HookDirectoryOfWrongTypeNamesItsIndex) {
 TEST_F(ConfigTest, UnknownHookOverrideKeyIsAnError) {
   EXPECT_EQ(load_error(R"({"hooks": {"guard": {"timeout": 5}}})"),
             "hooks.guard.timeout: unknown key; expected one of: timeout_ms, failure, disabled, protocol, events, "
-            "matcher, tools");
+            "matcher, tools, mode, instances, start, async");
 }
 
 TEST_F(ConfigTest, FailurePolicyMustBeFailOpenOrFailClosed) {
@@ -246,6 +246,55 @@ TEST_F(ConfigTest, AMatcherIsOnlyForClaudeCodeHooksAndToolsOnlyForHookbusOnes) {
 TEST_F(ConfigTest, AToolFilterWithAnEmptyAlternativeIsAnErrorNamingIt) {
   EXPECT_THAT(load_error(R"({"hooks": {"g": {"tools": "bash|"}}})"),
               ::testing::AllOf(StartsWith("hooks.g.tools: tool matcher 'bash|' has an empty alternative"), HasSubstr("Bash|Shell")));
+}
+
+TEST_F(ConfigTest, ReadsAPersistentHooksModeInstancesStartAndAsync) {
+  const Config config = load_config(write_config(R"({
+    "hooks": {
+      "guard": {"mode": "persistent", "instances": 2, "start": "eager"},
+      "audit": {"async": true},
+      "once": {"mode": "spawn", "async": false}
+    }
+  })"));
+  const HookSettings& guard = config.hooks.at("guard");
+  EXPECT_EQ(guard.mode, HookMode::persistent);
+  EXPECT_EQ(guard.instances, 2);
+  EXPECT_EQ(guard.start, HookStart::eager);
+  EXPECT_EQ(guard.async, std::nullopt);
+  EXPECT_EQ(config.hooks.at("audit").async, true);
+  EXPECT_EQ(config.hooks.at("audit").mode, std::nullopt);
+  EXPECT_EQ(config.hooks.at("once").mode, HookMode::spawn);
+}
+
+TEST_F(ConfigTest, ModeStartInstancesAndAsyncAcceptOnlyTheirValues) {
+  EXPECT_EQ(load_error(R"({"hooks": {"g": {"mode": "daemon"}}})"),
+            R"(hooks.g.mode: expected "spawn" or "persistent", got "daemon")");
+  EXPECT_EQ(load_error(R"({"hooks": {"g": {"mode": "persistent", "start": "now"}}})"),
+            R"(hooks.g.start: expected "lazy" or "eager", got "now")");
+  EXPECT_EQ(load_error(R"({"hooks": {"g": {"mode": "persistent", "instances": 0}}})"),
+            "hooks.g.instances: expected integer from 1 to 16, got 0");
+  EXPECT_EQ(load_error(R"({"hooks": {"g": {"mode": "persistent", "instances": 17}}})"),
+            "hooks.g.instances: expected integer from 1 to 16, got 17");
+  EXPECT_EQ(load_error(R"({"hooks": {"g": {"async": "yes"}}})"), "hooks.g.async: expected boolean, got string");
+}
+
+TEST_F(ConfigTest, InstancesOrStartInAnEntryThatSaysSpawnIsAnError) {
+  EXPECT_THAT(load_error(R"({"hooks": {"g": {"mode": "spawn", "instances": 2}}})"),
+              StartsWith(R"(hooks.g.instances: "instances" is for persistent hooks; this entry makes the hook "mode": "spawn")"));
+  EXPECT_THAT(load_error(R"({"hooks": {"g": {"mode": "spawn", "start": "eager"}}})"),
+              StartsWith(R"(hooks.g.start: "start" is for persistent hooks)"));
+}
+
+TEST_F(ConfigTest, InstancesWithoutModeAreReadForAModeAnotherLayerSets) {
+  const Config config = load_config(write_config(R"({"hooks": {"g": {"instances": 3}}})"));
+  EXPECT_EQ(config.hooks.at("g").instances, 3);
+}
+
+TEST_F(ConfigTest, AClaudeCodeHookHasNoPersistentMode) {
+  EXPECT_THAT(load_error(R"({"hooks": {"g": {"protocol": "claude_code", "events": ["Stop"], "mode": "persistent"}}})"),
+              StartsWith(R"(hooks.g.mode: "mode" is for hookbus-protocol hooks)"));
+  EXPECT_THAT(load_error(R"({"hooks": {"g": {"protocol": "claude_code", "events": ["Stop"], "instances": 2}}})"),
+              StartsWith(R"(hooks.g.instances: "instances" is for persistent hooks; this entry makes the hook a claude_code hook)"));
 }
 
 TEST_F(ConfigTest, ClaudeCodeSettingsNameOnlyUserProjectOrLocal) {
@@ -393,6 +442,38 @@ TEST(LayeredConfig, SecuritySettingsGoToTheMostTrustedLayerTheRestToTheMostSpeci
   EXPECT_EQ(lint.failure.origin.path, "hooks.lint.failure");
   EXPECT_EQ(lint.timeout.value, Duration(200));
   EXPECT_EQ(lint.timeout.origin.file, "/project/config.json");
+}
+
+TEST(LayeredConfig, AProjectConfigCannotMakeAUserHookAsync) {
+  const LayeredConfig config({layer_config(Layer::user, {{"guard", {.failure = FailurePolicy::fail_closed}}}),
+                              layer_config(Layer::project, {{"guard", {.async = true}}})});
+  EXPECT_FALSE(config.hook_settings(Layer::user, "guard").async.value);
+  EXPECT_TRUE(config.hook_settings(Layer::project, "guard").async.value);
+}
+
+TEST(LayeredConfig, AsyncIsASecuritySettingTheMostTrustedLayerDecides) {
+  const LayeredConfig config({layer_config(Layer::user, {{"guard", {.async = false}}}),
+                              layer_config(Layer::project, {{"guard", {.async = true}}})});
+  const ResolvedHookSettings guard = config.hook_settings(Layer::project, "guard");
+  EXPECT_FALSE(guard.async.value);
+  EXPECT_EQ(guard.async.origin.file, "/user/config.json");
+  EXPECT_EQ(guard.async.origin.path, "hooks.guard.async");
+}
+
+TEST(LayeredConfig, ModeInstancesAndStartGoToTheMostSpecificLayer) {
+  const LayeredConfig config(
+      {layer_config(Layer::user, {{"lint", {.mode = HookMode::persistent, .instances = 4}}}),
+       layer_config(Layer::project, {{"lint", {.instances = 2, .start = HookStart::eager}}})});
+  const ResolvedHookSettings lint = config.hook_settings(Layer::project, "lint");
+  EXPECT_EQ(lint.mode.value, HookMode::persistent);
+  EXPECT_EQ(lint.mode.origin.file, "/user/config.json");
+  EXPECT_EQ(lint.instances.value, 2);
+  EXPECT_EQ(lint.start.value, HookStart::eager);
+  const ResolvedHookSettings other = config.hook_settings(Layer::project, "other");
+  EXPECT_EQ(other.mode.value, HookMode::spawn);
+  EXPECT_EQ(other.instances.value, 1);
+  EXPECT_EQ(other.start.value, HookStart::lazy);
+  EXPECT_FALSE(other.async.value);
 }
 
 TEST(LayeredConfig, TheLocalLayerMayChangeProjectHooksButNotUserHooks) {

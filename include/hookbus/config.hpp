@@ -129,6 +129,18 @@ enum class ProjectTrustPolicy {
   ignore,     // the project and local layers never run
 };
 
+// How a hookbus-protocol hook runs (docs/external-hooks.md).
+enum class HookMode {
+  spawn,       // `HOOK run`: a process per event (the default)
+  persistent,  // `HOOK serve`: processes that stay up and answer one JSON line per event
+};
+
+// When a persistent hook's processes start.
+enum class HookStart {
+  lazy,   // on the first event it handles (the default)
+  eager,  // when it is installed
+};
+
 // What one config file says about the hook (or hooks) of one name: settings,
 // and optionally a declaration of its protocol and events, which spares the
 // `HOOK hook` query. Unset members leave the decision to other layers.
@@ -140,8 +152,15 @@ struct HookSettings {
   std::vector<std::string> events{};       // declared events (wire names or aliases; Claude Code's names for claude_code)
   std::string matcher{};                   // claude_code: Claude Code's matcher
   std::string tools{};                     // hookbus protocol: the tools it sees (HandlerOptions::tools syntax)
+  std::optional<HookMode> mode{};          // hookbus protocol; absent: spawn
+  std::optional<int> instances{};          // persistent: processes serving it at once; absent: 1
+  std::optional<HookStart> start{};        // persistent; absent: lazy
+  std::optional<bool> async{};             // true: runs in the background, the emit does not wait; absent: false
   ConfigLocation location{};               // where it was written: hooks["guard"] of a file
 };
+
+// The most processes one persistent hook may have.
+inline constexpr int max_hook_instances = 16;
 
 // `claude_code`: which Claude Code settings files and plugins to import hooks from.
 struct ClaudeCodeImport {
@@ -210,8 +229,9 @@ struct Sourced {
 };
 
 // The settings one hook runs with, once every layer that governs it
-// (layers.hpp, governs()) had its say. Security settings (failure, disabled):
-// the most trusted layer that sets them wins (managed, user, local, project).
+// (layers.hpp, governs()) had its say. Security settings (failure, disabled,
+// async: a background hook cannot refuse anything): the most trusted layer
+// that sets them wins (managed, user, local, project).
 // The rest: the most specific layer wins (local, project, user, managed).
 struct ResolvedHookSettings {
   Sourced<Duration> timeout{default_hook_timeout, {}};
@@ -221,6 +241,10 @@ struct ResolvedHookSettings {
   Sourced<std::vector<std::string>> events{};  // empty: not declared, the hook is asked
   Sourced<std::string> matcher{};
   Sourced<std::string> tools{};
+  Sourced<HookMode> mode{HookMode::spawn, {}};
+  Sourced<int> instances{1, {}};
+  Sourced<HookStart> start{HookStart::lazy, {}};
+  Sourced<bool> async{false, {}};
 };
 
 // The configuration of every layer that applies, merged by the rules of

@@ -187,6 +187,20 @@ HookProtocol read_protocol(const ConfigValue& value) {
                     fmt::format("expected \"hookbus\", \"kodelet\" or \"claude_code\", got \"{}\"", name));
 }
 
+HookMode read_mode(const ConfigValue& value) {
+  const std::string name = value.as_string();
+  if (name == "spawn") return HookMode::spawn;
+  if (name == "persistent") return HookMode::persistent;
+  throw ConfigError(value.location(), fmt::format("expected \"spawn\" or \"persistent\", got \"{}\"", name));
+}
+
+HookStart read_start(const ConfigValue& value) {
+  const std::string name = value.as_string();
+  if (name == "lazy") return HookStart::lazy;
+  if (name == "eager") return HookStart::eager;
+  throw ConfigError(value.location(), fmt::format("expected \"lazy\" or \"eager\", got \"{}\"", name));
+}
+
 std::vector<std::string> read_string_list(const ConfigValue& value) {
   std::vector<std::string> list;
   for (const auto& element : value.as_array()) list.push_back(element.as_nonempty_string());
@@ -194,7 +208,8 @@ std::vector<std::string> read_string_list(const ConfigValue& value) {
 }
 
 HookSettings read_hook_settings(const ConfigObject& settings) {
-  settings.allow_only({"timeout_ms", "failure", "disabled", "protocol", "events", "matcher", "tools"});
+  settings.allow_only({"timeout_ms", "failure", "disabled", "protocol", "events", "matcher", "tools", "mode",
+                       "instances", "start", "async"});
   HookSettings hook;
   hook.location = settings.location();
   if (auto timeout = settings.find("timeout_ms")) hook.timeout = read_timeout(*timeout);
@@ -214,6 +229,10 @@ HookSettings read_hook_settings(const ConfigObject& settings) {
       throw ConfigError(tools->location(), error.what());
     }
   }
+  if (auto mode = settings.find("mode")) hook.mode = read_mode(*mode);
+  if (auto instances = settings.find("instances")) hook.instances = static_cast<int>(instances->as_integer(1, max_hook_instances));
+  if (auto start = settings.find("start")) hook.start = read_start(*start);
+  if (auto async = settings.find("async")) hook.async = async->as_bool();
   const bool claude = hook.protocol == HookProtocol::claude_code;
   if (claude && hook.events.empty())
     throw ConfigError(settings.location(), "a claude_code hook must declare its \"events\" (Claude Code event "
@@ -224,6 +243,15 @@ HookSettings read_hook_settings(const ConfigObject& settings) {
   if (claude && !hook.tools.empty())
     throw ConfigError(settings.location().key("tools"),
                       "\"tools\" is for hookbus-protocol hooks; a claude_code hook uses \"matcher\"");
+  if (claude && hook.mode)
+    throw ConfigError(settings.location().key("mode"),
+                      "\"mode\" is for hookbus-protocol hooks; Claude Code hooks always run once per event");
+  // instances and start may come without mode (another layer may make the hook persistent), not against it.
+  for (const std::string_view key : {"instances", "start"})
+    if (settings.find(key) && (claude || hook.mode == HookMode::spawn))
+      throw ConfigError(settings.location().key(key),
+                        fmt::format("\"{}\" is for persistent hooks; this entry makes the hook {}", key,
+                                    claude ? "a claude_code hook" : "\"mode\": \"spawn\""));
   return hook;
 }
 

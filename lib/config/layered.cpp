@@ -54,11 +54,15 @@ ResolvedHookSettings LayeredConfig::hook_settings(Layer owner, std::string_view 
   const auto nonempty = [](const auto& container) { return !container.empty(); };
   take(layers_by_trust, &HookSettings::failure, "failure", resolved.failure, engaged);
   take(layers_by_trust, &HookSettings::disabled, "disabled", resolved.disabled, engaged);
+  take(layers_by_trust, &HookSettings::async, "async", resolved.async, engaged);
   take(kBySpecificity, &HookSettings::timeout, "timeout_ms", resolved.timeout, engaged);
   take(kBySpecificity, &HookSettings::protocol, "protocol", resolved.protocol, engaged);
   take(kBySpecificity, &HookSettings::events, "events", resolved.events, nonempty);
   take(kBySpecificity, &HookSettings::matcher, "matcher", resolved.matcher, nonempty);
   take(kBySpecificity, &HookSettings::tools, "tools", resolved.tools, nonempty);
+  take(kBySpecificity, &HookSettings::mode, "mode", resolved.mode, engaged);
+  take(kBySpecificity, &HookSettings::instances, "instances", resolved.instances, engaged);
+  take(kBySpecificity, &HookSettings::start, "start", resolved.start, engaged);
   return resolved;
 }
 
