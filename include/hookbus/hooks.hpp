@@ -23,6 +23,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -147,6 +148,12 @@ struct RegistrarScope {
   std::optional<Layer> layer{};              // HandlerOptions::layer of every handler, when set
 };
 
+// The stop token of the emit(…, std::stop_token) this thread is in (the
+// innermost one that was given a token; a nested emit without one keeps its
+// caller's), or an empty token that is never requested outside such an emit.
+// External hook runs stop when it is requested; handlers may watch it too.
+[[nodiscard]] std::stop_token emit_stop_token() noexcept;
+
 namespace detail {
 struct BusState;  // the signals, registries and counters; defined in the library
 
@@ -182,6 +189,19 @@ constexpr bool can_answer() {
   if constexpr (!EventWithResult<E> || !std::is_invocable_v<Fn&, const E&>) return false;
   else return !std::is_void_v<std::invoke_result_t<Fn&, const E&>>;
 }
+
+// While alive, `stop` is this thread's emit stop token (emit_stop_token());
+// the one before is restored at the end, so scopes nest.
+class EmitStopScope {
+ public:
+  explicit EmitStopScope(std::stop_token stop) noexcept;
+  ~EmitStopScope();
+  EmitStopScope(const EmitStopScope&) = delete;
+  EmitStopScope& operator=(const EmitStopScope&) = delete;
+
+ private:
+  std::stop_token previous_;
+};
 
 template <Event E, class F>
 Handler<E> make_handler(F&& f) {
@@ -302,6 +322,31 @@ class Hooks {
   [[nodiscard(HOOKBUS_EMIT_RESULT_UNREAD)]] HookOutcome emit(const HookEvent& event) {
     if (!listened(event.index()) && !has_result_at[event.index()]) return std::monostate{};
     return dispatch_variant(event);
+  }
+
+  // ------------------------------------------------------ cancellable emit
+
+  // The same three emits with a stop token: requesting a stop (from another
+  // thread) cancels the external hooks running for this emit. Their processes
+  // are stopped (the process group, and whatever it started) and each such run
+  // is a failure under its hook's failure policy, so the emit returns promptly:
+  // fail-open hooks are skipped, fail-closed ones refuse. A stop requested
+  // before the emit runs no external hook. In-process handlers run as usual;
+  // one that does long work may watch the token through emit_stop_token().
+  // docs/semantics.md, section 10.
+  template <Event E>
+  [[nodiscard(HOOKBUS_EMIT_RESULT_UNREAD)]] result_t<E> emit(const E& event, std::stop_token stop) {
+    const detail::EmitStopScope scope(std::move(stop));
+    return emit(event);
+  }
+  template <Event E>
+  [[nodiscard(HOOKBUS_EMIT_RESULT_UNREAD)]] result_t<E> emit(E&& event, std::stop_token stop) {
+    const detail::EmitStopScope scope(std::move(stop));
+    return emit(std::move(event));
+  }
+  [[nodiscard(HOOKBUS_EMIT_RESULT_UNREAD)]] HookOutcome emit(const HookEvent& event, std::stop_token stop) {
+    const detail::EmitStopScope scope(std::move(stop));
+    return emit(event);
   }
 
   // ----------------------------------------------------------- introspection
