@@ -145,6 +145,13 @@ TEST_F(CoProcessCleanup, AnExitBetweenRequestsIsReportedWithItsExitCode) {
   EXPECT_EQ(reply.status(), "ended: exit code 3");
 }
 
+TEST_F(CoProcessCleanup, AProgramThatClosedItsStdoutIsNoLongerRunning) {
+  CoProcess closing(server("read -r line\necho \"$line\"\nexec 1>&-\necho > " + file("closed") + "\nexec sleep 60\n"));
+  EXPECT_EQ(closing.request("only", kPatient).line, "only");
+  testing::wait_for_file(dir_ / "closed");
+  EXPECT_FALSE(closing.running());
+}
+
 TEST_F(CoProcessCleanup, NoSigpipeWhenTheProgramIsGone) {
   // SIGPIPE at its default: had our write to the dead program raised one, this test process would die.
   struct sigaction previous {};
@@ -183,6 +190,16 @@ TEST_F(CoProcessCleanup, OutputNobodyAskedForEndsTheInstance) {
   EXPECT_EQ(reply.line, "extra\n");
   EXPECT_THAT(reply.status(), HasSubstr("out of step"));
   EXPECT_TRUE(testing::process_gone(pid_in("server.pid")));
+}
+
+TEST_F(CoProcessCleanup, KillEndsTheInstanceAndEverythingItStarted) {
+  CoProcess stubborn(server("trap '' TERM\n" + start_setsid_sleeper(file("grandchild.pid")) + kEcho));
+  EXPECT_EQ(stubborn.request("hello", kPatient).line, "hello");
+  stubborn.kill();
+  EXPECT_FALSE(stubborn.running());
+  EXPECT_TRUE(testing::process_gone(pid_in("server.pid")));
+  EXPECT_TRUE(testing::process_gone(pid_in("grandchild.pid")));
+  EXPECT_EQ(stubborn.request("again", kPatient).outcome, Outcome::ended);
 }
 
 // --------------------------------------------------------------- cancellation

@@ -104,8 +104,15 @@ class CoProcess {
   CoProcessReply request(std::string_view line, Duration timeout, std::stop_token stop = {});
 
   // False once the instance has ended (every request then replies `ended`).
-  // Notices a program that exited between requests; true while a request is in flight.
+  // Notices a program that exited or closed its stdout between requests; true
+  // while a request is in flight.
   [[nodiscard]] bool running();
+
+  // Ends the instance now, as a request that times out does: the whole tree
+  // gets SIGTERM, then SIGKILL after `kill_grace`, and is reaped. For an owner
+  // that finds the program out of step (an answer it cannot match). Waits for
+  // a request in flight.
+  void kill();
 
  private:
   struct State;

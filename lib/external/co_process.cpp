@@ -129,6 +129,7 @@ struct CoProcess::State {
 
   CoProcessReply request(std::string_view line, Duration timeout, const std::stop_token& stop);
   bool running();
+  void kill();
   void shut_down() noexcept;
 
  private:
@@ -242,7 +243,14 @@ bool CoProcess::State::running() {
   if (!lock.owns_lock()) return true;  // a request is in flight
   if (ended) return false;
   program.read_reports();
-  return !program.wait_status() && !program.finished();
+  if (program.wait_status() || program.finished()) return false;
+  // Output now is kept for the next request, which ends the instance for it.
+  return read_some(output, pending) != Read::end_of_file;
+}
+
+void CoProcess::State::kill() {
+  const std::lock_guard lock(mutex);
+  if (!ended) end(Outcome::timed_out, Clock::now());
 }
 
 void CoProcess::State::shut_down() noexcept {
@@ -267,6 +275,8 @@ CoProcessReply CoProcess::request(std::string_view line, Duration timeout, std::
 }
 
 bool CoProcess::running() { return state_->running(); }
+
+void CoProcess::kill() { state_->kill(); }
 
 std::string CoProcessReply::status() const {
   const auto how = [&] {
