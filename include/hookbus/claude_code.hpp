@@ -226,9 +226,11 @@ Connection record_claude_code_transcript(Hooks& hooks, const std::filesystem::pa
 // declaration order. Give all the commands of one layer in one call: setup()
 // does, and installs the layers' calls so that a command that another layer
 // already ran in the same emit runs once too. `async` commands run in the
-// background; those still running when the last handler of the call is gone
-// (at the latest with the bus) are cancelled and waited for. Dropping the
-// group unregisters them.
+// background, on a pool of this call's (external.hpp, BackgroundOptions'
+// defaults); those still queued or running when the last handler of the call
+// is gone (at the latest with the bus) are cancelled and waited for. An
+// emit's stop token (hooks.hpp) stops its runs. Dropping the group
+// unregisters them.
 ConnectionGroup install_claude_code_hooks(Hooks& hooks, const std::vector<ClaudeCodeCommand>& commands,
                                           const ClaudeCodeOptions& options);
 

@@ -11,7 +11,9 @@
 //   auto installed = hookbus::install_external_hooks(hooks, report, layered_config, project_dir);
 //   installed.report ...  // what was installed, left out, refusing, and warnings
 //
-// One call of a hook: `HOOK run`, with the event as one JSON document on stdin
+// One call of a hook run per event (the default mode; persistent hooks
+// answer `HOOK serve` requests instead, docs/external-hooks.md): `HOOK run`,
+// with the event as one JSON document on stdin
 // (hook_payload), the environment plus HOOKBUS_EVENT, HOOKBUS_SESSION_ID,
 // HOOKBUS_PROJECT_DIR and HOOKBUS_HOOK_NAME, and the event's cwd as working
 // directory. Then, by exit status:
@@ -39,9 +41,12 @@
 #include <boost/json/object.hpp>
 
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <stop_token>
 #include <vector>
 #include <string>
 #include <string_view>
@@ -77,19 +82,55 @@ struct ExternalHook {
 boost::json::object hook_payload(const HookEvent& event, std::string_view requested_name);
 
 // Runs `HOOK run` once for the event and returns what happened, whatever it
-// was. Throws ProcessError when the hook cannot be started.
-ProcessResult run_external_hook(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name);
+// was; a stop request ends the run (`cancelled`). Throws ProcessError when the
+// hook cannot be started.
+ProcessResult run_external_hook(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name,
+                                std::stop_token stop = {});
 
 // What a finished run means for the event it ran for: the event's result
 // (monostate for no change) or, for a failure, ExternalHookError.
 HookOutcome hook_outcome(const ExternalHook& hook, const HookEvent& event, const ProcessResult& run);
 
-// run_external_hook, then hook_outcome: what the bus calls.
+// run_external_hook, then hook_outcome: what the bus calls. The run stops
+// when this thread's emit stop token is requested (hooks.hpp, emit_stop_token()).
 HookOutcome call_external_hook(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name);
 
 // `config.hook_directories`, then the default directories of
 // `config.project_dir` (the current directory when empty).
 HookDirectories hook_directories(const Config& config);
+
+namespace detail {
+struct BackgroundCounters;
+}
+
+// The background pool of one installation, which runs its async hooks
+// (`"async": true` in config, Claude Code's `"async"`): the emit hands the run
+// over and goes on.
+struct BackgroundOptions {
+  std::size_t workers = 2;        // threads, started with the first background run
+  std::size_t queue_limit = 64;   // runs waiting for a worker; a run beyond is dropped, with a warning
+};
+
+// How the background runs of an installation went so far.
+struct BackgroundCounts {
+  std::uint64_t queued = 0;     // handed to the pool
+  std::uint64_t finished = 0;   // run (to their end, or stopped when the installation went away)
+  std::uint64_t dropped = 0;    // not run: the queue was full
+  std::uint64_t cancelled = 0;  // queued, not yet run when the installation went away
+};
+
+// A view of an installation's background pool; copies share it, and it stays
+// readable after the installation is gone. Default-constructed: all zero.
+class BackgroundRuns {
+ public:
+  BackgroundRuns() = default;
+  explicit BackgroundRuns(std::shared_ptr<const detail::BackgroundCounters> counters) noexcept
+      : counters_(std::move(counters)) {}
+  [[nodiscard]] BackgroundCounts counts() const;
+
+ private:
+  std::shared_ptr<const detail::BackgroundCounters> counters_{};
+};
 
 // What installing did with each hook and each config entry.
 struct InstallReport {
@@ -139,10 +180,16 @@ struct InstallReport {
 // warning naming the file and the setting. Hooks run with `project_dir` as
 // HOOKBUS_PROJECT_DIR (empty: the current directory). Hooks are installed
 // layer by layer (managed, user, project, local), each layer's Claude Code
-// hooks after its hookbus-protocol ones. Dropping the group unregisters them all.
+// hooks after its hookbus-protocol ones. A hook config makes persistent
+// ("mode") gets its instances, started now or with its first event ("start");
+// an async one ("async", and Claude Code's async commands) runs on the
+// installation's background pool (`options.background`). Dropping the group
+// unregisters them all; the persistent hooks' instances and the pool end
+// once their last handler is gone (docs/external-hooks.md).
 struct InstalledHooks {
   ConnectionGroup connections{};
   InstallReport report{};
+  BackgroundRuns background{};  // the async hooks' runs
 };
 struct ExternalInstallOptions {
   std::filesystem::path project_dir{};  // empty: the current directory
@@ -161,6 +208,7 @@ struct ExternalInstallOptions {
   // before every run, and one that changed since refuses to run (a failure,
   // under its failure policy). Unset: no check (no trust needed, or trust_all).
   std::shared_ptr<const TrustedFiles> trusted_project{};
+  BackgroundOptions background{};            // the pool of the async hooks
   std::string workspace{};  // the workspace these hooks belong to (ExternalHook::workspace)
 };
 InstalledHooks install_external_hooks(Hooks& hooks, const DiscoveryReport& report, const LayeredConfig& config,

@@ -83,6 +83,7 @@ struct [[nodiscard]] Installation {
   ConnectionGroup connections{};      // dropping it uninstalls everything setup installed...
   std::vector<LoadedPlugin> plugins{};  // ...and these, the plugins, which unload with them
   SetupReport report{};
+  BackgroundRuns background{};          // the async hooks' background runs: counters
 };
 
 Installation setup(Hooks& hooks, const SetupOptions& options = {});

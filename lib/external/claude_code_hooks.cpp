@@ -7,6 +7,7 @@
 #include <hookbus/log.hpp>
 #include <hookbus/names.hpp>
 
+#include "external/background.hpp"
 #include "external/claude_code_installer.hpp"
 #include "external/run_log.hpp"
 #include "support/files.hpp"
@@ -21,10 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cctype>
 #include <limits>
-#include <list>
 #include <map>
 #include <mutex>
 #include <random>
@@ -183,19 +182,21 @@ ProcessResult run(const Hook& hook, const HookEvent& event, std::stop_token stop
 
 using RunOutcome = std::variant<ProcessResult, std::exception_ptr>;
 
-RunOutcome run_catching(const Hook& hook, const HookEvent& event) {
+RunOutcome run_catching(const Hook& hook, const HookEvent& event, const std::stop_token& stop) {
   try {
-    return run(hook, event);
+    return run(hook, event, stop);
   } catch (...) {
     return std::current_exception();
   }
 }
 
 // Runs every hook at once, one on this thread and each other on a thread of
-// its own, and returns when all have finished: no run outlives the call.
+// its own, and returns when all have finished: no run outlives the call. The
+// emit's stop token (hooks.hpp) stops them all.
 std::vector<RunOutcome> run_together(const std::vector<std::shared_ptr<Hook>>& hooks, const HookEvent& event) {
   std::vector<RunOutcome> outcomes(hooks.size());
-  const auto run_one = [&](std::size_t i) { outcomes[i] = run_catching(*hooks[i], event); };
+  const std::stop_token stop = emit_stop_token();
+  const auto run_one = [&](std::size_t i) { outcomes[i] = run_catching(*hooks[i], event, stop); };
   std::vector<std::jthread> threads;
   for (std::size_t i = 1; i < hooks.size(); ++i) {
     try {
@@ -209,61 +210,6 @@ std::vector<RunOutcome> run_together(const std::vector<std::shared_ptr<Hook>>& h
   return outcomes;
 }
 
-// Background runs of async hooks: at most this many at once in the process; more are dropped, with a warning.
-constexpr int kMaxBackgroundRuns = 16;
-std::atomic<int> background_runs{0};
-
-// The async runs of one installation, each on a thread of its own. Destroyed
-// with the installation's last handler (at the latest with the bus), it
-// cancels the runs still going (run_process kills their processes) and waits
-// for their threads: no run outlives it.
-class BackgroundRuns {
- public:
-  BackgroundRuns() = default;
-  BackgroundRuns(const BackgroundRuns&) = delete;
-  BackgroundRuns& operator=(const BackgroundRuns&) = delete;
-  ~BackgroundRuns() {
-    std::list<Run> running;
-    {
-      const std::lock_guard lock(mutex_);
-      running.swap(runs_);
-    }
-    running.clear();  // each jthread requests its stop, then joins
-  }
-
-  // Starts `work(stop_token)`, which must not throw; false when the limit is reached.
-  template <class Work>
-  bool start(Work work) {
-    const std::lock_guard lock(mutex_);
-    runs_.remove_if([](const Run& run) { return run.done->load(); });  // joins threads that finished
-    if (background_runs.fetch_add(1) >= kMaxBackgroundRuns) {
-      background_runs.fetch_sub(1);
-      return false;
-    }
-    auto done = std::make_shared<std::atomic<bool>>(false);
-    try {
-      runs_.push_back({std::jthread([work = std::move(work), done](std::stop_token stop) mutable {
-                         work(std::move(stop));
-                         background_runs.fetch_sub(1);
-                         done->store(true);
-                       }),
-                       done});
-    } catch (const std::system_error&) {
-      background_runs.fetch_sub(1);
-      return false;
-    }
-    return true;
-  }
-
- private:
-  struct Run {
-    std::jthread thread;
-    std::shared_ptr<std::atomic<bool>> done;
-  };
-  std::mutex mutex_;
-  std::list<Run> runs_;
-};
-
 // Every installed command of one Claude Code event, across the install calls
 // of one installer (each call a group, in call order), and the emit each
 // thread is in. On an emit, the bus calls the members' handlers one after the
@@ -274,7 +220,7 @@ class BackgroundRuns {
 // member already ran in this emit (of any group) runs once.
 class EventHooks {
  public:
-  explicit EventHooks(std::shared_ptr<BackgroundRuns> background) : background_(std::move(background)) {}
+  explicit EventHooks(std::shared_ptr<detail::BackgroundPool> background) : background_(std::move(background)) {}
 
   std::size_t add(std::shared_ptr<Hook> hook, std::size_t group) {
     const std::lock_guard lock(mutex_);
@@ -351,28 +297,28 @@ class EventHooks {
 
   HookOutcome run_in_background(const std::shared_ptr<Hook>& hook, const HookEvent& event) {
     if (!first_run_in_session(*hook, event)) return std::monostate{};
-    const bool started = background_->start([hook, event](std::stop_token stop) {
-      const ClaudeCodeCommand& c = hook->command;
-      try {
-        const ProcessResult result = run(*hook, event, std::move(stop));
-        if (result.cancelled)
-          detail::log(spdlog::level::debug, "Claude Code async hook {} ({}) cancelled: its hooks were uninstalled", c.label,
-                      c.source);
-        else if (!result.succeeded() && result.exit_code != 2)
-          detail::log(spdlog::level::warn, "Claude Code async hook {} ({}) failed: {}", c.label, c.source, result.status());
-      } catch (const std::exception& error) {
-        detail::log(spdlog::level::warn, "Claude Code async hook {} failed: {}", c.label, error.what());
-      } catch (...) {
-        detail::log(spdlog::level::warn, "Claude Code async hook {} failed", c.label);
-      }
-    });
-    if (!started)
-      detail::log(spdlog::level::warn, "Claude Code async hook {} ({}) dropped on {}: {} background runs already",
-                  hook->command.label, hook->command.source, hook->command.event, kMaxBackgroundRuns);
+    const ClaudeCodeCommand& c = hook->command;
+    background_->submit(fmt::format("Claude Code hook {} ({}) on {}", c.label, c.source, c.event),
+                        [hook, event](std::stop_token stop) {
+                          const ClaudeCodeCommand& c = hook->command;
+                          try {
+                            const ProcessResult result = run(*hook, event, std::move(stop));
+                            if (result.cancelled)
+                              detail::log(spdlog::level::debug,
+                                          "Claude Code async hook {} ({}) cancelled: its hooks were uninstalled",
+                                          c.label, c.source);
+                            else if (!result.succeeded() && result.exit_code != 2)
+                              detail::log(spdlog::level::warn, "Claude Code async hook {} ({}) failed: {}", c.label,
+                                          c.source, result.status());
+                          } catch (const std::exception& error) {
+                            detail::log(spdlog::level::warn, "Claude Code async hook {} failed: {}", c.label,
+                                        error.what());
+                          }
+                        });
     return std::monostate{};
   }
 
-  std::shared_ptr<BackgroundRuns> background_;
+  std::shared_ptr<detail::BackgroundPool> background_;
   std::mutex mutex_;
   std::vector<Member> members_;
   std::map<std::thread::id, Emit> emits_;
@@ -383,12 +329,13 @@ class EventHooks {
 namespace detail {
 
 struct ClaudeCodeInstaller::State {
-  std::shared_ptr<BackgroundRuns> background = std::make_shared<BackgroundRuns>();
+  std::shared_ptr<BackgroundPool> background{};
   std::map<std::string, std::shared_ptr<EventHooks>, std::less<>> events{};  // by Claude Code event
   std::size_t calls = 0;
 };
 
-ClaudeCodeInstaller::ClaudeCodeInstaller(Hooks& hooks) : hooks_(hooks), state_(std::make_unique<State>()) {}
+ClaudeCodeInstaller::ClaudeCodeInstaller(Hooks& hooks, std::shared_ptr<BackgroundPool> background)
+    : hooks_(hooks), state_(std::make_unique<State>(State{.background = std::move(background)})) {}
 
 ClaudeCodeInstaller::~ClaudeCodeInstaller() = default;
 
@@ -451,7 +398,8 @@ Connection record_claude_code_transcript(Hooks& hooks, const std::filesystem::pa
 
 ConnectionGroup install_claude_code_hooks(Hooks& hooks, const std::vector<ClaudeCodeCommand>& commands,
                                           const ClaudeCodeOptions& options) {
-  return detail::ClaudeCodeInstaller(hooks).install(commands, options);
+  return detail::ClaudeCodeInstaller(hooks, std::make_shared<detail::BackgroundPool>(BackgroundOptions{}))
+      .install(commands, options);
 }
 
 }  // namespace hookbus

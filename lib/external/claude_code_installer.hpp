@@ -12,9 +12,12 @@
 
 namespace hookbus::detail {
 
+class BackgroundPool;
+
 class ClaudeCodeInstaller {
  public:
-  explicit ClaudeCodeInstaller(Hooks& hooks);
+  // Async commands run on `background`, which the installed handlers share.
+  ClaudeCodeInstaller(Hooks& hooks, std::shared_ptr<BackgroundPool> background);
   ClaudeCodeInstaller(const ClaudeCodeInstaller&) = delete;
   ClaudeCodeInstaller& operator=(const ClaudeCodeInstaller&) = delete;
   ~ClaudeCodeInstaller();

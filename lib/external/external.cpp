@@ -9,8 +9,11 @@
 
 #include "support/logging.hpp"
 #include "catalogue/json_text.hpp"
+#include "external/background.hpp"
 #include "external/claude_code_installer.hpp"
 #include "external/run_log.hpp"
+#include "external/hook_answer.hpp"
+#include "external/persistent.hpp"
 #include "support/text.hpp"
 #include "support/utf8.hpp"
 
@@ -138,20 +141,24 @@ void drop_decided_by(boost::json::object& result) {
   if (auto* stop = result.if_contains("stop"); stop != nullptr && stop->is_object()) stop->as_object().erase("decided_by");
 }
 
+template <class E>
+HookOutcome read_answer(boost::json::value answer) {
+  if (answer.is_null()) return std::monostate{};
+  if (answer.is_object()) {
+    auto& result = answer.as_object();
+    accept_legacy_refusals<E>(result);
+    if constexpr (std::is_same_v<E, ToolResultEvent>) accept_kodelet_output(result);
+    drop_decided_by(result);
+  }
+  return outcome_from_json(event_index<E>, answer);
+}
+
 // Exit code 0: nothing (or null), or the event's result as JSON.
 template <class E>
 HookOutcome result_from_stdout(const ExternalHook& hook, const ProcessResult& run) {
   if (detail::trim(run.stdout_text).empty()) return std::monostate{};
   try {
-    boost::json::value json = parse_json(run.stdout_text, "stdout");
-    if (json.is_null()) return std::monostate{};
-    if (json.is_object()) {
-      auto& result = json.as_object();
-      accept_legacy_refusals<E>(result);
-      if constexpr (std::is_same_v<E, ToolResultEvent>) accept_kodelet_output(result);
-      drop_decided_by(result);
-    }
-    return outcome_from_json(event_index<E>, json);
+    return read_answer<E>(parse_json(run.stdout_text, "stdout"));
   } catch (const JsonError& e) {
     fail(hook, run, fmt::format("printed no valid '{}' result: {}", E::type, e.what()));
   }
@@ -168,6 +175,10 @@ HookOutcome outcome_of(const ExternalHook& hook, const ProcessResult& run) {
 }
 
 }  // namespace
+
+HookOutcome detail::outcome_from_answer(const HookEvent& event, boost::json::value answer) {
+  return std::visit([&]<class E>(const E&) { return read_answer<E>(std::move(answer)); }, event);
+}
 
 boost::json::object hook_payload(const HookEvent& event, std::string_view requested_name) {
   boost::json::object payload = to_json(event).as_object();
@@ -197,12 +208,19 @@ boost::json::object hook_payload(const HookEvent& event, std::string_view reques
   return payload;
 }
 
-ProcessResult run_external_hook(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name) {
+namespace detail {
+boost::json::object hook_payload_for(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name) {
+  boost::json::object payload = hook_payload(event, requested_name);
+  if (!hook.workspace.empty() && context_of(event).workspace.empty())
+    payload.at("context").as_object()["workspace"] = hook.workspace;
+  return payload;
+}
+}  // namespace detail
+
+ProcessResult run_external_hook(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name,
+                                std::stop_token stop) {
   const EventContext& context = context_of(event);
-  boost::json::object object = hook_payload(event, requested_name);
-  if (!hook.workspace.empty() && context.workspace.empty())
-    object.at("context").as_object()["workspace"] = hook.workspace;
-  std::string payload = write_json(object);
+  std::string payload = write_json(detail::hook_payload_for(hook, event, requested_name));
   const std::size_t bytes_in = payload.size();
   ProcessResult run = run_process({
       .program = hook.path,
@@ -214,6 +232,7 @@ ProcessResult run_external_hook(const ExternalHook& hook, const HookEvent& event
       .working_directory = working_directory_for(hook, context),
       .input = std::move(payload),
       .timeout = hook.timeout,
+      .stop = std::move(stop),
   });
   detail::log_hook_run(hook.name, hook.path, event_name(event), bytes_in, run);
   return run;
@@ -224,7 +243,7 @@ HookOutcome hook_outcome(const ExternalHook& hook, const HookEvent& event, const
 }
 
 HookOutcome call_external_hook(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name) {
-  return hook_outcome(hook, event, run_external_hook(hook, event, requested_name));
+  return hook_outcome(hook, event, run_external_hook(hook, event, requested_name, emit_stop_token()));
 }
 
 HookDirectories hook_directories(const Config& config) {
@@ -234,11 +253,15 @@ HookDirectories hook_directories(const Config& config) {
 
 namespace {
 
+bool is_gating_event(std::size_t index) {
+  return std::visit([]<class E>(const E&) { return is_gating(reduction_of<E>); }, make_event(index));
+}
+
 // The wire names of every gating event: what a fail-closed hook of unknown events refuses.
 std::vector<std::size_t> gating_events() {
   std::vector<std::size_t> indexes;
   for (std::size_t i = 0; i < event_count; ++i)
-    if (std::visit([]<class E>(const E&) { return is_gating(reduction_of<E>); }, make_event(i))) indexes.push_back(i);
+    if (is_gating_event(i)) indexes.push_back(i);
   return indexes;
 }
 
@@ -256,6 +279,10 @@ std::vector<std::string_view> keys_set(const HookSettings& entry) {
   if (!entry.events.empty()) keys.emplace_back("events");
   if (!entry.matcher.empty()) keys.emplace_back("matcher");
   if (!entry.tools.empty()) keys.emplace_back("tools");
+  if (entry.mode) keys.emplace_back("mode");
+  if (entry.instances) keys.emplace_back("instances");
+  if (entry.start) keys.emplace_back("start");
+  if (entry.async) keys.emplace_back("async");
   return keys;
 }
 
@@ -267,7 +294,8 @@ class Installer {
         config_(config),
         options_(options),
         project_dir_(options.project_dir.empty() ? fs::current_path() : options.project_dir),
-        claude_code_(hooks) {}
+        background_(std::make_shared<detail::BackgroundPool>(options.background)),
+        claude_code_(hooks, background_) {}
 
   InstalledHooks run() && {
     for (const Layer layer : all_layers) {
@@ -281,7 +309,7 @@ class Installer {
     for (const Config& layer : config_.layers())
       for (const auto& [name, settings] : layer.hooks) check_entry(layer, name, settings);
     note_same_names();
-    return {std::move(installed_), std::move(what_)};
+    return {std::move(installed_), std::move(what_), background_->runs()};
   }
 
  private:
@@ -314,19 +342,22 @@ class Installer {
                           .command = {},
                           .program = found.path,
                           .timeout = settings.timeout.value,
+                          .async = settings.async.value,
                           .failure = settings.failure.value,
                           .label = found.name,
                           .source = found.path.string(),
                           .layer = found.layer,
-                          .trusted = is_project_layer(found.layer) ? options_.trusted_project : nullptr});
+                          .trusted = trusted_files(found.layer)});
+        if (settings.async.value)
+          check_async(found.name, describe_location(settings.async.origin), claude_code_event_targets(event));
       }
+      check_mode(found.name, settings);
       what_.installed.push_back({found.name, found.layer, found.path, found.declared_events, settings,
                                  HookProtocol::claude_code, settings.matcher.value, "", found.source});
       return;
     }
-    auto hook = std::make_shared<const ExternalHook>(
-        ExternalHook{found.name, found.path, settings.timeout.value, project_dir_, options_.workspace});
-    std::shared_ptr<const TrustedFiles> trusted = is_project_layer(found.layer) ? options_.trusted_project : nullptr;
+    const RunHook run = runner(ExternalHook{found.name, found.path, settings.timeout.value, project_dir_, options_.workspace},
+                               settings, trusted_files(found.layer));
     const HandlerOptions options{.label = found.name,
                                  .failure = settings.failure.value,
                                  .kind = HandlerKind::external,
@@ -336,6 +367,7 @@ class Installer {
     InstallReport::Installed record{found.name, found.layer, found.path, {}, settings, HookProtocol::hookbus, "", "",
                                     found.source};
     bool filters_a_tool_event = false;
+    std::vector<std::size_t> events;
     for (const auto& requested : found.events) {
       // The tool filter applies where the event names a tool; other events always run the hook.
       HandlerOptions event_options = options;
@@ -343,20 +375,97 @@ class Installer {
         event_options.tools = settings.tools.value;
         filters_a_tool_event = true;
       }
-      installed_.add(hooks_.on(
-          event_name(requested.index),
-          [hook, trusted, requested_name = requested.name](const HookEvent& event) {
-            if (trusted)
-              if (auto why = trusted->why_not_run(hook->path)) throw ExternalHookError(detail::valid_utf8(*why));
-            return call_external_hook(*hook, event, requested_name);
-          },
-          std::move(event_options)));
+      installed_.add(hooks_.on(event_name(requested.index), handler(run, found.name, requested.name, settings),
+                               std::move(event_options)));
       record.events.emplace_back(event_name(requested.index));
+      events.push_back(requested.index);
     }
     if (!settings.tools.value.empty() && !filters_a_tool_event)
       warn(fmt::format("{}: hook '{}' handles no event that names a tool, so \"tools\" changes nothing",
                        describe_location(settings.tools.origin), found.name));
+    check_mode(found.name, settings);
+    if (settings.async.value) check_async(found.name, describe_location(settings.async.origin), events);
     what_.installed.push_back(std::move(record));
+  }
+
+  // The trusted project's files for a hook of `layer`, or null when its runs need no check.
+  std::shared_ptr<const TrustedFiles> trusted_files(Layer layer) const {
+    return is_project_layer(layer) ? options_.trusted_project : nullptr;
+  }
+
+  // One run of the hook for an event: `HOOK run`, or a request to its
+  // persistent instances, which the handlers of all its events share. A
+  // project hook's file is checked against `trusted` first, every run: one
+  // that changed since it was trusted fails instead (and a persistent hook's
+  // running instance, started from the trusted file, is asked nothing).
+  using RunHook = std::function<HookOutcome(const HookEvent&, std::string_view requested_name, std::stop_token)>;
+  static RunHook runner(const ExternalHook& hook, const ResolvedHookSettings& settings,
+                        std::shared_ptr<const TrustedFiles> trusted) {
+    RunHook run;
+    if (settings.mode.value == HookMode::persistent) {
+      // An eager start runs the file now, so a project file is checked first;
+      // one that changed since it was trusted starts nothing (its runs fail).
+      const bool eager = settings.start.value == HookStart::eager && !(trusted && trusted->why_not_run(hook.path));
+      auto persistent = std::make_shared<detail::PersistentHook>(
+          hook, detail::PersistentOptions{.instances = settings.instances.value, .eager = eager});
+      run = [persistent](const HookEvent& event, std::string_view requested_name, std::stop_token stop) {
+        return persistent->call(event, requested_name, std::move(stop));
+      };
+    } else {
+      run = [hook](const HookEvent& event, std::string_view requested_name, std::stop_token stop) {
+        return hook_outcome(hook, event, run_external_hook(hook, event, requested_name, std::move(stop)));
+      };
+    }
+    if (!trusted) return run;
+    return [run = std::move(run), trusted = std::move(trusted), path = hook.path](
+               const HookEvent& event, std::string_view requested_name, std::stop_token stop) {
+      if (auto why = trusted->why_not_run(path)) throw ExternalHookError(detail::valid_utf8(*why));
+      return run(event, requested_name, std::move(stop));
+    };
+  }
+
+  // The bus handler of one event: the run under the emit's stop token, or,
+  // for an async hook, the run handed to the background pool (the emit goes
+  // on; the answer is ignored, a failure logged).
+  NamedHandler handler(RunHook run, const std::string& name, const std::string& requested_name,
+                       const ResolvedHookSettings& settings) {
+    if (!settings.async.value)
+      return [run = std::move(run), requested_name](const HookEvent& event) {
+        return run(event, requested_name, emit_stop_token());
+      };
+    return [run = std::move(run), name, requested_name, pool = background_](const HookEvent& event) -> HookOutcome {
+      pool->submit(fmt::format("hook '{}' on '{}'", name, event_name(event)),
+                   [run, name, requested_name, event](std::stop_token stop) {
+                     try {
+                       (void)run(event, requested_name, std::move(stop));
+                     } catch (const std::exception& error) {
+                       detail::log(spdlog::level::warn, "background hook '{}' failed on '{}': {}", name,
+                                   event_name(event), error.what());
+                     }
+                   });
+      return std::monostate{};
+    };
+  }
+
+  // Persistent-only settings on a hook that is not persistent change nothing.
+  void check_mode(const std::string& name, const ResolvedHookSettings& settings) {
+    if (settings.mode.value == HookMode::persistent) return;
+    for (const ConfigLocation* origin : {&settings.instances.origin, &settings.start.origin})
+      if (!origin->path.empty())
+        warn(fmt::format("{}: hook '{}' is not persistent (\"mode\": \"persistent\"), so this changes nothing",
+                         describe_location(*origin), name));
+  }
+
+  // A background hook's answer is ignored: on a gating event it can refuse nothing.
+  // `where`: the config entry or settings entry that makes it async.
+  void check_async(const std::string& name, const std::string& where, const std::vector<std::size_t>& events) {
+    std::vector<std::string_view> gating;
+    for (const std::size_t index : events)
+      if (is_gating_event(index)) gating.push_back(event_name(index));
+    if (!gating.empty())
+      warn(fmt::format("{}: hook '{}' is async, so its answer is ignored: on {} it can refuse nothing (a guard "
+                       "must not be async)",
+                       where, name, fmt::join(gating, ", ")));
   }
 
   // A command of a Claude Code settings file or plugin.
@@ -367,9 +476,11 @@ class Installer {
       return;
     }
     claude.push_back(command);
-    if (is_project_layer(command.layer)) claude.back().trusted = options_.trusted_project;
+    claude.back().trusted = trusted_files(command.layer);
+    if (command.async) check_async(command.label, command.source, claude_code_event_targets(command.event));
     ResolvedHookSettings settings;
     settings.timeout.value = command.timeout;
+    settings.async.value = command.async;
     what_.installed.push_back({command.label, command.layer, {}, {command.event}, settings, HookProtocol::claude_code,
                                command.matcher, command.command, command.source});
   }
@@ -483,6 +594,8 @@ class Installer {
   const LayeredConfig& config_;
   ExternalInstallOptions options_;
   fs::path project_dir_;
+  // The async hooks' pool, hookbus's and Claude Code's; their handlers hold it.
+  std::shared_ptr<detail::BackgroundPool> background_;
   // Every layer's Claude Code hooks, one install per layer, sharing their runs.
   detail::ClaudeCodeInstaller claude_code_;
   InstallReport what_;

@@ -409,6 +409,7 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
   warn_about_partial_disables(config, report);
   result.connections.add(std::move(builtins));
   result.connections.add(std::move(external.connections));
+  result.background = external.background;
   return result;
 }
 

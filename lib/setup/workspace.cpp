@@ -138,6 +138,7 @@ Installation load_workspace(Hooks& hooks, const fs::path& directory, const Works
   report.hooks = std::move(external.report);
   for (const auto& warning : report.hooks.warnings) report.warnings.push_back(warning);
   result.connections.add(std::move(external.connections));
+  result.background = external.background;
   return result;
 }
 
