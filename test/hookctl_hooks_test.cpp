@@ -198,6 +198,29 @@ TEST_F(Hookctl, ListShowsAHooksToolFilterAndEmitRunsItOnlyForThoseTools) {
   EXPECT_THAT(hookctl({"emit", "tool_call", R"({"tool_name": "python"})"}).stdout_text, Not(HasSubstr("ran")));
 }
 
+TEST_F(Hookctl, ListShowsAHooksModeInstancesAndAsync) {
+  write_file(project_.path() / ".hookbus" / "config.json",
+             R"({"hooks": {"guard": {"mode": "persistent", "instances": 2, "start": "eager"}, "audit": {"async": true}}})");
+  add_hook("guard", "tool_call", "");
+  add_hook("audit", "agent_end", "");
+  trust();
+  const std::string text = hookctl({"list"}).stdout_text;
+  EXPECT_THAT(text, HasSubstr("(project, hookbus protocol, events asked) [persistent, 2 instances, eager]"));
+  EXPECT_THAT(text, HasSubstr("(project, hookbus protocol, events asked) [async]"));
+  const auto json = boost::json::parse(hookctl({"list", "--json"}).stdout_text);
+  for (const auto& hook : json.at("hooks").as_array()) {
+    if (hook.at("name") == "guard") {
+      EXPECT_EQ(hook.at("mode"), "persistent");
+      EXPECT_EQ(hook.at("instances"), 2);
+      EXPECT_EQ(hook.at("start"), "eager");
+      EXPECT_EQ(hook.at("async"), false);
+    } else {
+      EXPECT_EQ(hook.at("mode"), "spawn");
+      EXPECT_EQ(hook.at("async"), true);
+    }
+  }
+}
+
 TEST_F(Hookctl, ListShowsAnUntrustedProjectsHooksAndWhyTheyDoNotRun) {
   add_hook("guard", "tool_call", "");
   const ProcessResult r = hookctl({"list"});
@@ -273,7 +296,11 @@ TEST_F(Hookctl, ListJsonHasTrustDirectoriesHooksAndSkippedFiles) {
                                  {"command", ""},
                                  {"timeout_ms", 30000},
                                  {"failure", "fail_open"},
-                                 {"tools", ""}}));
+                                 {"tools", ""},
+                                 {"mode", "spawn"},
+                                 {"instances", 1},
+                                 {"start", "lazy"},
+                                 {"async", false}}));
   EXPECT_EQ(listing.at("skipped").at(0).at("why"), "ignored");
   EXPECT_EQ(listing.at("skipped").at(0).at("name"), "notes.disable");
 }

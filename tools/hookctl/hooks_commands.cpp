@@ -162,6 +162,11 @@ std::string settings_notes(const ResolvedHookSettings& settings) {
   if (!settings.timeout.origin.file.empty()) notes.push_back(fmt::format("timeout {} ms", settings.timeout.value.count()));
   if (settings.failure.value == FailurePolicy::fail_closed) notes.emplace_back("fail-closed");
   if (!settings.tools.value.empty()) notes.push_back("tools " + printable(settings.tools.value));
+  if (settings.mode.value == HookMode::persistent)
+    notes.push_back(fmt::format("persistent, {} instance{}{}", settings.instances.value,
+                                settings.instances.value == 1 ? "" : "s",
+                                settings.start.value == HookStart::eager ? ", eager" : ""));
+  if (settings.async.value) notes.emplace_back("async");
   return notes.empty() ? "" : fmt::format(" [{}]", fmt::join(notes, ", "));
 }
 
@@ -323,7 +328,11 @@ json::object list_json(const SetupReport& report) {
         {"command", installed.command},
         {"timeout_ms", settings.timeout.value.count()},
         {"failure", failure_name(settings.failure.value)},
-        {"tools", settings.tools.value}});
+        {"tools", settings.tools.value},
+        {"mode", settings.mode.value == HookMode::persistent ? "persistent" : "spawn"},
+        {"instances", settings.instances.value},
+        {"start", settings.start.value == HookStart::eager ? "eager" : "lazy"},
+        {"async", settings.async.value}});
   }
   json::array refusing;
   for (const auto& hook : report.hooks.refusing)
