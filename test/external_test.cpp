@@ -1,5 +1,6 @@
 // External hooks: discovery rules and the execution protocol, with real hook
 // executables written into temporary directories (docs/external-hooks.md).
+#include "log_capture.hpp"
 #include "needs_root.hpp"
 #include "script_fixture.hpp"
 
@@ -13,7 +14,6 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
 #include <signal.h>
@@ -37,6 +37,7 @@ using ::testing::IsEmpty;
 using ::testing::Not;
 using ::testing::StartsWith;
 using namespace std::chrono_literals;
+using testing::LogCapture;
 using testing::TempDir;
 using testing::write_file;
 using testing::write_script;
@@ -77,19 +78,6 @@ SkippedFile skipped(const DiscoveryReport& report, const std::string& name) {
   ADD_FAILURE() << "'" << name << "' was not skipped";
   return {};
 }
-
-// Captures what hookbus logs.
-class LogCapture {
- public:
-  LogCapture() { set_logger(std::make_shared<spdlog::logger>("hookbus-test", std::make_shared<spdlog::sinks::ostream_sink_mt>(log_))); }
-  ~LogCapture() { set_logger(nullptr); }
-  LogCapture(const LogCapture&) = delete;
-  LogCapture& operator=(const LogCapture&) = delete;
-  std::string text() const { return log_.str(); }
-
- private:
-  std::ostringstream log_;
-};
 
 // ================================================================ discovery
 
