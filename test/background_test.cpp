@@ -141,6 +141,18 @@ TEST_F(BackgroundHooks, AProjectConfigCannotMakeAUsersGuardAsync) {
               ElementsAre(HasSubstr("the project config may not change the user layer's hook 'guard'")));
 }
 
+TEST_F(BackgroundHooks, AClaudeCodeHookFileThatConfigMakesAsyncRunsInTheBackground) {
+  config_.hooks["notify.sh"] =
+      HookSettings{.protocol = HookProtocol::claude_code, .events = {"PreToolUse"}, .async = true};
+  write_script(hook("notify.sh"), "while [ ! -e '" + file("go") + "' ]; do sleep 0.01; done\n"
+                                  "echo > '" + file("finished") + "'\necho denied >&2\nexit 2\n");
+  install();
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
+  testing::write_file(dir_ / "go", "");
+  EXPECT_TRUE(wait_for_lines("finished", 1));
+  EXPECT_EQ(counts().queued, 1u);
+}
+
 TEST_F(BackgroundHooks, ClaudeCodeAsyncCommandsShareTheInstallationsPool) {
   const std::string waiting = "echo $$ >> '" + file("started") + "'; while [ ! -e '" + file("go") +
                               "' ]; do sleep 0.01; done; echo $$ >> '" + file("finished") + "'";

@@ -13,8 +13,10 @@
 #include <chrono>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hookbus::testing {
@@ -41,13 +43,20 @@ class ProjectHooks : public NothingLeftBehind {
 
   std::filesystem::path hook(const std::string& name) const { return project_.path() / ".hookbus" / "hooks" / name; }
 
+  // Discovers the project's hooks (the events config declares are not asked)
+  // and installs them with config_ as the project layer's config.
   void install(const ExternalInstallOptions& options = {}) {
     HookDirectories dirs;
     dirs.add(project_.path() / ".hookbus" / "hooks", "project");
-    report_ = discover_hooks(dirs);
+    const LayeredConfig config({config_});
+    report_ = discover_hooks(dirs, {.declared = [&](Layer layer, std::string_view name) -> std::optional<HookDeclaration> {
+                                      const ResolvedHookSettings settings = config.hook_settings(layer, name);
+                                      if (settings.events.value.empty()) return std::nullopt;
+                                      return HookDeclaration{settings.protocol.value, settings.events.value};
+                                    }});
     ExternalInstallOptions with_project = options;
     with_project.project_dir = project_.path();
-    installed_ = install_external_hooks(hooks_, report_, LayeredConfig({config_}), with_project);
+    installed_ = install_external_hooks(hooks_, report_, config, with_project);
   }
 
   // A persistent hook in sh answering `hook` with `events`. Under `serve` it

@@ -351,7 +351,11 @@ class Installer {
         if (settings.async.value)
           check_async(found.name, describe_location(settings.async.origin), claude_code_event_targets(event));
       }
-      check_mode(found.name, settings);
+      if (settings.mode.value == HookMode::persistent)
+        warn(fmt::format("{}: hook '{}' is a claude_code hook, which runs once per event, so this changes nothing",
+                         describe_location(settings.mode.origin), found.name));
+      else
+        check_mode(found.name, settings);
       what_.installed.push_back({found.name, found.layer, found.path, found.declared_events, settings,
                                  HookProtocol::claude_code, settings.matcher.value, "", found.source});
       return;
