@@ -161,5 +161,6 @@ void register_session_benchmarks();
 void register_memory_benchmarks();
 void register_process_benchmarks();
 void register_trace_benchmarks();
+void register_external_benchmarks();
 
 }  // namespace bench

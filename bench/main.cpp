@@ -123,6 +123,7 @@ int main(int argc, char** argv) {
   bench::register_memory_benchmarks();
   bench::register_process_benchmarks();
   bench::register_trace_benchmarks();
+  bench::register_external_benchmarks();
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
