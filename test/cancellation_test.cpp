@@ -102,15 +102,14 @@ TEST(EmitStop, ANestedEmitWithItsOwnTokenUsesItAndTheCallersComesBackAfter) {
 
 class Cancellation : public testing::ProjectHooks {
  protected:
-  // Emits `event` on a thread of its own with `stop`, requested once `ready` exists.
-  template <class E>
-  result_t<E> emit_stopped_when(const fs::path& ready, E event) {
-    std::stop_source stop;
-    std::jthread canceller([&] {
-      testing::wait_for_file(ready);
-      stop.request_stop();
-    });
-    return hooks_.emit(std::move(event), stop.get_token());
+  // Emits `event` on a thread of its own, whose stop is requested once `ready` exists.
+  ToolCallResult emit_stopped_when(const fs::path& ready, const ToolCallEvent& event) {
+    ToolCallResult outcome;
+    std::jthread emitter([&](std::stop_token stop) { outcome = hooks_.emit(event, std::move(stop)); });
+    testing::wait_for_file(ready);
+    emitter.request_stop();
+    emitter.join();
+    return outcome;
   }
 
   // A hook of tool_call, spawned per event, that writes its pid to "pid" and
