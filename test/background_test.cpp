@@ -62,7 +62,7 @@ TEST_F(BackgroundHooks, AnAsyncPersistentHookServesInTheBackground) {
   settings.mode = HookMode::persistent;
   write_server("recorder", "agent_end", "  echo \"$id\" >> '" + file("served") + "'\n" + std::string(kAllow));
   install();
-  for (int i = 0; i < 3; ++i) hooks_.emit(AgentEndEvent{});
+  for (int i = 0; i < 3; ++i) (void)hooks_.emit(AgentEndEvent{});
   EXPECT_TRUE(wait_for_lines("served", 3));
   EXPECT_THAT(pids(), ::testing::SizeIs(1));
 }
@@ -102,7 +102,7 @@ TEST_F(BackgroundHooks, AFailingBackgroundRunIsLogged) {
   config_.hooks["broken"].async = true;
   write_script(hook("broken"), "if [ \"$1\" = hook ]; then echo agent_end; exit 0; fi\necho oops >&2; exit 1\n");
   install();
-  hooks_.emit(AgentEndEvent{});
+  (void)hooks_.emit(AgentEndEvent{});
   EXPECT_TRUE(log_.wait_for("background hook 'broken' failed on 'agent_end': "));
   EXPECT_THAT(log_.text(), HasSubstr("exit code 1; stderr: oops"));
   EXPECT_THAT(errors(), IsEmpty()) << "the emit is over: nobody is told but the log";

@@ -34,11 +34,11 @@ TEST(EmitStop, AHandlerSeesTheTokenOfItsEmit) {
     stop_possible = emit_stop_token().stop_possible();
     stopped = emit_stop_token().stop_requested();
   });
-  hooks.emit(TurnStartEvent{}, stop.get_token());
+  (void)hooks.emit(TurnStartEvent{}, stop.get_token());
   EXPECT_TRUE(stop_possible);
   EXPECT_FALSE(stopped);
   stop.request_stop();
-  hooks.emit(TurnStartEvent{}, stop.get_token());
+  (void)hooks.emit(TurnStartEvent{}, stop.get_token());
   EXPECT_TRUE(stopped);
 }
 
@@ -48,8 +48,8 @@ TEST(EmitStop, OutsideAnEmitWithATokenTheTokenCanNeverBeStopped) {
   const Connection handler =
       hooks.on<TurnStartEvent>([&](const TurnStartEvent&) { stop_possible = emit_stop_token().stop_possible(); });
   std::stop_source stop;
-  hooks.emit(TurnStartEvent{}, stop.get_token());
-  hooks.emit(TurnStartEvent{});
+  (void)hooks.emit(TurnStartEvent{}, stop.get_token());
+  (void)hooks.emit(TurnStartEvent{});
   EXPECT_FALSE(stop_possible);
   EXPECT_FALSE(emit_stop_token().stop_possible()) << "the emit's token is gone once it returned";
 }
@@ -77,7 +77,7 @@ TEST(EmitStop, ANestedEmitWithoutATokenKeepsItsCallersToken) {
   const Connection nested = hooks.on<TurnEndEvent>(
       [&](const TurnEndEvent&) { nested_sees_outer = emit_stop_token() == outer.get_token(); });
   const Connection handler = hooks.on<TurnStartEvent>([&](const TurnStartEvent&) { hooks.emit(TurnEndEvent{}); });
-  hooks.emit(TurnStartEvent{}, outer.get_token());
+  (void)hooks.emit(TurnStartEvent{}, outer.get_token());
   EXPECT_TRUE(nested_sees_outer);
 }
 
@@ -90,10 +90,10 @@ TEST(EmitStop, ANestedEmitWithItsOwnTokenUsesItAndTheCallersComesBackAfter) {
   const Connection nested = hooks.on<TurnEndEvent>(
       [&](const TurnEndEvent&) { nested_sees_inner = emit_stop_token() == inner.get_token(); });
   const Connection handler = hooks.on<TurnStartEvent>([&](const TurnStartEvent&) {
-    hooks.emit(TurnEndEvent{}, inner.get_token());
+    (void)hooks.emit(TurnEndEvent{}, inner.get_token());
     caller_sees_outer_after = emit_stop_token() == outer.get_token();
   });
-  hooks.emit(TurnStartEvent{}, outer.get_token());
+  (void)hooks.emit(TurnStartEvent{}, outer.get_token());
   EXPECT_TRUE(nested_sees_inner);
   EXPECT_TRUE(caller_sees_outer_after);
 }

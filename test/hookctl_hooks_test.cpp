@@ -205,8 +205,8 @@ TEST_F(Hookctl, ListShowsAHooksModeInstancesAndAsync) {
   add_hook("audit", "agent_end", "");
   trust();
   const std::string text = hookctl({"list"}).stdout_text;
-  EXPECT_THAT(text, HasSubstr("(project, hookbus protocol, events asked) [persistent, 2 instances, eager]"));
-  EXPECT_THAT(text, HasSubstr("(project, hookbus protocol, events asked) [async]"));
+  EXPECT_THAT(text, HasSubstr("(project layer, trusted, hookbus protocol, events asked) [persistent, 2 instances, eager]"));
+  EXPECT_THAT(text, HasSubstr("(project layer, trusted, hookbus protocol, events asked) [async]"));
   const auto json = boost::json::parse(hookctl({"list", "--json"}).stdout_text);
   for (const auto& hook : json.at("hooks").as_array()) {
     if (hook.at("name") == "guard") {

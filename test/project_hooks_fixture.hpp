@@ -29,7 +29,7 @@ class ProjectHooks : public NothingLeftBehind {
   void SetUp() override {
     NothingLeftBehind::SetUp();
     config_.project_dir = project_.path();
-    listener_ = hooks_.on_error([this](const HookError& e) {
+    listener_ = hooks_.on_handler_error([this](const HookError& e) {
       const std::lock_guard lock(errors_mutex_);
       errors_.push_back(e);
     });
