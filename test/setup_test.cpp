@@ -225,6 +225,28 @@ TEST_F(SetupTest, AFailClosedProjectHookChangedAfterSetupRefuses) {
   EXPECT_THAT(outcome.reason, HasSubstr("changed mode (0755 -> 0775)"));
 }
 
+// The running instance started from the trusted file; the file it came from changed.
+TEST_F(SetupTest, APersistentProjectHookChangedAfterSetupGetsNoMoreRequests) {
+  write_file(config_of(Layer::project), R"({"hooks": {"guard": {"mode": "persistent"}}})");
+  write_script(hooks_of(Layer::project) / "guard",
+               "if [ \"$1\" = hook ]; then echo tool_call; exit 0; fi\n"
+               "while IFS= read -r line; do\n"
+               "  id=${line#'{\"id\":'}; id=${id%%,*}\n"
+               "  echo served >> '" + run_log().string() + "'\n"
+               "  echo \"{\\\"id\\\":$id,\\\"decision\\\":\\\"deny\\\"}\"\n"
+               "done\n");
+  trust_project();
+  const auto installed = set_up();
+  std::vector<HookError> errors;
+  const Connection listener = hooks_.on_handler_error([&](const HookError& error) { errors.push_back(error); });
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
+  ::chmod((hooks_of(Layer::project) / "guard").c_str(), 0775);
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
+  EXPECT_EQ(ran(), "served\n") << "the instance got one request";
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0].message, HasSubstr("changed mode (0755 -> 0775)"));
+}
+
 TEST_F(SetupTest, AClaudeCodeProjectScriptChangedAfterSetupDoesNotRun) {
   const fs::path script = project_.path() / ".claude" / "hooks" / "check.sh";
   write_script(script, "cat >/dev/null\necho claude >> '" + run_log().string() + "'\n");
