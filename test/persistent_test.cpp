@@ -147,6 +147,17 @@ TEST_F(PersistentHooks, StderrLinesAreLoggedEscapedWithTheHooksName) {
   EXPECT_TRUE(log_.wait_for("hook 'chatty' (instance 1): checking \\x1b[31m1"));
 }
 
+TEST_F(PersistentHooks, AToolFilterSendsTheInstanceOnlyItsTools) {
+  persistent("guard").tools = "bash|shell";
+  write_server("guard", "tool_call", kDenyNamingTheRequest);
+  install();
+  ToolCallEvent python = tool_call();
+  python.tool_name = "python";
+  EXPECT_EQ(hooks_.emit(python).decision, Decision::none);
+  EXPECT_THAT(hooks_.emit(tool_call()).reason, ::testing::StartsWith("request 1 by ")) << "python was never sent";
+  EXPECT_THAT(errors(), IsEmpty());
+}
+
 // --------------------------------------------------------------- start
 
 TEST_F(PersistentHooks, ALazyHookStartsWithItsFirstEvent) {
