@@ -967,6 +967,22 @@ TEST_F(Hookctl, ConfigPrintsEveryValueWithTheFileItCameFrom) {
                     HasSubstr("hooks.guard.disabled (hook guard of the project layer, installed): false  <- default")));
 }
 
+TEST_F(Hookctl, ConfigShowsAHooksModeInstancesStartAndAsync) {
+  add_hook("guard", "tool_call", "");
+  const fs::path project_config = project_.path() / ".hookbus" / "config.json";
+  write_file(project_config, R"({"hooks": {"guard": {"mode": "persistent", "instances": 2, "async": true}}})");
+  trust();
+  const ProcessResult r = hookctl({"config"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  const std::string of = " (hook guard of the project layer, installed): ";
+  EXPECT_THAT(r.stdout_text,
+              AllOf(HasSubstr("hooks.guard.mode" + of + "persistent  <- " + project_config.string() + ": hooks.guard.mode"),
+                    HasSubstr("hooks.guard.instances" + of + "2  <- " + project_config.string() +
+                              ": hooks.guard.instances"),
+                    HasSubstr("hooks.guard.start" + of + "lazy  <- default"),
+                    HasSubstr("hooks.guard.async" + of + "true  <- " + project_config.string() + ": hooks.guard.async")));
+}
+
 TEST_F(Hookctl, ConfigShowsBuiltinSettingsTheTrustPolicyTheClaudeCodeImportAndHooksNotInstalled) {
   add_hook("lint", "tool_call", "");
   const fs::path user_config = user_config_.path() / "hookbus" / "config.json";

@@ -156,6 +156,10 @@ std::string_view events_from_name(EventsFrom from) {
   return "";
 }
 
+// A hook's mode and start as config writes them.
+std::string_view mode_value(HookMode mode) { return mode == HookMode::persistent ? "persistent" : "spawn"; }
+std::string_view start_value(HookStart start) { return start == HookStart::eager ? "eager" : "lazy"; }
+
 // What the config changes about an installed hook: " [fail-closed, timeout 500 ms]".
 std::string settings_notes(const ResolvedHookSettings& settings) {
   std::vector<std::string> notes;
@@ -329,9 +333,9 @@ json::object list_json(const SetupReport& report) {
         {"timeout_ms", settings.timeout.value.count()},
         {"failure", failure_name(settings.failure.value)},
         {"tools", settings.tools.value},
-        {"mode", settings.mode.value == HookMode::persistent ? "persistent" : "spawn"},
+        {"mode", mode_value(settings.mode.value)},
         {"instances", settings.instances.value},
-        {"start", settings.start.value == HookStart::eager ? "eager" : "lazy"},
+        {"start", start_value(settings.start.value)},
         {"async", settings.async.value}});
   }
   json::array refusing;
@@ -511,6 +515,10 @@ void add_hook_settings(const SetupReport& report, std::vector<MergedSetting>& ou
     out.push_back({key + "events", of, strings_json(s.events.value), s.events.origin, "default (asked)"});
     out.push_back({key + "matcher", of, json::string(s.matcher.value), s.matcher.origin});
     out.push_back({key + "tools", of, json::string(s.tools.value), s.tools.origin, "default (every tool)"});
+    out.push_back({key + "mode", of, json::string(mode_value(s.mode.value)), s.mode.origin});
+    out.push_back({key + "instances", of, s.instances.value, s.instances.origin});
+    out.push_back({key + "start", of, json::string(start_value(s.start.value)), s.start.origin});
+    out.push_back({key + "async", of, s.async.value, s.async.origin});
   }
 }
 
