@@ -1,8 +1,7 @@
 // External hooks: discovery rules and the execution protocol, with real hook
 // executables written into temporary directories (docs/external-hooks.md).
-#include "log_capture.hpp"
 #include "needs_root.hpp"
-#include "script_fixture.hpp"
+#include "project_hooks_fixture.hpp"
 
 #include <hookbus/external.hpp>
 #include <hookbus/json.hpp>
@@ -569,49 +568,24 @@ TEST(DefaultHookDirectories, FallBackToDotConfigInHomeWithoutXdgConfigHome) {
 
 // ====================================================== execution protocol
 
-class ExternalHooks : public testing::NothingLeftBehind {
+// The fixture of the persistent and background tests, with each hook asked
+// for its events and installed with the one-config form.
+class ExternalHooks : public testing::ProjectHooks {
  protected:
-  void SetUp() override {
-    NothingLeftBehind::SetUp();
-    config_.project_dir = project_.path();
-    listener_ = hooks_.on_handler_error([this](const HookError& e) {
-      const std::lock_guard lock(errors_mutex_);
-      errors_.push_back(e);
-    });
-  }
-
   fs::path hook_dir() const { return project_.path() / ".hookbus" / "hooks"; }
-  fs::path hook(const std::string& name) const { return hook_dir() / name; }
   fs::path side_effect(const std::string& name) const { return project_.path() / name; }
 
   void install() {
     HookDirectories dirs;
     dirs.add(hook_dir(), "project");
     report_ = discover_hooks(dirs);
-    installed_ = install_external_hooks(hooks_, report_, config_);
-  }
-
-  ToolCallEvent tool_call(std::string command = "ls") const {
-    return ToolCallEvent{.context = {.session_id = "session-1", .cwd = project_.path().string()},
-                         .tool_call_id = "call-1",
-                         .tool_name = "bash",
-                         .input = {{"command", std::move(command)}}};
+    installed_.connections = install_external_hooks(hooks_, report_, config_);
   }
 
   std::string only_error_message() const {
     EXPECT_EQ(errors_.size(), 1u);
     return errors_.empty() ? "" : errors_[0].message;
   }
-
-  LogCapture log_;
-  TempDir project_;
-  Config config_;
-  Hooks hooks_;
-  DiscoveryReport report_;
-  ConnectionGroup installed_;
-  std::mutex errors_mutex_;
-  std::vector<HookError> errors_;
-  Connection listener_;
 };
 
 TEST_F(ExternalHooks, EachHookIsAHandlerLabelledWithItsNameInRunOrder) {
@@ -1038,7 +1012,7 @@ TEST_F(ExternalHooks, AFailClosedHookWithDeclaredEventsAndAMissingInterpreterRef
   report_ = discover_hooks(dirs, {.declared = [](Layer, std::string_view) {
                                     return std::optional(HookDeclaration{.events = {"tool_call"}});
                                   }});
-  installed_ = install_external_hooks(hooks_, report_, config_);
+  installed_.connections = install_external_hooks(hooks_, report_, config_);
   const ToolCallResult outcome = hooks_.emit(tool_call());
   EXPECT_EQ(outcome.decision, Decision::deny);
   EXPECT_THAT(outcome.reason, AllOf(StartsWith("hook 'guard' failed: "),

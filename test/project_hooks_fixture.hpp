@@ -1,8 +1,8 @@
 #pragma once
 // Test fixture for external hooks installed on a bus from a project's hook
-// directory with one config (persistent, background and cancellation tests):
-// the bus, its error reports, the log, and the check that nothing is left
-// behind once the installation is dropped.
+// directory with one config (the execution protocol, persistent, background
+// and cancellation tests): the bus, its error reports, the log, and the check
+// that nothing is left behind once the installation is dropped.
 #include "log_capture.hpp"
 #include "script_fixture.hpp"
 
@@ -104,9 +104,11 @@ class ProjectHooks : public NothingLeftBehind {
   DiscoveryReport report_;
   InstalledHooks installed_;
 
- private:
+  // What the bus reported, in order; errors() and last_error() read it under the lock.
   std::mutex errors_mutex_;
   std::vector<HookError> errors_;
+
+ private:
   Connection listener_;
 };
 
