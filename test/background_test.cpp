@@ -77,8 +77,8 @@ TEST_F(BackgroundHooks, AFullQueueDropsTheRunCountsItAndWarns) {
   (void)hooks_.emit(tool_call());             // finds the queue full
   EXPECT_EQ(counts().queued, 2u);
   EXPECT_EQ(counts().dropped, 1u);
-  EXPECT_THAT(log_.text(), HasSubstr("background run of hook 'audit' on 'tool_call' dropped: 1 runs already wait for "
-                                     "the 1 background workers (1 dropped so far)"));
+  EXPECT_THAT(log_.text(), HasSubstr("background run of hook 'audit' on 'tool_call' dropped: 1 run already waits for "
+                                     "the 1 background worker (1 dropped so far)"));
   testing::write_file(dir_ / "go", "");
   EXPECT_TRUE(wait_for_lines("finished", 2));
 }

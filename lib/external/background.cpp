@@ -47,8 +47,9 @@ bool BackgroundPool::submit(std::string_view what, Run run) {
     if (dropped == 1 || now - last_warning_ >= std::chrono::seconds(1)) {
       last_warning_ = now;
       log(spdlog::level::warn,
-          "background run of {} dropped: {} runs already wait for the {} background workers ({} dropped so far)", what,
-          queue_.size(), workers_.size(), dropped);
+          "background run of {} dropped: {} run{} already wait{} for the {} background worker{} ({} dropped so far)",
+          what, queue_.size(), queue_.size() == 1 ? "" : "s", queue_.size() == 1 ? "s" : "", workers_.size(),
+          workers_.size() == 1 ? "" : "s", dropped);
     }
     return false;
   }
