@@ -76,7 +76,7 @@ TEST(EmitStop, ANestedEmitWithoutATokenKeepsItsCallersToken) {
   bool nested_sees_outer = false;
   const Connection nested = hooks.on<TurnEndEvent>(
       [&](const TurnEndEvent&) { nested_sees_outer = emit_stop_token() == outer.get_token(); });
-  const Connection handler = hooks.on<TurnStartEvent>([&](const TurnStartEvent&) { hooks.emit(TurnEndEvent{}); });
+  const Connection handler = hooks.on<TurnStartEvent>([&](const TurnStartEvent&) { (void)hooks.emit(TurnEndEvent{}); });
   (void)hooks.emit(TurnStartEvent{}, outer.get_token());
   EXPECT_TRUE(nested_sees_outer);
 }
