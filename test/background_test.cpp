@@ -56,6 +56,30 @@ TEST_F(BackgroundHooks, TheEmitDoesNotWaitForAnAsyncHookAndIgnoresItsAnswer) {
   EXPECT_THAT(errors(), IsEmpty());
 }
 
+TEST_F(BackgroundHooks, WaitReturnsOnceEveryQueuedRunHasEnded) {
+  config_.hooks["audit"].async = true;
+  write_script(hook("audit"), "if [ \"$1\" = hook ]; then echo agent_end; exit 0; fi\n"
+                              "sleep 0.2; echo $$ >> '" + file("finished") + "'\n");
+  install();
+  (void)hooks_.emit(AgentEndEvent{});
+  (void)hooks_.emit(AgentEndEvent{});
+  installed_.background.wait();
+  const std::string finished = testing::read_file(dir_ / "finished");
+  EXPECT_EQ(std::count(finished.begin(), finished.end(), '\n'), 2);
+  EXPECT_EQ(counts().finished, 2u);
+}
+
+TEST_F(BackgroundHooks, WaitReturnsOnceTheInstallationsEndStoppedOrCancelledItsRuns) {
+  config_.hooks["audit"].async = true;
+  write_waiting_hook("audit");
+  install();
+  for (int i = 0; i < 3; ++i) (void)hooks_.emit(tool_call());
+  const BackgroundRuns runs = installed_.background;
+  installed_ = {};  // "go" never comes: the running run is stopped, the queued ones cancelled
+  runs.wait();
+  EXPECT_EQ(runs.counts().finished + runs.counts().cancelled, 3u);
+}
+
 TEST_F(BackgroundHooks, AnAsyncPersistentHookServesInTheBackground) {
   HookSettings& settings = config_.hooks["recorder"];
   settings.async = true;

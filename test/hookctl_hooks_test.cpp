@@ -221,6 +221,15 @@ TEST_F(Hookctl, ListShowsAHooksModeInstancesAndAsync) {
   }
 }
 
+TEST_F(Hookctl, EmitWaitsForItsAsyncHooksToEndBeforeItExits) {
+  write_file(project_.path() / ".hookbus" / "config.json", R"({"hooks": {"audit": {"async": true}}})");
+  const fs::path done = project_.path() / "audited";
+  add_hook("audit", "agent_end", "sleep 0.3; echo done > '" + done.string() + "'\n");
+  trust();
+  EXPECT_EQ(hookctl({"emit", "agent_end"}).exit_code, 0);
+  EXPECT_TRUE(fs::exists(done)) << "hookctl's exit stopped the async hook before it wrote its file";
+}
+
 TEST_F(Hookctl, ListShowsAnUntrustedProjectsHooksAndWhyTheyDoNotRun) {
   add_hook("guard", "tool_call", "");
   const ProcessResult r = hookctl({"list"});

@@ -127,6 +127,11 @@ class BackgroundRuns {
   explicit BackgroundRuns(std::shared_ptr<const detail::BackgroundCounters> counters) noexcept
       : counters_(std::move(counters)) {}
   [[nodiscard]] BackgroundCounts counts() const;
+  // Returns once every run queued before the call has ended: run to its end,
+  // stopped, or cancelled with the installation. Each run ends within its
+  // hook's timeout. A program that emits once and exits (hookctl emit) waits
+  // here, so its async hooks are not stopped by its exit.
+  void wait() const;
 
  private:
   std::shared_ptr<const detail::BackgroundCounters> counters_{};

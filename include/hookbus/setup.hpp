@@ -83,7 +83,7 @@ struct [[nodiscard]] Installation {
   ConnectionGroup connections{};      // dropping it uninstalls everything setup installed...
   std::vector<LoadedPlugin> plugins{};  // ...and these, the plugins, which unload with them
   SetupReport report{};
-  BackgroundRuns background{};          // the async hooks' background runs: counters
+  BackgroundRuns background{};          // the async hooks' background runs: counters, wait()
 };
 
 Installation setup(Hooks& hooks, const SetupOptions& options = {});

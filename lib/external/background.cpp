@@ -18,6 +18,13 @@ BackgroundCounts BackgroundRuns::counts() const {
           .cancelled = counters_->cancelled.load()};
 }
 
+void BackgroundRuns::wait() const {
+  if (!counters_) return;
+  const std::uint64_t queued = counters_->queued.load();
+  for (std::uint64_t ended = counters_->ended.load(); ended < queued; ended = counters_->ended.load())
+    counters_->ended.wait(ended);
+}
+
 namespace detail {
 
 BackgroundPool::BackgroundPool(BackgroundOptions options) : options_(options) {}
@@ -26,6 +33,7 @@ BackgroundPool::~BackgroundPool() {
   stop_.request_stop();  // wakes the idle workers; running runs stop their processes
   for (auto& worker : workers_) worker.join();
   counters_->cancelled += queue_.size();
+  counters_->end(queue_.size());
 }
 
 bool BackgroundPool::submit(std::string_view what, Run run) {
@@ -72,6 +80,7 @@ void BackgroundPool::work() {
     }
     run(stop);
     ++counters_->finished;
+    counters_->end(1);
   }
 }
 

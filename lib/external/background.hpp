@@ -30,6 +30,13 @@ struct BackgroundCounters {
   std::atomic<std::uint64_t> finished{0};
   std::atomic<std::uint64_t> dropped{0};
   std::atomic<std::uint64_t> cancelled{0};
+  // finished + cancelled, notified on every change: what BackgroundRuns::wait waits on.
+  std::atomic<std::uint64_t> ended{0};
+
+  void end(std::uint64_t runs) {
+    ended.fetch_add(runs);
+    ended.notify_all();
+  }
 };
 
 class BackgroundPool {

@@ -704,6 +704,9 @@ int emit_command(const Invocation& invocation) {
   const SetUp bus = set_up(hooks, invocation, trust_policy(invocation));
   const HookOutcome outcome = hooks.emit(event);
   const bool refused = refusal_of(outcome).has_value();
+  // Async hooks run to their end: hookctl's exit would stop them.
+  bus.project.background.wait();
+  if (bus.workspace) bus.workspace->background.wait();
 
   if (invocation.json()) {
     fmt::print("{}\n", pretty_json(json::object{
