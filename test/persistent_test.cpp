@@ -147,6 +147,17 @@ TEST_F(PersistentHooks, StderrLinesAreLoggedEscapedWithTheHooksName) {
   EXPECT_TRUE(log_.wait_for("hook 'chatty' (instance 1): checking \\x1b[31m1"));
 }
 
+TEST_F(PersistentHooks, EachRequestIsLoggedAtDebugLevelWithItsFileEventInstanceAndBytes) {
+  persistent("guard");
+  write_server("guard", "tool_call", kDenyNamingTheRequest);
+  install();
+  logger()->set_level(spdlog::level::debug);
+  (void)hooks_.emit(tool_call());
+  EXPECT_TRUE(log_.wait_for(fmt::format("persistent hook 'guard' ({}) instance 1 served 'tool_call': answered, ",
+                                        hook("guard").string())));
+  EXPECT_THAT(log_.text(), ::testing::ContainsRegex(" ms, [0-9]+ bytes in, [0-9]+ bytes out"));
+}
+
 TEST_F(PersistentHooks, AToolFilterSendsTheInstanceOnlyItsTools) {
   persistent("guard").tools = "bash|shell";
   write_server("guard", "tool_call", kDenyNamingTheRequest);

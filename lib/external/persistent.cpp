@@ -9,6 +9,7 @@
 
 #include "catalogue/json_text.hpp"
 #include "external/hook_answer.hpp"
+#include "external/run_log.hpp"
 #include "support/logging.hpp"
 #include "support/utf8.hpp"
 
@@ -249,7 +250,10 @@ HookOutcome PersistentHook::State::serve(Lease& lease, const HookEvent& event, s
   const std::uint64_t id = next_id.fetch_add(1, std::memory_order_relaxed);
   const boost::json::object request{
       {"id", id}, {"event", requested_name}, {"payload", hook_payload_for(hook, event, requested_name)}};
-  const CoProcessReply reply = lease.process->request(write_json(request), hook.timeout, stop);
+  std::string line = write_json(request);
+  const std::size_t bytes_in = line.size();
+  const CoProcessReply reply = lease.process->request(line, hook.timeout, stop);
+  log_hook_request(hook.name, hook.path, requested_name, lease.index + 1, bytes_in, reply);
   if (!reply.answered()) {
     const bool ended = !lease.process->running();
     if (ended) lease.process.reset();
