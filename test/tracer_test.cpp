@@ -17,7 +17,6 @@
 
 #include <fstream>
 #include <mutex>
-#include <regex>
 #include <sstream>
 
 namespace hookbus {
@@ -28,6 +27,7 @@ namespace json = boost::json;
 using testing::TempDir;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
 using ::testing::SizeIs;
 using ::testing::StartsWith;
 
@@ -211,13 +211,12 @@ TEST_F(Traced, TheChromeTraceIsAnArrayOfCompleteEventsPerEmitAndHandlerOnTheirTh
 // Every key of an OTLP/JSON object is a protobuf field's lowerCamelCase JSON
 // name (attribute keys are values, not field names).
 void expect_lower_camel_case_keys(const json::value& value, const std::string& path) {
-  static const std::regex lower_camel("[a-z][a-zA-Z]*");
   if (value.is_array()) {
     for (std::size_t i = 0; i < value.as_array().size(); ++i)
       expect_lower_camel_case_keys(value.as_array()[i], path + "[" + std::to_string(i) + "]");
   } else if (value.is_object()) {
     for (const auto& [key, member] : value.as_object()) {
-      EXPECT_TRUE(std::regex_match(std::string(key), lower_camel)) << path << "." << key;
+      EXPECT_THAT(std::string(key), MatchesRegex("[a-z][a-zA-Z]*")) << path << "." << key;
       expect_lower_camel_case_keys(member, path + "." + std::string(key));
     }
   }
@@ -249,7 +248,6 @@ TEST_F(Traced, OtlpLinesAreExportTraceServiceRequestsInTheProtobufJsonMapping) {
   std::vector<json::value> requests;
   for (std::string line; std::getline(in, line);) requests.push_back(parse_json(line, file.string()));
   ASSERT_THAT(requests, SizeIs(3));
-  const std::regex trace_id("[0-9a-f]{32}"), span_id("[0-9a-f]{16}"), nanos("[0-9]+");
   for (const auto& request : requests) {
     expect_lower_camel_case_keys(request, "request");
     const auto& resource_spans = request.at("resourceSpans").as_array();
@@ -266,12 +264,12 @@ TEST_F(Traced, OtlpLinesAreExportTraceServiceRequestsInTheProtobufJsonMapping) {
     const json::value& emit = spans[0];
     EXPECT_FALSE(emit.as_object().contains("parentSpanId"));
     for (const auto& span : spans) {
-      EXPECT_TRUE(std::regex_match(std::string(span.at("traceId").as_string()), trace_id));
-      EXPECT_TRUE(std::regex_match(std::string(span.at("spanId").as_string()), span_id));
+      EXPECT_THAT(std::string(span.at("traceId").as_string()), MatchesRegex("[0-9a-f]{32}"));
+      EXPECT_THAT(std::string(span.at("spanId").as_string()), MatchesRegex("[0-9a-f]{16}"));
       EXPECT_EQ(span.at("traceId"), emit.at("traceId"));
       EXPECT_EQ(span.at("kind"), 1);  // SPAN_KIND_INTERNAL, an integer
-      EXPECT_TRUE(std::regex_match(std::string(span.at("startTimeUnixNano").as_string()), nanos));
-      EXPECT_TRUE(std::regex_match(std::string(span.at("endTimeUnixNano").as_string()), nanos));
+      EXPECT_THAT(std::string(span.at("startTimeUnixNano").as_string()), MatchesRegex("[0-9]+"));
+      EXPECT_THAT(std::string(span.at("endTimeUnixNano").as_string()), MatchesRegex("[0-9]+"));
       EXPECT_LE(std::stoull(std::string(span.at("startTimeUnixNano").as_string())),
                 std::stoull(std::string(span.at("endTimeUnixNano").as_string())));
       if (&span != &emit) {
