@@ -206,6 +206,11 @@ std::string option_label(const Option& option) {
   return label;
 }
 
+void print_options(const std::vector<Option>& options) {
+  fmt::print("\noptions:\n");
+  for (const Option& option : options) fmt::print("  {:<16} {}\n", option_label(option), option.help);
+}
+
 void print_command_help(const Command& command) {
   std::string sentence(command.summary);
   if (!sentence.empty()) sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));
@@ -214,8 +219,7 @@ void print_command_help(const Command& command) {
     fmt::print("\narguments:\n");
     for (const Argument& argument : command.arguments) fmt::print("  {:<16} {}\n", argument.name, argument.help);
   }
-  fmt::print("\noptions:\n");
-  for (const Option& option : options_of(command)) fmt::print("  {:<16} {}\n", option_label(option), option.help);
+  print_options(options_of(command));
   if (!command.details.empty()) fmt::print("\n{}\n", command.details);
 }
 
@@ -226,8 +230,7 @@ void print_group_help(std::string_view group) {
     const Command& command = *find_command(fmt::format("{} {}", group, second));
     fmt::print("  {:<28} {}\n", fmt::format("{} {}", command.name, arguments_synopsis(command)), command.summary);
   }
-  fmt::print("\noptions:\n");
-  for (const Option& option : {quiet_option, help_option}) fmt::print("  {:<16} {}\n", option_label(option), option.help);
+  print_options({quiet_option, help_option});
   fmt::print("\nRun '{} {} COMMAND --help' for a command's arguments and options.\n", program, group);
 }
 
