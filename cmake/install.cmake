@@ -20,6 +20,12 @@ install(FILES ${PROJECT_BINARY_DIR}/hookbusConfig.cmake ${PROJECT_BINARY_DIR}/ho
 
 if(TARGET hookctl)
   install(TARGETS hookctl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # A shared libhookbus (BUILD_SHARED_LIBS) is found next to the installed
+  # hookctl's prefix, wherever the prefix is moved.
+  get_target_property(hookbus_type hookbus TYPE)
+  if(hookbus_type STREQUAL "SHARED_LIBRARY")
+    set_target_properties(hookctl PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+  endif()
   # Where bash-completion looks up a command's completion by its name.
   install(FILES ${PROJECT_BINARY_DIR}/tools/hookctl.bash
     DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME hookctl)

@@ -78,7 +78,7 @@ if(MODE STREQUAL "find_package")
   set(prefix ${WORK_DIR}/prefix)
   run_step("install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
   expect_installed(${BUILD_DIR}/install_manifest.txt
-    "^${prefix}/include/hookbus/hookbus\\.hpp$" "^${prefix}/lib[^/]*/libhookbus\\.a$"
+    "^${prefix}/include/hookbus/hookbus\\.hpp$" "^${prefix}/lib[^/]*/libhookbus\\.(a|so)$"
     "^${prefix}/lib[^/]*/cmake/hookbus/hookbusConfig\\.cmake$" "^${prefix}/lib[^/]*/cmake/hookbus/hookbusPlugins\\.cmake$"
     "^${prefix}/bin/hookctl$" "^${prefix}/share/bash-completion/completions/hookctl$")
   # The installed completion, asked to complete `hookctl sch`, runs the installed hookctl.
