@@ -228,6 +228,7 @@ TEST_F(PersistentHooks, ATimedOutRequestKillsTheInstanceWholeAndTheNextEventStar
   EXPECT_TRUE(testing::process_gone(pids().at(0)));
   EXPECT_TRUE(testing::process_gone(pid_in("grandchild.pid")));
   const std::string second = hooks_.emit(tool_call()).reason;
+  ASSERT_THAT(pids(), SizeIs(2)) << "the second event got no new instance: " << last_error();
   EXPECT_EQ(second, "request 2 by " + std::to_string(pids().at(1)));
 }
 
@@ -240,6 +241,7 @@ TEST_F(PersistentHooks, ACrashedInstanceIsRestartedForTheNextEvent) {
   EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
   EXPECT_THAT(last_error(), HasSubstr("(persistent): instance 1 ended: killed by signal 11 (SIGSEGV)"));
   const std::string second = hooks_.emit(tool_call()).reason;
+  ASSERT_THAT(pids(), SizeIs(2)) << "the second event got no new instance: " << last_error();
   EXPECT_EQ(second, "request 2 by " + std::to_string(pids().at(1)));
   EXPECT_TRUE(testing::process_gone(pids().at(0)));
 }
@@ -250,10 +252,15 @@ TEST_F(PersistentHooks, AnInstanceThatExitedBetweenRequestsIsReplacedForTheNextO
   install();
   const std::string first = hooks_.emit(tool_call()).reason;
   EXPECT_EQ(first, "request 1 by " + std::to_string(pids().at(0)));
-  // It exits after answering: wait until it has (between requests, not during one).
-  for (int i = 0; i < 500 && testing::process_alive(pids().at(0)); ++i) std::this_thread::sleep_for(10ms);
-  ASSERT_FALSE(testing::process_alive(pids().at(0)));
+  // It exits after answering. Its supervisor reports the exit right after it
+  // reaps it; wait until it has reaped it, and a little more for the report,
+  // so the end is there to see before the next request (not during it).
+  const pid_t first_pid = pids().at(0);
+  for (int i = 0; i < 500 && !testing::process_gone(first_pid); ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_TRUE(testing::process_gone(first_pid));
+  std::this_thread::sleep_for(100ms);
   const std::string second = hooks_.emit(tool_call()).reason;
+  ASSERT_THAT(pids(), SizeIs(2)) << "the second event got no new instance: " << last_error();
   EXPECT_EQ(second, "request 2 by " + std::to_string(pids().at(1)));
   EXPECT_THAT(errors(), IsEmpty());
   EXPECT_THAT(log_.text(), HasSubstr("persistent hook 'once': instance 1 had exited between requests; restarted"));
