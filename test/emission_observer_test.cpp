@@ -202,6 +202,47 @@ TEST_F(Recorded, ThePayloadIsTheEventAsEmittedEvenWhenHandlersChangeItInPlace) {
   EXPECT_EQ(records[0].result, HookOutcome(outcome));
 }
 
+// The bus reuses what it records an emit into; a record is the observer's own.
+TEST_F(Recorded, EachRecordKeepsItsOwnEventAndResultWhileTheBusRecordsMore) {
+  auto patch = hooks.on<ToolCallEvent>([](const ToolCallEvent& event) {
+    return ToolCallResult{.input = boost::json::object{{"command", event.input.at("command")}, {"patched", true}}};
+  });
+  constexpr std::uint32_t emits = 300;
+  std::vector<HookEvent> emitted;
+  for (std::uint32_t i = 0; i < emits; ++i) {
+    if (i % 3 == 2) {
+      emitted.emplace_back(TurnStartEvent{.turn_index = i});
+      hooks.emit(std::get<TurnStartEvent>(emitted.back()));
+    } else {
+      emitted.emplace_back(call(i % 2 == 0 ? "bash" : "a-tool-name-longer-than-a-small-string", std::string(i, 'x')));
+      (void)hooks.emit(std::get<ToolCallEvent>(emitted.back()));
+    }
+  }
+  ASSERT_THAT(records, SizeIs(emits));
+  for (std::uint32_t i = 0; i < emits; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(records[i].payload, emitted[i]);
+    if (i % 3 == 2) {
+      EXPECT_TRUE(std::holds_alternative<std::monostate>(records[i].result));
+    } else {
+      EXPECT_EQ(records[i].result, HookOutcome(ToolCallResult{
+                                       .input = boost::json::object{{"command", std::string(i, 'x')}, {"patched", true}}}));
+    }
+  }
+}
+
+TEST(EmissionObservers, AQueuedObserversRecordsAreEachEmitsOwnWhileTheEmitsGoOn) {
+  Hooks hooks;
+  std::vector<EmissionRecord> records;
+  Connection observer = hooks.on_emission([&](const EmissionRecord& r) { records.push_back(r); },
+                                          {.queued = DeliveryQueue{.capacity = 8}});
+  constexpr int emits = 500;
+  for (int i = 0; i < emits; ++i) (void)hooks.emit(call("bash", std::to_string(i)));
+  hooks.flush();
+  ASSERT_THAT(records, SizeIs(emits));
+  for (int i = 0; i < emits; ++i) EXPECT_EQ(records[i].payload, HookEvent(call("bash", std::to_string(i)))) << i;
+}
+
 TEST_F(Recorded, AnObserveOnlyEventHasNoResult) {
   auto watch = hooks.on<TurnStartEvent>([](const TurnStartEvent&) {});
   hooks.emit(TurnStartEvent{});
