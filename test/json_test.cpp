@@ -2,13 +2,13 @@
 // result (property style, over random values generated from the descriptions),
 // the wire shape, the lenient/strict reading rules, and one test per error.
 
-#include "catalogue/json_detail.hpp"
 #include "catalogue/json_text.hpp"
 #include "random_values.hpp"
 #include "support/utf8.hpp"
 
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>
+#include <hookbus/reflect.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 

@@ -1,9 +1,9 @@
 #pragma once
 // Random catalogue values built from the descriptions, for the JSON round-trip
-// tests (json_test.cpp) and the fuzzers' seed corpus (fuzz/seeds.cpp). Uses the
-// library's reflection helpers (lib/catalogue/json_detail.hpp).
+// tests (json_test.cpp) and the fuzzers' seed corpus (fuzz/seeds.cpp), made with
+// the public reflection helpers (hookbus/reflect.hpp).
 
-#include "catalogue/json_detail.hpp"
+#include <hookbus/reflect.hpp>
 
 #include <boost/json/value.hpp>
 

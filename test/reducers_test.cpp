@@ -1,5 +1,6 @@
 // Emit and reducers: one test per reduction rule, through a real Hooks::emit.
 #include <hookbus/hooks.hpp>
+#include <hookbus/reflect.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 
@@ -684,6 +685,49 @@ TEST(UserBashFirstWins, FirstHandlerThatHandlesItWins) {
   EXPECT_EQ(outcome.output, "sandboxed");
 }
 
+
+// ------------------------------------------------------------- result rules
+
+// The described name of a member, from its pointer.
+template <class C, class M>
+std::string member_name(M C::*pointer) {
+  std::string name;
+  boost::mp11::mp_for_each<reflect::members_of<C>>([&](auto member) {
+    if constexpr (std::is_same_v<std::remove_const_t<decltype(decltype(member)::pointer)>, M C::*>) {
+      if (member.pointer == pointer) name = member.name;
+    }
+  });
+  return name;
+}
+
+// Golden: which event field each result field changes (result_rules<R>::patches,
+// results.hpp), for every event with a result, in HookEvent order. A result
+// field not listed never changes the event; a change to this list changes
+// what handlers' results do.
+TEST(ResultRules, WhichEventFieldEachResultFieldChangesIsPinned) {
+  std::vector<std::string> rows;
+  reflect::for_each_type<HookEvent>([&]<class E>(std::type_identity<E>) {
+    if constexpr (EventWithResult<E>) {
+      std::string row(E::type);
+      row += ':';
+      std::apply(
+          [&](const auto&... patch) {
+            ((row += ' ' + member_name(patch.result_field) + "->" + member_name(patch.event_field)), ...);
+          },
+          result_rules<result_t<E>>::template patches<E>);
+      rows.push_back(row);
+    }
+  });
+  EXPECT_THAT(rows, ElementsAre("session_start:", "session_before_switch:", "session_before_fork:",
+                                "session_before_compact:", "session_before_tree:", "input: text->text images->images",
+                                "before_agent_start: system_prompt->system_prompt", "bootstrap_files:",
+                                "context: messages->messages", "agent_end:", "turn_end:", "tool_call: input->input",
+                                "permission_request: input->input",
+                                "tool_result: content->content is_error->is_error",
+                                "tool_result_persist: content->content", "tool_execution_failure:", "subagent_end:",
+                                "channel:connect:", "message:receive: parts->parts", "message:send:", "user_bash:",
+                                "resources_discover:"));
+}
 
 // ------------------------------ a less trusted handler never weakens a more trusted one
 

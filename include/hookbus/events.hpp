@@ -5,7 +5,7 @@
 // Each event carries
 //   - `type`: its wire name, a compile-time constant;
 //   - `Result` and `reduction`, when handlers can change what happens next
-//     (see results.hpp and reducers.hpp); observe-only events have neither;
+//     (see results.hpp and docs/semantics.md); observe-only events have neither;
 //   - `closing = true` for the second half of a before/after pair, which the bus
 //     can run in reverse registration order (HooksOptions::nested_ordering).
 // The compile-time index of an event in HookEvent is the bus's dispatch key:
@@ -20,6 +20,7 @@
 
 #include <array>
 #include <cstddef>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -666,8 +667,9 @@ inline const EventContext& context_of(const HookEvent& event) {
 }
 
 namespace detail {
-template <class E, class V> struct index_in;
-template <class E, class... Ts> struct index_in<E, std::variant<Ts...>> {
+// The position of E in a list of types (a variant, a tuple), or the list's size.
+template <class E, class List> struct index_in;
+template <class E, template <class...> class List, class... Ts> struct index_in<E, List<Ts...>> {
   static constexpr std::size_t value = [] {
     constexpr bool hits[] = {std::is_same_v<E, Ts>...};
     for (std::size_t i = 0; i < sizeof...(Ts); ++i)
@@ -689,6 +691,17 @@ inline constexpr std::size_t event_index = detail::index_in<E, HookEvent>::value
 template <class R>
 concept ResultType = !std::is_same_v<R, std::monostate> &&
                      detail::index_in<R, HookOutcome>::value < std::variant_size_v<HookOutcome>;
+
+// The shared value types that events and results are built from (types.hpp, results.hpp).
+using ValueTypes = std::tuple<TextPart, ImagePart, AudioPart, ContentPart, ToolCall, ToolResult, Message, EventContext,
+                              CompactionPreparation, Compaction, CompactionEntry, TreePreparation, BranchSummaryEntry,
+                              Decider, StopRequest>;
+
+// The types JSON (json.hpp) and one-line rendering (format.hpp) take: an event,
+// a result or a shared value type. The library instantiates them for exactly these.
+template <class T>
+concept CatalogueType =
+    Event<T> || ResultType<T> || detail::index_in<T, ValueTypes>::value < std::tuple_size_v<ValueTypes>;
 
 template <class E>
 concept EventWithResult = Event<E> && requires { typename E::Result; };

@@ -30,8 +30,10 @@ namespace hookbus {
 
 inline constexpr std::size_t default_format_string_limit = 80;
 
-// Instantiated in the library for every event, result and value type (as json.hpp's templates are).
-template <class T> std::string format_line(const T& value, std::size_t string_limit = default_format_string_limit);
+// Instantiated in the library for every event, result and value type (as json.hpp's templates are);
+// other types do not compile.
+template <CatalogueType T>
+std::string format_line(const T& value, std::size_t string_limit = default_format_string_limit);
 std::string format_line(const HookEvent& event, std::size_t string_limit = default_format_string_limit);
 std::string format_line(const HookOutcome& outcome, std::size_t string_limit = default_format_string_limit);
 

@@ -18,7 +18,6 @@
 #include <hookbus/connection.hpp>
 #include <hookbus/hooks.hpp>
 #include <hookbus/log.hpp>
-#include <hookbus/reducers.hpp>
 #include <hookbus/tool_matcher.hpp>
 #include <hookbus/trace.hpp>
 

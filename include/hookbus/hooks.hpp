@@ -156,6 +156,7 @@ struct RegistrarScope {
 
 namespace detail {
 struct BusState;  // the signals, registries and counters; defined in the library
+struct BusInstantiations;  // instantiates Hooks's member templates for every event, in the library
 
 // Per-type listener counts, checked inline before anything else so an event
 // nobody listens to costs three relaxed loads.
@@ -378,6 +379,7 @@ class Hooks {
 
   // Defined in the library and instantiated there for every event, which keeps
   // Signals2 out of this header.
+  friend struct detail::BusInstantiations;
   // `answers`: whether the handler can change the outcome (detail::can_answer).
   template <Event E> Connection connect(Handler<E> handler, HandlerOptions options, bool answers = true);
   template <Event E> result_t<E> dispatch(const E& event);

@@ -34,7 +34,7 @@
 // every event, every result and every value type (Message, ToolCall,
 // ToolResult, ContentPart and its parts, EventContext, the compaction and tree
 // payloads, Decider, StopRequest), to keep the conversion machinery out of the headers an
-// engine includes everywhere. Other types do not link.
+// engine includes everywhere. Other types do not compile: they are not a CatalogueType.
 
 #include <hookbus/events.hpp>
 #include <hookbus/errors.hpp>
@@ -46,9 +46,9 @@
 
 namespace hookbus {
 
-// Any catalogue type: an event, a result, or a shared value type.
-template <class T> boost::json::value to_json(const T& value);
-template <class T> T from_json(const boost::json::value& json);
+// Any catalogue type: an event, a result, or a shared value type (CatalogueType, events.hpp).
+template <CatalogueType T> boost::json::value to_json(const T& value);
+template <CatalogueType T> T from_json(const boost::json::value& json);
 
 // An event as JSON, with its "type" key.
 boost::json::value to_json(const HookEvent& event);

@@ -7,6 +7,10 @@
 
 #include <hookbus/types.hpp>
 
+#include <optional>
+#include <string_view>
+#include <tuple>
+
 namespace hookbus {
 
 // ---- decisions, who made them, and "stop the agent" ----
@@ -40,6 +44,69 @@ struct StopRequest {
 };
 BOOST_DESCRIBE_STRUCT(StopRequest, (), (reason, decided_by))
 
+// ---- how a result refuses and how it changes its event ----
+//
+// Each result type states both in its own `result_rules` specialisation,
+// written right after it; the bus's reducers, its traces and external hooks
+// read them from there (docs/semantics.md has the rules):
+//   refusal(r)      the refusal r makes (deny, cancel, reject, handled), or
+//                   none; a refusal ends the handler chain
+//   refuse(r)       makes r a refusal: what a fail-closed handler's failure
+//                   (and an external hook's exit code 2) becomes; only for
+//                   results of gating events (block, cancel, transform)
+//   verdict         the fields a refusal is made of, taken from the handler
+//                   that refused into the outcome
+//   default_reason  the reason a refusal or decision without one gets
+//   transforms(r)   (transform events) whether r's replacements apply
+//   patches<E>      each optional result field that replaces a field of its
+//                   event E, paired with that field: later handlers see the
+//                   new value, and the outcome carries it. Every other
+//                   optional field is set in the outcome only.
+// Fields are paired by name in code, never matched by their names, so
+// renaming one is a compile error rather than a silent change of what a
+// result does.
+enum class RefusalKind { deny, cancel, reject, handled };
+
+template <class R> struct result_rules;  // specialised for each result type
+
+// A result field that replaces a field of the event: the optional's value
+// type is the event field's type.
+template <class R, class E, class T>
+struct Patch {
+  std::optional<T> R::*result_field;
+  T E::*event_field;
+};
+template <class R, class E, class T>
+Patch(std::optional<T> R::*, T E::*) -> Patch<R, E, T>;
+
+// The parts that several results' rules share.
+struct never_refuses {
+  template <class R>
+  static constexpr std::optional<RefusalKind> refusal(const R&) noexcept { return std::nullopt; }
+};
+struct patches_nothing {
+  template <class E>
+  static constexpr std::tuple<> patches{};
+};
+// `decision = deny` refuses; ask and allow are decisions that do not end the chain.
+template <class R>
+struct decision_rules {
+  static constexpr std::optional<RefusalKind> refusal(const R& r) noexcept {
+    return r.decision == Decision::deny ? std::optional(RefusalKind::deny) : std::nullopt;
+  }
+  static constexpr void refuse(R& r) noexcept { r.decision = Decision::deny; }
+};
+// `cancel = true` refuses (the session_before_* events).
+template <class R>
+struct cancel_rules : patches_nothing {
+  static constexpr std::optional<RefusalKind> refusal(const R& r) noexcept {
+    return r.cancel ? std::optional(RefusalKind::cancel) : std::nullopt;
+  }
+  static constexpr void refuse(R& r) noexcept { r.cancel = true; }
+  static constexpr std::tuple verdict{&R::cancel};
+  static constexpr std::string_view default_reason(RefusalKind) noexcept { return "Cancelled by hook"; }
+};
+
 // Fields that several results share, with one rule each on every event:
 //   additional_context  text for the model; accumulates in handler order
 //   system_messages     text for the user; accumulates in handler order
@@ -62,6 +129,17 @@ struct ToolCallResult {
 BOOST_DESCRIBE_STRUCT(ToolCallResult, (),
                       (decision, reason, input, additional_context, system_messages, stop, decided_by))
 
+template <>
+struct result_rules<ToolCallResult> : decision_rules<ToolCallResult> {
+  static constexpr std::string_view default_reason(Decision decision) noexcept {
+    return decision == Decision::deny ? "Tool call denied by hook"
+           : decision == Decision::ask ? "Tool call sent to the user by hook"
+                                       : "";
+  }
+  template <class E>
+  static constexpr std::tuple patches{Patch{&ToolCallResult::input, &E::input}};
+};
+
 // The engine is about to show the user a permission dialog for a tool call.
 // `allow` and `deny` answer it instead of the user; `none` (and `ask`) show the dialog.
 struct PermissionRequestResult {
@@ -75,6 +153,17 @@ struct PermissionRequestResult {
 };
 BOOST_DESCRIBE_STRUCT(PermissionRequestResult, (), (decision, reason, input, system_messages, stop, decided_by))
 
+template <>
+struct result_rules<PermissionRequestResult> : decision_rules<PermissionRequestResult> {
+  static constexpr std::string_view default_reason(Decision decision) noexcept {
+    return decision == Decision::deny ? "Permission denied by hook"
+           : decision == Decision::ask ? "Permission request left to the user by hook"
+                                       : "";
+  }
+  template <class E>
+  static constexpr std::tuple patches{Patch{&PermissionRequestResult::input, &E::input}};
+};
+
 struct ChannelConnectResult {
   bool allow = true;
   std::string reason{};
@@ -83,6 +172,16 @@ struct ChannelConnectResult {
 };
 BOOST_DESCRIBE_STRUCT(ChannelConnectResult, (), (allow, reason, decided_by))
 
+template <>
+struct result_rules<ChannelConnectResult> : patches_nothing {
+  static constexpr std::optional<RefusalKind> refusal(const ChannelConnectResult& r) noexcept {
+    return r.allow ? std::nullopt : std::optional(RefusalKind::deny);
+  }
+  static constexpr void refuse(ChannelConnectResult& r) noexcept { r.allow = false; }
+  static constexpr std::tuple verdict{&ChannelConnectResult::allow};
+  static constexpr std::string_view default_reason(RefusalKind) noexcept { return "Channel connection denied by hook"; }
+};
+
 struct SessionBeforeSwitchResult {
   bool cancel = false;
   std::string reason{};
@@ -90,6 +189,7 @@ struct SessionBeforeSwitchResult {
   bool operator==(const SessionBeforeSwitchResult&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(SessionBeforeSwitchResult, (), (cancel, reason, decided_by))
+template <> struct result_rules<SessionBeforeSwitchResult> : cancel_rules<SessionBeforeSwitchResult> {};
 
 struct SessionBeforeForkResult {
   bool cancel = false;
@@ -98,6 +198,7 @@ struct SessionBeforeForkResult {
   bool operator==(const SessionBeforeForkResult&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(SessionBeforeForkResult, (), (cancel, reason, decided_by))
+template <> struct result_rules<SessionBeforeForkResult> : cancel_rules<SessionBeforeForkResult> {};
 
 struct SessionBeforeCompactResult {
   bool cancel = false;
@@ -109,6 +210,7 @@ struct SessionBeforeCompactResult {
   bool operator==(const SessionBeforeCompactResult&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(SessionBeforeCompactResult, (), (cancel, reason, compaction, system_messages, stop, decided_by))
+template <> struct result_rules<SessionBeforeCompactResult> : cancel_rules<SessionBeforeCompactResult> {};
 
 struct SessionBeforeTreeResult {
   bool cancel = false;
@@ -120,6 +222,7 @@ struct SessionBeforeTreeResult {
   bool operator==(const SessionBeforeTreeResult&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(SessionBeforeTreeResult, (), (cancel, reason, summary, custom_instructions, label, decided_by))
+template <> struct result_rules<SessionBeforeTreeResult> : cancel_rules<SessionBeforeTreeResult> {};
 
 enum class InputAction { continue_, transform, handled, reject };
 BOOST_DESCRIBE_ENUM(InputAction, continue_, transform, handled, reject)
@@ -137,6 +240,24 @@ struct InputResult {
 };
 BOOST_DESCRIBE_STRUCT(InputResult, (), (action, text, images, reason, additional_context, system_messages, stop, decided_by))
 
+// handled and reject both end the chain; handled needs no reason.
+template <>
+struct result_rules<InputResult> {
+  static constexpr std::optional<RefusalKind> refusal(const InputResult& r) noexcept {
+    if (r.action == InputAction::handled) return RefusalKind::handled;
+    if (r.action == InputAction::reject) return RefusalKind::reject;
+    return std::nullopt;
+  }
+  static constexpr void refuse(InputResult& r) noexcept { r.action = InputAction::reject; }
+  static constexpr std::tuple verdict{&InputResult::action};
+  static constexpr std::string_view default_reason(RefusalKind refusal) noexcept {
+    return refusal == RefusalKind::reject ? "Input rejected by hook" : "";
+  }
+  static constexpr bool transforms(const InputResult& r) noexcept { return r.action == InputAction::transform; }
+  template <class E>
+  static constexpr std::tuple patches{Patch{&InputResult::text, &E::text}, Patch{&InputResult::images, &E::images}};
+};
+
 enum class ReceiveAction { continue_, transform, reject };
 BOOST_DESCRIBE_ENUM(ReceiveAction, continue_, transform, reject)
 
@@ -148,6 +269,21 @@ struct MessageReceiveResult {
   bool operator==(const MessageReceiveResult&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(MessageReceiveResult, (), (action, parts, reason, decided_by))
+
+template <>
+struct result_rules<MessageReceiveResult> {
+  static constexpr std::optional<RefusalKind> refusal(const MessageReceiveResult& r) noexcept {
+    return r.action == ReceiveAction::reject ? std::optional(RefusalKind::reject) : std::nullopt;
+  }
+  static constexpr void refuse(MessageReceiveResult& r) noexcept { r.action = ReceiveAction::reject; }
+  static constexpr std::tuple verdict{&MessageReceiveResult::action};
+  static constexpr std::string_view default_reason(RefusalKind) noexcept { return "Message rejected by hook"; }
+  static constexpr bool transforms(const MessageReceiveResult& r) noexcept {
+    return r.action == ReceiveAction::transform;
+  }
+  template <class E>
+  static constexpr std::tuple patches{Patch{&MessageReceiveResult::parts, &E::parts}};
+};
 
 // ---- patch / replace / last-wins ----
 
@@ -161,11 +297,24 @@ struct ToolResultResult {
 };
 BOOST_DESCRIBE_STRUCT(ToolResultResult, (), (content, is_error, additional_context, system_messages, stop))
 
+template <>
+struct result_rules<ToolResultResult> : never_refuses {
+  template <class E>
+  static constexpr std::tuple patches{Patch{&ToolResultResult::content, &E::content},
+                                      Patch{&ToolResultResult::is_error, &E::is_error}};
+};
+
 struct ToolResultPersistResult {
   std::optional<std::vector<ContentPart>> content{};  // what history stores instead (e.g. redacted)
   bool operator==(const ToolResultPersistResult&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(ToolResultPersistResult, (), (content))
+
+template <>
+struct result_rules<ToolResultPersistResult> : never_refuses {
+  template <class E>
+  static constexpr std::tuple patches{Patch{&ToolResultPersistResult::content, &E::content}};
+};
 
 struct ContextResult {
   std::optional<std::vector<Message>> messages{};
@@ -173,11 +322,23 @@ struct ContextResult {
 };
 BOOST_DESCRIBE_STRUCT(ContextResult, (), (messages))
 
+template <>
+struct result_rules<ContextResult> : never_refuses {
+  template <class E>
+  static constexpr std::tuple patches{Patch{&ContextResult::messages, &E::messages}};
+};
+
 struct BeforeAgentStartResult {
   std::optional<std::string> system_prompt{};
   bool operator==(const BeforeAgentStartResult&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(BeforeAgentStartResult, (), (system_prompt))
+
+template <>
+struct result_rules<BeforeAgentStartResult> : never_refuses {
+  template <class E>
+  static constexpr std::tuple patches{Patch{&BeforeAgentStartResult::system_prompt, &E::system_prompt}};
+};
 
 // kodelet's swap_context: after this turn, the engine replaces the whole
 // conversation with `swap_context` as its summary, and the agent goes on from
@@ -187,6 +348,7 @@ struct TurnEndResult {
   bool operator==(const TurnEndResult&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(TurnEndResult, (), (swap_context))
+template <> struct result_rules<TurnEndResult> : never_refuses, patches_nothing {};
 
 // ---- collect: every handler's items, in handler order ----
 
@@ -199,6 +361,7 @@ struct AgentEndResult {
   bool operator==(const AgentEndResult&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(AgentEndResult, (), (follow_up_messages, system_messages, stop))
+template <> struct result_rules<AgentEndResult> : never_refuses, patches_nothing {};
 
 struct SubagentEndResult {
   std::vector<std::string> follow_up_messages{};  // keep the subagent going
@@ -207,6 +370,7 @@ struct SubagentEndResult {
   bool operator==(const SubagentEndResult&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(SubagentEndResult, (), (follow_up_messages, system_messages, stop))
+template <> struct result_rules<SubagentEndResult> : never_refuses, patches_nothing {};
 
 struct SessionStartResult {
   std::vector<std::string> additional_context{};  // added to the session's context for the model
@@ -215,6 +379,7 @@ struct SessionStartResult {
   bool operator==(const SessionStartResult&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(SessionStartResult, (), (additional_context, system_messages, stop))
+template <> struct result_rules<SessionStartResult> : never_refuses, patches_nothing {};
 
 struct ToolExecutionFailureResult {
   std::vector<std::string> additional_context{};  // given to the model with the failure
@@ -223,24 +388,28 @@ struct ToolExecutionFailureResult {
   bool operator==(const ToolExecutionFailureResult&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(ToolExecutionFailureResult, (), (additional_context, system_messages, stop))
+template <> struct result_rules<ToolExecutionFailureResult> : never_refuses, patches_nothing {};
 
 struct BootstrapFilesResult {
   std::vector<std::string> contents{};           // extra prompt contents
   bool operator==(const BootstrapFilesResult&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(BootstrapFilesResult, (), (contents))
+template <> struct result_rules<BootstrapFilesResult> : never_refuses, patches_nothing {};
 
 struct MessageSendResult {
   std::vector<ContentPart> parts{};              // extra parts published before DONE
   bool operator==(const MessageSendResult&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(MessageSendResult, (), (parts))
+template <> struct result_rules<MessageSendResult> : never_refuses, patches_nothing {};
 
 struct ResourcesDiscoverResult {
   std::vector<std::string> paths{};
   bool operator==(const ResourcesDiscoverResult&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(ResourcesDiscoverResult, (), (paths))
+template <> struct result_rules<ResourcesDiscoverResult> : never_refuses, patches_nothing {};
 
 // ---- first wins ----
 
@@ -252,6 +421,15 @@ struct UserBashResult {
   bool operator==(const UserBashResult&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(UserBashResult, (), (handled, output, exit_code, decided_by))
+
+// handled: this handler ran the command; its output is the outcome.
+template <>
+struct result_rules<UserBashResult> : patches_nothing {
+  static constexpr std::optional<RefusalKind> refusal(const UserBashResult& r) noexcept {
+    return r.handled ? std::optional(RefusalKind::handled) : std::nullopt;
+  }
+  static constexpr std::tuple verdict{&UserBashResult::handled, &UserBashResult::output, &UserBashResult::exit_code};
+};
 
 }  // namespace hookbus
 

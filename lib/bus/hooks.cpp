@@ -8,14 +8,14 @@
 #include <hookbus/errors.hpp>
 #include <hookbus/log.hpp>
 #include <hookbus/names.hpp>
-#include <hookbus/reducers.hpp>
 #include <hookbus/tool_matcher.hpp>
 
 #include "support/logging.hpp"
 #include "bus/delivery_queue.hpp"
-#include "bus/event_list.hpp"
 #include "bus/kept_alive.hpp"
+#include "bus/reducers.hpp"
 #include "bus/registration.hpp"
+#include "catalogue/instantiations.hpp"
 #include "trace/emission_capture.hpp"
 
 #include <boost/core/type_name.hpp>
@@ -696,11 +696,17 @@ ConnectionGroup Hooks::add(const std::function<void(Registrar&)>& provide, Regis
 
 // ------------------------------------------- instantiations for every event
 
-#define HOOKBUS_INSTANTIATE_BUS(E)                                          \
-  template Connection Hooks::connect<E>(Handler<E>, HandlerOptions, bool); \
-  template result_t<E> Hooks::dispatch<E>(const E&);                        \
-  template result_t<E> Hooks::dispatch<E>(E&&);
-HOOKBUS_EVENT_TYPES(HOOKBUS_INSTANTIATE_BUS)
-#undef HOOKBUS_INSTANTIATE_BUS
+struct detail::BusInstantiations {
+  template <Event E>
+  static constexpr auto of(std::type_identity<E>) {
+    return std::tuple{&Hooks::connect<E>, static_cast<result_t<E> (Hooks::*)(const E&)>(&Hooks::dispatch<E>),
+                      static_cast<result_t<E> (Hooks::*)(E&&)>(&Hooks::dispatch<E>)};
+  }
+};
+
+namespace {
+[[gnu::used]] constexpr auto instantiated_bus =
+    detail::addresses_for<HookEvent>([](auto event) { return detail::BusInstantiations::of(event); });
+}  // namespace
 
 }  // namespace hookbus

@@ -10,7 +10,8 @@
 // whoever still holds the Registration.
 
 #include <hookbus/hooks.hpp>
-#include <hookbus/reducers.hpp>
+
+#include "bus/reducers.hpp"
 
 #include <boost/signals2/connection.hpp>
 

@@ -2,7 +2,7 @@
 // shared value types) describes all its members (described_members.hpp).
 #include "catalogue/described_members.hpp"
 
-#include "catalogue/json_detail.hpp"
+#include <hookbus/reflect.hpp>
 
 #include <boost/mp11/algorithm.hpp>
 

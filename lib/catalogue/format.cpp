@@ -1,11 +1,12 @@
 // One-line rendering of catalogue values, by one recursive writer over the
 // described members (see format.hpp for the shape).
 
-#include "catalogue/json_detail.hpp"
+#include "catalogue/instantiations.hpp"
 #include "support/utf8.hpp"
 
 #include <hookbus/format.hpp>
 #include <hookbus/json.hpp>
+#include <hookbus/reflect.hpp>
 
 #include <chrono>
 #include <iterator>
@@ -161,7 +162,7 @@ class LineWriter {
 
 }  // namespace
 
-template <class T>
+template <CatalogueType T>
 std::string format_line(const T& value, std::size_t string_limit) {
   LineWriter writer(string_limit);
   writer.top_level(value);
@@ -183,13 +184,8 @@ std::string format_line(const HookOutcome& outcome, std::size_t string_limit) {
 
 namespace {
 
-// Taking each instantiation's address instantiates it here; `used` keeps them
-// in the object file. The list follows the variants (see json.cpp).
-template <class... Ts>
-constexpr auto renderers(std::tuple<Ts...>*) {
-  return std::tuple{&format_line<Ts>...};
-}
-[[gnu::used]] constexpr auto instantiated_renderers = renderers(static_cast<CatalogueTypes*>(nullptr));
+[[gnu::used]] constexpr auto instantiated_renderers =
+    detail::addresses_for<CatalogueTypes>([]<class T>(std::type_identity<T>) { return &format_line<T>; });
 
 }  // namespace
 }  // namespace hookbus

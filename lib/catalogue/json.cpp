@@ -3,11 +3,12 @@
 // conversion is not used for reading: in 1.81 it rejects missing keys (even for
 // std::optional) and unknown keys, and its errors do not say where.
 
-#include "catalogue/json_detail.hpp"
+#include "catalogue/instantiations.hpp"
 #include "catalogue/json_text.hpp"
 
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>
+#include <hookbus/reflect.hpp>
 
 
 #include <fmt/format.h>
@@ -269,12 +270,12 @@ R with_event_type(std::size_t index, F&& f) {
 
 }  // namespace
 
-template <class T>
+template <CatalogueType T>
 boost::json::value to_json(const T& value) {
   return write(value);
 }
 
-template <class T>
+template <CatalogueType T>
 T from_json(const boost::json::value& document) {
   return read<T>(document, Path(root_name<T>()));
 }
@@ -321,14 +322,8 @@ HookOutcome outcome_from_json(std::size_t event_index, const boost::json::value&
 
 namespace {
 
-// Taking the address of each conversion instantiates it in this file; `used`
-// keeps the table, and so every instantiation, in the object file. The list
-// follows the variants, so a new event or result is covered without an edit.
-template <class... Ts>
-constexpr auto conversions(std::tuple<Ts...>*) {
-  return std::tuple{std::pair{&to_json<Ts>, &from_json<Ts>}...};
-}
-[[gnu::used]] constexpr auto instantiated_conversions = conversions(static_cast<CatalogueTypes*>(nullptr));
+[[gnu::used]] constexpr auto instantiated_conversions = detail::addresses_for<CatalogueTypes>(
+    []<class T>(std::type_identity<T>) { return std::pair{&to_json<T>, &from_json<T>}; });
 
 }  // namespace
 }  // namespace hookbus

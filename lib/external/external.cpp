@@ -4,9 +4,9 @@
 #include <hookbus/json.hpp>
 #include <hookbus/log.hpp>
 #include <hookbus/names.hpp>
-#include <hookbus/reducers.hpp>
 #include <hookbus/tool_matcher.hpp>
 
+#include "bus/reducers.hpp"
 #include "support/logging.hpp"
 #include "catalogue/json_text.hpp"
 #include "external/background.hpp"

@@ -10,8 +10,8 @@
 #include <hookbus/json.hpp>
 #include <hookbus/log.hpp>
 #include <hookbus/names.hpp>
+#include <hookbus/reflect.hpp>
 
-#include "catalogue/json_detail.hpp"
 #include "support/logging.hpp"
 
 #include <fmt/format.h>

@@ -11,9 +11,9 @@
 // ends; each slot reports through a HandlerTrace, which does nothing when the
 // capture is null.
 
-#include <hookbus/reducers.hpp>
 #include <hookbus/trace.hpp>
 
+#include "bus/reducers.hpp"
 #include "bus/registration.hpp"
 
 #include <boost/container/small_vector.hpp>
@@ -82,14 +82,14 @@ template <EventWithResult E>
 std::pair<HandlerAction, std::string_view> action_of(const result_t<E>& result) {
   using R = result_t<E>;
   constexpr Reduction kind = E::reduction;
-  if constexpr (requires { detail::refuses(result); }) {
-    if (detail::refuses(result)) {
-      if constexpr (Decisive<R> || std::is_same_v<R, ChannelConnectResult>) return {HandlerAction::deny, result.reason};
-      else if constexpr (requires { result.cancel; }) return {HandlerAction::cancel, result.reason};
-      else if constexpr (std::is_same_v<R, InputResult>)
-        return {result.action == InputAction::handled ? HandlerAction::handled : HandlerAction::reject, result.reason};
-      else if constexpr (std::is_same_v<R, MessageReceiveResult>) return {HandlerAction::reject, result.reason};
-      else return {HandlerAction::handled, {}};  // user_bash
+  if (const std::optional<RefusalKind> refusal = result_rules<R>::refusal(result)) {
+    std::string_view reason;
+    if constexpr (requires { result.reason; }) reason = result.reason;
+    switch (*refusal) {
+      case RefusalKind::deny: return {HandlerAction::deny, reason};
+      case RefusalKind::cancel: return {HandlerAction::cancel, reason};
+      case RefusalKind::reject: return {HandlerAction::reject, reason};
+      case RefusalKind::handled: return {HandlerAction::handled, reason};
     }
   }
   if constexpr (Decisive<R>) {
@@ -100,7 +100,7 @@ std::pair<HandlerAction, std::string_view> action_of(const result_t<E>& result) 
     if (result.stop) return {HandlerAction::stop, result.stop->reason};
   }
   if constexpr (kind == Reduction::transform) {
-    if (detail::transforms(result)) return {HandlerAction::transform, {}};
+    if (result_rules<R>::transforms(result)) return {HandlerAction::transform, {}};
   }
   if (result == R{}) return {HandlerAction::no_change, {}};
   return {kind == Reduction::replace || kind == Reduction::last_wins ? HandlerAction::replace : HandlerAction::patch,

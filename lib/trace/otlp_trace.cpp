@@ -12,8 +12,7 @@
 
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>
-
-#include "catalogue/json_detail.hpp"
+#include <hookbus/reflect.hpp>
 
 #include <fmt/format.h>
 

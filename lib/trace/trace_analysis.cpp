@@ -64,14 +64,12 @@ std::vector<std::pair<Answer, const HandlerRecord*>> answers(const EmissionRecor
 std::optional<Refusal> refusal_of(const HookOutcome& outcome) {
   return std::visit(
       []<class R>(const R& result) -> std::optional<Refusal> {
-        if constexpr (requires { result.decision; }) {
-          if (result.decision == Decision::deny) return Refusal{"denied", result.reason};
-        } else if constexpr (requires { result.allow; }) {
-          if (!result.allow) return Refusal{"denied", result.reason};
-        } else if constexpr (requires { result.cancel; }) {
-          if (result.cancel) return Refusal{"cancelled", result.reason};
-        } else if constexpr (requires { result.action == decltype(result.action)::reject; }) {
-          if (result.action == decltype(result.action)::reject) return Refusal{"rejected", result.reason};
+        // Handled input is answered, not refused; user_bash is only ever handled.
+        if constexpr (requires { result_rules<R>::refusal(result); result.reason; }) {
+          const std::optional<RefusalKind> kind = result_rules<R>::refusal(result);
+          if (kind == RefusalKind::deny) return Refusal{"denied", result.reason};
+          if (kind == RefusalKind::cancel) return Refusal{"cancelled", result.reason};
+          if (kind == RefusalKind::reject) return Refusal{"rejected", result.reason};
         }
         return std::nullopt;
       },

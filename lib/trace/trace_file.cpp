@@ -4,9 +4,9 @@
 
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>
+#include <hookbus/reflect.hpp>
 #include <hookbus/trace.hpp>
 
-#include "catalogue/json_detail.hpp"
 #include "catalogue/json_text.hpp"
 
 #include <fmt/chrono.h>

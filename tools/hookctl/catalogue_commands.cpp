@@ -3,10 +3,10 @@
 // described structs, so it cannot drift from events.hpp.
 
 #include "commands.hpp"
-#include "catalogue/json_detail.hpp"
 
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>
+#include <hookbus/reflect.hpp>
 
 #include <fmt/format.h>
 

@@ -1,14 +1,16 @@
 #pragma once
-// Reflection helpers shared by the JSON reader/writer (json.cpp), the one-line
-// formatter (format.cpp), hookctl and the tests: what kind of member a type is,
+// Reflection over the catalogue, for tools that walk it (hookctl's `events`
+// and `schema`, random-value generators in tests) and for the library's own
+// JSON reader/writer and one-line formatter: what kind of member a type is,
 // enum wire names, readable type names, and the list of every catalogue type.
-// Internal: not installed.
+// Not part of the umbrella header (Boost.Describe's member lists and
+// boost::core::type_name are more than an engine needs); include it on its own.
 
 #include <hookbus/events.hpp>
-#include <hookbus/reducers.hpp>  // detail::is_optional_v, is_vector_v, members_of
 
 #include <boost/core/type_name.hpp>
 #include <boost/describe/enumerators.hpp>
+#include <boost/describe/members.hpp>
 #include <boost/mp11/algorithm.hpp>
 
 #include <concepts>
@@ -21,9 +23,14 @@
 
 namespace hookbus::reflect {
 
-using detail::is_optional_v;
-using detail::is_vector_v;
-using detail::members_of;
+template <class T> inline constexpr bool is_optional_v = false;
+template <class T> inline constexpr bool is_optional_v<std::optional<T>> = true;
+template <class T> inline constexpr bool is_vector_v = false;
+template <class T> inline constexpr bool is_vector_v<std::vector<T>> = true;
+
+// The public members of a described struct, in declaration order (Boost.Describe descriptors).
+template <class D>
+using members_of = boost::describe::describe_members<D, boost::describe::mod_public>;
 
 template <class T>
 concept DescribedStruct = boost::describe::has_describe_members<T>::value;
@@ -108,11 +115,6 @@ std::string type_display_name() {
 }
 
 // ----------------------------------------------------------- the catalogue
-
-// The shared value types that events and results are built from (types.hpp, results.hpp).
-using ValueTypes = std::tuple<TextPart, ImagePart, AudioPart, ContentPart, ToolCall, ToolResult, Message, EventContext,
-                              CompactionPreparation, Compaction, CompactionEntry, TreePreparation, BranchSummaryEntry,
-                              Decider, StopRequest>;
 
 // Every event, every result and every value type: the types the library
 // instantiates its JSON and format templates for.

@@ -7,11 +7,11 @@
 // slot, never in the shared Signals2 combiner: concurrent emits of the same
 // event never see each other's state.
 //
-// Fields that a result shares (by name and type) with its event, like
-// ToolCallResult::input and ToolCallEvent::input, are "mirrored": a handler's
-// change is written into the working event, so the next handler sees it, and
-// is moved back into the outcome when the emit finishes. The working event is
-// copied only when a handler changes something (never, for an rvalue emit).
+// What each result type refuses with and which of its event's fields it
+// patches is stated next to it (result_rules, results.hpp). A patch is
+// written into the working event, so the next handler sees it, and is moved
+// back into the outcome when the emit finishes. The working event is copied
+// only when a handler changes something (never, for an rvalue emit).
 //
 // A less trusted handler never weakens a more trusted one: on an event whose
 // handlers can both change it and refuse it, a change by a handler of a less
@@ -20,8 +20,8 @@
 
 #include <hookbus/events.hpp>
 #include <hookbus/layers.hpp>
+#include <hookbus/reflect.hpp>
 
-#include <boost/describe/members.hpp>
 #include <boost/mp11/algorithm.hpp>
 
 #include <algorithm>
@@ -44,37 +44,32 @@ namespace detail {
 
 class EmissionCapture;  // the emit's record for emission observers (lib/trace)
 
-template <class T> inline constexpr bool is_optional_v = false;
-template <class T> inline constexpr bool is_optional_v<std::optional<T>> = true;
-template <class T> inline constexpr bool is_vector_v = false;
-template <class T> inline constexpr bool is_vector_v<std::vector<T>> = true;
+using reflect::is_optional_v;
+using reflect::is_vector_v;
+using reflect::members_of;
 
-template <class D>
-using members_of = boost::describe::describe_members<D, boost::describe::mod_public>;
-
-// The event member mirrored by the result member described by RD: same name,
-// and the event holds the optional's value type. `void` when there is none.
-template <class E, class RD>
-struct mirror_of {
-  template <class ED>
-  using matches = boost::mp11::mp_bool<std::string_view(ED::name) == std::string_view(RD::name) &&
-                                       std::is_same_v<std::remove_cvref_t<decltype(std::declval<E&>().*ED::pointer)>,
-                                                      typename std::remove_cvref_t<decltype(std::declval<typename std::remove_cvref_t<decltype(std::declval<result_t<E>&>())>&>().*RD::pointer)>::value_type>>;
-  using list = boost::mp11::mp_copy_if<members_of<E>, matches>;
-  using type = boost::mp11::mp_eval_if_c<boost::mp11::mp_empty<list>::value, void, boost::mp11::mp_front, list>;
-};
-
-// Whether any result member of E is mirrored by an event member.
+// The rules of E's result: how it refuses, what it patches (results.hpp).
 template <class E>
-constexpr bool has_mirrored_member() {
-  bool found = false;
-  boost::mp11::mp_for_each<members_of<result_t<E>>>([&](auto rd) {
-    using Member = std::remove_cvref_t<decltype(std::declval<result_t<E>&>().*decltype(rd)::pointer)>;
-    if constexpr (is_optional_v<Member>) {
-      if constexpr (!std::is_void_v<typename mirror_of<E, decltype(rd)>::type>) found = true;
-    }
-  });
-  return found;
+using rules_of = result_rules<result_t<E>>;
+
+// The pairs of result field and event field of E's result (Patch, results.hpp).
+template <class E>
+inline constexpr const auto& patches_of = rules_of<E>::template patches<E>;
+
+template <class A, class B>
+constexpr bool same_field(A a, B b) noexcept {
+  if constexpr (std::is_same_v<A, B>) return a == b;
+  else return false;
+}
+
+template <class E>
+inline constexpr bool patches_any_field = std::tuple_size_v<std::remove_cvref_t<decltype(patches_of<E>)>> > 0;
+
+// Whether the result field `field` of E's result patches the event.
+template <class E, class Field>
+constexpr bool patches_event(Field field) noexcept {
+  return std::apply([&](const auto&... patch) { return (same_field(patch.result_field, field) || ...); },
+                    patches_of<E>);
 }
 
 }  // namespace detail
@@ -85,14 +80,14 @@ constexpr bool has_mirrored_member() {
 // handlers, the most trusted, then the layers from managed (1) to local (4).
 constexpr int trust_rank(std::optional<Layer> layer) noexcept { return layer ? 1 + static_cast<int>(*layer) : 0; }
 
-// Events whose handlers can both change what later handlers see (a mirrored
+// Events whose handlers can both change what later handlers see (a patched
 // field) and refuse: tool_call, permission_request (their `input`), input
 // (`text`, `images`) and message:receive (`parts`). A handler's verdict on
 // them holds only for the event it saw, so their changes are logged and
 // more trusted handlers answer again (ChangeLog).
 template <class E>
 inline constexpr bool rechecks_changes = [] {
-  if constexpr (EventWithResult<E>) return is_gating(E::reduction) && detail::has_mirrored_member<E>();
+  if constexpr (EventWithResult<E>) return is_gating(E::reduction) && detail::patches_any_field<E>;
   else return false;
 }();
 
@@ -217,7 +212,7 @@ class Emission<E> {
     answering_rank_ = rank;
     answering_ = who;
   }
-  // A mirrored field got a different value from the answering handler.
+  // A patched field got a different value from the answering handler.
   void changed() {
     if (!changes_) changes_ = std::make_unique<detail::ChangeLog>();
     changes_->changed(answering_rank_, answering_ ? *answering_ : detail::ChangeLog::Handler());
@@ -229,17 +224,15 @@ class Emission<E> {
     return changes_->must_answer_again(rank, who, runs_before);
   }
 
-  // Ends the emit: mirrored fields move from the working event into the result.
+  // Ends the emit: patched fields move from the working event into the result.
   void finish() && {
-    boost::mp11::mp_for_each<detail::members_of<Result>>([&](auto rd) {
-      auto& field = result_.*rd.pointer;
-      if constexpr (detail::is_optional_v<std::remove_cvref_t<decltype(field)>>) {
-        using Mirror = typename detail::mirror_of<E, decltype(rd)>::type;
-        if constexpr (!std::is_void_v<Mirror>) {
-          if (field) *field = std::move(working_->*Mirror::pointer);
-        }
-      }
-    });
+    std::apply(
+        [&](const auto&... patch) {
+          ((result_.*patch.result_field ? void(*(result_.*patch.result_field) = std::move(working_->*patch.event_field))
+                                        : void()),
+           ...);
+        },
+        detail::patches_of<E>);
   }
 
  private:
@@ -288,28 +281,35 @@ void absorb_shared(R& reduced, R& incoming, const Name& name) {
   });
 }
 
-// Takes every other engaged optional of `incoming`: a mirrored one is written
-// into the working event (the result keeps an engaged marker), any other
+// Takes every other engaged optional of `incoming`: a patch is written into
+// the working event (the result keeps an engaged marker), any other
 // overwrites the result's. With `skip_empty`, engaged-but-empty values count
 // as "no change". Stops and deciders follow their own rules.
 template <class E>
 void absorb(Emission<E>& emission, result_t<E>& incoming, bool skip_empty) {
   using R = result_t<E>;
+  std::apply(
+      [&](const auto&... patch) {
+        (
+            [&] {
+              auto& field = incoming.*patch.result_field;
+              if (!field || (skip_empty && is_empty_value(*field))) return;
+              if constexpr (rechecks_changes<E>) {
+                if (!(emission.event().*patch.event_field == *field)) emission.changed();
+              }
+              emission.working_event().*patch.event_field = std::move(*field);
+              (emission.result().*patch.result_field).emplace();
+            }(),
+            ...);
+      },
+      patches_of<E>);
   boost::mp11::mp_for_each<members_of<R>>([&](auto rd) {
     auto& field = incoming.*rd.pointer;
     using Member = std::remove_cvref_t<decltype(field)>;
-    if constexpr (is_optional_v<Member> && !is_stop_v<Member> && !is_decider_v<Member>) {
+    if constexpr (is_optional_v<Member> && !is_stop_v<Member> && !is_decider_v<Member> &&
+                  !patches_event<E>(decltype(rd)::pointer)) {
       if (!field || (skip_empty && is_empty_value(*field))) return;
-      using Mirror = typename mirror_of<E, decltype(rd)>::type;
-      if constexpr (std::is_void_v<Mirror>) {
-        emission.result().*rd.pointer = std::move(field);
-      } else {
-        if constexpr (rechecks_changes<E>) {
-          if (!(emission.event().*Mirror::pointer == *field)) emission.changed();
-        }
-        emission.working_event().*Mirror::pointer = std::move(*field);
-        (emission.result().*rd.pointer).emplace();
-      }
+      emission.result().*rd.pointer = std::move(field);
     }
   });
 }
@@ -336,17 +336,6 @@ concept Decisive = requires(R& r) {
   { r.decision } -> std::same_as<Decision&>;
 };
 
-inline std::string_view default_reason(const ToolCallResult&, Decision decision) noexcept {
-  return decision == Decision::deny ? "Tool call denied by hook"
-         : decision == Decision::ask ? "Tool call sent to the user by hook"
-                                     : "";
-}
-inline std::string_view default_reason(const PermissionRequestResult&, Decision decision) noexcept {
-  return decision == Decision::deny ? "Permission denied by hook"
-         : decision == Decision::ask ? "Permission request left to the user by hook"
-                                     : "";
-}
-
 // A decision stronger than the reduced one wins, with its reason and decider;
 // at the same level the first one stays. Decision's enumerators are in
 // precedence order.
@@ -354,60 +343,24 @@ template <Decisive R, class Name>
 void take_decision(R& reduced, R&& incoming, const Name& name) {
   if (incoming.decision <= reduced.decision) return;
   reduced.decision = incoming.decision;
-  set_reason(reduced.reason, std::move(incoming.reason), default_reason(reduced, incoming.decision));
+  set_reason(reduced.reason, std::move(incoming.reason), result_rules<R>::default_reason(incoming.decision));
   set_decider(reduced.decided_by, std::move(incoming.decided_by), name);
 }
 
-// ---- refusals: does a result stop a gating chain, and how to make one ----
+// ---- refusals: a refusal ends the chain with its verdict, reason and decider ----
 
-template <Decisive R>
-bool refuses(const R& r) noexcept { return r.decision == Decision::deny; }
-inline bool refuses(const ChannelConnectResult& r) noexcept { return !r.allow; }
 template <class R>
-  requires requires(R r) { r.cancel; }
-bool refuses(const R& r) noexcept { return r.cancel; }
-inline bool refuses(const InputResult& r) noexcept {
-  return r.action == InputAction::handled || r.action == InputAction::reject;
+bool refuses(const R& result) noexcept {
+  return result_rules<R>::refusal(result).has_value();
 }
-inline bool refuses(const MessageReceiveResult& r) noexcept { return r.action == ReceiveAction::reject; }
-inline bool refuses(const UserBashResult& r) noexcept { return r.handled; }
 
-template <class Name>
-void take_refusal(ChannelConnectResult& reduced, ChannelConnectResult&& r, const Name& name) {
-  reduced.allow = false;
-  set_reason(reduced.reason, std::move(r.reason), "Channel connection denied by hook");
-  set_decider(reduced.decided_by, std::move(r.decided_by), name);
-}
 template <class R, class Name>
-  requires requires(R r) { r.cancel; }
-void take_refusal(R& reduced, R&& r, const Name& name) {
-  reduced.cancel = true;
-  set_reason(reduced.reason, std::move(r.reason), "Cancelled by hook");
-  set_decider(reduced.decided_by, std::move(r.decided_by), name);
+void take_refusal(R& reduced, R&& refusing, RefusalKind refusal, const Name& name) {
+  std::apply([&](auto... field) { ((reduced.*field = std::move(refusing.*field)), ...); }, result_rules<R>::verdict);
+  if constexpr (requires { reduced.reason; })
+    set_reason(reduced.reason, std::move(refusing.reason), result_rules<R>::default_reason(refusal));
+  set_decider(reduced.decided_by, std::move(refusing.decided_by), name);
 }
-template <class Name>
-void take_refusal(InputResult& reduced, InputResult&& r, const Name& name) {
-  reduced.action = r.action;
-  if (r.action == InputAction::reject) set_reason(reduced.reason, std::move(r.reason), "Input rejected by hook");
-  else reduced.reason = std::move(r.reason);
-  set_decider(reduced.decided_by, std::move(r.decided_by), name);
-}
-template <class Name>
-void take_refusal(MessageReceiveResult& reduced, MessageReceiveResult&& r, const Name& name) {
-  reduced.action = ReceiveAction::reject;
-  set_reason(reduced.reason, std::move(r.reason), "Message rejected by hook");
-  set_decider(reduced.decided_by, std::move(r.decided_by), name);
-}
-template <class Name>
-void take_refusal(UserBashResult& reduced, UserBashResult&& r, const Name& name) {
-  reduced.handled = true;
-  reduced.output = std::move(r.output);
-  reduced.exit_code = r.exit_code;
-  set_decider(reduced.decided_by, std::move(r.decided_by), name);
-}
-
-inline bool transforms(const InputResult& r) noexcept { return r.action == InputAction::transform; }
-inline bool transforms(const MessageReceiveResult& r) noexcept { return r.action == ReceiveAction::transform; }
 
 }  // namespace detail
 
@@ -423,29 +376,30 @@ Step fold(Emission<E>& emission, result_t<E>&& result, const Name& name) {
   if constexpr (kind == Reduction::collect) {
     return Step::proceed;
   } else if constexpr (kind == Reduction::first_wins) {
-    if (!detail::refuses(result)) return Step::proceed;
-    detail::take_refusal(reduced, std::move(result), name);
+    const std::optional<RefusalKind> refusal = detail::rules_of<E>::refusal(result);
+    if (!refusal) return Step::proceed;
+    detail::take_refusal(reduced, std::move(result), *refusal, name);
     return Step::stop;
   } else if constexpr (kind == Reduction::transform) {
-    if (detail::refuses(result)) {
-      detail::take_refusal(reduced, std::move(result), name);
+    if (const std::optional<RefusalKind> refusal = detail::rules_of<E>::refusal(result)) {
+      detail::take_refusal(reduced, std::move(result), *refusal, name);
       return Step::stop;
     }
-    if (!detail::transforms(result)) return Step::proceed;  // "continue": its replacements are ignored
+    if (!detail::rules_of<E>::transforms(result)) return Step::proceed;  // "continue": its replacements are ignored
     detail::absorb(emission, result, false);
     reduced.action = result.action;
     return Step::proceed;
   } else if constexpr (kind == Reduction::block || kind == Reduction::cancel) {
     // A replacement that comes with a refusal still applies: the outcome reports
     // the input the refusing handler saw fixed, for the engine's error message.
-    const bool stop = detail::refuses(result);
+    const std::optional<RefusalKind> refusal = detail::rules_of<E>::refusal(result);
     detail::absorb(emission, result, false);
     if constexpr (detail::Decisive<result_t<E>>) {
       detail::take_decision(reduced, std::move(result), name);
-    } else if (stop) {
-      detail::take_refusal(reduced, std::move(result), name);
+    } else if (refusal) {
+      detail::take_refusal(reduced, std::move(result), *refusal, name);
     }
-    return stop ? Step::stop : Step::proceed;
+    return refusal ? Step::stop : Step::proceed;
   } else {  // patch, replace, last_wins
     detail::absorb(emission, result, kind == Reduction::last_wins);
     return Step::proceed;
@@ -466,10 +420,7 @@ template <EventWithResult E>
   requires(is_gating(E::reduction))
 result_t<E> failure_refusal(std::string reason) {
   result_t<E> refusal;
-  if constexpr (detail::Decisive<result_t<E>>) refusal.decision = Decision::deny;
-  else if constexpr (requires { refusal.allow; }) refusal.allow = false;
-  else if constexpr (requires { refusal.cancel; }) refusal.cancel = true;
-  else refusal.action = decltype(refusal.action)::reject;
+  detail::rules_of<E>::refuse(refusal);
   refusal.reason = std::move(reason);
   return refusal;
 }
