@@ -56,7 +56,8 @@ BOOST_DESCRIBE_STRUCT(StopRequest, (), (reason, decided_by))
 //                   results of gating events (block, cancel, transform)
 //   verdict         the fields a refusal is made of, taken from the handler
 //                   that refused into the outcome
-//   default_reason  the reason a refusal or decision without one gets
+//   default_reason  the reason a refusal without one gets (for decisions:
+//                   deny_reason and ask_reason)
 //   transforms(r)   (transform events) whether r's replacements apply
 //   patches<E>      each optional result field that replaces a field of its
 //                   event E, paired with that field: later handlers see the
@@ -131,11 +132,8 @@ BOOST_DESCRIBE_STRUCT(ToolCallResult, (),
 
 template <>
 struct result_rules<ToolCallResult> : decision_rules<ToolCallResult> {
-  static constexpr std::string_view default_reason(Decision decision) noexcept {
-    return decision == Decision::deny ? "Tool call denied by hook"
-           : decision == Decision::ask ? "Tool call sent to the user by hook"
-                                       : "";
-  }
+  static constexpr std::string_view deny_reason = "Tool call denied by hook";
+  static constexpr std::string_view ask_reason = "Tool call sent to the user by hook";
   template <class E>
   static constexpr std::tuple patches{Patch{&ToolCallResult::input, &E::input}};
 };
@@ -155,11 +153,8 @@ BOOST_DESCRIBE_STRUCT(PermissionRequestResult, (), (decision, reason, input, sys
 
 template <>
 struct result_rules<PermissionRequestResult> : decision_rules<PermissionRequestResult> {
-  static constexpr std::string_view default_reason(Decision decision) noexcept {
-    return decision == Decision::deny ? "Permission denied by hook"
-           : decision == Decision::ask ? "Permission request left to the user by hook"
-                                       : "";
-  }
+  static constexpr std::string_view deny_reason = "Permission denied by hook";
+  static constexpr std::string_view ask_reason = "Permission request left to the user by hook";
   template <class E>
   static constexpr std::tuple patches{Patch{&PermissionRequestResult::input, &E::input}};
 };

@@ -343,7 +343,10 @@ template <Decisive R, class Name>
 void take_decision(R& reduced, R&& incoming, const Name& name) {
   if (incoming.decision <= reduced.decision) return;
   reduced.decision = incoming.decision;
-  set_reason(reduced.reason, std::move(incoming.reason), result_rules<R>::default_reason(incoming.decision));
+  const std::string_view fallback = incoming.decision == Decision::deny  ? result_rules<R>::deny_reason
+                                    : incoming.decision == Decision::ask ? result_rules<R>::ask_reason
+                                                                         : std::string_view();
+  set_reason(reduced.reason, std::move(incoming.reason), fallback);
   set_decider(reduced.decided_by, std::move(incoming.decided_by), name);
 }
 
