@@ -1,7 +1,8 @@
 #pragma once
 // Umbrella header: the whole public API of hookbus. None of these headers pulls
 // in Boost.Signals2 or the JSON conversion templates (they live in lib/), so
-// including all of them stays cheap.
+// including all of them stays cheap. <hookbus/reflect.hpp>, reflection over the
+// catalogue for tools, is public but left out for the same reason.
 
 // The catalogue: payload types, results, events, names and aliases.
 #include <hookbus/errors.hpp>
