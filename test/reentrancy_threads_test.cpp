@@ -6,7 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <latch>
+#include <memory>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 namespace hookbus {
 namespace {
@@ -215,6 +219,149 @@ TEST(Threads, ConcurrentEmitsEachAnswerTheirOwnLessTrustedChangesAgain) {
   a.join();
   b.join();
   EXPECT_EQ(wrong.load(), 0);
+}
+
+// disconnect() returns at once, also while the handler runs on another thread:
+// it does not wait for the call, which goes on.
+TEST(Threads, DisconnectDoesNotWaitForACallRunningOnAnotherThread) {
+  Hooks hooks;
+  std::latch running(1), release(1);
+  auto handler = hooks.on<TurnStartEvent>([&](const TurnStartEvent&) {
+    running.count_down();
+    release.wait();
+  });
+  std::thread emitter([&] { hooks.emit(TurnStartEvent{}); });
+  running.wait();
+  handler.disconnect();  // the handler is still inside its call: this must not block
+  EXPECT_FALSE(handler.connected());
+  release.count_down();
+  emitter.join();
+}
+
+// What a disconnected handler holds (its captures) is released once the emits
+// that were calling it have returned, not before.
+TEST(Threads, ADisconnectedHandlerIsDestroyedOnceTheEmitsCallingItHaveReturned) {
+  Hooks hooks;
+  auto held = std::make_shared<int>(7);
+  const std::weak_ptr<int> watch = held;
+  std::latch running(1), release(1);
+  auto handler = hooks.on<TurnStartEvent>([&, held = std::move(held)](const TurnStartEvent&) {
+    running.count_down();
+    release.wait();
+    EXPECT_EQ(*held, 7);
+  });
+  std::thread emitter([&] { hooks.emit(TurnStartEvent{}); });
+  running.wait();
+  handler.disconnect();
+  EXPECT_FALSE(watch.expired());  // the call on the other thread still uses it
+  release.count_down();
+  emitter.join();
+  EXPECT_TRUE(watch.expired());
+}
+
+// The emit holds a tracked owner for the length of each call: an owner that
+// its last holder drops on another thread meanwhile lives until the call returns.
+TEST(Threads, ATrackedOwnerLivesUntilTheCallUsingItReturns) {
+  Hooks hooks;
+  auto owner = std::make_shared<int>(1);
+  const std::weak_ptr<int> watch = owner;
+  std::latch running(1), dropped(1);
+  auto handler = hooks.on<TurnStartEvent>(
+      [&](const TurnStartEvent&) {
+        running.count_down();
+        dropped.wait();
+        EXPECT_FALSE(watch.expired());
+      },
+      {.track = std::weak_ptr<const void>(owner)});
+  std::thread emitter([&] { hooks.emit(TurnStartEvent{}); });
+  running.wait();
+  owner.reset();
+  EXPECT_FALSE(watch.expired());
+  dropped.count_down();
+  emitter.join();
+  EXPECT_TRUE(watch.expired());
+  EXPECT_FALSE(handler.connected());
+}
+
+// One handle may be disconnected from several threads at once (TSan in CI).
+TEST(Threads, OneConnectionMayBeDisconnectedFromSeveralThreadsAtOnce) {
+  Hooks hooks;
+  for (int round = 0; round < 200; ++round) {
+    auto handler = hooks.on<TurnStartEvent>([](const TurnStartEvent&) {});
+    std::latch start(3);
+    auto disconnect = [&] {
+      start.arrive_and_wait();
+      handler.disconnect();
+    };
+    std::thread a(disconnect), b(disconnect);
+    start.arrive_and_wait();
+    (void)handler.connected();  // reading the handle meanwhile is allowed too
+    a.join();
+    b.join();
+    EXPECT_FALSE(hooks.has_handlers<TurnStartEvent>());
+  }
+}
+
+// Emits, connects, disconnects, owners expiring and the bus's destruction
+// (with handles disconnected from another thread while it goes), all at
+// once; bounded in count. Run under TSan in CI. Afterwards each bus's counts
+// are exact: nothing left connected, nothing counted twice.
+TEST(Threads, EmitsRegistrationsOwnerExpiryAndBusDestructionRaceSafely) {
+  for (int round = 0; round < 20; ++round) {
+    auto hooks = std::make_unique<Hooks>();
+    std::atomic<int> calls{0};
+    auto counted = [&calls](const auto&) { calls.fetch_add(1, std::memory_order_relaxed); };
+    auto kept = hooks->on<TurnStartEvent>(counted);
+    std::vector<Connection> handed_over;
+    std::mutex handed_over_mutex;
+    std::atomic<bool> churning{true};
+    std::latch started(3);
+    auto emitter = [&] {
+      started.arrive_and_wait();
+      for (int i = 0; i < 50 || churning.load(); ++i) {
+        hooks->emit(TurnStartEvent{});
+        (void)hooks->emit(ToolCallEvent{.tool_name = "bash"});
+        (void)hooks->emit(HookEvent(TurnStartEvent{}));
+      }
+    };
+    auto churner = [&] {
+      started.arrive_and_wait();
+      for (int i = 0; i < 200; ++i) {
+        auto owner = std::make_shared<int>(0);
+        auto tracked = hooks->on<TurnStartEvent>(counted, {.track = std::weak_ptr<const void>(owner)});
+        auto named = hooks->on("tool_call", [&](const HookEvent&) -> HookOutcome {
+          calls.fetch_add(1, std::memory_order_relaxed);
+          return std::monostate{};
+        });
+        auto all = hooks->subscribe([](const EventRef& event) { (void)event.index(); });
+        owner.reset();
+        named.disconnect();
+        if (i % 20 == 0) {
+          std::lock_guard lock(handed_over_mutex);
+          handed_over.push_back(std::move(all));
+        }
+      }
+      churning = false;
+    };
+    std::thread a(emitter), b(emitter), churn(churner);
+    churn.join();
+    a.join();
+    b.join();
+    EXPECT_GT(calls.load(), 0);
+    EXPECT_EQ(hooks->handler_count("turn_start"), 1u);
+    EXPECT_FALSE(hooks->has_handlers<ToolCallEvent>());
+    EXPECT_EQ(hooks->subscriber_count(), handed_over.size());
+    // The bus goes while another thread disconnects the handles it handed out.
+    std::latch start(2);
+    std::thread disconnecter([&] {
+      start.arrive_and_wait();
+      for (auto& connection : handed_over) connection.disconnect();
+    });
+    start.arrive_and_wait();
+    hooks.reset();
+    disconnecter.join();
+    kept.disconnect();
+  }
 }
 
 }  // namespace

@@ -80,15 +80,30 @@ TEST(Registration, WeakPtrTrackedHandlerStopsWhenOwnerDies) {
 }
 
 // The per-type count (the zero-listener fast path) must not keep counting a
-// handler Signals2 dropped: later registrations on the event sweep it out.
-TEST(Registration, HandlerWhoseTrackedOwnerDiedStopsCountingOnceLaterRegistrationsSweep) {
+// handler whose owner is gone: the next emit of its event retires it.
+TEST(Registration, HandlerWhoseTrackedOwnerDiedStopsCountingAtTheNextEmitOfItsEvent) {
   Hooks hooks;
   auto owner = std::make_shared<int>(0);
   auto tracked = hooks.on<TurnStartEvent>([](const TurnStartEvent&) {}, {.track = std::weak_ptr<const void>(owner)});
   owner.reset();
-  for (int i = 0; i < 64; ++i) (void)hooks.on<TurnStartEvent>([](const TurnStartEvent&) {});
-  EXPECT_FALSE(hooks.has_handlers<TurnStartEvent>());
   EXPECT_FALSE(tracked.connected());
+  hooks.emit(TurnStartEvent{});
+  EXPECT_FALSE(hooks.has_handlers<TurnStartEvent>());
+}
+
+// A connect after the owner died rebuilds the snapshot from the registry at
+// the next emit; the dead handler is retired there too, not left counting.
+TEST(Registration, HandlerWhoseTrackedOwnerDiedIsRetiredWhenTheSnapshotIsRebuilt) {
+  Hooks hooks;
+  auto owner = std::make_shared<int>(0);
+  MockFunction<void(const TurnStartEvent&)> tracked_handler;
+  EXPECT_CALL(tracked_handler, Call(_)).Times(0);
+  auto tracked = hooks.on<TurnStartEvent>(tracked_handler.AsStdFunction(), {.track = std::weak_ptr<const void>(owner)});
+  owner.reset();
+  auto other = hooks.on<TurnStartEvent>([](const TurnStartEvent&) {});
+  hooks.emit(TurnStartEvent{});
+  other.disconnect();
+  EXPECT_FALSE(hooks.has_handlers<TurnStartEvent>());
 }
 
 TEST(Registration, HandlerMayReturnTheResultDirectly) {
@@ -257,6 +272,77 @@ TEST(CatchAll, SubscriberSeesTheEventAsHandlersLeftIt) {
   });
   (void)hooks.emit(bash_call("ls"));
   EXPECT_EQ(seen, "ls -la");
+}
+
+// A subscriber taking the view (event_ref.hpp) looks at the emitted event
+// itself: nothing is copied for it.
+TEST(CatchAll, ASubscriberTakingAViewSeesTheEmittedEventWithoutACopy) {
+  Hooks hooks;
+  const TurnStartEvent* seen = nullptr;
+  std::string_view name;
+  auto all = hooks.subscribe([&](const EventRef& event) {
+    seen = event.get_if<TurnStartEvent>();
+    name = event.visit([](const auto& e) { return std::string_view(std::decay_t<decltype(e)>::type); });
+  });
+  const TurnStartEvent event{.turn_index = 3};
+  hooks.emit(event);
+  EXPECT_EQ(seen, &event);
+  EXPECT_EQ(name, "turn_start");
+}
+
+// Subscribers and by-name handlers written against HookEvent share one
+// HookEvent per emit, made when the first of them asks.
+TEST(CatchAll, SubscribersAndByNameHandlersShareOneHookEventPerEmit) {
+  Hooks hooks;
+  std::vector<const HookEvent*> seen;
+  auto record = [&](const HookEvent& e) -> HookOutcome {
+    seen.push_back(&e);
+    return std::monostate{};
+  };
+  auto first = hooks.on("turn_start", record);
+  auto second = hooks.on("turn_start", record);
+  auto all = hooks.subscribe([&](const HookEvent& e) { seen.push_back(&e); });
+  hooks.emit(TurnStartEvent{});
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[0], seen[1]);
+  EXPECT_EQ(seen[1], seen[2]);
+}
+
+// An emit given a HookEvent hands that very variant to by-name handlers and
+// subscribers while no handler has changed the event.
+TEST(CatchAll, AVariantEmitGivesByNameHandlersAndSubscribersTheCallersHookEvent) {
+  Hooks hooks;
+  std::vector<const HookEvent*> seen;
+  auto named = hooks.on("turn_start", [&](const HookEvent& e) -> HookOutcome {
+    seen.push_back(&e);
+    return std::monostate{};
+  });
+  auto all = hooks.subscribe([&](const HookEvent& e) { seen.push_back(&e); });
+  const HookEvent event = TurnStartEvent{};
+  (void)hooks.emit(event);
+  EXPECT_THAT(seen, ElementsAre(&event, &event));
+}
+
+// Once a handler changed the event, by-name handlers and subscribers see the
+// event as changed, not the variant the emit was given.
+TEST(CatchAll, AfterAChangeByNameHandlersAndSubscribersSeeTheChangedEvent) {
+  Hooks hooks;
+  auto rewrite = hooks.on<ToolCallEvent>([](const ToolCallEvent&) {
+    return ToolCallResult{.input = boost::json::object{{"command", "ls -la"}}};
+  });
+  std::vector<std::string> seen;
+  auto command_of = [](const HookEvent& e) {
+    return std::string(std::get<ToolCallEvent>(e).input.at("command").as_string());
+  };
+  auto named = hooks.on("tool_call", [&](const HookEvent& e) -> HookOutcome {
+    seen.push_back(command_of(e));
+    return std::monostate{};
+  });
+  auto all = hooks.subscribe([&](const HookEvent& e) { seen.push_back(command_of(e)); });
+  const HookEvent event = bash_call("ls");
+  (void)hooks.emit(event);
+  EXPECT_THAT(seen, ElementsAre("ls -la", "ls -la"));
+  EXPECT_EQ(command_of(event), "ls");
 }
 
 TEST(CatchAll, SubscribersAreCountedAndClearedSeparately) {

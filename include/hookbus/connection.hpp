@@ -25,8 +25,12 @@ class [[nodiscard("dropping a Connection disconnects its handler at once: keep i
   ~Connection();
 
   // Effect: the handler is not called by any emit that reaches it afterwards.
-  // Idempotent; safe from any thread, from inside a handler (including the
-  // handler itself), and after the bus is gone.
+  // A call already running on another thread goes on: disconnect() does not
+  // wait for it (docs/semantics.md, section 7). The handler itself is
+  // destroyed once the emits that may call it have returned.
+  // Safety: idempotent; safe from any thread, from several threads at once on
+  // the same handle, from inside a handler (including the handler itself),
+  // and after or while the bus is destroyed.
   void disconnect() noexcept;
 
   // Effect: the handle lets go without disconnecting; the handler stays until
@@ -36,6 +40,8 @@ class [[nodiscard("dropping a Connection disconnects its handler at once: keep i
   // False once disconnected, cleared, released, or its tracked owner died.
   [[nodiscard]] bool connected() const noexcept;
 
+  // The handler's label (its default "<event>#<n>" when it was given none);
+  // empty for an empty or released handle.
   [[nodiscard]] std::string label() const;
 
  private:

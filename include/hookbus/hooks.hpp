@@ -14,6 +14,7 @@
 
 #include <hookbus/connection.hpp>
 #include <hookbus/errors.hpp>
+#include <hookbus/event_ref.hpp>
 #include <hookbus/events.hpp>
 #include <hookbus/layers.hpp>
 
@@ -126,7 +127,10 @@ struct EmissionRecord;  // trace.hpp
 // A handler written against the variant: returns the result for the event it
 // was given (or monostate for "no change").
 using NamedHandler = std::function<HookOutcome(const HookEvent&)>;
-using Subscriber = std::function<void(const HookEvent&)>;
+// A catch-all subscriber: sees every event through a view (event_ref.hpp); one
+// written against `const HookEvent&` works too, at the cost of one copy of
+// the event per emit, shared by every subscriber and by-name handler.
+using Subscriber = std::function<void(const EventRef&)>;
 using ErrorListener = std::function<void(const HookError&)>;
 using EmissionObserver = std::function<void(const EmissionRecord&)>;
 

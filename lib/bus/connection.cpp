@@ -17,9 +17,10 @@ Connection& Connection::operator=(Connection&& other) noexcept {
 
 Connection::~Connection() { disconnect(); }
 
+// Leaves registration_ as it is, so that disconnect() from several threads
+// at once only reads the handle.
 void Connection::disconnect() noexcept {
   if (registration_) registration_->retire();
-  registration_.reset();
 }
 
 void Connection::release() noexcept { registration_.reset(); }

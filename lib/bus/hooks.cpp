@@ -1,7 +1,8 @@
-// The bus: one Boost.Signals2 signal per event type, plus the catch-all and
-// error-listener signals. Every slot returns a Step; one stateless combiner
-// stops the chain on Step::stop and skips slots whose tracked owner died. All
-// per-emit state lives in the Emission passed to the slots (reducers.hpp).
+// The bus: one channel per event type, plus the catch-all, error-listener
+// and emission-observer channels (bus/channel.hpp). Each channel keeps its
+// connections in a Boost.Signals2 signal, in call order, and an emit walks
+// the channel's dispatch snapshot without a lock. All per-emit state lives in
+// the Emission passed to the slots (reducers.hpp).
 
 #include <hookbus/hooks.hpp>
 
@@ -11,6 +12,7 @@
 #include <hookbus/tool_matcher.hpp>
 
 #include "support/logging.hpp"
+#include "bus/channel.hpp"
 #include "bus/delivery_queue.hpp"
 #include "bus/kept_alive.hpp"
 #include "bus/reducers.hpp"
@@ -19,7 +21,6 @@
 #include "trace/emission_capture.hpp"
 
 #include <boost/core/type_name.hpp>
-#include <boost/signals2/signal.hpp>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -30,118 +31,24 @@
 
 namespace hookbus {
 namespace detail {
-namespace bs2 = boost::signals2;
 
-// Runs slots in order until one asks to stop. A slot whose tracked owner
-// expired between Signals2's liveness check and the call throws expired_slot;
-// Signals2's own combiners skip those, and so does this one.
-struct StopOnRequest {
-  using result_type = void;
-  template <class SlotIterator>
-  void operator()(SlotIterator first, SlotIterator last) const {
-    for (; first != last; ++first) {
-      try {
-        if (*first == Step::stop) return;
-      } catch (const bs2::expired_slot&) {
-      }
-    }
-  }
-};
-
-template <class Arg>
-using Signal = bs2::signal<Step(Arg&), StopOnRequest, int>;
-
-// One signal and the registry of what is connected to it.
-class ChannelBase {
- public:
-  virtual ~ChannelBase() = default;
-  virtual std::size_t slot_count() const = 0;
-
-  std::uint64_t next_sequence() noexcept { return sequence_.fetch_add(1, std::memory_order_relaxed); }
-  // The sequence the next registration will get: every registration made so far is below it.
-  std::uint64_t horizon() const noexcept { return sequence_.load(std::memory_order_relaxed); }
-
-  // Disconnected registrations are swept out when the registry has doubled
-  // since the last sweep: amortised O(1) per connect, and the registry stays
-  // within twice the live handlers. A handler Signals2 dropped because its
-  // tracked owner died is retired here, which gives back its listener count.
-  void enroll(std::shared_ptr<Registration> registration) {
-    std::vector<std::shared_ptr<Registration>> expired;
-    {
-      std::lock_guard lock(mutex_);
-      if (registrations_.size() >= sweep_at_) {
-        std::erase_if(registrations_, [&](const auto& r) {
-          if (r->connected()) return false;
-          if (!r->retired()) expired.push_back(r);
-          return true;
-        });
-        sweep_at_ = std::max<std::size_t>(kMinimumSweep, 2 * registrations_.size());
-      }
-      registrations_.push_back(std::move(registration));
-    }
-    for (const auto& r : expired) r->retire();  // outside the lock: it takes the signal's
-  }
-
-  void bus_destroyed() {
-    std::lock_guard lock(mutex_);
-    for (const auto& registration : registrations_) registration->bus_destroyed();
-  }
-
-  void clear() {
-    std::vector<std::shared_ptr<Registration>> retiring;
-    {
-      std::lock_guard lock(mutex_);
-      retiring.swap(registrations_);
-    }
-    for (const auto& registration : retiring) registration->retire();
-  }
-
-  std::vector<std::string> labels_in_call_order() const {
-    std::vector<std::shared_ptr<Registration>> live;
-    {
-      std::lock_guard lock(mutex_);
-      std::copy_if(registrations_.begin(), registrations_.end(), std::back_inserter(live),
-                   [](const auto& r) { return r->connected(); });
-    }
-    std::stable_sort(live.begin(), live.end(), [](const auto& a, const auto& b) { return a->runs_before(*b); });
-    std::vector<std::string> labels;
-    for (const auto& registration : live) labels.push_back(registration->label());
-    return labels;
-  }
-
- private:
-  static constexpr std::size_t kMinimumSweep = 16;
-
-  mutable std::mutex mutex_;
-  std::vector<std::shared_ptr<Registration>> registrations_;
-  std::size_t sweep_at_ = kMinimumSweep;
-  std::atomic<std::uint64_t> sequence_{0};
-};
-
-template <class Arg>
-class Channel final : public ChannelBase {
- public:
-  std::size_t slot_count() const override { return signal.num_slots(); }
-  Signal<Arg> signal;
-};
-
-// What catch-all subscribers are called with: the event, the horizon of
-// their channel when the emit began, so that only subscribers registered
-// before then run (a slot list snapshot, as Signals2 takes for the typed
-// handlers when it calls their signal), and the emit's capture (null when
-// the emit is not recorded).
+// What catch-all subscribers are called with: the event, and the emit's
+// capture (null when the emit is not recorded).
 struct CatchAllCall {
-  const HookEvent& event;
-  std::uint64_t horizon;
+  const EventRef& event;
   EmissionCapture* capture;
 };
 
-// What emission observers' slots are called with: the finished emit's capture.
+// What emission observers are called with: the finished emit's capture.
 using FinishedEmission = const std::shared_ptr<const EmissionCapture>;
+
+template <Event E> struct TypedSlot;
+struct SubscriberSlot;
+template <class Arg> struct ObserverSlot;
 
 template <class V> struct typed_channels;
 template <class... E> struct typed_channels<std::variant<E...>> {
-  using type = std::tuple<Channel<Emission<E>>...>;
+  using type = std::tuple<Channel<TypedSlot<E>>...>;
 };
 
 struct BusState {
@@ -151,21 +58,23 @@ struct BusState {
   BusState(const BusState&) = delete;
   BusState& operator=(const BusState&) = delete;
 
-  ~BusState() {
-    for (auto* channel : by_index) channel->bus_destroyed();
-    catch_all.bus_destroyed();
-    errors.bus_destroyed();
-    emissions.bus_destroyed();
+  // Every registration is retired before the channels go, so that none
+  // touches the bus afterwards (registration.hpp).
+  void retire_all() {
+    for (auto* channel : by_index) channel->clear();
+    catch_all.clear();
+    emissions.clear();
+    errors.clear();
   }
 
   ListenerCounts counts;
   HooksOptions options;
   typed_channels<HookEvent>::type typed;
   std::array<ChannelBase*, event_count> by_index{};
-  Channel<const CatchAllCall> catch_all;
-  Channel<const HookError> errors;
+  Channel<SubscriberSlot> catch_all;
+  Channel<ObserverSlot<const HookError>> errors;
   std::atomic<std::uint32_t> error_listeners{0};
-  Channel<FinishedEmission> emissions;
+  Channel<ObserverSlot<FinishedEmission>> emissions;
   std::atomic<std::uint64_t> emit_sequence{0};  // numbers the recorded emits
 
   // Queued registrations' queues, for introspection, flush and shutdown.
@@ -208,24 +117,15 @@ struct BusState {
 
   // The emit ended with `result`: its record goes to the observers.
   template <class Result>
-  void finish_capture(std::shared_ptr<EmissionCapture> capture, const Result& result) {
-    capture->finish(result);
-    const std::shared_ptr<const EmissionCapture> finished = std::move(capture);
-    emissions.signal(finished);
-  }
+  void finish_capture(std::shared_ptr<EmissionCapture> capture, const Result& result);
 
   template <Event E>
-  Channel<Emission<E>>& channel() {
+  Channel<TypedSlot<E>>& channel() {
     return std::get<event_index<E>>(typed);
   }
 
   // Logs a handler failure and tells the error listeners.
-  void report(const HookError& error) {
-    detail::log(spdlog::level::err, "hook '{}' failed on '{}': {}", error.handler, error.event, error.message);
-    if (error_listeners.load(std::memory_order_relaxed) == 0) return;
-    HookError copy = error;
-    errors.signal(copy);
-  }
+  void report(const HookError& error);
 };
 
 // Tool events expose the tool's name for HandlerOptions::tools.
@@ -267,47 +167,71 @@ bool in_recheck_pass(const Emission<E>& emission) noexcept {
   else return false;
 }
 
-// The slot a typed handler is stored as: tool filter, error isolation, fold.
-// It holds one pointer, so Signals2 stores and copies it without allocating.
+// What a by-name handler's HookOutcome means for E: no change, E's result,
+// or (another event's result) a failure of the handler.
 template <Event E>
-struct TypedSlot {
-  struct Body {
-    std::shared_ptr<const void> keep_alive;  // first: released after the handler is destroyed
-    Handler<E> handler;
-    ToolMatcher tools;
-    std::shared_ptr<const Registration> identity;
-    ChangeLog::Handler who;  // the identity, as the change log knows handlers
-    bool answers;            // it can change the outcome (detail::can_answer)
-  };
-  std::shared_ptr<const Body> body;
+auto result_of_named(HookOutcome&& outcome) {
+  if constexpr (EventWithResult<E>) {
+    using R = result_t<E>;
+    if (std::holds_alternative<std::monostate>(outcome)) return std::optional<R>();
+    if (auto* result = std::get_if<R>(&outcome)) return std::optional<R>(std::move(*result));
+    throw Error("handler for '" + std::string(E::type) + "' returned another event's result type; expected " +
+                std::string(boost::core::type_name<R>()) + " or no change (monostate)");
+  }
+}
 
-  Step operator()(Emission<E>& emission) const {
-    HandlerTrace trace(emission.capture(), body->identity);
+// The slot a handler of E is stored as: tool filter, error isolation, fold.
+// The handler is typed, or written against HookEvent (registered by name),
+// which it is given as the emission's view: one HookEvent per emit, not one
+// per handler.
+template <Event E>
+struct TypedSlot : SlotBase {
+  TypedSlot(SlotBase base, Handler<E> typed, NamedHandler named, ToolMatcher tools, bool answers)
+      : SlotBase(std::move(base)),
+        typed(std::move(typed)),
+        named(std::move(named)),
+        tools(std::move(tools)),
+        answers(answers) {}
+
+  Handler<E> typed;    // empty for a by-name handler
+  NamedHandler named;  // empty for a typed handler
+  ToolMatcher tools;
+  bool answers;  // it can change the outcome (detail::can_answer)
+
+  auto invoke(const Emission<E>& emission) const {
+    if (named) return result_of_named<E>(named(emission.view().variant()));
+    return typed(emission.event());
+  }
+
+  // `position`: the slot's place in the emit's snapshot, which names it in
+  // the emission's change log. Inlined into the emit's loop: a call per
+  // handler is a measurable part of what a handler costs.
+  [[gnu::always_inline]] Step operator()(Emission<E>& emission, std::size_t position) const {
+    HandlerTrace trace(emission.capture(), identity);
     if constexpr (has_tool_name<E>) {
-      if (!body->tools.matches_every_tool() && !body->tools.matches(tool_name_of(emission.event()))) {
+      if (!tools.matches_every_tool() && !tools.matches(tool_name_of(emission.event()))) {
         if (!in_recheck_pass(emission)) trace.skipped();  // once, not again in each pass
         return Step::proceed;
       }
     }
     if constexpr (rechecks_changes<E>) {
       // A recheck pass runs only the handlers that must answer again (reducers.hpp, ChangeLog).
-      if (emission.rechecking() &&
-          !(body->answers && emission.must_answer_again(body->identity->rank(), body->who, &Registration::runs_before)))
+      if (emission.rechecking() && !(answers && emission.must_answer_again(identity->rank(), position)))
         return Step::proceed;
     }
-    const KeptAliveCall call(body->keep_alive.get());
+    const KeptAliveCall call(keep_alive.get());
     try {
       if constexpr (EventWithResult<E>) {
-        auto result = body->handler(emission.event());
+        auto result = invoke(emission);
         if (!result) {
           trace.no_change();
           return Step::proceed;
         }
         trace.template returned<E>(*result);
-        if constexpr (rechecks_changes<E>) emission.answering(body->identity->rank(), &body->who);
+        if constexpr (rechecks_changes<E>) emission.answering(identity->rank(), position);
         return fold(emission, std::move(*result), decider());
       } else {
-        body->handler(emission.event());
+        invoke(emission);
         trace.no_change();
         return Step::proceed;
       }
@@ -320,16 +244,15 @@ struct TypedSlot {
 
   // Names this handler in decided_by, only when a decision is recorded.
   auto decider() const {
-    return [identity = body->identity.get()](Decider& decider) { identity->name(decider); };
+    return [registration = identity.get()](Decider& decider) { registration->name(decider); };
   }
 
   Step failed(Emission<E>& emission, const std::string& message) const {
-    const Registration& identity = *body->identity;
-    const std::string label = identity.label();
-    identity.bus().report(identity.error(label, message));
+    const std::string label = identity->label();
+    identity->bus().report(identity->error(label, message));
     if constexpr (EventWithResult<E>) {
       if constexpr (is_gating(E::reduction)) {
-        if (identity.failure() == FailurePolicy::fail_closed)
+        if (identity->failure() == FailurePolicy::fail_closed)
           return fold(emission, failure_refusal<E>("hook '" + label + "' failed: " + message), decider());
       }
     }
@@ -337,12 +260,13 @@ struct TypedSlot {
   }
 };
 
-// Catch-all subscribers and error listeners: isolated, never stop the chain.
+// Emission observers and error listeners: isolated, never stop the chain.
 template <class Arg>
-struct ObserverSlot {
-  std::shared_ptr<const void> keep_alive;  // first: released after the observer is destroyed
+struct ObserverSlot : SlotBase {
+  ObserverSlot(SlotBase base, std::function<void(Arg&)> observer)
+      : SlotBase(std::move(base)), observer(std::move(observer)) {}
+
   std::function<void(Arg&)> observer;
-  std::shared_ptr<const Registration> identity;
 
   Step operator()(Arg& argument) const {
     const KeptAliveCall call(keep_alive.get());
@@ -361,18 +285,18 @@ struct ObserverSlot {
 };
 
 // A catch-all subscriber: called in place, or given a copy of the event
-// through its delivery queue; only by emits that began after it was registered.
-struct SubscriberSlot {
-  std::shared_ptr<const void> keep_alive;  // first: released after the subscriber is destroyed
-  Subscriber subscriber;                   // empty when queued
+// through its delivery queue.
+struct SubscriberSlot : SlotBase {
+  SubscriberSlot(SlotBase base, Subscriber subscriber, std::shared_ptr<DeliveryQueueOf<HookEvent>> queue)
+      : SlotBase(std::move(base)), subscriber(std::move(subscriber)), queue(std::move(queue)) {}
+
+  Subscriber subscriber;  // empty when queued
   std::shared_ptr<DeliveryQueueOf<HookEvent>> queue;
-  std::shared_ptr<const Registration> identity;
 
   Step operator()(const CatchAllCall& call) const {
-    if (!identity->registered_before(call.horizon)) return Step::proceed;
     HandlerTrace trace(call.capture, identity, true);
     if (queue) {
-      queue->push(call.event);
+      queue->push(call.event.variant());
       trace.no_change();
       return Step::proceed;
     }
@@ -388,6 +312,22 @@ struct SubscriberSlot {
     return Step::proceed;
   }
 };
+
+template <class Result>
+void BusState::finish_capture(std::shared_ptr<EmissionCapture> capture, const Result& result) {
+  capture->finish(result);
+  const std::shared_ptr<const EmissionCapture> finished = std::move(capture);
+  const Channel<ObserverSlot<FinishedEmission>>::Reading observers(emissions);
+  observers.each([&](const ObserverSlot<FinishedEmission>& slot, std::size_t) { return slot(finished); });
+}
+
+void BusState::report(const HookError& error) {
+  detail::log(spdlog::level::err, "hook '{}' failed on '{}': {}", error.handler, error.event, error.message);
+  if (error_listeners.load(std::memory_order_relaxed) == 0) return;
+  HookError copy = error;
+  const Channel<ObserverSlot<const HookError>>::Reading listeners(errors);
+  listeners.each([&](const ObserverSlot<const HookError>& slot, std::size_t) { return slot(copy); });
+}
 
 // What a queued subscriber or observer's thread calls: the registration's
 // function, with what keeps its code loaded held until after it is destroyed.
@@ -415,33 +355,18 @@ std::shared_ptr<DeliveryQueueOf<Item>> start_queue(BusState& bus, const HandlerO
   return queue;
 }
 
-// Connects a slot in its priority group (front of the group when reversed),
-// counts it as a listener, and records it in the channel's registry. `make_slot`
-// builds the slot function from the registration, its identity.
-template <class Arg, class MakeSlot>
-Connection connect_slot(const RegistrationSite& site, Channel<Arg>& channel, const HandlerOptions& options,
-                        MakeSlot&& make_slot) {
-  auto registration = std::make_shared<Registration>(site, options);
-  typename Signal<Arg>::slot_type slot(make_slot(registration));
-  if (options.track) slot.track_foreign(*options.track);
-  site.listeners->fetch_add(1, std::memory_order_relaxed);
-  registration->attach(channel.signal.connect(options.priority, slot, site.reversed ? bs2::at_front : bs2::at_back));
-  channel.enroll(registration);
-  return Connection(std::move(registration));
-}
-
-template <Event E>
-Handler<E> adapt_named(NamedHandler handler) {
-  return [handler = std::move(handler)](const E& event) {
-    HookOutcome outcome = handler(HookEvent(event));
-    if constexpr (EventWithResult<E>) {
-      using R = result_t<E>;
-      if (std::holds_alternative<std::monostate>(outcome)) return std::optional<R>();
-      if (auto* result = std::get_if<R>(&outcome)) return std::optional<R>(std::move(*result));
-      throw Error("handler for '" + std::string(E::type) + "' returned another event's result type; expected " +
-                  std::string(boost::core::type_name<R>()) + " or no change (monostate)");
-    }
-  };
+// Connects a slot to `channel` in its priority group (at the front of the
+// group when `at_front`) and counts it in `listeners`. `make_slot(base)`
+// builds the slot from its SlotBase (keep_alive, identity).
+template <class Slot, class MakeSlot>
+Connection connect_slot(const std::shared_ptr<BusState>& bus, Channel<Slot>& channel, std::atomic<std::uint32_t>& listeners,
+                        std::string_view event, const HandlerOptions& options, bool at_front, MakeSlot&& make_slot) {
+  auto identity =
+      std::make_shared<Registration>(RegistrationSite{bus, &channel, &listeners, event, channel.next_sequence()}, options);
+  std::shared_ptr<const Slot> slot = make_slot(SlotBase{options.keep_alive, identity});
+  listeners.fetch_add(1, std::memory_order_relaxed);
+  identity->attach(channel.connect(std::move(slot), options.priority, at_front));
+  return Connection(std::move(identity));
 }
 
 }  // namespace detail
@@ -451,28 +376,37 @@ Handler<E> adapt_named(NamedHandler handler) {
 Hooks::Hooks(HooksOptions options)
     : state_(std::make_shared<detail::BusState>(options)), counts_(&state_->counts) {}
 
-Hooks::~Hooks() { state_->close_queues(); }
+Hooks::~Hooks() {
+  state_->close_queues();
+  state_->retire_all();
+}
 
+namespace detail {
+// Connects a handler of E, typed or by name (the other one empty).
 template <Event E>
-Connection Hooks::connect(Handler<E> handler, HandlerOptions options, bool answers) {
-  if (!handler) throw std::invalid_argument("hookbus: empty handler for '" + std::string(E::type) + "'");
+Connection connect_handler(const std::shared_ptr<BusState>& state, Handler<E> typed, NamedHandler named,
+                           const HandlerOptions& options, bool answers) {
+  if (!typed && !named) throw std::invalid_argument("hookbus: empty handler for '" + std::string(E::type) + "'");
   if (options.queued)
     throw std::invalid_argument("hookbus: queued delivery was asked for a handler of '" + std::string(E::type) +
                                 "'; only catch-all subscribers and emission observers can be queued (a handler's "
                                 "result is needed by the emit)");
-  if (!options.tools.empty() && !detail::has_tool_name<E>)
+  if (!options.tools.empty() && !has_tool_name<E>)
     throw std::invalid_argument("hookbus: a tool matcher ('" + options.tools + "') was given for '" +
                                 std::string(E::type) + "', which is not a tool event");
-  auto& channel = state_->channel<E>();
-  const detail::RegistrationSite site{state_.get(), &counts_->typed[event_index<E>], E::type, channel.next_sequence(),
-                                      state_->options.nested_ordering && is_closing<E>};
   ToolMatcher tools(options.tools);
-  return detail::connect_slot(site, channel, options, [&](std::shared_ptr<detail::Registration> identity) {
-    using Body = typename detail::TypedSlot<E>::Body;
-    detail::ChangeLog::Handler who = identity;
-    return detail::TypedSlot<E>{std::make_shared<const Body>(
-        Body{options.keep_alive, std::move(handler), std::move(tools), std::move(identity), std::move(who), answers})};
-  });
+  BusState& bus = *state;
+  return connect_slot(state, bus.channel<E>(), bus.counts.typed[event_index<E>], E::type, options,
+                      bus.options.nested_ordering && is_closing<E>, [&](SlotBase base) {
+                        return std::make_shared<const TypedSlot<E>>(std::move(base), std::move(typed), std::move(named),
+                                                                    std::move(tools), answers);
+                      });
+}
+}  // namespace detail
+
+template <Event E>
+Connection Hooks::connect(Handler<E> handler, HandlerOptions options, bool answers) {
+  return detail::connect_handler<E>(state_, std::move(handler), nullptr, options, answers);
 }
 
 namespace detail {
@@ -482,9 +416,11 @@ namespace detail {
 template <Event E>
 void run_typed_handlers(BusState& bus, Emission<E>& emission) {
   if (bus.counts.typed[event_index<E>].load(std::memory_order_relaxed) == 0) return;
-  bus.channel<E>().signal(emission);
+  const typename Channel<TypedSlot<E>>::Reading handlers(bus.channel<E>());
+  const auto call = [&](const TypedSlot<E>& slot, std::size_t position) { return slot(emission, position); };
+  handlers.each(call);
   if constexpr (rechecks_changes<E>) {
-    while (recheck_due(emission)) bus.channel<E>().signal(emission);
+    while (recheck_due(emission)) handlers.each(call);
   }
 }
 
@@ -493,53 +429,57 @@ void run_typed_handlers(BusState& bus, Emission<E>& emission) {
 // handler adds first runs on the next emit.
 template <Event E>
 void run_handlers(BusState& bus, Emission<E>& emission) {
-  const bool subscribed = bus.counts.catch_all.load(std::memory_order_relaxed) != 0;
-  const std::uint64_t horizon = subscribed ? bus.catch_all.horizon() : 0;
-  run_typed_handlers(bus, emission);
-  if (subscribed) {
-    const HookEvent as_variant(emission.event());
-    bus.catch_all.signal(CatchAllCall{as_variant, horizon, emission.capture()});
+  if (bus.counts.catch_all.load(std::memory_order_relaxed) == 0) {
+    run_typed_handlers(bus, emission);
+    return;
   }
+  const Channel<SubscriberSlot>::Reading subscribers(bus.catch_all);
+  run_typed_handlers(bus, emission);
+  const CatchAllCall call{emission.view(), emission.capture()};
+  subscribers.each([&](const SubscriberSlot& slot, std::size_t) { return slot(call); });
 }
 
-// Reduces into a named local returned whole (NRVO): the result is never moved.
-template <EventWithResult E, class Arg>
-result_t<E> reduce(BusState& bus, Arg&& event) {
-  result_t<E> result;
-  Emission<E> emission(std::forward<Arg>(event), result);
-  auto capture = bus.start_capture(emission);
-  run_handlers(bus, emission);
-  std::move(emission).finish();
-  if (capture) bus.finish_capture(std::move(capture), result);
-  return result;
+// One emit of E: `event` (const E& or E&&) and, when the emit was given one,
+// the HookEvent it came in (`origin`). Reduces into a named local returned
+// whole (NRVO): the result is never moved.
+template <Event E, class Arg, class... Origin>
+result_t<E> emit_through(BusState& bus, Arg&& event, const Origin&... origin) {
+  if constexpr (EventWithResult<E>) {
+    result_t<E> result;
+    Emission<E> emission(std::forward<Arg>(event), origin..., result);
+    auto capture = bus.start_capture(emission);
+    run_handlers(bus, emission);
+    std::move(emission).finish();
+    if (capture) bus.finish_capture(std::move(capture), result);
+    return result;
+  } else {
+    Emission<E> emission(std::as_const(event), origin...);
+    auto capture = bus.start_capture(emission);
+    run_handlers(bus, emission);
+    if (capture) bus.finish_capture(std::move(capture), std::monostate{});
+  }
 }
 }  // namespace detail
 
 template <Event E>
 result_t<E> Hooks::dispatch(const E& event) {
-  if constexpr (EventWithResult<E>) {
-    return detail::reduce<E>(*state_, event);
-  } else {
-    Emission<E> emission(event);
-    auto capture = state_->start_capture(emission);
-    detail::run_handlers(*state_, emission);
-    if (capture) state_->finish_capture(std::move(capture), std::monostate{});
-  }
+  return detail::emit_through<E>(*state_, event);
 }
 
 template <Event E>
 result_t<E> Hooks::dispatch(E&& event) {
-  if constexpr (EventWithResult<E>) return detail::reduce<E>(*state_, std::move(event));
-  else return dispatch(static_cast<const E&>(event));
+  return detail::emit_through<E>(*state_, std::move(event));
 }
 
 HookOutcome Hooks::dispatch_variant(const HookEvent& event) {
   return std::visit(
-      [this](const auto& alternative) -> HookOutcome {
+      [&](const auto& alternative) -> HookOutcome {
         using E = std::decay_t<decltype(alternative)>;
-        if constexpr (EventWithResult<E>) return emit(alternative);
-        else {
-          emit(alternative);
+        if constexpr (EventWithResult<E>) {
+          if (!listened(event_index<E>)) return detail::Neutral<result_t<E>>::make();
+          return detail::emit_through<E>(*state_, alternative, event);
+        } else {
+          if (listened(event_index<E>)) detail::emit_through<E>(*state_, alternative, event);
           return std::monostate{};
         }
       },
@@ -553,7 +493,7 @@ Connection Hooks::on(std::string_view event_name, NamedHandler handler, HandlerO
   static constexpr auto kConnectors = []<std::size_t... I>(std::index_sequence<I...>) {
     return std::array<Connect, sizeof...(I)>{[](Hooks& hooks, NamedHandler&& h, HandlerOptions&& o) {
       using E = std::variant_alternative_t<I, HookEvent>;
-      return hooks.connect<E>(detail::adapt_named<E>(std::move(h)), std::move(o));
+      return detail::connect_handler<E>(hooks.state_, nullptr, std::move(h), o, true);
     }...};
   }(std::make_index_sequence<event_count>{});
   return kConnectors[index](*this, std::move(handler), std::move(options));
@@ -561,45 +501,51 @@ Connection Hooks::on(std::string_view event_name, NamedHandler handler, HandlerO
 
 Connection Hooks::subscribe(Subscriber subscriber, HandlerOptions options) {
   if (!subscriber) throw std::invalid_argument("hookbus: empty catch-all subscriber");
-  const detail::RegistrationSite site{state_.get(), &counts_->catch_all, "*", state_->catch_all.next_sequence()};
-  return detail::connect_slot(site, state_->catch_all, options, [&](std::shared_ptr<detail::Registration> registration) {
-    std::shared_ptr<const detail::Registration> identity = registration;
-    if (!options.queued)
-      return detail::SubscriberSlot{options.keep_alive, std::move(subscriber), nullptr, std::move(identity)};
-    auto queue = detail::start_queue<HookEvent>(*state_, options, identity, std::move(subscriber),
-                                                [](const Subscriber& call, const HookEvent& event) { call(event); });
-    registration->attach(queue);
-    return detail::SubscriberSlot{options.keep_alive, nullptr, std::move(queue), std::move(identity)};
-  });
+  return detail::connect_slot(state_, state_->catch_all, counts_->catch_all, "*", options, false,
+                              [&](detail::SlotBase base) {
+                                std::shared_ptr<detail::DeliveryQueueOf<HookEvent>> queue;
+                                if (options.queued) {
+                                  queue = detail::start_queue<HookEvent>(
+                                      *state_, options, base.identity, std::move(subscriber),
+                                      [](const Subscriber& call, const HookEvent& event) { call(event); });
+                                  base.identity->attach(queue);
+                                }
+                                return std::make_shared<const detail::SubscriberSlot>(std::move(base), std::move(subscriber),
+                                                                                      std::move(queue));
+                              });
 }
 
 Connection Hooks::on_emission(EmissionObserver observer, HandlerOptions options) {
   if (!observer) throw std::invalid_argument("hookbus: empty emission observer");
   using Finished = std::shared_ptr<const detail::EmissionCapture>;
-  const detail::RegistrationSite site{state_.get(), &counts_->observers, "on_emission",
-                                      state_->emissions.next_sequence()};
-  return detail::connect_slot(site, state_->emissions, options, [&](std::shared_ptr<detail::Registration> registration) {
-    std::shared_ptr<const detail::Registration> identity = registration;
-    std::function<void(const Finished&)> deliver;
-    if (!options.queued) {
-      deliver = [observer = std::move(observer)](const Finished& emission) { observer(emission->record()); };
-    } else {
-      auto queue = detail::start_queue<Finished>(
-          *state_, options, identity, std::move(observer),
-          [](const EmissionObserver& call, const Finished& emission) { call(emission->record()); });
-      registration->attach(queue);
-      deliver = [queue = std::move(queue)](const Finished& emission) { queue->push(emission); };
-    }
-    return detail::ObserverSlot<detail::FinishedEmission>{options.keep_alive, std::move(deliver), std::move(identity)};
-  });
+  using Slot = detail::ObserverSlot<detail::FinishedEmission>;
+  return detail::connect_slot(state_, state_->emissions, counts_->observers, "on_emission", options, false,
+                              [&](detail::SlotBase base) {
+                                std::function<void(const Finished&)> deliver;
+                                if (!options.queued) {
+                                  deliver = [observer = std::move(observer)](const Finished& emission) {
+                                    observer(emission->record());
+                                  };
+                                } else {
+                                  auto queue = detail::start_queue<Finished>(
+                                      *state_, options, base.identity, std::move(observer),
+                                      [](const EmissionObserver& call, const Finished& emission) {
+                                        call(emission->record());
+                                      });
+                                  base.identity->attach(queue);
+                                  deliver = [queue = std::move(queue)](const Finished& emission) { queue->push(emission); };
+                                }
+                                return std::make_shared<const Slot>(std::move(base), std::move(deliver));
+                              });
 }
 
 Connection Hooks::on_handler_error(ErrorListener listener) {
   if (!listener) throw std::invalid_argument("hookbus: empty error listener");
-  const detail::RegistrationSite site{state_.get(), &state_->error_listeners, "on_handler_error", state_->errors.next_sequence()};
-  return detail::connect_slot(site, state_->errors, HandlerOptions{}, [&](std::shared_ptr<detail::Registration> identity) {
-    return detail::ObserverSlot<const HookError>{nullptr, std::move(listener), std::move(identity)};
-  });
+  using Slot = detail::ObserverSlot<const HookError>;
+  return detail::connect_slot(state_, state_->errors, state_->error_listeners, "on_handler_error", HandlerOptions{},
+                              false, [&](detail::SlotBase base) {
+                                return std::make_shared<const Slot>(std::move(base), std::move(listener));
+                              });
 }
 
 std::size_t Hooks::handler_count(std::string_view event_name) const {

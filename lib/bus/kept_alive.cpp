@@ -9,8 +9,7 @@ namespace {
 thread_local std::vector<const void*> running_owners;
 }  // namespace
 
-KeptAliveCall::KeptAliveCall(const void* owner) noexcept : owner_(owner) {
-  if (owner_ == nullptr) return;
+void KeptAliveCall::enter() noexcept {
   try {
     running_owners.push_back(owner_);
   } catch (...) {  // out of memory: the call goes on unmarked, as an in-process handler
@@ -18,9 +17,7 @@ KeptAliveCall::KeptAliveCall(const void* owner) noexcept : owner_(owner) {
   }
 }
 
-KeptAliveCall::~KeptAliveCall() {
-  if (owner_ != nullptr) running_owners.pop_back();
-}
+void KeptAliveCall::leave() noexcept { running_owners.pop_back(); }
 
 std::size_t kept_alive_calls_on_this_thread(const void* owner) noexcept {
   return static_cast<std::size_t>(std::count(running_owners.begin(), running_owners.end(), owner));

@@ -8,15 +8,23 @@
 
 namespace hookbus::detail {
 
-// Marks a call into a handler kept alive by `owner` (nothing when null).
+// Marks a call into a handler kept alive by `owner` (nothing when null: the
+// engine's own handlers, checked inline on every call).
 class KeptAliveCall {
  public:
-  explicit KeptAliveCall(const void* owner) noexcept;
-  ~KeptAliveCall();
+  explicit KeptAliveCall(const void* owner) noexcept : owner_(owner) {
+    if (owner_ != nullptr) enter();
+  }
+  ~KeptAliveCall() {
+    if (owner_ != nullptr) leave();
+  }
   KeptAliveCall(const KeptAliveCall&) = delete;
   KeptAliveCall& operator=(const KeptAliveCall&) = delete;
 
  private:
+  void enter() noexcept;
+  void leave() noexcept;
+
   const void* owner_;
 };
 

@@ -18,6 +18,7 @@
 // trusted layer is answered again by every more trusted handler that had
 // answered before it (ChangeLog below; docs/semantics.md states the rule).
 
+#include <hookbus/event_ref.hpp>
 #include <hookbus/events.hpp>
 #include <hookbus/layers.hpp>
 #include <hookbus/reflect.hpp>
@@ -102,14 +103,14 @@ namespace detail {
 // by handlers more trusted than the least trusted one that changed the event
 // in the pass before, so there are at most as many passes as trust ranks.
 //
-// Handlers are opaque here: the bus names each by a pointer it keeps alive
-// (a `Handler`) and orders them with `RunsBefore`, the order they run in.
+// Handlers are named by their position in the emit's dispatch snapshot
+// (bus/channel.hpp): every pass of an emit walks the same snapshot, so a
+// position is one handler for the whole emit, and positions are call order.
 class ChangeLog {
  public:
-  using Handler = std::shared_ptr<const void>;
-  using RunsBefore = bool (*)(const void* first, const void* second) noexcept;
+  using Handler = std::size_t;
 
-  void changed(int rank, const Handler& by) { changes_.push_back({rank, by}); }
+  void changed(int rank, Handler by) { changes_.push_back({rank, by}); }
 
   // At the end of a pass: true when the pass had a change that a more
   // trusted handler may not have seen, so another pass is due.
@@ -125,14 +126,14 @@ class ChangeLog {
   // In a recheck pass: whether the handler `who` of trust rank `rank` must
   // answer again, because a less trusted handler changed the event after it
   // last answered. When it must, it is noted as having seen every change so far.
-  bool must_answer_again(int rank, const Handler& who, RunsBefore runs_before) {
+  bool must_answer_again(int rank, Handler who) {
     const auto view = std::find_if(views_.begin(), views_.end(), [&](const View& v) { return v.who == who; });
     // Never answered again: it saw the first pass's changes made before it ran.
     const std::size_t seen =
         view != views_.end() ? view->seen
                              : static_cast<std::size_t>(std::count_if(
                                    changes_.begin(), changes_.begin() + static_cast<std::ptrdiff_t>(first_pass_changes_),
-                                   [&](const Change& change) { return runs_before(change.by.get(), who.get()); }));
+                                   [&](const Change& change) { return change.by < who; }));
     const bool again = std::any_of(changes_.begin() + static_cast<std::ptrdiff_t>(seen), changes_.end(),
                                    [&](const Change& change) { return change.rank > rank; });
     if (!again) return false;
@@ -164,13 +165,22 @@ class ChangeLog {
 template <Event E>
 class Emission {
  public:
-  explicit Emission(const E& event) noexcept : event_(&event) {}
+  explicit Emission(const E& event) noexcept : event_(&event), view_(event) {}
+  // `origin`: the HookEvent the emit was given, which by-name handlers and
+  // catch-all subscribers then see without a copy.
+  Emission(const E& event, const HookEvent& origin) noexcept : event_(&event), view_(origin) {}
+  Emission(const Emission&) = delete;
+  Emission& operator=(const Emission&) = delete;
+
   const E& event() const noexcept { return *event_; }
+  // The event as by-name handlers and catch-all subscribers see it.
+  const EventRef& view() const noexcept { return view_; }
   detail::EmissionCapture* capture() const noexcept { return capture_; }
   void record_into(detail::EmissionCapture* capture) noexcept { capture_ = capture; }
 
  private:
   const E* event_;
+  EventRef view_;
   detail::EmissionCapture* capture_ = nullptr;
 };
 
@@ -182,47 +192,54 @@ class Emission<E> {
   using Result = result_t<E>;
 
   // Handlers' changes go to a private copy made on the first change.
-  Emission(const E& event, Result& result) noexcept : event_(&event), result_(result) {}
+  Emission(const E& event, Result& result) noexcept : event_(&event), view_(event), result_(result) {}
+  // `origin`: the HookEvent the emit was given, which by-name handlers and
+  // catch-all subscribers see without a copy until a handler changes the event.
+  Emission(const E& event, const HookEvent& origin, Result& result) noexcept
+      : event_(&event), view_(origin), result_(result) {}
   // The caller gave the event up (it must outlive the emission): handlers'
   // changes are made in place.
   Emission(E&& owned_event, Result& result) noexcept
-      : event_(&owned_event), working_(&owned_event), result_(result) {}
+      : event_(&owned_event), working_(&owned_event), view_(owned_event), result_(result) {}
   Emission(const Emission&) = delete;
   Emission& operator=(const Emission&) = delete;
 
   const E& event() const noexcept { return *event_; }
+  // The event as by-name handlers and catch-all subscribers see it: the
+  // working event, made a HookEvent at most once between two changes.
+  const EventRef& view() const noexcept { return view_; }
   Result& result() noexcept { return result_; }
   detail::EmissionCapture* capture() const noexcept { return capture_; }
   void record_into(detail::EmissionCapture* capture) noexcept { capture_ = capture; }
 
-  // The event handlers see from now on, writable.
+  // The event handlers see from now on, writable: whatever the caller does
+  // with it counts as a change.
   E& working_event() {
     if (working_ == nullptr) {
       copy_.emplace(*event_);
       working_ = &*copy_;
       event_ = working_;
     }
+    view_.rebind(*working_);
     return *working_;
   }
 
   // ---- changes and who answers again (rechecks_changes<E> only) ----
 
   // Before a handler's result is folded: who it is, so a change it makes is logged as its.
-  void answering(int rank, const detail::ChangeLog::Handler* who) noexcept {
+  void answering(int rank, detail::ChangeLog::Handler who) noexcept {
     answering_rank_ = rank;
     answering_ = who;
   }
   // A patched field got a different value from the answering handler.
   void changed() {
     if (!changes_) changes_ = std::make_unique<detail::ChangeLog>();
-    changes_->changed(answering_rank_, answering_ ? *answering_ : detail::ChangeLog::Handler());
+    changes_->changed(answering_rank_, answering_);
   }
   // At the end of a pass over the handlers: whether another is due (see recheck_due).
   bool next_pass() { return changes_ && changes_->next_pass(); }
   [[nodiscard]] bool rechecking() const noexcept { return changes_ && changes_->rechecking(); }
-  bool must_answer_again(int rank, const detail::ChangeLog::Handler& who, detail::ChangeLog::RunsBefore runs_before) {
-    return changes_->must_answer_again(rank, who, runs_before);
-  }
+  bool must_answer_again(int rank, detail::ChangeLog::Handler who) { return changes_->must_answer_again(rank, who); }
 
   // Ends the emit: patched fields move from the working event into the result.
   void finish() && {
@@ -239,9 +256,10 @@ class Emission<E> {
   const E* event_;
   E* working_ = nullptr;
   std::optional<E> copy_;
+  EventRef view_;
   Result& result_;
   int answering_rank_ = 0;
-  const detail::ChangeLog::Handler* answering_ = nullptr;
+  detail::ChangeLog::Handler answering_ = 0;
   std::unique_ptr<detail::ChangeLog> changes_;  // made by the first change
   detail::EmissionCapture* capture_ = nullptr;
 };

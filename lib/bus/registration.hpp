@@ -1,13 +1,14 @@
 #pragma once
-// Internal: one registered handler. Shared by its Connection handle, its
-// channel's registry and its slot, so that disconnecting through any of them
-// happens exactly once and keeps the per-type listener count (the emit fast
-// path) exact. It is also the slot's identity for error reports and failure
-// policies: one allocation per registration carries all of it.
+// Internal: one registered handler's identity (label, source, policy, order)
+// and its place in its channel's registry. Its Connection handle, its slot
+// (bus/channel.hpp) and the records of emits that reached it (lib/trace) each
+// hold it.
 //
-// The handler itself is not in here: it lives in the Signals2 slot, which
-// Signals2 destroys at disconnect, so a handler's captures are released then,
-// whoever still holds the Registration.
+// The handler itself is not in here: it lives in the slot, which the channel
+// holds while it is connected and the dispatch snapshots of emits in flight
+// hold while they run. So a handler's captures are released once it is
+// disconnected and the emits that were calling it have returned, whoever
+// still holds the Registration.
 
 #include <hookbus/hooks.hpp>
 
@@ -21,8 +22,10 @@
 #include <iterator>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hookbus::detail {
 
@@ -42,19 +45,33 @@ class QueueControl {
   [[nodiscard]] virtual DeliveryQueueState state() const = 0;
 };
 
+// A channel of the bus (bus/channel.hpp), as its registrations and the
+// bus's introspection see it.
+class ChannelBase {
+ public:
+  virtual ~ChannelBase() = default;
+  // A slot was connected or disconnected: the dispatch snapshot is out of date.
+  virtual void changed() noexcept = 0;
+  [[nodiscard]] virtual std::size_t slot_count() const = 0;
+  [[nodiscard]] virtual std::vector<std::string> labels_in_call_order() = 0;
+  // Retires every connected slot.
+  virtual void clear() = 0;
+};
+
 // What connecting a handler needs to know besides the handler.
 struct RegistrationSite {
-  BusState* bus;
+  std::shared_ptr<BusState> bus;
+  ChannelBase* channel;
   std::atomic<std::uint32_t>* listeners;  // the count the emit fast path reads; lives in the bus
   std::string_view event;                 // wire name, or "*" / "on_handler_error"; static storage
   std::uint64_t sequence;                 // registration order within the channel
-  bool reversed = false;                  // nested ordering of a closing event
 };
 
 class Registration {
  public:
   Registration(const RegistrationSite& site, const HandlerOptions& options)
       : bus_(site.bus),
+        channel_(site.channel),
         listeners_(site.listeners),
         event_(site.event),
         label_(options.label),
@@ -62,36 +79,46 @@ class Registration {
         protocol_(options.protocol),
         failure_(options.failure),
         kind_(options.kind),
-        priority_(options.priority),
         layer_(options.layer),
         rank_(trust_rank(options.layer)),
         sequence_(site.sequence),
-        reversed_(site.reversed) {}
+        track_(options.track) {}
 
-  // Called once, before the registration is published anywhere.
-  void attach(boost::signals2::connection connection) { connection_ = std::move(connection); }
+  // Before the slot is connected: its queue, when it is queued.
   void attach(std::shared_ptr<QueueControl> queue) { queue_ = std::move(queue); }
 
-  // Disconnects and gives back the listener count, the first time only. The
-  // count lives in the bus, so it is touched only while the bus is alive. A
-  // queue delivers what it holds first, while the slot (and what keeps its
-  // code loaded) is still there.
-  void retire() noexcept {
-    if (!live_.exchange(false, std::memory_order_acq_rel)) return;
-    if (queue_) queue_->close();
-    connection_.disconnect();
-    if (bus_alive_.load(std::memory_order_acquire)) listeners_->fetch_sub(1, std::memory_order_relaxed);
+  // Once the slot is connected: its registry connection. A retire() that came
+  // in between (a clear() on another thread found the slot already) is
+  // finished here, since it could not disconnect what was not yet attached.
+  void attach(boost::signals2::connection connection) {
+    connection_ = std::move(connection);
+    State connecting = State::connecting;
+    if (!state_.compare_exchange_strong(connecting, State::listed)) unlist();
   }
 
-  // Called by the bus's destructor for every registration not yet retired
-  // (the channel registries hold all of them), so that a handle outliving the
-  // bus never touches its counts. Cheaper than a weak_ptr to the bus, which
-  // cost every connect and disconnect two atomic operations more.
-  void bus_destroyed() noexcept { bus_alive_.store(false, std::memory_order_release); }
+  // Disconnects, the first time only: no emit that reaches the handler
+  // afterwards calls it, the listener count goes down, and the channel's
+  // snapshot is rebuilt without it. A queue first delivers what it holds,
+  // while the handler is still there. The bus's state lives as long as a
+  // registration does (the bus retires every registration when it is
+  // destroyed, which ends the channels' hold on them), so a handle that
+  // outlives its bus, or is disconnected while the bus is being destroyed,
+  // touches live memory.
+  void retire() noexcept {
+    if (state_.exchange(State::retired) == State::listed) unlist();
+  }
 
-  bool retired() const noexcept { return !live_.load(std::memory_order_acquire); }
-  // False once retired, or once Signals2 dropped the slot because a tracked owner died.
-  bool connected() const noexcept { return !retired() && connection_.connected(); }
+  // Until retired. Read on every handler call, so relaxed: an emit that the
+  // disconnect happened before sees it; one running at that moment on another
+  // thread may still call the handler (docs/semantics.md, section 7).
+  [[nodiscard]] bool listed() const noexcept { return state_.load(std::memory_order_relaxed) != State::retired; }
+
+  // Listed, and its tracked owner (if any) still alive.
+  [[nodiscard]] bool connected() const noexcept { return listed() && !(track_ && track_->expired()); }
+
+  // HandlerOptions::track: the handler stops by itself once this owner is
+  // gone. The emit locks it for the length of each call (bus/channel.hpp).
+  const std::optional<std::weak_ptr<const void>>& track() const noexcept { return track_; }
 
   // The label given at registration, or "<event>#<n>", made only when asked:
   // most handlers are never listed and never fail.
@@ -114,30 +141,14 @@ class Registration {
   const std::string& source() const noexcept { return source_; }
   const std::string& protocol() const noexcept { return protocol_; }
   std::optional<Layer> layer() const noexcept { return layer_; }
+  std::uint64_t sequence() const noexcept { return sequence_; }
 
   // What error listeners are told when this handler fails.
   HookError error(std::string label, std::string message) const {
     return HookError{std::string(event_), std::move(label), std::move(message), kind_, source_};
   }
 
-  // Only slots call this, and slots live inside the bus's signals: the bus is
-  // alive whenever they run.
   BusState& bus() const noexcept { return *bus_; }
-
-  // Whether this was registered before an emit that began when its channel's
-  // next sequence was `horizon` (ChannelBase::horizon).
-  bool registered_before(std::uint64_t horizon) const noexcept { return sequence_ < horizon; }
-
-  // Call order within a channel: priority, then registration order (reversed
-  // for closing events under nested ordering).
-  bool runs_before(const Registration& other) const noexcept {
-    if (priority_ != other.priority_) return priority_ < other.priority_;
-    return reversed_ ? sequence_ > other.sequence_ : sequence_ < other.sequence_;
-  }
-  // The same for registrations known only as pointers (ChangeLog::RunsBefore).
-  static bool runs_before(const void* first, const void* second) noexcept {
-    return static_cast<const Registration*>(first)->runs_before(*static_cast<const Registration*>(second));
-  }
 
  private:
   void write_label(std::string& out) const {
@@ -152,7 +163,8 @@ class Registration {
     out.append(digits, end);
   }
 
-  BusState* bus_;
+  std::shared_ptr<BusState> bus_;
+  ChannelBase* channel_;
   std::atomic<std::uint32_t>* listeners_;
   std::string_view event_;
   std::string label_;
@@ -160,15 +172,22 @@ class Registration {
   std::string protocol_;
   FailurePolicy failure_;
   HandlerKind kind_;
-  int priority_;
   std::optional<Layer> layer_;
   int rank_;
   std::uint64_t sequence_;
-  bool reversed_;
+  std::optional<std::weak_ptr<const void>> track_;
+  enum class State : std::uint8_t { connecting, listed, retired };
+
+  void unlist() noexcept {
+    if (queue_) queue_->close();
+    connection_.disconnect();
+    listeners_->fetch_sub(1, std::memory_order_relaxed);
+    channel_->changed();
+  }
+
   boost::signals2::connection connection_;
   std::shared_ptr<QueueControl> queue_;
-  std::atomic<bool> live_{true};
-  std::atomic<bool> bus_alive_{true};
+  std::atomic<State> state_{State::connecting};
 };
 
 }  // namespace hookbus::detail

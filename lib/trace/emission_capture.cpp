@@ -40,6 +40,11 @@ std::uint32_t this_thread_number() noexcept {
   return number;
 }
 
+void HandlerTrace::end(HandlerAction action, std::string_view reason, std::string_view error) {
+  capture_->add({*registration_, subscriber_, start_, std::chrono::steady_clock::now(), action, std::string(reason),
+                 std::string(error)});
+}
+
 EmissionRecord EmissionCapture::record() const {
   EmissionRecord record;
   record.seq = seq_;

@@ -112,7 +112,7 @@ std::pair<HandlerAction, std::string_view> action_of(const result_t<E>& result) 
 // is skipped.
 class HandlerTrace {
  public:
-  HandlerTrace(EmissionCapture* capture, const std::shared_ptr<const Registration>& registration,
+  HandlerTrace(EmissionCapture* capture, const std::shared_ptr<Registration>& registration,
                bool subscriber = false) noexcept
       : capture_(capture), registration_(&registration), subscriber_(subscriber) {
     if (capture_ != nullptr) start_ = std::chrono::steady_clock::now();
@@ -120,31 +120,29 @@ class HandlerTrace {
   HandlerTrace(const HandlerTrace&) = delete;
   HandlerTrace& operator=(const HandlerTrace&) = delete;
 
+  // Each checks inline that the emit is recorded: they run on every handler call.
   void skipped() {
-    if (capture_ != nullptr) end(HandlerAction::skipped, {}, {});
+    if (capture_ != nullptr) end(HandlerAction::skipped);
   }
   void no_change() {
-    if (capture_ != nullptr) end(HandlerAction::no_change, {}, {});
+    if (capture_ != nullptr) end(HandlerAction::no_change);
   }
   // Called before the result is folded (which moves from it).
   template <Event E>
   void returned(const result_t<E>& result) {
     if (capture_ == nullptr) return;
     const auto [action, reason] = action_of<E>(result);
-    end(action, std::string(reason), {});
+    end(action, reason);
   }
   void failed(const std::string& message) {
     if (capture_ != nullptr) end(HandlerAction::failed, {}, message);
   }
 
  private:
-  void end(HandlerAction action, std::string reason, std::string error) {
-    capture_->add({*registration_, subscriber_, start_, std::chrono::steady_clock::now(), action, std::move(reason),
-                   std::move(error)});
-  }
+  void end(HandlerAction action, std::string_view reason = {}, std::string_view error = {});
 
   EmissionCapture* capture_;
-  const std::shared_ptr<const Registration>* registration_;
+  const std::shared_ptr<Registration>* registration_;
   bool subscriber_;
   SteadyTime start_{};
 };

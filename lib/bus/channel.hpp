@@ -1,0 +1,169 @@
+#pragma once
+// Internal: a channel of the bus, the handlers of one event type (or the
+// catch-all subscribers, the emission observers, the error listeners).
+//
+// Boost.Signals2 is the channel's registry: who is connected, in which
+// priority group and in which order (at the front of its group for a closing
+// event under nested ordering). The emit does not call Signals2. It walks the
+// channel's dispatch snapshot: the connected slots in call order, an
+// immutable vector made from the registry by calling its signal once, after
+// any change the first time an emit needs it, and read through a
+// SnapshotCell, so that an emit takes no lock and copies no shared_ptr.
+//
+// A slot (bus/hooks.cpp) is a handler with its identity: it derives from
+// SlotBase. The registry holds each slot while it is connected; a snapshot
+// holds the slots it lists, so a slot outlives every emit that may call it.
+
+#include "bus/registration.hpp"
+#include "bus/snapshot_cell.hpp"
+
+#include <boost/signals2/signal.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hookbus::detail {
+
+// What every slot has besides its handler.
+struct SlotBase {
+  // First: released after the handler (in the derived slot) is destroyed, so
+  // the code the handler lives in (a plugin's library) outlives its destructor.
+  std::shared_ptr<const void> keep_alive;
+  std::shared_ptr<Registration> identity;
+};
+
+template <class Slot>
+class Channel final : public ChannelBase {
+ public:
+  // The connected slots in call order. An emit reads each entry's slot and
+  // registration without following a shared_ptr: `slots` only keeps them alive.
+  struct Entry {
+    const Slot* slot;
+    const Registration* identity;
+    bool tracked;  // has a tracked owner to lock for the call
+  };
+  struct Snapshot {
+    std::vector<Entry> entries;
+    std::vector<std::shared_ptr<const Slot>> slots;
+  };
+
+  Channel() = default;
+  Channel(const Channel&) = delete;
+  Channel& operator=(const Channel&) = delete;
+
+  std::uint64_t next_sequence() noexcept { return sequence_.fetch_add(1, std::memory_order_relaxed); }
+
+  // Connects a slot whose identity was made for this channel.
+  boost::signals2::connection connect(std::shared_ptr<const Slot> slot, int priority, bool at_front) {
+    auto connection = registry_.connect(priority, Listing{std::move(slot)},
+                                        at_front ? boost::signals2::at_front : boost::signals2::at_back);
+    changed();
+    return connection;
+  }
+
+  void changed() noexcept override { snapshot_.clear(); }
+
+  std::size_t slot_count() const override { return registry_.num_slots(); }
+
+  std::vector<std::string> labels_in_call_order() override {
+    std::vector<std::string> labels;
+    for (const auto& slot : connected_slots().slots) labels.push_back(slot->identity->label());
+    return labels;
+  }
+
+  void clear() override {
+    for (const auto& slot : connected_slots().slots) slot->identity->retire();
+  }
+
+  // The connected slots in call order, made from the registry now. Slots
+  // whose tracked owner is gone are retired and left out.
+  Snapshot connected_slots() {
+    Collected collected;
+    registry_(collected);
+    for (const auto& identity : collected.expired) identity->retire();
+    collected.snapshot.entries.reserve(collected.snapshot.slots.size());
+    for (const auto& slot : collected.snapshot.slots)
+      collected.snapshot.entries.push_back({slot.get(), slot->identity.get(), slot->identity->track().has_value()});
+    return std::move(collected.snapshot);
+  }
+
+  // One emit's read of the snapshot: while it lives, the slots it lists stay
+  // alive. Every pass of an emit over its handlers walks the same snapshot,
+  // so a handler connected during the emit is not called by it.
+  class Reading {
+   public:
+    explicit Reading(Channel& channel) : read_(channel.snapshot_), slots_(read_.get()) {
+      if (slots_ == nullptr) slots_ = channel.rebuild(built_);
+    }
+
+    // Calls `call(slot, position)` for every slot still connected, in call
+    // order, until it returns Step::stop; `position` is the slot's place in
+    // this snapshot. A slot whose tracked owner is gone is retired instead;
+    // a live owner is held for the length of the call.
+    template <class Call>
+    void each(Call&& call) const {
+      const std::vector<Entry>& entries = slots_->entries;
+      const std::size_t count = entries.size();
+      for (std::size_t position = 0; position < count; ++position) {
+        const Entry& entry = entries[position];
+        if (!entry.identity->listed()) continue;
+        if (entry.tracked) {
+          const std::shared_ptr<const void> owner = entry.identity->track()->lock();
+          if (!owner) {
+            entry.slot->identity->retire();
+            continue;
+          }
+          if (call(*entry.slot, position) == Step::stop) return;
+        } else if (call(*entry.slot, position) == Step::stop) {
+          return;
+        }
+      }
+    }
+
+   private:
+    std::unique_ptr<Snapshot> built_;  // a snapshot this read made and could not publish; freed last
+    typename SnapshotCell<Snapshot>::Read read_;
+    const Snapshot* slots_;
+  };
+
+ private:
+  // What the registry holds for each connected slot. Called, it adds the slot
+  // to the snapshot being made: calling the signal lists the slots in order.
+  struct Collected {
+    Snapshot snapshot;
+    std::vector<std::shared_ptr<Registration>> expired;  // tracked owner gone, or retired meanwhile
+  };
+  struct Listing {
+    std::shared_ptr<const Slot> slot;
+    void operator()(Collected& collected) const {
+      if (!slot->identity->connected()) collected.expired.push_back(slot->identity);
+      else collected.snapshot.slots.push_back(slot);
+    }
+  };
+  struct CallEvery {
+    using result_type = void;
+    template <class Iterator>
+    void operator()(Iterator first, Iterator last) const {
+      for (; first != last; ++first) *first;
+    }
+  };
+
+  // Makes the snapshot from the registry and publishes it, unless the channel
+  // changed meanwhile: then the caller keeps it in `built` for its own emit.
+  const Snapshot* rebuild(std::unique_ptr<Snapshot>& built) {
+    const std::uint64_t version = snapshot_.version();
+    built = std::make_unique<Snapshot>(connected_slots());
+    const Snapshot* slots = built.get();
+    snapshot_.publish_if_unchanged(built, version);
+    return slots;
+  }
+
+  boost::signals2::signal<void(Collected&), CallEvery, int> registry_;
+  SnapshotCell<Snapshot> snapshot_;
+  std::atomic<std::uint64_t> sequence_{0};
+};
+
+}  // namespace hookbus::detail
