@@ -13,8 +13,10 @@
 #include <fmt/format.h>
 #include <sigc++/signal.h>
 
+#include <atomic>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace bench {
@@ -307,6 +309,23 @@ void catchall_sigc(benchmark::State& state, int subscribers) {
   }
 }
 
+// "catchall_view": the same, with a subscriber taking the event as a view
+// (EventRef), as a tracer that looks at a few event types would: no HookEvent
+// is built. Compared with a typed handler (observe/hookbus/1); hookbus only.
+struct ViewObserve {
+  void operator()(const EventRef& e) const {
+    const auto* start = e.get_if<TurnStartEvent>();
+    benchmark::DoNotOptimize(start != nullptr ? start->turn_index : 0u);
+  }
+};
+
+void catchall_view_hookbus(benchmark::State& state) {
+  Hooks hooks;
+  const Connection kept = hooks.subscribe(ViewObserve{});
+  const TurnStartEvent event = turn_start_event();
+  for (auto _ : state) hooks.emit(event);
+}
+
 // -------------------------------------------------------- connect + disconnect
 // Connect one turn_start handler and disconnect it again, while `staying`
 // handlers stay connected to the same event.
@@ -377,6 +396,50 @@ void threads_vector(benchmark::State& state) {
     for (const auto& slot : slots) slot(event);
 }
 
+// ------------------------------------------------------------------- churn
+// One emitter with 1 handler that stays; while the benchmark thread emits
+// turn_start, another thread connects and disconnects a second turn_start
+// handler as fast as it can. The time is the emitting thread's CPU time per
+// emit: what churn on another thread costs an emit (each change makes the
+// next emit rebuild hookbus's snapshot; Signals2 copies its slot list).
+
+template <class Connect, class Emit>
+void with_churn(benchmark::State& state, Connect connect_and_disconnect, Emit emit) {
+  std::atomic<bool> stop{false};
+  std::thread churner([&] {
+    while (!stop.load(std::memory_order_relaxed)) connect_and_disconnect();
+  });
+  for (auto _ : state) emit();
+  stop = true;
+  churner.join();
+}
+
+void churn_hookbus(benchmark::State& state) {
+  Hooks hooks;
+  const Connection kept = hooks.on<TurnStartEvent>(Observe{});
+  const TurnStartEvent event = turn_start_event();
+  with_churn(
+      state,
+      [&] {
+        Connection connection = hooks.on<TurnStartEvent>(Observe{});
+        connection.disconnect();
+      },
+      [&] { hooks.emit(event); });
+}
+
+void churn_signals2(benchmark::State& state) {
+  bs2::signal<void(const TurnStartEvent&)> signal;
+  signal.connect(Observe{});
+  const TurnStartEvent event = turn_start_event();
+  with_churn(
+      state,
+      [&] {
+        bs2::connection connection = signal.connect(Observe{});
+        connection.disconnect();
+      },
+      [&] { signal(event); });
+}
+
 // ------------------------------------------------------------ registration
 
 template <class... Extra>
@@ -410,11 +473,14 @@ void register_emit_benchmarks() {
   add_case("variant_typed", counts, variant_typed_hookbus, variant_typed_signals2, variant_typed_vector,
            variant_typed_sigc);
   add_case("catchall", {1}, catchall_hookbus, catchall_signals2, catchall_vector, catchall_sigc);
+  benchmark::RegisterBenchmark("catchall_view/hookbus/1", catchall_view_hookbus);
   add_case("connect", {0, 8}, connect_hookbus, connect_signals2, connect_vector, connect_sigc);
 
   benchmark::RegisterBenchmark("threads2/hookbus/1", threads_hookbus)->Threads(2);
   benchmark::RegisterBenchmark("threads2/signals2/1", threads_signals2)->Threads(2);
   benchmark::RegisterBenchmark("threads2/vector/1", threads_vector)->Threads(2);
+  benchmark::RegisterBenchmark("churn/hookbus/1", churn_hookbus);
+  benchmark::RegisterBenchmark("churn/signals2/1", churn_signals2);
 }
 
 }  // namespace bench

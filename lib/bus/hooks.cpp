@@ -417,7 +417,9 @@ template <Event E>
 void run_typed_handlers(BusState& bus, Emission<E>& emission) {
   if (bus.counts.typed[event_index<E>].load(std::memory_order_relaxed) == 0) return;
   const typename Channel<TypedSlot<E>>::Reading handlers(bus.channel<E>());
-  const auto call = [&](const TypedSlot<E>& slot, std::size_t position) { return slot(emission, position); };
+  const auto call = [&](const TypedSlot<E>& slot, std::size_t position) __attribute__((always_inline)) {
+    return slot(emission, position);
+  };
   handlers.each(call);
   if constexpr (rechecks_changes<E>) {
     while (recheck_due(emission)) handlers.each(call);
