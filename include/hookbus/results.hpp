@@ -427,16 +427,3 @@ struct result_rules<UserBashResult> : patches_nothing {
 };
 
 }  // namespace hookbus
-
-namespace hookbus {
-
-// The outcome of emitting a HookEvent: the reduced result of the event's type,
-// or monostate for observe-only events. One alternative per result type.
-using HookOutcome = std::variant<std::monostate, ToolCallResult, PermissionRequestResult, ChannelConnectResult,
-                                 SessionBeforeSwitchResult, SessionBeforeForkResult, SessionBeforeCompactResult,
-                                 SessionBeforeTreeResult, InputResult, MessageReceiveResult, ToolResultResult,
-                                 ToolResultPersistResult, ContextResult, BeforeAgentStartResult, TurnEndResult, AgentEndResult,
-                                 SubagentEndResult, SessionStartResult, ToolExecutionFailureResult,
-                                 BootstrapFilesResult, MessageSendResult, ResourcesDiscoverResult, UserBashResult>;
-
-}  // namespace hookbus
