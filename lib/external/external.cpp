@@ -111,7 +111,7 @@ void accept_legacy_refusals(boost::json::object& result) {
   if constexpr (EventWithResult<E>) {
     if constexpr (is_gating(E::reduction)) {
       accept_legacy_refusal<E>(result, "blocked");
-      if constexpr (detail::Decisive<result_t<E>>) accept_legacy_refusal<E>(result, "block");
+      if constexpr (DecidingResult<result_t<E>>) accept_legacy_refusal<E>(result, "block");
     }
   }
 }
