@@ -16,6 +16,8 @@ foreach(required SOURCE_DIR WORK_DIR GENERATOR CXX_COMPILER)
   endif()
 endforeach()
 
+include(${CMAKE_CURRENT_LIST_DIR}/run_step.cmake)
+
 file(REMOVE_RECURSE ${WORK_DIR})
 set(copy ${WORK_DIR}/hookbus)
 file(COPY ${SOURCE_DIR}/include ${SOURCE_DIR}/lib ${SOURCE_DIR}/tools DESTINATION ${copy})
@@ -63,15 +65,6 @@ edit_once("NotificationEvent>;" "NotificationEvent, ScratchEvent>;")
 file(WRITE ${events_hpp} "${events}")
 
 # ---- build the catalogue, the payload and hookctl's catalogue commands from the copy
-
-# Runs a command; on failure stops with its output. Leaves stdout in step_output.
-function(run_step description)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE errors)
-  if(NOT result EQUAL 0)
-    message(FATAL_ERROR "${description} failed (${result}):\n${output}\n${errors}")
-  endif()
-  set(step_output "${output}" PARENT_SCOPE)
-endfunction()
 
 set(build ${WORK_DIR}/build)
 # No build type: no optimisation, the shortest compile.
