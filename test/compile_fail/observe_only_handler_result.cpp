@@ -1,8 +1,6 @@
 // Must not compile: a handler of an observe-only event (turn_start) that
 // returns a result. The event has none, so the deny would be dropped without a
 // word. With -DCOMPILES it returns void and must compile (the control).
-// Not yet a CTest: it compiles until make_handler (hooks.hpp) asserts it; then
-//   hookbus_compile_fail(observe_only_handler_result "an observe-only event has no result: its handler returns void")
 #include <hookbus/hooks.hpp>
 
 void register_handler(hookbus::Hooks& hooks) {
