@@ -28,14 +28,7 @@ set(consumer_source ${WORK_DIR}/source)
 set(consumer_build ${WORK_DIR}/build)
 file(REMOVE_RECURSE ${WORK_DIR})
 
-# Runs a command; on failure stops with its output. Leaves stdout in step_output.
-function(run_step description)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE errors)
-  if(NOT result EQUAL 0)
-    message(FATAL_ERROR "${description} failed (${result}):\n${output}\n${errors}")
-  endif()
-  set(step_output "${output}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/run_step.cmake)
 
 # Each regular expression after `manifest` matches a line of that install manifest.
 function(expect_installed manifest)

@@ -701,32 +701,39 @@ std::string member_name(M C::*pointer) {
 }
 
 // Golden: which event field each result field changes (result_rules<R>::patches,
-// results.hpp), for every event with a result, in HookEvent order. A result
-// field not listed never changes the event; a change to this list changes
-// what handlers' results do.
+// results.hpp), for every event whose result changes any, in HookEvent order.
+// A result field not listed never changes the event; a change to this list
+// changes what handlers' results do. An added event whose result changes no
+// event field needs no row.
 TEST(ResultRules, WhichEventFieldEachResultFieldChangesIsPinned) {
   std::vector<std::string> rows;
   reflect::for_each_type<HookEvent>([&]<class E>(std::type_identity<E>) {
     if constexpr (EventWithResult<E>) {
-      std::string row(E::type);
-      row += ':';
-      std::apply(
-          [&](const auto&... patch) {
-            ((row += ' ' + member_name(patch.result_field) + "->" + member_name(patch.event_field)), ...);
-          },
-          result_rules<result_t<E>>::template patches<E>);
-      rows.push_back(row);
+      const auto& patches = result_rules<result_t<E>>::template patches<E>;
+      if constexpr (std::tuple_size_v<std::remove_cvref_t<decltype(patches)>> > 0) {
+        std::string row(E::type);
+        row += ':';
+        std::apply([&](const auto&... patch) {
+          ((row += ' ' + member_name(patch.result_field) + "->" + member_name(patch.event_field)), ...);
+        }, patches);
+        rows.push_back(row);
+      }
     }
   });
-  EXPECT_THAT(rows, ElementsAre("session_start:", "session_before_switch:", "session_before_fork:",
-                                "session_before_compact:", "session_before_tree:", "input: text->text images->images",
-                                "before_agent_start: system_prompt->system_prompt", "bootstrap_files:",
-                                "context: messages->messages", "agent_end:", "turn_end:", "tool_call: input->input",
-                                "permission_request: input->input",
-                                "tool_result: content->content is_error->is_error",
-                                "tool_result_persist: content->content", "tool_execution_failure:", "subagent_end:",
-                                "channel:connect:", "message:receive: parts->parts", "message:send:", "user_bash:",
-                                "resources_discover:"));
+  EXPECT_THAT(rows, ElementsAre("input: text->text images->images", "before_agent_start: system_prompt->system_prompt",
+                                "context: messages->messages", "tool_call: input->input",
+                                "permission_request: input->input", "tool_result: content->content is_error->is_error",
+                                "tool_result_persist: content->content", "message:receive: parts->parts"));
+}
+
+// Golden: the results whose rules name a Decision field (DecidingResult,
+// results.hpp): their handlers' decisions combine deny > ask > allow > none.
+TEST(ResultRules, TheResultsThatCombineDecisionsArePinned) {
+  std::vector<std::string> deciding;
+  reflect::for_each_type<HookOutcome>([&]<class R>(std::type_identity<R>) {
+    if constexpr (DecidingResult<R>) deciding.push_back(reflect::type_display_name<R>());
+  });
+  EXPECT_THAT(deciding, ElementsAre("ToolCallResult", "PermissionRequestResult"));
 }
 
 // ------------------------------ a less trusted handler never weakens a more trusted one

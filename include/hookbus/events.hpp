@@ -18,6 +18,11 @@
 
 #include <hookbus/results.hpp>
 
+#include <boost/describe/members.hpp>
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/set.hpp>
+#include <boost/mp11/utility.hpp>
+
 #include <array>
 #include <cstddef>
 #include <tuple>
@@ -687,21 +692,101 @@ concept Event = detail::index_in<E, HookEvent>::value < event_count;
 template <Event E>
 inline constexpr std::size_t event_index = detail::index_in<E, HookEvent>::value;
 
+namespace detail {
+// The result type of an event that has one, as a list of zero or one type.
+template <class E> struct result_list_of { using type = boost::mp11::mp_list<>; };
+template <class E>
+  requires requires { typename E::Result; }
+struct result_list_of<E> { using type = boost::mp11::mp_list<typename E::Result>; };
+template <class E> using result_list_t = typename result_list_of<E>::type;
+
+// The result types of a list of events (a variant), in the events' order, each once.
+template <class Events>
+using results_of = boost::mp11::mp_unique<boost::mp11::mp_apply<
+    boost::mp11::mp_append,
+    boost::mp11::mp_push_front<boost::mp11::mp_transform<result_list_t, boost::mp11::mp_rename<Events, boost::mp11::mp_list>>,
+                               boost::mp11::mp_list<>>>>;
+
+// The types a type is made of: a described struct's members (whatever their
+// access), a template's type arguments (std::optional, std::vector,
+// std::variant, std::map ...), nothing for anything else.
+template <class Pointer> struct member_pointee;
+template <class M, class C> struct member_pointee<M C::*> { using type = M; };
+template <class D>
+using described_member_t = typename member_pointee<std::remove_cv_t<decltype(D::pointer)>>::type;
+template <class T>
+using described_member_types = boost::mp11::mp_rename<
+    boost::mp11::mp_transform<described_member_t, boost::describe::describe_members<T, boost::describe::mod_any_access>>,
+    boost::mp11::mp_list>;
+template <class T> struct type_arguments { using type = boost::mp11::mp_list<>; };
+template <template <class...> class Template, class... Args>
+struct type_arguments<Template<Args...>> { using type = boost::mp11::mp_list<std::remove_cv_t<Args>...>; };
+template <class T>
+using parts_of = boost::mp11::mp_eval_if_c<!boost::describe::has_describe_members<T>::value,
+                                           typename type_arguments<T>::type, described_member_types, T>;
+
+// Seen, with every type its newest types (Found) are made of, until no new
+// type turns up.
+template <class Seen, class Found>
+struct closure {
+  using Parts = boost::mp11::mp_unique<boost::mp11::mp_apply<
+      boost::mp11::mp_append, boost::mp11::mp_push_front<boost::mp11::mp_transform<parts_of, Found>, boost::mp11::mp_list<>>>>;
+  using New = boost::mp11::mp_remove_if_q<Parts, boost::mp11::mp_bind_front<boost::mp11::mp_set_contains, Seen>>;
+  using type = typename closure<boost::mp11::mp_append<Seen, New>, New>::type;
+};
+template <class Seen>
+struct closure<Seen, boost::mp11::mp_list<>> { using type = Seen; };
+
+// The events of Events (a variant) and their results: the roots of the catalogue.
+template <class Events>
+using catalogue_roots = boost::mp11::mp_append<boost::mp11::mp_rename<Events, boost::mp11::mp_list>, results_of<Events>>;
+
+// Every type an event of Events or its result is made of, however deeply
+// nested, with the events and results themselves: what JSON, format_line,
+// hookctl and the external-hook payload walk.
+template <class Events>
+using reachable_from = typename closure<catalogue_roots<Events>, catalogue_roots<Events>>::type;
+
+template <class T> inline constexpr bool is_variant_v = false;
+template <class... Ts> inline constexpr bool is_variant_v<std::variant<Ts...>> = true;
+template <class T>
+using is_shared_value = boost::mp11::mp_bool<boost::describe::has_describe_members<T>::value || is_variant_v<T>>;
+
+// The described structs (and variants of them) that events and results are
+// built from, but not the events and results themselves.
+template <class Events>
+using value_types_of =
+    boost::mp11::mp_set_difference<boost::mp11::mp_filter<is_shared_value, reachable_from<Events>>, catalogue_roots<Events>>;
+}  // namespace detail
+
+// The outcome of emitting a HookEvent: the reduced result of the event's type,
+// or monostate for observe-only events. Derived from HookEvent: monostate, then
+// each event's `Result`, in HookEvent's order, each once.
+using HookOutcome =
+    boost::mp11::mp_rename<boost::mp11::mp_push_front<detail::results_of<HookEvent>, std::monostate>, std::variant>;
+
 // True for exactly the result types (the alternatives of HookOutcome but monostate).
 template <class R>
 concept ResultType = !std::is_same_v<R, std::monostate> &&
                      detail::index_in<R, HookOutcome>::value < std::variant_size_v<HookOutcome>;
 
-// The shared value types that events and results are built from (types.hpp, results.hpp).
-using ValueTypes = std::tuple<TextPart, ImagePart, AudioPart, ContentPart, ToolCall, ToolResult, Message, EventContext,
-                              CompactionPreparation, Compaction, CompactionEntry, TreePreparation, BranchSummaryEntry,
-                              Decider, StopRequest>;
+namespace detail {
+// Whether T is one of the shared value types of Events. A class template, so
+// the walk over every member type (about a second of compile time) runs only
+// where a type is asked about.
+template <class T, class Events>
+struct is_value_type_of : boost::mp11::mp_contains<value_types_of<Events>, T> {};
+}  // namespace detail
 
 // The types JSON (json.hpp) and one-line rendering (format.hpp) take: an event,
-// a result or a shared value type. The library instantiates them for exactly these.
+// a result or a shared value type (every described struct an event or a result
+// holds, however deeply nested, and the variants of them: ContentPart). The
+// library instantiates them for exactly these (reflect::CatalogueTypes).
 template <class T>
 concept CatalogueType =
-    Event<T> || ResultType<T> || detail::index_in<T, ValueTypes>::value < std::tuple_size_v<ValueTypes>;
+    Event<T> || ResultType<T> ||
+    ((boost::describe::has_describe_members<T>::value || detail::is_variant_v<T>) && !std::is_same_v<T, HookEvent> &&
+     !std::is_same_v<T, HookOutcome> && detail::is_value_type_of<T, HookEvent>::value);
 
 template <class E>
 concept EventWithResult = Event<E> && requires { typename E::Result; };

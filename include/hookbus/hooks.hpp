@@ -213,6 +213,9 @@ Handler<E> make_handler(F&& f) {
   using Fn = std::decay_t<F>;
   if constexpr (!EventWithResult<E>) {
     static_assert(std::is_invocable_v<Fn&, const E&>, "an observe-only handler takes (const E&)");
+    // std::function would drop a returned result (a deny) without a word.
+    static_assert(std::is_void_v<std::invoke_result_t<Fn&, const E&>>,
+                  "an observe-only event has no result: its handler returns void");
     return Handler<E>(std::forward<F>(f));
   } else {
     using R = result_t<E>;

@@ -31,9 +31,9 @@
 // Nothing is ever half-filled: a read either returns a whole value or throws.
 //
 // The templates below are defined in the library and instantiated there for
-// every event, every result and every value type (Message, ToolCall,
-// ToolResult, ContentPart and its parts, EventContext, the compaction and tree
-// payloads, Decider, StopRequest), to keep the conversion machinery out of the headers an
+// every event, every result and every value type (every described struct an
+// event or a result holds: Message, ToolCall, ContentPart and its parts,
+// EventContext, ...), to keep the conversion machinery out of the headers an
 // engine includes everywhere. Other types do not compile: they are not a CatalogueType.
 
 #include <hookbus/events.hpp>

@@ -116,10 +116,18 @@ std::string type_display_name() {
 
 // ----------------------------------------------------------- the catalogue
 
+// The shared value types of the events of Events: every described struct an
+// event or its result holds, however deeply nested, and the variants of them
+// (ContentPart). Derived, so a new nested struct needs no edit; a template so
+// that only what names it pays for the walk.
+template <class Events = HookEvent>
+using ValueTypes = boost::mp11::mp_rename<detail::value_types_of<Events>, std::tuple>;
+
 // Every event, every result and every value type: the types the library
-// instantiates its JSON and format templates for.
+// instantiates its JSON and format templates for (CatalogueTypes<>).
+template <class Events = HookEvent>
 using CatalogueTypes =
-    boost::mp11::mp_append<boost::mp11::mp_rename<HookEvent, std::tuple>,
-                           boost::mp11::mp_pop_front<boost::mp11::mp_rename<HookOutcome, std::tuple>>, ValueTypes>;
+    boost::mp11::mp_rename<boost::mp11::mp_append<detail::catalogue_roots<Events>, detail::value_types_of<Events>>,
+                           std::tuple>;
 
 }  // namespace hookbus::reflect

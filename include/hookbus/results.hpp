@@ -7,6 +7,7 @@
 
 #include <hookbus/types.hpp>
 
+#include <concepts>
 #include <optional>
 #include <string_view>
 #include <tuple>
@@ -49,6 +50,8 @@ BOOST_DESCRIBE_STRUCT(StopRequest, (), (reason, decided_by))
 // Each result type states both in its own `result_rules` specialisation,
 // written right after it; the bus's reducers, its traces and external hooks
 // read them from there (docs/semantics.md has the rules):
+//   decision        (decisions) the Decision field: handlers' decisions
+//                   combine deny > ask > allow > none, and deny refuses
 //   refusal(r)      the refusal r makes (deny, cancel, reject, handled), or
 //                   none; a refusal ends the handler chain
 //   refuse(r)       makes r a refusal: what a fail-closed handler's failure
@@ -80,6 +83,14 @@ struct Patch {
 template <class R, class E, class T>
 Patch(std::optional<T> R::*, T E::*) -> Patch<R, E, T>;
 
+// Results whose rules name a Decision field (decision_rules): tool_call's and
+// permission_request's. Their handlers' decisions combine rather than the
+// first refusal winning (docs/semantics.md).
+template <class R>
+concept DecidingResult = requires {
+  { result_rules<R>::decision } -> std::convertible_to<Decision R::*>;
+};
+
 // The parts that several results' rules share.
 struct never_refuses {
   template <class R>
@@ -92,10 +103,11 @@ struct patches_nothing {
 // `decision = deny` refuses; ask and allow are decisions that do not end the chain.
 template <class R>
 struct decision_rules {
+  static constexpr Decision R::*decision = &R::decision;
   static constexpr std::optional<RefusalKind> refusal(const R& r) noexcept {
-    return r.decision == Decision::deny ? std::optional(RefusalKind::deny) : std::nullopt;
+    return r.*decision == Decision::deny ? std::optional(RefusalKind::deny) : std::nullopt;
   }
-  static constexpr void refuse(R& r) noexcept { r.decision = Decision::deny; }
+  static constexpr void refuse(R& r) noexcept { r.*decision = Decision::deny; }
 };
 // `cancel = true` refuses (the session_before_* events).
 template <class R>
@@ -425,18 +437,5 @@ struct result_rules<UserBashResult> : patches_nothing {
   }
   static constexpr std::tuple verdict{&UserBashResult::handled, &UserBashResult::output, &UserBashResult::exit_code};
 };
-
-}  // namespace hookbus
-
-namespace hookbus {
-
-// The outcome of emitting a HookEvent: the reduced result of the event's type,
-// or monostate for observe-only events. One alternative per result type.
-using HookOutcome = std::variant<std::monostate, ToolCallResult, PermissionRequestResult, ChannelConnectResult,
-                                 SessionBeforeSwitchResult, SessionBeforeForkResult, SessionBeforeCompactResult,
-                                 SessionBeforeTreeResult, InputResult, MessageReceiveResult, ToolResultResult,
-                                 ToolResultPersistResult, ContextResult, BeforeAgentStartResult, TurnEndResult, AgentEndResult,
-                                 SubagentEndResult, SessionStartResult, ToolExecutionFailureResult,
-                                 BootstrapFilesResult, MessageSendResult, ResourcesDiscoverResult, UserBashResult>;
 
 }  // namespace hookbus

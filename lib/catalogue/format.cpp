@@ -185,7 +185,7 @@ std::string format_line(const HookOutcome& outcome, std::size_t string_limit) {
 namespace {
 
 [[gnu::used]] constexpr auto instantiated_renderers =
-    detail::addresses_for<CatalogueTypes>([]<class T>(std::type_identity<T>) { return &format_line<T>; });
+    detail::addresses_for<CatalogueTypes<>>([]<class T>(std::type_identity<T>) { return &format_line<T>; });
 
 }  // namespace
 }  // namespace hookbus

@@ -3,15 +3,23 @@
 // catalogue type without naming the types. A table of the instantiations'
 // addresses, kept in the caller's object file by [[gnu::used]], makes the
 // compiler emit each of them there; the lists are the variants (HookEvent,
-// reflect::CatalogueTypes), so a new event or result is covered without an edit:
+// reflect::CatalogueTypes<>), so a new event or result is covered without an edit:
 //
 //   [[gnu::used]] constexpr auto instantiated =
-//       addresses_for<CatalogueTypes>([]<class T>(std::type_identity<T>) { return &to_json<T>; });
+//       addresses_for<CatalogueTypes<>>([]<class T>(std::type_identity<T>) { return &to_json<T>; });
+//
+// Every file that instantiates for the catalogue checks here, at compile
+// time, that the catalogue's descriptions are whole (descriptions.hpp): the
+// check cannot drop out of the build while JSON and format_line are in it.
+
+#include "catalogue/descriptions.hpp"
 
 #include <tuple>
 #include <type_traits>
 
 namespace hookbus::detail {
+
+static_assert(catalogue_is_fully_described<HookEvent>());
 
 template <class List> struct each_type_of;
 template <template <class...> class List, class... Ts>

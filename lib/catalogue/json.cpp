@@ -322,7 +322,7 @@ HookOutcome outcome_from_json(std::size_t event_index, const boost::json::value&
 
 namespace {
 
-[[gnu::used]] constexpr auto instantiated_conversions = detail::addresses_for<CatalogueTypes>(
+[[gnu::used]] constexpr auto instantiated_conversions = detail::addresses_for<CatalogueTypes<>>(
     []<class T>(std::type_identity<T>) { return std::pair{&to_json<T>, &from_json<T>}; });
 
 }  // namespace

@@ -1,5 +1,6 @@
-// The external-hook runner: payload, environment, one run, and reading the
-// run back as the event's result or a failure. See include/hookbus/external.hpp.
+// The external-hook runner: environment, one run, and reading the run back
+// as the event's result or a failure. See include/hookbus/external.hpp; the
+// payload is built in hook_payload.cpp.
 #include <hookbus/external.hpp>
 #include <hookbus/json.hpp>
 #include <hookbus/log.hpp>
@@ -31,30 +32,6 @@ namespace hookbus {
 namespace {
 
 namespace fs = std::filesystem;
-
-// kodelet's names for our fields, added to the payload so its hooks run unchanged.
-struct KodeletKey {
-  std::string_view event;  // our wire name
-  std::string_view ours;
-  std::string_view theirs;
-};
-constexpr KodeletKey kKodeletKeys[] = {
-    {"tool_call", "input", "tool_input"},
-    {"tool_result", "input", "tool_input"},
-    {"input", "text", "message"},
-};
-
-// kodelet's StructuredToolResult for after_tool_call's `tool_output`, as kodelet
-// writes it: toolName, success, error (left out when empty), timestamp. Its
-// `metadata` (and `metadataType`) is tool-specific data that an engine's
-// result does not have, so it is left out, as kodelet does for tools without
-// any; the result's text is in the payload's own `content`.
-boost::json::object kodelet_tool_output(const ToolResultEvent& event) {
-  boost::json::object output{{"toolName", event.tool_name}, {"success", !event.is_error}};
-  if (std::string error = event.is_error ? text_of(event.content) : ""; !error.empty()) output["error"] = std::move(error);
-  output["timestamp"] = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
-  return output;
-}
 
 // The event's cwd when it names a directory, else the project directory, else
 // (empty) the host's own.
@@ -111,7 +88,7 @@ void accept_legacy_refusals(boost::json::object& result) {
   if constexpr (EventWithResult<E>) {
     if constexpr (is_gating(E::reduction)) {
       accept_legacy_refusal<E>(result, "blocked");
-      if constexpr (detail::Decisive<result_t<E>>) accept_legacy_refusal<E>(result, "block");
+      if constexpr (DecidingResult<result_t<E>>) accept_legacy_refusal<E>(result, "block");
     }
   }
 }
@@ -178,34 +155,6 @@ HookOutcome outcome_of(const ExternalHook& hook, const ProcessResult& run) {
 
 HookOutcome detail::outcome_from_answer(const HookEvent& event, boost::json::value answer) {
   return std::visit([&]<class E>(const E&) { return read_answer<E>(std::move(answer)); }, event);
-}
-
-boost::json::object hook_payload(const HookEvent& event, std::string_view requested_name) {
-  boost::json::object payload = to_json(event).as_object();
-  // Copies, taken before inserting: insertion may move the nested context.
-  const boost::json::object context = payload.at("context").as_object();
-  const std::string_view wire_name = event_name(event);
-  auto add = [&](std::string_view key, boost::json::value value) {
-    if (!payload.contains(key)) payload.emplace(key, std::move(value));
-  };
-  add("hook_event_name", boost::json::string(wire_name));
-  add("event", boost::json::string(requested_name));
-  add("conv_id", context.at("session_id"));
-  add("cwd", context.at("cwd"));
-  add("invoked_by", context.at("invoked_by"));
-  if (const auto* recipe = context.if_contains("recipe_name"); recipe != nullptr && !recipe->as_string().empty())
-    add("recipe_name", *recipe);
-  for (const auto& key : kKodeletKeys)
-    if (key.event == wire_name && payload.contains(key.ours)) add(key.theirs, boost::json::value(payload.at(key.ours)));
-  std::visit([&]<class E>(const E& e) {
-    if constexpr (std::is_same_v<E, ToolCallEvent> || std::is_same_v<E, ToolResultEvent>) add("tool_user_id", boost::json::string(e.tool_call_id));
-    if constexpr (std::is_same_v<E, ToolResultEvent>) add("tool_output", kodelet_tool_output(e));
-    if constexpr (std::is_same_v<E, TurnEndEvent>) {
-      add("turn_number", e.turn_index + 1);  // kodelet counts turns from 1
-      add("response", boost::json::string(text_of(e.message.content)));
-    }
-  }, event);
-  return payload;
 }
 
 namespace detail {

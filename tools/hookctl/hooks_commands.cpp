@@ -114,7 +114,7 @@ std::string decider_of(const HookOutcome& outcome) {
 bool asks_the_user(const HookOutcome& outcome) {
   return std::visit(
       []<class R>(const R& result) {
-        if constexpr (requires { result.decision; }) return result.decision == Decision::ask;
+        if constexpr (DecidingResult<R>) return result.*result_rules<R>::decision == Decision::ask;
         else return false;
       },
       outcome);
