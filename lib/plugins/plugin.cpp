@@ -80,8 +80,8 @@ void LoadedPlugin::unload() noexcept {
         said = true;
         detail::log(spdlog::level::warn,
                     "plugin {} ({}): unloading has waited {} s for a handler of it still running on another "
-                    "thread, and waits on; should that handler wait for this thread (a lock it holds), neither "
-                    "returns",
+                    "thread, and waits on; should that handler wait for this thread (for a lock this thread "
+                    "holds), neither returns",
                     name_, file_.string(), unload_patience.count());
       }
     }
