@@ -173,7 +173,10 @@ TEST_F(Plugins, ABusDestroyedFirstLeavesThePluginToUnloadCleanly) {
 
 // ---------------------------------------------------------------- unloading
 
+// The handler is let go only once unload() has returned (the fault this test
+// catches) or has said, after a second, that it is still waiting.
 TEST_F(Plugins, UnloadWaitsForAHandlerRunningOnAnotherThread) {
+  hookbus::testing::LogCapture log;
   const fs::path file = plugin("blocking");
   hookbus::LoadedPlugin blocking = hookbus::load_plugin(hooks_, file);
   std::thread emitter = emit_held_in_handler();
@@ -182,15 +185,14 @@ TEST_F(Plugins, UnloadWaitsForAHandlerRunningOnAnotherThread) {
     blocking.unload();
     unloaded = true;
   });
-  // The handler is still inside the library: unload must still be waiting.
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  EXPECT_FALSE(unloaded.load());
+  while (!unloaded.load() && log.text().find("unloading has waited") == std::string::npos)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_FALSE(unloaded.load()) << "unload() returned while a handler of the plugin was running";
   EXPECT_TRUE(library_loaded(file));
   open_gate();
-  emitter.join();
   unloader.join();
-  EXPECT_TRUE(unloaded.load());
-  EXPECT_FALSE(library_loaded(file));
+  EXPECT_FALSE(library_loaded(file));  // gone when unload() returns, whatever the emitting thread does next
+  emitter.join();
 }
 
 TEST_F(Plugins, AHandlerThatDropsItsOwnPluginReturnsAndTheLibraryGoesAfterIt) {
@@ -315,13 +317,36 @@ TEST_F(Plugins, APluginOfBuiltinsHasNoHandlersToLoad) {
 }
 
 TEST_F(Plugins, ALibraryWithoutTheEntryPointIsRefused) {
-  EXPECT_THAT(load_error(plugin("no_entry_point")),
-              AllOf(HasSubstr("has no 'hookbus_plugin' entry point"), HasSubstr("HOOKBUS_PLUGIN")));
+  const fs::path file = plugin("no_entry_point");
+  EXPECT_THAT(load_error(file), AllOf(HasSubstr("plugin " + file.string() + ": has no 'hookbus_plugin' entry point"),
+                                      HasSubstr("HOOKBUS_PLUGIN")));
+  EXPECT_FALSE(library_loaded(file));
+}
+
+TEST_F(Plugins, AnEntryPointThatReturnsNoDescriptorIsRefused) {
+  const fs::path file = plugin("no_descriptor");
+  EXPECT_THAT(load_error(file), AllOf(HasSubstr("plugin " + file.string() + ": 'hookbus_plugin' returned nothing"),
+                                      HasSubstr("HOOKBUS_PLUGIN")));
+  EXPECT_FALSE(library_loaded(file));
 }
 
 TEST_F(Plugins, AnUnresolvedSymbolIsRefusedWithTheLoadersMessage) {
-  EXPECT_THAT(load_error(plugin("missing_symbol")),
-              AllOf(HasSubstr("cannot be loaded"), HasSubstr("undefined symbol: hookbus_test_function_nobody_defines")));
+  const fs::path file = plugin("missing_symbol");
+  EXPECT_THAT(load_error(file), AllOf(HasSubstr("plugin " + file.string() + ": cannot be loaded: "),
+                                      HasSubstr("undefined symbol: hookbus_test_function_nobody_defines")));
+  EXPECT_FALSE(library_loaded(file));
+}
+
+TEST_F(Plugins, AMissingFileIsRefusedNamingIt) {
+  const fs::path file = dir_ / "gone.so";
+  EXPECT_THAT(load_error(file), AllOf(HasSubstr("plugin " + file.string() + ": "), HasSubstr("No such file")));
+}
+
+TEST_F(Plugins, ADirectoryIsRefusedAsNotASharedLibrary) {
+  const fs::path directory = dir_ / "folder.so";
+  hookbus::testing::make_directories(directory);
+  EXPECT_THAT(load_error(directory), AllOf(HasSubstr("plugin " + directory.string() + ": is not a regular file"),
+                                           HasSubstr("a plugin is a shared library")));
 }
 
 TEST_F(Plugins, AFileThatIsNotASharedLibraryIsRefused) {
@@ -694,6 +719,21 @@ TEST_F(PluginSetup, AHandlerOfTheWorkspaceBeingSwitchedAwayFromMaySwitchWorkspac
   handler_thread.join();
   EXPECT_EQ(second.config_files.back().file, workspaces_dir / "second" / "config.json");
   EXPECT_EQ(workspaces.active_name(), "third");
+  EXPECT_FALSE(library_loaded(workspaces_dir / "first" / "plugins" / "blocking.so"));
+}
+
+// The switch unloads the plugin on the thread that is inside its handler:
+// nothing to wait for, and the library goes once the handler has returned.
+TEST_F(PluginSetup, AHandlerOfTheActiveWorkspaceMaySwitchAwayFromItOnItsOwnThread) {
+  const fs::path workspaces_dir = locations_.user / "workspaces";  // the user's own: no trust needed
+  place("blocking", workspaces_dir / "first" / "plugins");
+  hookbus::testing::make_directories(workspaces_dir / "second");
+  hookbus::Workspaces workspaces(hooks_, {.locations = locations_});
+  workspaces.activate("first", workspaces_dir / "first");
+  on_handler_body = [&] { (void)workspaces.activate("second", workspaces_dir / "second"); };
+  (void)hooks_.emit(tool_call("bash"));
+  EXPECT_EQ(workspaces.active_name(), "second");
+  EXPECT_EQ(hooks_.handler_count("tool_call"), 0u);
   EXPECT_FALSE(library_loaded(workspaces_dir / "first" / "plugins" / "blocking.so"));
 }
 

@@ -25,6 +25,7 @@ namespace fs = std::filesystem;
 constexpr std::size_t max_name_length = 64;
 // How long unload() waits for a running handler before it says so.
 constexpr auto unload_patience = std::chrono::seconds(1);
+constexpr std::string_view define_a_plugin = "define the plugin with HOOKBUS_PLUGIN(\"name\") { ... }";
 
 bool valid_plugin_name(std::string_view name) {
   return !name.empty() && name.size() <= max_name_length && std::all_of(name.begin(), name.end(), [](char c) {
@@ -115,9 +116,10 @@ OpenedPlugin open_plugin(const fs::path& file) {
   }
   if (!library->has(plugin_entry_point))
     throw plugin_error(file, fmt::format("has no '{}' entry point", plugin_entry_point),
-                       "define the plugin with HOOKBUS_PLUGIN(\"name\") { ... }");
+                       define_a_plugin);
   const PluginDescriptor* descriptor = library->get<const PluginDescriptor*()>(plugin_entry_point)();
-  if (descriptor == nullptr) throw plugin_error(file, fmt::format("'{}' returned nothing", plugin_entry_point));
+  if (descriptor == nullptr) throw plugin_error(file, fmt::format("'{}' returned nothing", plugin_entry_point),
+                       define_a_plugin);
   // Only the version is read before it matches: the rest of another ABI's descriptor may differ.
   if (descriptor->abi_version != plugin_abi_version)
     throw plugin_error(file,
