@@ -147,6 +147,7 @@ TEST_F(Voice, TtsAnswersAVoiceMessageWithAWavOfItsResponse) {
 
 TEST_F(Voice, TtsLeavesATextMessageAlone) {
   auto tts = install("tts");
+  ASSERT_THAT(hooks_.handlers("message:send"), ElementsAre("builtin:tts"));  // it is there, and stays silent
   EXPECT_TRUE(hooks_.emit(hookbus::MessageSendEvent{.response_text = "hello", .is_voice = false}).parts.empty());
 }
 
@@ -157,6 +158,7 @@ TEST_F(Voice, TtsWithAllMessagesSpeaksEveryMessage) {
 
 TEST_F(Voice, TtsSaysNothingForAnEmptyResponse) {
   auto tts = install("tts", {{"all_messages", true}});
+  ASSERT_THAT(hooks_.handlers("message:send"), ElementsAre("builtin:tts"));
   EXPECT_TRUE(hooks_.emit(hookbus::MessageSendEvent{.response_text = "", .is_voice = true}).parts.empty());
 }
 
@@ -183,6 +185,7 @@ TEST_F(Voice, TtsSettingsAreCheckedWhenMade) {
 
 TEST_F(Voice, SttPassesAMessageWithoutAudioUnchanged) {
   auto stt = install("stt", {{"grammar", grammar_file().string()}});
+  ASSERT_THAT(hooks_.handlers("message:receive"), ElementsAre("builtin:stt"));
   const hookbus::MessageReceiveResult result = received({hookbus::TextPart{"just text"}});
   EXPECT_EQ(result.action, hookbus::ReceiveAction::continue_);
   EXPECT_FALSE(result.parts.has_value());

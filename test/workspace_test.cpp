@@ -252,7 +252,9 @@ TEST_F(WorkspaceTest, AFailedSwitchKeepsThePreviousWorkspaceActive) {
   trust(broken);
   Workspaces workspaces(hooks_, options());
   workspaces.activate("research", research);
-  EXPECT_THROW(workspaces.activate("broken", broken), ConfigError);
+  EXPECT_THAT([&] { (void)workspaces.activate("broken", broken); },
+              ::testing::ThrowsMessage<ConfigError>(
+                  AllOf(HasSubstr((broken / "config.json").string()), HasSubstr("unknown_key"))));
   EXPECT_EQ(workspaces.active_name(), "research");
   EXPECT_EQ(emit_reason(), "denied by research-guard");
 }
