@@ -545,6 +545,7 @@ TEST_F(PluginSetup, AnUntrustedProjectsPluginIsNotLoaded) {
   ASSERT_EQ(installation.report.plugins.size(), 1u);
   EXPECT_FALSE(installation.report.plugins[0].loaded);
   EXPECT_THAT(installation.report.plugins[0].reason, HasSubstr("hookctl trust"));
+  EXPECT_THAT(installation.report.warnings, ::testing::Contains(HasSubstr("hookctl trust")));
   EXPECT_FALSE(library_loaded(directory / "guard.so"));
   EXPECT_EQ(hooks_.emit(tool_call("deploy")).decision, hookbus::Decision::none);
 }
