@@ -4,8 +4,9 @@
 # MODE names, with the README's own ```cmake block for it (the one after
 # `<!-- cmake: consumer MODE -->`):
 #   find_package      install BUILD_DIR into a scratch prefix, check what was
-#                     installed (hookctl and its completion run from there),
-#                     and find the package in that prefix alone;
+#                     installed (hookctl and its completion run from there,
+#                     hookctl speaking with the prefix's own tts plugin), and
+#                     find the package in that prefix alone;
 #   add_subdirectory  SOURCE_DIR as the consumer's third_party/hookbus;
 #   fetchcontent      the same tree through FetchContent's SOURCE_DIR.
 # Either way the consumer's own install must hold only its own program.
@@ -79,6 +80,22 @@ if(MODE STREQUAL "find_package")
     "source '${prefix}/share/bash-completion/completions/hookctl' && COMP_LINE='hookctl sch' COMP_POINT=11 _hookctl && echo \"\${COMPREPLY[@]}\"")
   if(NOT step_output STREQUAL "schema\n")
     message(FATAL_ERROR "the installed completion of 'hookctl sch' gave '${step_output}', not 'schema'")
+  endif()
+  # The installed hookctl enables the installed `tts` (when this build made it),
+  # which it finds under its own prefix: not the prefix the build was
+  # configured with, and no HOOKBUS_BUILTIN_PLUGIN_DIR.
+  file(STRINGS ${BUILD_DIR}/install_manifest.txt installed_tts REGEX "/hookbus/plugins/tts\\.so$")
+  if(installed_tts)
+    set(home ${WORK_DIR}/home)
+    file(WRITE ${home}/config/hookbus/config.json "{\"builtins\": {\"tts\": {}}}\n")
+    file(MAKE_DIRECTORY ${home}/project)
+    execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=HOOKBUS_BUILTIN_PLUGIN_DIR HOME=${home}
+                      XDG_CONFIG_HOME=${home}/config XDG_STATE_HOME=${home}/state XDG_CACHE_HOME=${home}/cache
+                      ${prefix}/bin/hookctl emit message:send "{\"response_text\": \"hello\", \"is_voice\": true}"
+                    WORKING_DIRECTORY ${home}/project RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE errors)
+    if(NOT result EQUAL 0 OR NOT output MATCHES "audio/wav")
+      message(FATAL_ERROR "the installed hookctl did not speak with the installed tts (${result}):\n${output}\n${errors}")
+    endif()
   endif()
   list(APPEND configure_args -DCMAKE_PREFIX_PATH=${prefix})
 else()

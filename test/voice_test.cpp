@@ -5,9 +5,11 @@
 #include <hookbus/builtins.hpp>
 #include <hookbus/setup.hpp>
 
+#include "builtins/plugin_builtin.hpp"
 #include "script_fixture.hpp"
 #include "voice/audio.hpp"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -15,6 +17,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <iterator>
+#include <regex>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -38,6 +41,32 @@ public <command> = turn on the kitchen light | turn off the kitchen light | plea
 std::vector<std::string> words_of(const std::string& text) {
   std::istringstream in(text);
   return {std::istream_iterator<std::string>(in), std::istream_iterator<std::string>()};
+}
+
+// A sentence spoken to the open model, what it heard, and the word errors.
+struct Transcript {
+  std::string said;
+  std::string heard;
+  std::size_t errors = 0;
+};
+
+constexpr std::string_view transcripts_marker = "<!-- heard: Voice.OpenVocabularyWordAccuracy -->";
+
+// docs/voice.md's table after the marker: rows | "said" | "heard" | errors |.
+std::vector<Transcript> documented_transcripts(const std::string& doc) {
+  std::vector<Transcript> rows;
+  const auto at = doc.find(transcripts_marker);
+  if (at == std::string::npos) return rows;
+  std::istringstream lines(doc.substr(at));
+  const std::regex row(R"row(^\| "([^"]*)" \| "([^"]*)" \| (\d+) \|$)row");
+  std::string line;
+  std::getline(lines, line);  // the marker
+  std::getline(lines, line);  // the header
+  std::getline(lines, line);  // |---|
+  std::smatch match;
+  while (std::getline(lines, line) && std::regex_match(line, match, row))
+    rows.push_back({match[1], match[2], static_cast<std::size_t>(std::stoul(match[3]))});
+  return rows;
 }
 
 // Word edit distance (substitutions, deletions, insertions) from `reference` to `heard`.
@@ -118,6 +147,7 @@ TEST_F(Voice, TtsAnswersAVoiceMessageWithAWavOfItsResponse) {
 
 TEST_F(Voice, TtsLeavesATextMessageAlone) {
   auto tts = install("tts");
+  ASSERT_THAT(hooks_.handlers("message:send"), ElementsAre("builtin:tts"));  // it is there, and stays silent
   EXPECT_TRUE(hooks_.emit(hookbus::MessageSendEvent{.response_text = "hello", .is_voice = false}).parts.empty());
 }
 
@@ -128,6 +158,7 @@ TEST_F(Voice, TtsWithAllMessagesSpeaksEveryMessage) {
 
 TEST_F(Voice, TtsSaysNothingForAnEmptyResponse) {
   auto tts = install("tts", {{"all_messages", true}});
+  ASSERT_THAT(hooks_.handlers("message:send"), ElementsAre("builtin:tts"));
   EXPECT_TRUE(hooks_.emit(hookbus::MessageSendEvent{.response_text = "", .is_voice = true}).parts.empty());
 }
 
@@ -154,6 +185,7 @@ TEST_F(Voice, TtsSettingsAreCheckedWhenMade) {
 
 TEST_F(Voice, SttPassesAMessageWithoutAudioUnchanged) {
   auto stt = install("stt", {{"grammar", grammar_file().string()}});
+  ASSERT_THAT(hooks_.handlers("message:receive"), ElementsAre("builtin:stt"));
   const hookbus::MessageReceiveResult result = received({hookbus::TextPart{"just text"}});
   EXPECT_EQ(result.action, hookbus::ReceiveAction::continue_);
   EXPECT_FALSE(result.parts.has_value());
@@ -178,34 +210,42 @@ TEST_F(Voice, SttReplacesEachAudioPartInPlaceAndKeepsTheOthers) {
 }
 
 // The open-vocabulary model (en-us.lm.bin) on eSpeak NG's voice at its
-// default speed: measured, not a contract; docs/voice.md records the number.
-// The check is only that some words are heard at all.
+// default speed, over the sentences of docs/voice.md's table of what it
+// heard. Run alone (as ctest runs every test, one process each) it must hear
+// exactly what the table says, and the figure the doc gives; after other
+// voice tests in one process eSpeak NG's carried state moves the result, and
+// the errors must be within the spread the doc gives.
 TEST_F(Voice, OpenVocabularyWordAccuracy) {
-  const std::vector<std::string> sentences = {
-      "turn on the kitchen light",
-      "the quick brown fox jumps over the lazy dog",
-      "please open the door",
-      "what is the weather like today",
-      "hello world",
-      "set a timer for ten minutes",
-      "call my mother tomorrow morning",
-      "play some music",
-      "how much does it cost",
-      "send the report to the team",
-  };
+  const std::string doc = hookbus::testing::read_file(HOOKBUS_TEST_VOICE_DOC);
+  const std::vector<Transcript> documented = documented_transcripts(doc);
+  ASSERT_EQ(documented.size(), 10u) << "docs/voice.md: the table after " << transcripts_marker;
   auto tts = install("tts");
   auto stt = install("stt");
+  std::vector<Transcript> measured;
   std::size_t words = 0, errors = 0;
-  for (const auto& sentence : sentences) {
-    const std::string transcript = heard(spoken(sentence));
-    const std::size_t sentence_errors = word_errors(words_of(sentence), words_of(transcript));
-    std::cout << "  \"" << sentence << "\" -> \"" << transcript << "\" (" << sentence_errors << " errors)\n";
-    words += words_of(sentence).size();
+  for (const auto& row : documented) {
+    const std::string transcript = heard(spoken(row.said));
+    const std::size_t sentence_errors = word_errors(words_of(row.said), words_of(transcript));
+    std::cout << "  | \"" << row.said << "\" | \"" << transcript << "\" | " << sentence_errors << " |\n";
+    measured.push_back({row.said, transcript, sentence_errors});
+    words += words_of(row.said).size();
     errors += sentence_errors;
   }
-  const double accuracy = 1.0 - static_cast<double>(errors) / static_cast<double>(words);
-  std::cout << "word accuracy: " << accuracy * 100 << "% (" << words << " words, " << errors << " errors)\n";
-  EXPECT_LT(errors, words);
+  const double accuracy = 100.0 * (1.0 - static_cast<double>(errors) / static_cast<double>(words));
+  const std::string figure =
+      fmt::format("**{:.1f}% of words** ({} words in {} sentences, {} errors", accuracy, words, documented.size(), errors);
+  std::cout << "word accuracy: " << figure << '\n';
+  if (::testing::UnitTest::GetInstance()->test_to_run_count() == 1) {
+    for (std::size_t i = 0; i < documented.size(); ++i) {
+      EXPECT_EQ(measured[i].heard, documented[i].heard) << "docs/voice.md says what \"" << documented[i].said
+                                                        << "\" is heard as";
+      EXPECT_EQ(measured[i].errors, documented[i].errors) << documented[i].said;
+    }
+    EXPECT_THAT(doc, HasSubstr(figure)) << "docs/voice.md gives another figure";
+  } else {
+    EXPECT_GE(errors, 30u);  // docs/voice.md: "between 30 and 45"
+    EXPECT_LE(errors, 45u);
+  }
 }
 
 TEST_F(Voice, AudioItCannotReadIsTheHandlersFailureAndTheMessagePasses) {
@@ -304,8 +344,44 @@ TEST_F(Voice, AProjectsSttIsRankedAsTheProjectsLayer) {
 
 TEST_F(Voice, AMissingPluginIsAConfigErrorSayingWhereItWasLookedFor) {
   ::setenv("HOOKBUS_BUILTIN_PLUGIN_DIR", dir_.path().c_str(), 1);
-  EXPECT_THAT(config_error("stt", {}), AllOf(HasSubstr((dir_ / "stt.so").string() + " does not exist"),
-                                             HasSubstr("HOOKBUS_BUILTIN_PLUGIN_DIR")));
+  EXPECT_THAT(config_error("stt", {}),
+              AllOf(HasSubstr("stt is a plugin, stt.so, and it is in none of the places looked in: " +
+                              (dir_ / "stt.so").string() + " ($HOOKBUS_BUILTIN_PLUGIN_DIR); set HOOKBUS_BUILTIN_PLUGIN_DIR"),
+                    HasSubstr("an installed prefix's <libdir>/hookbus/plugins")));
+}
+
+// Without the variable: under the prefix hookbus is loaded from first (this
+// program, or a shared libhookbus), and the configured prefix last. The
+// installed package's tests (test/CMakeLists.txt: consumer_plugin,
+// consumer_find_package) load tts.so through these from a prefix that is not
+// the configured one.
+TEST_F(Voice, WithoutTheVariableThePluginsAreLookedForUnderThePrefixHookbusWasLoadedFrom) {
+  ::unsetenv("HOOKBUS_BUILTIN_PLUGIN_DIR");
+  const std::vector<hookbus::BuiltinPluginDirectory> directories = hookbus::builtin_plugin_directories();
+  ASSERT_GE(directories.size(), 2u);
+  const fs::path holder = fs::canonical(HOOKBUS_TEST_LIBHOOKBUS_SHARED ? HOOKBUS_TEST_LIBHOOKBUS : "/proc/self/exe");
+  if (HOOKBUS_TEST_LIBHOOKBUS_SHARED) {
+    EXPECT_EQ(directories[0].path, holder.parent_path() / "hookbus" / "plugins");
+    EXPECT_EQ(directories[0].why, "next to libhookbus, " + holder.string());
+  } else {
+    EXPECT_EQ(directories[0].path, holder.parent_path().parent_path() / HOOKBUS_TEST_INSTALL_LIBDIR / "hookbus" / "plugins");
+    EXPECT_EQ(directories[0].why, "the prefix of the executable holding hookbus, " + holder.string());
+  }
+  EXPECT_EQ(directories.back().why, "the install prefix hookbus was configured with");
+}
+
+// The same factory default_builtins() makes for a plugin its build left out.
+TEST_F(Voice, ABuiltinTheBuildLeftOutIsAConfigErrorNamingThePackagesToInstall) {
+  hookbus::BuiltinRegistry registry;
+  registry.add("stt", hookbus::detail::plugin_builtin("stt", "PocketSphinx (Debian: libpocketsphinx-dev)"));
+  try {
+    hookbus::ConnectionGroup installed = registry.install(hooks_, "stt", {});
+    ADD_FAILURE() << "made";
+  } catch (const hookbus::ConfigError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "stt: stt is not available: this hookbus was built without PocketSphinx (Debian: libpocketsphinx-dev); "
+              "install them (tools/install-deps) and build hookbus again");
+  }
 }
 
 // ---------------------------------------------------------------- threads

@@ -10,8 +10,10 @@
 #include <spdlog/sinks/null_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 namespace hookbus {
 namespace {
@@ -250,21 +252,126 @@ TEST_F(WorkspaceTest, AFailedSwitchKeepsThePreviousWorkspaceActive) {
   trust(broken);
   Workspaces workspaces(hooks_, options());
   workspaces.activate("research", research);
-  EXPECT_THROW(workspaces.activate("broken", broken), ConfigError);
+  EXPECT_THAT([&] { (void)workspaces.activate("broken", broken); },
+              ::testing::ThrowsMessage<ConfigError>(
+                  AllOf(HasSubstr((broken / "config.json").string()), HasSubstr("unknown_key"))));
   EXPECT_EQ(workspaces.active_name(), "research");
   EXPECT_EQ(emit_reason(), "denied by research-guard");
 }
 
+// The switch to "coding" waits inside load_workspace, holding the switch lock,
+// until its hook has answered hookbus's question about its events; the test
+// answers only after a handler has read the name.
 TEST_F(WorkspaceTest, AHandlerReadsTheActiveNameDuringASwitchWithoutWaiting) {
+  const fs::path research = workspace_denying("research", "research-guard");
+  const fs::path asked = root_ / "asked";
+  const fs::path answer = root_ / "answer";
+  const fs::path coding = root_ / "workspaces" / "coding";
+  write_script(coding / "hooks" / "slow-to-answer",
+               "[ \"$1\" = hook ] && {\n"
+               "  echo asked > '" + asked.string() + "'\n"
+               "  while [ ! -e '" + answer.string() + "' ]; do sleep 0.01; done\n"
+               "  echo turn_end; exit 0\n"
+               "}\nexit 0\n");
+  trust(research);
+  trust(coding);
+  WorkspaceOptions slow_answers = options();
+  slow_answers.query_timeout = std::chrono::minutes(5);  // the answer waits for the test, not for the clock
+  Workspaces workspaces(hooks_, slow_answers);
+  workspaces.activate("research", research);
+  std::vector<std::string> seen;
+  const Connection reader = hooks_.on<TurnEndEvent>([&](const TurnEndEvent&) { seen.push_back(workspaces.active_name()); });
+  std::thread switcher([&] { (void)workspaces.activate("coding", coding); });
+  testing::wait_for_file(asked);  // the switch is under way
+  (void)hooks_.emit(TurnEndEvent{});
+  write_file(answer, "go\n");
+  switcher.join();
+  (void)hooks_.emit(TurnEndEvent{});
+  EXPECT_THAT(seen, ElementsAre("research", "coding"));
+}
+
+TEST_F(WorkspaceTest, ASwitchToAMissingDirectoryIsAConfigErrorNamingItAndThePreviousWorkspaceStaysActive) {
   const fs::path research = workspace_denying("research", "research-guard");
   trust(research);
   Workspaces workspaces(hooks_, options());
-  std::vector<std::string> seen;
-  const Connection reader = hooks_.on<TurnEndEvent>([&](const TurnEndEvent&) { seen.push_back(workspaces.active_name()); });
-  (void)hooks_.emit(TurnEndEvent{});
   workspaces.activate("research", research);
-  (void)hooks_.emit(TurnEndEvent{});
-  EXPECT_THAT(seen, ElementsAre("", "research"));
+  const fs::path missing = root_ / "workspaces" / "reserach";
+  try {
+    (void)workspaces.activate("reserach", missing);
+    ADD_FAILURE() << "switched to a missing directory";
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              missing.string() + ": no such workspace directory; create it, or name an existing one");
+  }
+  EXPECT_EQ(workspaces.active_name(), "research");
+  EXPECT_EQ(emit_reason(), "denied by research-guard");
+}
+
+TEST_F(WorkspaceTest, ASwitchToAFileIsAConfigErrorNamingItAndThePreviousWorkspaceStaysActive) {
+  const fs::path research = workspace_denying("research", "research-guard");
+  trust(research);
+  Workspaces workspaces(hooks_, options());
+  workspaces.activate("research", research);
+  const fs::path file = write_file(root_ / "workspaces" / "notes.json", "{}\n");
+  EXPECT_THAT([&] { (void)workspaces.activate("notes", file); },
+              ::testing::ThrowsMessage<ConfigError>(AllOf(HasSubstr(file.string()), HasSubstr("is not a directory"))));
+  EXPECT_EQ(workspaces.active_name(), "research");
+  EXPECT_EQ(emit_reason(), "denied by research-guard");
+}
+
+TEST_F(WorkspaceTest, SwitchingKeepsWhatSetupInstalledFromTheOtherLayers) {
+  write_file(root_ / "user" / "config.json", R"({"builtins": {"tool_policy": {"deny": ["deploy"]}}})");
+  write_script(locations().hook_directory(Layer::user) / "user-guard",
+               "[ \"$1\" = hook ] && { echo tool_call; exit 0; }\nexit 0\n");
+  const Installation installed = setup(hooks_, {.project_dir = project_, .locations = locations()});
+  const std::vector<std::string> users = hooks_.handlers("tool_call");
+  ASSERT_THAT(users, ::testing::UnorderedElementsAre("builtin:tool_policy", "user-guard"));
+  const fs::path research = workspace_denying("research", "research-guard");
+  trust(research);
+  Workspaces workspaces(hooks_, options());
+  workspaces.activate("research", research);
+  std::vector<std::string> with_research = users;
+  with_research.push_back("research-guard");
+  EXPECT_EQ(hooks_.handlers("tool_call"), with_research);
+  const fs::path empty = root_ / "workspaces" / "empty";
+  testing::make_directories(empty);
+  workspaces.activate("empty", empty);
+  EXPECT_EQ(hooks_.handlers("tool_call"), users);
+  workspaces.deactivate();
+  EXPECT_EQ(hooks_.handlers("tool_call"), users);
+}
+
+TEST_F(WorkspaceTest, RelativeHookDirectoriesInItsConfigAreRelativeToTheWorkspace) {
+  const fs::path dir = root_ / "workspaces" / "ops";
+  write_file(dir / "config.json", R"({"hook_directories": ["more-hooks"]})");
+  write_script(dir / "more-hooks" / "extra-guard", "[ \"$1\" = hook ] && { echo tool_call; exit 0; }\n"
+                                                   "echo '{\"decision\": \"deny\", \"reason\": \"extra\"}'\n");
+  trust(dir);
+  const Installation loaded = load_workspace(hooks_, dir, options());
+  EXPECT_EQ(emit_reason(), "extra");
+  EXPECT_THAT(loaded.report.config.layer(Layer::project)->hook_directories, ElementsAre(dir / "more-hooks"));
+}
+
+// A persistent hook gets the workspace's name in each request's payload, as a
+// hook run per event does.
+TEST_F(WorkspaceTest, ItsPersistentHooksFindTheActiveWorkspacesNameInTheEventContext) {
+  const fs::path dir = root_ / "workspaces" / "ws-1";
+  write_file(dir / "config.json", R"({"hooks": {"which": {"mode": "persistent"}}})");
+  write_script(dir / "hooks" / "which",
+               "[ \"$1\" = hook ] && { echo tool_call; exit 0; }\n"
+               "[ \"$1\" = serve ] || exit 1\n"
+               "while IFS= read -r request; do\n"
+               "  id=$(printf '%s' \"$request\" | sed -n 's/^{\"id\":\\([0-9]*\\).*/\\1/p')\n"
+               "  name=$(printf '%s' \"$request\" | sed -n 's/.*\"workspace\":\"\\([^\"]*\\)\".*/\\1/p')\n"
+               "  echo \"{\\\"id\\\": $id, \\\"decision\\\": \\\"deny\\\", \\\"reason\\\": \\\"in $name\\\"}\"\n"
+               "done\n");
+  trust(dir);
+  Workspaces workspaces(hooks_, options());
+  const SetupReport report = workspaces.activate("research", dir);
+  ASSERT_THAT(report.hooks.installed, ::testing::SizeIs(1));
+  EXPECT_EQ(report.hooks.installed[0].settings.mode.value, HookMode::persistent);
+  EXPECT_EQ(emit_reason(), "in research");  // only `serve` answers: `run` fails
+  EXPECT_EQ(emit_reason(), "in research");
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 //   tts          text to speech: a WAV part for message:send's response (eSpeak NG)
 //
 // `stt` and `tts` are plugins of hookbus's own (plugin.hpp, docs/voice.md),
-// loaded from builtin_plugin_directory() when configuration enables them.
+// loaded from builtin_plugin_directories() when configuration enables them.
 //
 // docs/configuration.md describes their settings. Each built-in is a provider
 // (`hooks.add(builtin)`) built from its settings, which it checks strictly
@@ -80,15 +80,27 @@ class BuiltinRegistry {
 };
 
 // A registry holding audit, tool_policy, redact, tool_stats, swap_context, stt and tts.
-// Making `stt` or `tts` loads its plugin, `<builtin_plugin_directory()>/stt.so`;
-// a plugin that is missing, or was not built (its Debian packages were
-// missing), is a ConfigError saying which.
+// Making `stt` or `tts` loads its plugin, `stt.so` from the first of
+// builtin_plugin_directories() that has it; a plugin that is in none of them
+// (saying where it looked), or was not built (its Debian packages were
+// missing: naming them), is a ConfigError.
 BuiltinRegistry default_builtins();
 
-// Where hookbus's own plugins of built-ins are: $HOOKBUS_BUILTIN_PLUGIN_DIR
-// when set (a build tree's `plugins/`), else `<libdir>/hookbus/plugins` of the
-// installation.
-std::filesystem::path builtin_plugin_directory();
+// A directory default_builtins() looks in for hookbus's own plugins of
+// built-ins (stt.so, tts.so), and why it looks there.
+struct BuiltinPluginDirectory {
+  std::filesystem::path path{};
+  std::string why{};
+};
+
+// Where hookbus's own plugins of built-ins are looked for, in order:
+// $HOOKBUS_BUILTIN_PLUGIN_DIR when set (a build tree's `plugins/`), and then
+// only there; else `<prefix>/<libdir>/hookbus/plugins` of the prefix hookbus
+// itself was loaded from (a shared libhookbus's directory, or the executable's
+// `<prefix>/bin`), so an installed prefix works wherever it was installed or
+// moved; the package the engine was built against (recorded in the engine by
+// hookbus_enable_plugins()); the install prefix hookbus was configured with.
+std::vector<BuiltinPluginDirectory> builtin_plugin_directories();
 
 // --------------------------------------------------------------- built-ins
 

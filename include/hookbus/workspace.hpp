@@ -5,7 +5,7 @@
 // engine's own handlers and the layers setup() installed stay in place.
 //
 //   hookbus::Workspaces workspaces(hooks);
-//   const hookbus::SetupReport& loaded = workspaces.activate("research", "/srv/agent/workspaces/research");
+//   const hookbus::SetupReport loaded = workspaces.activate("research", "/srv/agent/workspaces/research");
 //   context.workspace = workspaces.active_name();       // for every hook, as morphix passes it
 //   ...
 //   workspaces.activate("coding", "/srv/agent/workspaces/coding");   // research's hooks are gone
@@ -57,8 +57,11 @@ ProjectFiles workspace_files(const std::filesystem::path& directory);
 // Loads one workspace: its built-ins, plugins and external hooks, labelled
 // and reported like setup()'s (the report's project is the workspace, its
 // config_files the workspace's config.json). `name` is what its external
-// hooks see as context.workspace; empty: workspace_name(directory). Throws ConfigError for a broken config.json of a
-// workspace that may run; nothing stays installed then.
+// hooks see as context.workspace; empty: workspace_name(directory). Throws
+// ConfigError naming the directory when it is missing or not a directory, and
+// for a broken config.json of a workspace that may run; nothing stays
+// installed then. A plugin whose name another plugin on the bus has already
+// (the user's, say) is refused with a warning (docs/plugins.md).
 [[nodiscard]] Installation load_workspace(Hooks& hooks, const std::filesystem::path& directory,
                                           const WorkspaceOptions& options = {}, std::string name = {});
 
@@ -69,10 +72,11 @@ class Workspaces {
 
   // Loads the workspace, then unloads the previous one (so a guard of either
   // is installed at every moment), and returns the new one's report. On an
-  // error the previous workspace stays active. A handler of the previous
-  // workspace running on another thread finishes; plugins are waited for
-  // (plugin.hpp). The reference is valid until the next activate/deactivate.
-  const SetupReport& activate(std::string name, const std::filesystem::path& directory);
+  // error (a missing directory, a broken config) the previous workspace stays
+  // active. A handler of the previous workspace running on another thread
+  // finishes; plugins are waited for (plugin.hpp), after the switch itself is
+  // over, so such a handler may switch workspaces too.
+  SetupReport activate(std::string name, const std::filesystem::path& directory);
   void deactivate();
 
   // The active workspace's name ("" when none): what engines put in
@@ -83,9 +87,9 @@ class Workspaces {
  private:
   Hooks& hooks_;
   WorkspaceOptions options_;
-  // Switches are serialised (a handler may switch too, hence recursive); the
-  // name has its own lock, so a handler reading it never waits for a switch
-  // that waits for that handler.
+  // Switches are serialised (a handler may switch too, hence recursive), and
+  // the previous workspace is unloaded after this lock is released; the name
+  // has its own lock, so a handler reading it never waits for a switch.
   std::recursive_mutex switch_mutex_;
   std::unique_ptr<Installation> active_;  // guarded by switch_mutex_
   mutable std::mutex name_mutex_;

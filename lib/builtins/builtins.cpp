@@ -12,6 +12,7 @@
 #include <hookbus/plugin.hpp>
 #include <hookbus/tool_matcher.hpp>
 
+#include "builtins/plugin_builtin.hpp"
 #include "support/files.hpp"
 #include "support/logging.hpp"
 #include "support/utf8.hpp"
@@ -27,7 +28,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <limits>
 #include <mutex>
 #include <stdexcept>
@@ -54,9 +54,12 @@ BuiltinFactory factory_of() {
   };
 }
 
-// A built-in of a plugin of hookbus's own, `<name>.so`, loaded when the
-// built-in is made: an engine that does not enable it never loads the plugin
-// or the libraries it needs. `not_built` names what the build lacked, if it did.
+}  // namespace
+
+namespace detail {
+
+// The plugin is loaded when the built-in is made: an engine that does not
+// enable it never loads the plugin or the libraries it needs.
 BuiltinFactory plugin_builtin(std::string name, std::string_view not_built) {
   return [name = std::move(name), not_built](const ConfigObject& settings) -> BuiltinProvider {
     if (!not_built.empty())
@@ -64,14 +67,23 @@ BuiltinFactory plugin_builtin(std::string name, std::string_view not_built) {
                         fmt::format("{} is not available: this hookbus was built without {}; install them "
                                     "(tools/install-deps) and build hookbus again",
                                     name, not_built));
-    const std::filesystem::path file = builtin_plugin_directory() / (name + ".so");
-    std::error_code ec;
-    if (!std::filesystem::exists(file, ec))
+    const std::string file_name = name + ".so";
+    const std::vector<BuiltinPluginDirectory> directories = builtin_plugin_directories();
+    const auto found = std::find_if(directories.begin(), directories.end(), [&](const BuiltinPluginDirectory& directory) {
+      std::error_code ec;
+      return std::filesystem::exists(directory.path / file_name, ec);
+    });
+    if (found == directories.end()) {
+      std::vector<std::string> looked;
+      for (const auto& directory : directories)
+        looked.push_back(fmt::format("{} ({})", (directory.path / file_name).string(), directory.why));
       throw ConfigError(settings.location(),
-                        fmt::format("{} is a plugin, and {} does not exist; install hookbus (cmake --install), or "
-                                    "set HOOKBUS_BUILTIN_PLUGIN_DIR to the directory holding {}.so (a build tree's "
-                                    "plugins/)",
-                                    name, file.string(), name));
+                        fmt::format("{} is a plugin, {}, and it is in none of the places looked in: {}; set "
+                                    "HOOKBUS_BUILTIN_PLUGIN_DIR to the directory holding it (a build tree's "
+                                    "plugins/, an installed prefix's <libdir>/hookbus/plugins)",
+                                    name, file_name, fmt::join(looked, "; ")));
+    }
+    const std::filesystem::path file = found->path / file_name;
     BuiltinRegistry from_plugin;
     try {
       load_builtin_plugin(from_plugin, file);
@@ -82,7 +94,7 @@ BuiltinFactory plugin_builtin(std::string name, std::string_view not_built) {
   };
 }
 
-}  // namespace
+}  // namespace detail
 
 // ---------------------------------------------------------------- registry
 
@@ -119,15 +131,9 @@ BuiltinRegistry default_builtins() {
   registry.add("redact", factory_of<Redactor>());
   registry.add("tool_stats", factory_of<ToolStats>());
   registry.add("swap_context", factory_of<ContextSwap>());
-  registry.add("stt", plugin_builtin("stt", HOOKBUS_STT_NOT_BUILT));
-  registry.add("tts", plugin_builtin("tts", HOOKBUS_TTS_NOT_BUILT));
+  registry.add("stt", detail::plugin_builtin("stt", HOOKBUS_STT_NOT_BUILT));
+  registry.add("tts", detail::plugin_builtin("tts", HOOKBUS_TTS_NOT_BUILT));
   return registry;
-}
-
-std::filesystem::path builtin_plugin_directory() {
-  const char* overridden = std::getenv("HOOKBUS_BUILTIN_PLUGIN_DIR");
-  return overridden != nullptr && *overridden != '\0' ? std::filesystem::path(overridden)
-                                                       : std::filesystem::path(HOOKBUS_BUILTIN_PLUGIN_DIR);
 }
 
 // ------------------------------------------------------------------- audit

@@ -5,9 +5,11 @@
 #include "bus/kept_alive.hpp"
 #include "external/file_safety.hpp"
 #include "support/directory_tree.hpp"
+#include "support/logging.hpp"
 
 #include <boost/dll/shared_library.hpp>
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
@@ -21,6 +23,9 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::size_t max_name_length = 64;
+// How long unload() waits for a running handler before it says so.
+constexpr auto unload_patience = std::chrono::seconds(1);
+constexpr std::string_view define_a_plugin = "define the plugin with HOOKBUS_PLUGIN(\"name\") { ... }";
 
 bool valid_plugin_name(std::string_view name) {
   return !name.empty() && name.size() <= max_name_length && std::all_of(name.begin(), name.end(), [](char c) {
@@ -68,7 +73,19 @@ void LoadedPlugin::unload() noexcept {
   // (a handler dropping its own plugin) cannot end while we wait here.
   const long own_calls = static_cast<long>(detail::kept_alive_calls_on_this_thread(library_.get()));
   if (own_calls == 0) {
-    while (library_.use_count() > 1) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    const auto since = std::chrono::steady_clock::now();
+    bool said = false;
+    while (library_.use_count() > 1) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      if (!said && std::chrono::steady_clock::now() - since >= unload_patience) {
+        said = true;
+        detail::log(spdlog::level::warn,
+                    "plugin {} ({}): unloading has waited {} s for a handler of it still running on another "
+                    "thread, and waits on; should that handler wait for this thread (for a lock this thread "
+                    "holds), neither returns",
+                    name_, file_.string(), unload_patience.count());
+      }
+    }
   }
   library_.reset();  // the last reference unloads the library
 }
@@ -99,15 +116,23 @@ OpenedPlugin open_plugin(const fs::path& file) {
   }
   if (!library->has(plugin_entry_point))
     throw plugin_error(file, fmt::format("has no '{}' entry point", plugin_entry_point),
-                       "define the plugin with HOOKBUS_PLUGIN(\"name\") { ... }");
+                       define_a_plugin);
   const PluginDescriptor* descriptor = library->get<const PluginDescriptor*()>(plugin_entry_point)();
-  if (descriptor == nullptr) throw plugin_error(file, fmt::format("'{}' returned nothing", plugin_entry_point));
+  if (descriptor == nullptr) throw plugin_error(file, fmt::format("'{}' returned nothing", plugin_entry_point),
+                       define_a_plugin);
   // Only the version is read before it matches: the rest of another ABI's descriptor may differ.
   if (descriptor->abi_version != plugin_abi_version)
     throw plugin_error(file,
                        fmt::format("was built for plugin ABI {}, this engine has plugin ABI {}",
                                    descriptor->abi_version, plugin_abi_version),
                        "rebuild the plugin against this engine's hookbus");
+  if (descriptor->layout != plugin_layout_fingerprint)
+    throw plugin_error(file,
+                       fmt::format("was built with hookbus types laid out otherwise than this engine's (layout "
+                                   "fingerprint {:#018x}, this engine has {:#018x}): other hookbus headers, "
+                                   "compiler, standard library or flags",
+                                   descriptor->layout, plugin_layout_fingerprint),
+                       "rebuild the plugin against this engine's hookbus, with the engine's compiler and flags");
   const std::string_view name = descriptor->name == nullptr ? std::string_view() : descriptor->name;
   if (!valid_plugin_name(name))
     throw plugin_error(file, fmt::format("has an invalid name '{}'", name.substr(0, max_name_length)),
@@ -161,11 +186,14 @@ struct PluginBuiltinFactory {
 
 }  // namespace
 
-LoadedPlugin load_plugin(Hooks& hooks, const fs::path& file, std::optional<Layer> layer) {
+LoadedPlugin load_plugin(Hooks& hooks, const fs::path& file, std::optional<Layer> layer,
+                         const std::function<std::optional<std::string>(std::string_view name)>& refuse_name) {
   OpenedPlugin opened = open_plugin(file);
   if (opened.descriptor->provide == nullptr)
     throw plugin_error(file, "has no handlers to install: it is a plugin of built-ins (HOOKBUS_BUILTIN_PLUGIN)",
                        "add its built-ins to a registry with load_builtin_plugin() and enable them in config");
+  if (refuse_name)
+    if (const auto reason = refuse_name(opened.name)) throw plugin_error(file, *reason);
 
   LoadedPlugin plugin;
   plugin.name_ = std::move(opened.name);

@@ -3,7 +3,11 @@
 
 #include <hookbus/log.hpp>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <string_view>
 
 namespace hookbus {
 
@@ -39,15 +43,46 @@ std::function<std::optional<std::string>(Layer, const fs::path&)> why_file_not_r
   };
 }
 
+namespace {
+
+// Why a plugin may not have `name`: another plugin has it. Its labels would
+// be that plugin's, so the one loaded first keeps it: the more trusted layer's
+// (setup() loads them most trusted first, a workspace after setup()), and in
+// one directory the first by file name. The plugins of `replacing` are on
+// their way out: their labels do not count.
+std::optional<std::string> name_taken(const Hooks& hooks, const Installation& installation,
+                                      const std::vector<LoadedPlugin>& replacing, std::string_view name) {
+  constexpr std::string_view fix = "rename one (HOOKBUS_PLUGIN(\"...\")) or remove it";
+  for (const auto& loaded : installation.plugins)
+    if (loaded.name() == name)
+      return fmt::format("has the name '{}' of the plugin {}, loaded before it, which keeps the name and its labels; {}",
+                         name, loaded.file().string(), fix);
+  if (std::any_of(replacing.begin(), replacing.end(), [&](const LoadedPlugin& old) { return old.name() == name; }))
+    return std::nullopt;
+  const std::string prefix = std::string(name) + "/";
+  for (const auto& event : hooks.registered_events())
+    for (const auto& label : hooks.handlers(event))
+      if (label.starts_with(prefix))
+        return fmt::format("has the name '{}', and the bus has its labels already ('{}' on {}: a plugin of that "
+                           "name loaded by setup() or by the engine), which keeps them; {}",
+                           name, label, event, fix);
+  return std::nullopt;
+}
+
+}  // namespace
+
 // A plugin that cannot load is a warning, never the engine's end.
 void load_layer_plugins(Hooks& hooks, Layer layer, const fs::path& directory, const std::optional<std::string>& why_not,
-                        const TrustedFiles* trusted, Installation& installation) {
+                        const TrustedFiles* trusted, Installation& installation,
+                        const std::vector<LoadedPlugin>& replacing) {
   for (const auto& file : plugin_files(directory)) {
     const std::optional<std::string> why_not_this = why_not ? why_not : trusted ? trusted->why_not_run(file) : std::nullopt;
     PluginReport plugin{layer, file, "", false, why_not_this.value_or("")};
     if (!why_not_this) {
       try {
-        LoadedPlugin loaded = load_plugin(hooks, file, layer);
+        LoadedPlugin loaded = load_plugin(hooks, file, layer, [&](std::string_view name) {
+          return name_taken(hooks, installation, replacing, name);
+        });
         plugin.name = loaded.name();
         plugin.loaded = true;
         installation.plugins.push_back(std::move(loaded));

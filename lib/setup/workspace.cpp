@@ -47,11 +47,23 @@ ProjectFiles workspace_files(const fs::path& directory) {
   return files;
 }
 
-Installation load_workspace(Hooks& hooks, const fs::path& directory, const WorkspaceOptions& options,
-                            std::string name) {
+namespace {
+
+// load_workspace, for a switch away from the workspace whose plugins are `replacing`.
+Installation install_workspace(Hooks& hooks, const fs::path& directory, const WorkspaceOptions& options,
+                               std::string name, const std::vector<LoadedPlugin>& replacing) {
   Installation result;
   SetupReport& report = result.report;
   const fs::path workspace = fs::absolute(directory).lexically_normal();
+  std::error_code ec;
+  if (!fs::is_directory(workspace, ec)) {
+    if (ec && ec != std::errc::no_such_file_or_directory)
+      throw ConfigError({.file = workspace}, fmt::format("cannot be read as a workspace directory: {}", ec.message()));
+    throw ConfigError({.file = workspace}, fs::exists(fs::symlink_status(workspace, ec))
+                                               ? "is not a directory; a workspace is a directory (config.json, "
+                                                 "hooks/, plugins/)"
+                                               : "no such workspace directory; create it, or name an existing one");
+  }
   if (name.empty()) name = workspace_name(workspace);
   report.locations = options.locations.value_or(Locations::from_environment(fs::current_path()));
   const Locations& locations = report.locations;
@@ -130,7 +142,7 @@ Installation load_workspace(Hooks& hooks, const fs::path& directory, const Works
       if (own->trace) report.builtins.push_back(fmt::format("trace (workspace config {})", config_file.string()));
     }
   }
-  detail::load_layer_plugins(hooks, Layer::project, workspace / "plugins", why_not, trusted.get(), result);
+  detail::load_layer_plugins(hooks, Layer::project, workspace / "plugins", why_not, trusted.get(), result, replacing);
   InstalledHooks external =
       install_external_hooks(hooks, report.discovery, layered,
                              {.project_dir = locations.project, .claude_code = {}, .claude_code_options = {},
@@ -142,31 +154,52 @@ Installation load_workspace(Hooks& hooks, const fs::path& directory, const Works
   return result;
 }
 
+}  // namespace
+
+Installation load_workspace(Hooks& hooks, const fs::path& directory, const WorkspaceOptions& options,
+                            std::string name) {
+  return install_workspace(hooks, directory, options, std::move(name), {});
+}
+
 // ------------------------------------------------------------------ Workspaces
 
 Workspaces::Workspaces(Hooks& hooks, WorkspaceOptions options) : hooks_(hooks), options_(std::move(options)) {}
 
-const SetupReport& Workspaces::activate(std::string name, const fs::path& directory) {
-  std::lock_guard switching(switch_mutex_);
-  auto next = std::make_unique<Installation>(load_workspace(hooks_, directory, options_, name));
+// The previous workspace is uninstalled after the switch lock is released:
+// that waits for its plugins' running handlers, and one of them may be
+// switching workspaces itself, on another thread.
+SetupReport Workspaces::activate(std::string name, const fs::path& directory) {
+  std::unique_ptr<Installation> previous;
+  SetupReport report;
   {
-    std::lock_guard naming(name_mutex_);
-    name_ = std::move(name);
-    directory_ = fs::absolute(directory).lexically_normal();
+    std::lock_guard switching(switch_mutex_);
+    static const std::vector<LoadedPlugin> no_plugins;
+    auto next = std::make_unique<Installation>(
+        install_workspace(hooks_, directory, options_, name, active_ ? active_->plugins : no_plugins));
+    report = next->report;
+    {
+      std::lock_guard naming(name_mutex_);
+      name_ = std::move(name);
+      directory_ = fs::absolute(directory).lexically_normal();
+    }
+    previous = std::exchange(active_, std::move(next));
   }
-  std::unique_ptr<Installation> previous = std::exchange(active_, std::move(next));
-  previous.reset();  // uninstalls the previous workspace, waiting for its plugins' running handlers
-  return active_->report;
+  previous.reset();
+  return report;
 }
 
 void Workspaces::deactivate() {
-  std::lock_guard switching(switch_mutex_);
+  std::unique_ptr<Installation> previous;
   {
-    std::lock_guard naming(name_mutex_);
-    name_.clear();
-    directory_.clear();
+    std::lock_guard switching(switch_mutex_);
+    {
+      std::lock_guard naming(name_mutex_);
+      name_.clear();
+      directory_.clear();
+    }
+    previous = std::move(active_);
   }
-  active_.reset();
+  previous.reset();
 }
 
 std::string Workspaces::active_name() const {

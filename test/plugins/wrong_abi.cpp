@@ -6,6 +6,7 @@ void provide(hookbus::Registrar&) {}
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const hookbus::PluginDescriptor* hookbus_plugin() {
-  static const hookbus::PluginDescriptor descriptor{hookbus::plugin_abi_version + 1, "future", &provide};
+  static const hookbus::PluginDescriptor descriptor{hookbus::plugin_abi_version + 1, hookbus::plugin_layout_fingerprint,
+                                                    "future", &provide};
   return &descriptor;
 }
