@@ -84,7 +84,7 @@ struct list_layout_hash<List<Types...>> {
 // against headers (or with a compiler, standard library or flags) that lay
 // them out otherwise has another fingerprint, and is refused at load.
 inline constexpr std::uint64_t plugin_layout_fingerprint =
-    detail::list_layout_hash<ValueTypes>::of(detail::list_layout_hash<HookOutcome>::of(
+    detail::list_layout_hash<detail::value_types_of<HookEvent>>::of(detail::list_layout_hash<HookOutcome>::of(
         detail::list_layout_hash<HookEvent>::of(
             detail::layout_hash<HandlerOptions, RegistrarScope, Registrar, ConnectionGroup, BuiltinRegistry,
                                 BuiltinProvider, ConfigObject, ConfigValue, ConfigLocation, HookError>(
