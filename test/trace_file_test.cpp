@@ -4,6 +4,7 @@
 // line.
 
 #include "random_values.hpp"
+#include "script_fixture.hpp"
 
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>
@@ -233,7 +234,30 @@ TEST(TraceFiles, UnknownKeysAreIgnored) {
 
 TEST(TraceFiles, AMissingFileIsAnErrorNamingIt) {
   EXPECT_THAT([] { (void)read_trace_file("/nonexistent/session.jsonl"); },
-              ::testing::ThrowsMessage<TraceError>(StartsWith("/nonexistent/session.jsonl: cannot open")));
+              ::testing::ThrowsMessage<TraceError>(StartsWith("/nonexistent/session.jsonl: cannot read: No such file")));
+}
+
+// A FIFO would block the reader until a writer came; it is refused at once.
+TEST(TraceFiles, AFifoIsRefusedWithoutWaitingForAWriter) {
+  const testing::TempDir dir;
+  const auto fifo = dir / "session.jsonl";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_THAT([&] { (void)read_trace_file(fifo); },
+              ::testing::ThrowsMessage<TraceError>(fifo.string() + ": is a FIFO, not a regular file"));
+}
+
+// /dev/zero would never end.
+TEST(TraceFiles, ADeviceIsRefusedUnread) {
+  EXPECT_THAT([] { (void)read_trace_text("/dev/zero"); },
+              ::testing::ThrowsMessage<TraceError>("/dev/zero: is a character device, not a regular file"));
+}
+
+TEST(TraceFiles, ALineOverTheLimitIsRefusedNamingIt) {
+  std::istringstream in(trace_line(sample_header()) + "\n" + std::string(max_trace_line_bytes + 1, ' ') + "\n");
+  TraceReader reader(in, "session.jsonl");
+  EXPECT_THAT([&] { (void)reader.next(); },
+              ::testing::ThrowsMessage<TraceError>(fmt::format("session.jsonl:2: the line is {} bytes, over the limit of {} bytes",
+                                                               max_trace_line_bytes + 1, max_trace_line_bytes)));
 }
 
 // ----------------------------------------------------------------- errors

@@ -8,6 +8,7 @@
 #include <hookbus/trace.hpp>
 
 #include "catalogue/json_text.hpp"
+#include "support/files.hpp"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -15,8 +16,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
 #include <istream>
+#include <sstream>
 #include <limits>
 #include <system_error>
 #include <utility>
@@ -341,6 +342,9 @@ bool TraceReader::read_line(std::string& text) {
     return false;
   }
   ++line_;
+  if (text.size() > max_trace_line_bytes)
+    throw TraceError(source_, line_,
+                     fmt::format("the line is {} bytes, over the limit of {} bytes", text.size(), max_trace_line_bytes));
   return true;
 }
 
@@ -351,9 +355,16 @@ std::optional<EmissionRecord> TraceReader::next() {
   return read_emission_record(text, source_, line_);
 }
 
+std::string read_trace_text(const std::filesystem::path& file) {
+  try {
+    return detail::read_regular_file(file, max_trace_file_bytes);
+  } catch (const detail::FileReadError& error) {
+    throw TraceError(file.string(), 0, error.what());
+  }
+}
+
 Trace read_trace_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw TraceError(file.string(), 0, fmt::format("cannot open: {}", std::error_code(errno, std::generic_category()).message()));
+  std::istringstream in(read_trace_text(file));
   TraceReader reader(in, file.string());
   Trace trace{reader.header(), {}};
   while (auto record = reader.next()) trace.records.push_back(std::move(*record));
