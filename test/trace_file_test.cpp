@@ -103,6 +103,20 @@ TEST(TraceLines, AHeaderIsWrittenInTheSchemasShapeAndReadBack) {
   EXPECT_EQ(read_trace_header(trace_line(sample_header())), sample_header());
 }
 
+// Found by the trace_file fuzz target: a year past 2262 (or before 1678)
+// overflowed a count of nanoseconds while the time was read.
+TEST(TraceLines, AStartedTimeOutsideTheNanosecondRangeReadsBackExactly) {
+  for (const auto* started : {"3940-01-01T00:00:00.000001Z", "0001-01-01T00:00:00.999999Z", "9999-12-31T23:59:59Z"}) {
+    json::object header = trace_json(sample_header());
+    header["started"] = started;
+    const TraceHeader read = read_trace_header(line_of(header));
+    EXPECT_EQ(read_trace_header(trace_line(read)), read) << started;
+  }
+  json::object header = trace_json(sample_header());
+  header["started"] = "3940-01-01T00:00:00.000001Z";
+  EXPECT_EQ(trace_json(read_trace_header(line_of(header))).at("started"), "3940-01-01T00:00:00.000001Z");
+}
+
 TEST(TraceLines, AHeaderWithoutAProjectHasNull) {
   TraceHeader header = sample_header();
   header.project.reset();
