@@ -1623,6 +1623,19 @@ TEST_F(Recording, ATraceFileOverTheSizeLimitIsRefusedUnread) {
   }
 }
 
+// As run-hook's path: dir/link/../known.jsonl is the file beside the link's
+// target, not dir/known.jsonl (here not a trace at all).
+TEST_F(Recording, TraceSummaryReadsTheFileADotDotAfterASymlinkNames) {
+  const fs::path real = home_.path() / "real", dir = home_.path() / "dir";
+  testing::make_directories(real / "sub");
+  write_known_recording(real / "known.jsonl");
+  write_file(dir / "known.jsonl", "not a trace\n");
+  fs::create_symlink(real / "sub", dir / "link");
+  const ProcessResult r = plain({"trace", "summary", (dir / "link" / ".." / "known.jsonl").string(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(boost::json::parse(r.stdout_text).at("emits"), 4);
+}
+
 TEST_F(Recording, TraceViewWithAnEmptyOutputPathIsAUsageError) {
   const fs::path file = write_known_recording(home_.path() / "known.jsonl");
   const ProcessResult r = plain({"trace", "view", file.string(), "--output", ""});
