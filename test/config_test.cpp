@@ -3,6 +3,7 @@
 // built-ins without ever half-applying.
 #include <hookbus/builtins.hpp>
 #include <hookbus/config.hpp>
+#include <hookbus/json.hpp>
 
 #include "needs_root.hpp"
 
@@ -15,6 +16,12 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
 
 namespace hookbus {
 namespace {
@@ -644,6 +651,84 @@ TEST_F(ConfigTest, CustomRegistryFactoryReceivesTheSettingsAndTheirLocation) {
   BuiltinRegistry registry;
   registry.add("marker", factory.AsStdFunction());
   const auto installed = install_builtins(hooks, load_config(file), registry);
+}
+
+// ------------------------------------------------------- the fuzz seed
+
+// Every key of every object in `value` (a JSON pointer to each object, with
+// its ConfigLocation).
+void each_object(const boost::json::value& value, const std::string& pointer, const ConfigLocation& where,
+                 const std::function<void(const std::string&, const ConfigLocation&)>& visit) {
+  if (value.is_array())
+    for (std::size_t i = 0; i < value.get_array().size(); ++i)
+      each_object(value.get_array()[i], pointer + "/" + std::to_string(i), where.element(i), visit);
+  if (!value.is_object()) return;
+  visit(pointer, where);
+  for (const auto& member : value.get_object()) {
+    std::string key(member.key());  // a JSON pointer's escapes
+    for (std::size_t at = 0; (at = key.find_first_of("~/", at)) != std::string::npos; at += 2)
+      key.replace(at, 1, key[at] == '~' ? "~0" : "~1");
+    each_object(member.value(), pointer + "/" + key, where.key(member.key()), visit);
+  }
+}
+
+// The list after `intro` in `message` ("unknown key; expected one of: a, b").
+std::vector<std::string> listed_after(const std::string& message, std::string_view intro) {
+  std::vector<std::string> names;
+  std::istringstream list(message.substr(message.find(intro) + intro.size()));
+  for (std::string name; std::getline(list, name, ',');) names.push_back(name.substr(name.find_first_not_of(' ')));
+  return names;
+}
+
+// The place `pointer` stands for: array elements as "*", and so is the hook
+// name in /hooks/NAME (every hook's settings have the same keys).
+std::string place_of(const std::string& pointer) {
+  std::string place;
+  std::istringstream segments(pointer);
+  std::getline(segments, place, '/');  // "" before the first '/'
+  for (std::string segment; std::getline(segments, segment, '/');)
+    place += segment.find_first_not_of("0123456789") == std::string::npos || place == "/hooks" ? "/*" : "/" + segment;
+  return place.empty() ? "/" : place;
+}
+
+// The config fuzz target's seed (test/fuzz/config_every_key.json) uses every
+// key the reader knows at every place that has keys of its own, and every
+// built-in of the library: what the reader's "unknown key" and "unknown
+// built-in" errors list when an unknown key is added to the object there.
+// The voice built-ins are plugins with settings of their own (docs/voice.md).
+TEST_F(ConfigTest, TheFuzzSeedUsesEveryKeyTheReaderKnows) {
+  std::ifstream in(HOOKBUS_CONFIG_EVERY_KEY);
+  std::ostringstream text;
+  text << in.rdbuf();
+  const boost::json::value seed = parse_json(text.str(), "config_every_key.json");
+  const auto load_and_install = [&](const boost::json::value& document) {
+    Hooks hooks;
+    (void)install_builtins(hooks, load_config(write_config(write_json(document)), Layer::managed));
+  };
+  ASSERT_NO_THROW(load_and_install(seed)) << "the seed loads and installs in managed config, which may set every key";
+  std::map<std::string, std::set<std::string>> known, used;  // by place
+  each_object(seed, "", ConfigLocation{}, [&](const std::string& pointer, const ConfigLocation& where) {
+    boost::json::value document = seed;
+    document.at_pointer(pointer).as_object()["zz_unknown"] = boost::json::object{};
+    try {
+      load_and_install(document);
+      return;  // a map (hooks by name): the added entry is one more
+    } catch (const ConfigError& error) {
+      const std::string message = error.what();
+      ASSERT_EQ(error.path(), where.key("zz_unknown").path) << message;
+      const std::string place = place_of(pointer);
+      for (const auto& member : seed.at_pointer(pointer).as_object()) used[place].emplace(member.key());
+      if (message.find("unknown key; expected one of: ") != std::string::npos) {
+        for (std::string& key : listed_after(message, "expected one of: ")) known[place].insert(std::move(key));
+      } else if (message.find("unknown built-in") != std::string::npos) {
+        for (std::string& builtin : listed_after(message, "available: "))
+          if (builtin != "stt" && builtin != "tts") known[place].insert(std::move(builtin));
+      }  // else a map whose entries have a type (tool_names): nothing to list
+    }
+  });
+  EXPECT_GE(known.size(), 12u) << "the walk reached the nested objects";
+  for (const auto& [place, keys] : known)
+    for (const std::string& key : keys) EXPECT_TRUE(used[place].contains(key)) << "the seed lacks " << place << "/" << key;
 }
 
 }  // namespace

@@ -318,6 +318,20 @@ TEST_F(Discovery, ASymlinkedHookDirectoryWhoseTargetIsSafeIsScanned) {
   EXPECT_THAT(names_of(discover()), ElementsAre("guard"));
 }
 
+// Not a missing directory: the link says hooks were meant to be there.
+TEST_F(Discovery, AHookDirectoryThatIsADanglingSymlinkIsRefusedNamingItsTarget) {
+  testing::make_directories(project_hooks().parent_path());
+  fs::create_symlink(project_.path() / "gone", project_hooks());
+  const auto report = discover();
+  EXPECT_THAT(report.hooks, IsEmpty());
+  ASSERT_EQ(report.skipped.size(), 1u);
+  EXPECT_EQ(report.skipped[0].path, project_hooks());
+  EXPECT_EQ(report.skipped[0].why, SkippedFile::Why::refused);
+  EXPECT_EQ(report.skipped[0].reason,
+            "the hook directory is a symlink to '" + (project_.path() / "gone").string() + "', which does not exist");
+  EXPECT_THAT(log_.text(), AllOf(HasSubstr("refused"), HasSubstr(project_hooks().string())));
+}
+
 // The link is in the middle of the hook directory's path: a world-writable
 // directory holds it, so anyone could point it at hooks of their own.
 TEST_F(Discovery, AHookDirectoryReachedThroughASymlinkInAWritableDirectoryIsRefused) {
@@ -833,30 +847,53 @@ TEST_F(ExternalHooks, OutputOverTheLimitIsAFailure) {
   EXPECT_THAT(only_error_message(), HasSubstr("stdout limit of 1048576 bytes"));
 }
 
+// The timeouts below leave the hook ample time to write its pid files before
+// it is killed; pid_in waits for a file.
 TEST_F(ExternalHooks, ATimeoutKillsTheHookAndItsGrandchildAndIsAFailure) {
-  config_.default_timeout = 300ms;
-  const auto pid_file = side_effect("grandchild.pid");
+  config_.default_timeout = 2s;
   write_hook(hook("stuck"), "tool_call",
              "trap '' TERM\n"
              "sleep 60 &\n"
-             "echo $! > '" + pid_file.string() + "'\n"
+             "echo $! > '" + file("grandchild.pid") + "'\n"
              "while :; do sleep 1; done\n");
   install();
   const auto started = std::chrono::steady_clock::now();
   EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
   EXPECT_LT(std::chrono::steady_clock::now() - started, kHangBound);
-  EXPECT_THAT(only_error_message(), HasSubstr("timed out after 300 ms"));
-  EXPECT_TRUE(testing::process_gone(std::stoi(testing::read_file(pid_file))));
+  EXPECT_THAT(only_error_message(), HasSubstr("timed out after 2000 ms"));
+  EXPECT_TRUE(testing::process_gone(pid_in("grandchild.pid")));
 }
 
 // Issue 10, point 6: a grandchild that called setsid survived the timeout kill.
 TEST_F(ExternalHooks, Issue10Point6ATimeoutKillsAGrandchildThatCalledSetsid) {
-  config_.default_timeout = 300ms;
+  config_.default_timeout = 2s;
   write_hook(hook("stuck"), "tool_call",
              "trap '' TERM\n" + testing::start_setsid_sleeper(file("grandchild.pid")) + "while :; do sleep 1; done\n");
   install();
   EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
-  EXPECT_THAT(only_error_message(), HasSubstr("timed out after 300 ms"));
+  EXPECT_THAT(only_error_message(), HasSubstr("timed out after 2000 ms"));
+  EXPECT_TRUE(testing::process_gone(pid_in("grandchild.pid")));
+}
+
+// A hook that stops its supervisor (SIGSTOP) cannot hold the emit past its
+// timeout: the library kills the run without the supervisor, and the run is
+// a failure under the hook's policy.
+TEST_F(ExternalHooks, AFailClosedHookThatStopsItsSupervisorRefusesAfterItsTimeoutAndLeavesNothing) {
+  config_.default_timeout = 2s;
+  config_.hooks["guard"] = HookSettings{.failure = FailurePolicy::fail_closed};
+  write_hook(hook("guard"), "tool_call",
+             "sleep 60 &\necho $! > '" + file("grandchild.pid") + "'\necho $$ > '" + file("hook.pid") + "'\n"
+             "kill -STOP $PPID\nwait\n");
+  install();
+  const auto started = std::chrono::steady_clock::now();
+  const ToolCallResult outcome = hooks_.emit(tool_call());
+  EXPECT_LT(std::chrono::steady_clock::now() - started, kHangBound);
+  EXPECT_EQ(outcome.decision, Decision::deny);
+  // Which the run reports first, its timeout or its silent, stopped
+  // supervisor, depends on the scheduler: both end it, as a failure.
+  EXPECT_THAT(outcome.reason, AllOf(StartsWith("hook 'guard' failed: "),
+                                    ::testing::AnyOf(HasSubstr("timed out after 2000 ms"), HasSubstr("supervision lost"))));
+  EXPECT_TRUE(testing::process_gone(pid_in("hook.pid")));
   EXPECT_TRUE(testing::process_gone(pid_in("grandchild.pid")));
 }
 

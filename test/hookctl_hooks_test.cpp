@@ -9,14 +9,17 @@
 #include <hookbus/trace.hpp>
 
 #include <boost/json/parse.hpp>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <zlib.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -839,6 +842,36 @@ TEST_F(Hookctl, RunHookRawWithJsonExitsTwo) {
   EXPECT_THAT(r.stderr_text, HasSubstr("--raw"));
 }
 
+// The kernel resolves dir/link/../guard from the link's target: run-hook runs
+// that file, not dir/guard (what a lexical normalisation makes of the path).
+TEST_F(Hookctl, RunHookRunsTheFileADotDotAfterASymlinkNames) {
+  const fs::path real = home_.path() / "real", dir = home_.path() / "dir";
+  testing::make_directories(real / "sub");
+  write_script(real / "guard", "echo '{\"decision\": \"deny\", \"reason\": \"the target side\"}'\n");
+  write_script(dir / "guard", "echo '{\"decision\": \"deny\", \"reason\": \"the lexical one\"}'\n");
+  fs::create_symlink(real / "sub", dir / "link");
+  const std::string path = (dir / "link" / ".." / "guard").string();
+  const ProcessResult r = hookctl({"run-hook", path, "tool_call", kCall});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, AllOf(HasSubstr("result:   denied: the target side\n"), HasSubstr(path)));
+}
+
+// A hook that stops its supervisor (SIGSTOP) made run-hook wait forever.
+TEST_F(Hookctl, RunHookOfAHookThatStopsItsSupervisorEndsAfterItsTimeoutAndLeavesNothing) {
+  write_file(project_.path() / ".hookbus" / "config.json", R"({"hooks": {"stopper": {"timeout_ms": 2000}}})");
+  add_hook("stopper", "tool_call",
+           "sleep 100 &\necho $! > '" + file("sleep.pid") + "'\necho $$ > '" + file("hook.pid") + "'\n"
+           "kill -STOP $PPID\nwait\n");
+  const ProcessResult r = hookctl({"run-hook", hook("stopper").string(), "tool_call", kCall});
+  EXPECT_FALSE(r.timed_out) << "hookctl hung";
+  EXPECT_EQ(r.exit_code, 4) << r.stderr_text;
+  // Its timeout or its silent, stopped supervisor, whichever the run saw first.
+  EXPECT_THAT(r.stdout_text, AllOf(::testing::AnyOf(HasSubstr("status:   timed out"), HasSubstr("status:   supervision lost")),
+                                   HasSubstr("result:   failure: ")));
+  EXPECT_TRUE(testing::process_gone(pid_in("hook.pid")));
+  EXPECT_TRUE(testing::process_gone(pid_in("sleep.pid")));
+}
+
 TEST_F(Hookctl, RunHookOfAMissingFileExitsTwoNamingIt) {
   const ProcessResult r = hookctl({"run-hook", hook("missing").string(), "agent_start"});
   EXPECT_EQ(r.exit_code, 2);
@@ -1524,6 +1557,119 @@ TEST_F(Recording, TraceCommandsAreAGroupInHelpAndCompletion) {
   const ProcessResult group = plain({"trace"});
   EXPECT_EQ(group.exit_code, 2);
   EXPECT_THAT(group.stderr_text, HasSubstr("'trace' needs a command: trace view, trace summary"));
+}
+
+// ------------------------------------------- trace files from outside
+
+// What each command that reads a trace file makes of FILE.
+std::vector<std::vector<std::string>> trace_commands_reading(const fs::path& file, const fs::path& page) {
+  return {{"trace", "summary", file.string()},
+          {"trace", "view", file.string(), "-o", page.string()},
+          {"replay", file.string()}};
+}
+
+// Refused at once, exit 2, naming the file: FILE is not a trace file hookbus reads.
+TEST_F(Recording, ATraceFileThatIsAFifoIsRefusedWithoutWaitingForAWriter) {
+  const fs::path fifo = home_.path() / "session.jsonl";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const auto& command : trace_commands_reading(fifo, home_.path() / "page.html")) {
+    const ProcessResult r = plain(command);
+    EXPECT_FALSE(r.timed_out) << command[1];
+    EXPECT_EQ(r.exit_code, 2) << command[1];
+    EXPECT_THAT(r.stderr_text, HasSubstr(fifo.string() + ": is a FIFO, not a regular file")) << command[1];
+  }
+  EXPECT_FALSE(fs::exists(home_.path() / "page.html"));
+}
+
+TEST_F(Recording, ATraceFileThatIsADeviceIsRefusedWithoutReadingIt) {
+  const fs::path zero = home_.path() / "session.jsonl";
+  fs::create_symlink("/dev/zero", zero);
+  for (const auto& command : trace_commands_reading(zero, home_.path() / "page.html")) {
+    const ProcessResult r = plain(command);
+    EXPECT_EQ(r.exit_code, 2) << command[1];
+    EXPECT_THAT(r.stderr_text, HasSubstr(zero.string() + ": is a character device, not a regular file")) << command[1];
+  }
+}
+
+TEST_F(Recording, ATraceFileThatIsADanglingSymlinkIsRefusedNamingItsTarget) {
+  const fs::path link = home_.path() / "session.jsonl";
+  fs::create_symlink(home_.path() / "gone.jsonl", link);
+  for (const auto& command : trace_commands_reading(link, home_.path() / "page.html")) {
+    const ProcessResult r = plain(command);
+    EXPECT_EQ(r.exit_code, 2) << command[1];
+    EXPECT_THAT(r.stderr_text, HasSubstr("FILE '" + link.string() + "': a symlink to '" +
+                                         (home_.path() / "gone.jsonl").string() + "', which does not exist"))
+        << command[1];
+  }
+}
+
+TEST_F(Recording, ATraceFileThatIsADirectoryIsRefused) {
+  for (const auto& command : trace_commands_reading(home_.path(), home_.path() / "page.html")) {
+    const ProcessResult r = plain(command);
+    EXPECT_EQ(r.exit_code, 2) << command[1];
+    EXPECT_THAT(r.stderr_text, HasSubstr("FILE '" + home_.path().string() + "': a directory, not a file")) << command[1];
+  }
+}
+
+// Sparse: over the limit without taking the disk space.
+TEST_F(Recording, ATraceFileOverTheSizeLimitIsRefusedUnread) {
+  const fs::path big = home_.path() / "session.jsonl";
+  write_file(big, "");
+  fs::resize_file(big, max_trace_file_bytes + 1);
+  for (const auto& command : trace_commands_reading(big, home_.path() / "page.html")) {
+    const ProcessResult r = plain(command);
+    EXPECT_EQ(r.exit_code, 2) << command[1];
+    EXPECT_THAT(r.stderr_text, HasSubstr(fmt::format("{}: is {} bytes, over the limit of {} bytes", big.string(),
+                                                     max_trace_file_bytes + 1, max_trace_file_bytes)))
+        << command[1];
+  }
+}
+
+// As run-hook's path: dir/link/../known.jsonl is the file beside the link's
+// target, not dir/known.jsonl (here not a trace at all).
+TEST_F(Recording, TraceSummaryReadsTheFileADotDotAfterASymlinkNames) {
+  const fs::path real = home_.path() / "real", dir = home_.path() / "dir";
+  testing::make_directories(real / "sub");
+  write_known_recording(real / "known.jsonl");
+  write_file(dir / "known.jsonl", "not a trace\n");
+  fs::create_symlink(real / "sub", dir / "link");
+  const ProcessResult r = plain({"trace", "summary", (dir / "link" / ".." / "known.jsonl").string(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(boost::json::parse(r.stdout_text).at("emits"), 4);
+}
+
+TEST_F(Recording, TraceViewWithAnEmptyOutputPathIsAUsageError) {
+  const fs::path file = write_known_recording(home_.path() / "known.jsonl");
+  const ProcessResult r = plain({"trace", "view", file.string(), "--output", ""});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, HasSubstr("--output: the path is empty"));
+}
+
+TEST_F(Recording, TraceViewToAPathThatCannotBeWrittenExitsFourWithTheSystemsReason) {
+  const fs::path file = write_known_recording(home_.path() / "known.jsonl");
+  const fs::path page = file / "trace.html";  // under a regular file
+  const ProcessResult r = plain({"trace", "view", file.string(), "-o", page.string()});
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_THAT(r.stderr_text, AllOf(HasSubstr(page.string()), HasSubstr(std::strerror(ENOTDIR))));
+}
+
+// The page is written to a temporary file renamed over it: a write that fails
+// (here over a file size limit, ulimit -f) leaves the old page whole and no
+// temporary file.
+TEST_F(Recording, TraceViewThatFailsToWriteLeavesNoHalfPage) {
+  const fs::path file = write_known_recording(home_.path() / "known.jsonl");
+  const fs::path pages = home_.path() / "pages";
+  const fs::path page = write_file(pages / "trace.html", "the old page\n");
+  const ProcessResult r = run_process(
+      {.program = "/bin/sh",
+       .arguments = {"-c", "trap '' XFSZ; ulimit -f 1; exec \"$0\" trace view \"$1\" -o \"$2\"", kHookctl.string(),
+                     file.string(), page.string()},
+       .extra_environment = environment(),
+       .timeout = std::chrono::seconds(20)});
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_THAT(r.stderr_text, AllOf(HasSubstr(page.string()), HasSubstr(std::strerror(EFBIG))));
+  EXPECT_EQ(testing::read_file(page), "the old page\n");
+  EXPECT_EQ(std::distance(fs::directory_iterator(pages), fs::directory_iterator()), 1);
 }
 
 TEST_F(Recording, TraceHelpListsTheGroupsCommandsAndExitsZero) {

@@ -179,10 +179,13 @@ TEST_F(ProcessCleanup, TimeoutKillsAProgramThatIgnoresSigterm) {
   EXPECT_THAT(r.status(), HasSubstr("timed out"));
 }
 
+// The timeouts of the tests below leave the program ample time to write its
+// pid files before it is killed (each only needs "eventually"); pid_in waits
+// for a file.
 TEST_F(ProcessCleanup, BackgroundGrandchildDiesOnTimeout) {
   const ProcessResult r =
       run_process({.program = script(ignoring_sigterm("sleep 60 &\necho $! > " + file("grandchild.pid") + "\n")),
-                   .timeout = 300ms, .kill_grace = 100ms});
+                   .timeout = 2s, .kill_grace = 100ms});
   EXPECT_TRUE(r.timed_out);
   EXPECT_TRUE(testing::process_gone(pid_in("grandchild.pid")));
 }
@@ -192,7 +195,7 @@ TEST_F(ProcessCleanup, BackgroundGrandchildDiesOnTimeout) {
 TEST_F(ProcessCleanup, SetsidGrandchildDiesOnTimeout) {
   const ProcessResult r =
       run_process({.program = script(ignoring_sigterm(start_setsid_sleeper(file("grandchild.pid")))),
-                   .timeout = 500ms, .kill_grace = 100ms});
+                   .timeout = 2s, .kill_grace = 100ms});
   EXPECT_TRUE(r.timed_out);
   EXPECT_TRUE(testing::process_gone(pid_in("grandchild.pid")));
 }
@@ -237,7 +240,7 @@ TEST_F(ProcessCleanup, OnTimeoutAProcessInASessionOfItsOwnGetsSigtermBeforeSigki
       {.program = script("setsid sh -c 'trap \"echo cleaned > " + file("cleaned") + "; exit\" TERM; echo $$ > " +
                          file("grandchild.pid") + "; sleep 60 & wait' </dev/null >/dev/null 2>&1 &\n"
                          "until [ -s " + file("grandchild.pid") + " ]; do sleep 0.01; done\n" + std::string(kStuckForever)),
-       .timeout = 500ms, .kill_grace = 5s});
+       .timeout = 2s, .kill_grace = 5s});
   EXPECT_TRUE(r.timed_out);
   EXPECT_EQ(r.signal, SIGTERM);
   EXPECT_TRUE(testing::process_gone(pid_in("grandchild.pid")));
@@ -247,7 +250,7 @@ TEST_F(ProcessCleanup, OnTimeoutAProcessInASessionOfItsOwnGetsSigtermBeforeSigki
 TEST_F(ProcessCleanup, AnEndlessFloodOnBothStreamsIsCutAndTimedOut) {
   const ProcessResult r =
       run_process({.program = script("yes >&2 &\necho $! > " + file("background.pid") + "\nexec yes\n"),
-                   .timeout = 300ms, .kill_grace = 100ms, .stdout_limit = 1000, .stderr_limit = 1000});
+                   .timeout = 2s, .kill_grace = 100ms, .stdout_limit = 1000, .stderr_limit = 1000});
   EXPECT_TRUE(r.timed_out);
   EXPECT_EQ(r.stdout_text.size(), 1000u);
   EXPECT_TRUE(r.stdout_truncated);
@@ -402,7 +405,7 @@ TEST_F(ProcessCleanup, ManyConcurrentRunsFromFourThreadsLeaveNothingBehind) {
           echoes[t].push_back(run_process(
               {.program = echo, .arguments = {std::to_string(round)}, .input = "thread " + std::to_string(t)}));
           timeouts[t].push_back(run_process({.program = stuck, .arguments = {file(pid_file(t, round))},
-                                             .timeout = 500ms, .kill_grace = 100ms}));
+                                             .timeout = 2s, .kill_grace = 100ms}));
         }
       });
   }
@@ -427,6 +430,80 @@ TEST_F(ProcessCleanup, AProgramThatKillsItsSupervisorIsReportedAndDoesNotHang) {
   EXPECT_FALSE(r.succeeded());
   EXPECT_THAT(r.status(), HasSubstr("supervision lost"));
   EXPECT_TRUE(kill_adopted(pid_in("program.pid")));
+}
+
+// True once `pid` is stopped (SIGSTOP), waiting at most a few seconds.
+bool becomes_stopped(pid_t pid) {
+  for (int i = 0; i < 500; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    if (const auto at = line.rfind(')'); at != std::string::npos && at + 2 < line.size() && line[at + 2] == 'T')
+      return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return false;
+}
+
+// A program may stop its supervisor (SIGSTOP; it runs as our user): the
+// supervisor can then neither end the run nor report; the library, which
+// waits for it at most supervisor_answer_limit, kills the run itself and
+// reports the supervision lost.
+TEST_F(ProcessCleanup, AProgramThatStopsItsSupervisorIsKilledWithWhatItStartedAndTheRunEnds) {
+  std::stop_source stop;
+  ProcessResult r;
+  std::jthread run([&] {
+    r = run_process({.program = script("sleep 60 &\necho $! > " + file("grandchild.pid") + "\n"
+                                       "echo $$ > " + file("program.pid") + "\n"
+                                       "echo $PPID > " + file("supervisor.pid") + "\n"
+                                       "kill -STOP $PPID\n" + std::string(kStuckForever)),
+                     .timeout = 600s, .stop = stop.get_token()});
+  });
+  EXPECT_TRUE(becomes_stopped(pid_in("supervisor.pid")));
+  stop.request_stop();
+  run.join();
+  EXPECT_TRUE(r.cancelled);
+  EXPECT_TRUE(r.supervision_lost);
+  EXPECT_FALSE(r.succeeded());
+  EXPECT_TRUE(testing::process_gone(pid_in("program.pid")));
+  EXPECT_TRUE(testing::process_gone(pid_in("grandchild.pid")));
+  EXPECT_TRUE(testing::process_gone(pid_in("supervisor.pid")));
+}
+
+// Stopped processes still die of SIGKILL: one that stops itself, or its whole
+// process group, is killed on cancellation (or timeout) like any other.
+TEST_F(ProcessCleanup, AProgramThatStopsItselfIsKilled) {
+  std::stop_source stop;
+  ProcessResult r;
+  std::jthread run([&] {
+    r = run_process({.program = script("echo $$ > " + file("program.pid") + "\nkill -STOP $$\n"),
+                     .timeout = 600s, .kill_grace = 100ms, .stop = stop.get_token()});
+  });
+  EXPECT_TRUE(becomes_stopped(pid_in("program.pid")));
+  stop.request_stop();
+  run.join();
+  EXPECT_TRUE(r.cancelled);
+  EXPECT_FALSE(r.supervision_lost);
+  EXPECT_EQ(r.signal, SIGKILL);
+  EXPECT_TRUE(testing::process_gone(pid_in("program.pid")));
+}
+
+TEST_F(ProcessCleanup, AProgramThatStopsItsProcessGroupIsKilledWithIt) {
+  std::stop_source stop;
+  ProcessResult r;
+  std::jthread run([&] {
+    r = run_process({.program = script("sleep 60 &\necho $! > " + file("child.pid") + "\n"
+                                       "echo $$ > " + file("program.pid") + "\nkill -STOP 0\n"),
+                     .timeout = 600s, .kill_grace = 100ms, .stop = stop.get_token()});
+  });
+  EXPECT_TRUE(becomes_stopped(pid_in("program.pid")));
+  EXPECT_TRUE(becomes_stopped(pid_in("child.pid")));
+  stop.request_stop();
+  run.join();
+  EXPECT_TRUE(r.cancelled);
+  EXPECT_FALSE(r.supervision_lost);
+  EXPECT_TRUE(testing::process_gone(pid_in("program.pid")));
+  EXPECT_TRUE(testing::process_gone(pid_in("child.pid")));
 }
 
 // The fixture makes this test process a subreaper for the length of each test:

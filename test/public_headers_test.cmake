@@ -2,8 +2,11 @@
 # umbrella hookbus.hpp, compiles on its own with CXX, under the warnings a
 # strict user builds with. A compiler that is not installed is a failure, never
 # a skip: tools/install-deps installs each one the tests name.
+# With -DINSTANTIATE=FILE, it compiles that one source to an object file
+# instead (no link: the library may be built by another compiler), so that
+# the templates it uses are instantiated, which a header alone never is.
 #
-#   cmake -DCXX=clang++-14 -DINCLUDE_DIR=.../include -DWORK_DIR=... "-DFLAGS=..." -P public_headers_test.cmake
+#   cmake -DCXX=clang++-14 -DINCLUDE_DIR=.../include -DWORK_DIR=... "-DFLAGS=..." [-DINSTANTIATE=FILE] -P public_headers_test.cmake
 cmake_minimum_required(VERSION 3.25)
 
 foreach(required CXX INCLUDE_DIR WORK_DIR)
@@ -19,6 +22,19 @@ if(NOT compiler)
 endif()
 
 separate_arguments(flags UNIX_COMMAND "${FLAGS}")
+if(DEFINED INSTANTIATE)
+  file(REMOVE_RECURSE ${WORK_DIR})
+  file(MAKE_DIRECTORY ${WORK_DIR})
+  execute_process(COMMAND ${compiler} -std=c++20 -Wall -Wextra -Wpedantic -Werror -I${INCLUDE_DIR} ${flags}
+                          -c ${INSTANTIATE} -o ${WORK_DIR}/instantiated.o
+                  RESULT_VARIABLE failed OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT failed EQUAL 0)
+    message(FATAL_ERROR "the public headers' templates do not instantiate with ${CXX} (${INSTANTIATE}):\n${out}${err}")
+  endif()
+  message(STATUS "the public headers' templates instantiate with ${compiler}")
+  return()
+endif()
+
 file(GLOB headers RELATIVE ${INCLUDE_DIR} ${INCLUDE_DIR}/hookbus/*.hpp)
 list(SORT headers)
 if(NOT headers)

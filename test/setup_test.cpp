@@ -21,6 +21,7 @@ using ::testing::AllOf;
 using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
 using ::testing::IsEmpty;
 using testing::TempDir;
 using testing::write_file;
@@ -149,6 +150,19 @@ TEST_F(SetupTest, AnUntrustedProjectsHooksAreListedWithWhyTheyDoNotRun) {
   EXPECT_EQ(guard.name, "guard");
   EXPECT_EQ(guard.why, SkippedFile::Why::not_run);
   EXPECT_THAT(guard.reason, HasSubstr("the project is untrusted"));
+}
+
+// The user's config governs the project's hooks: a guard it makes fail closed
+// refuses while the project's file of that name may not run.
+TEST_F(SetupTest, AFailClosedHookOfTheUsersConfigWhoseProjectFileIsUntrustedMakesItsEventsRefuse) {
+  write_file(config_of(Layer::user), R"({"hooks": {"guard": {"failure": "fail_closed"}}})");
+  add_hook(Layer::project, "guard");
+  const auto installed = set_up();
+  const ToolCallResult outcome = hooks_.emit(tool_call());
+  EXPECT_EQ(outcome.decision, Decision::deny);
+  EXPECT_THAT(outcome.reason, AllOf(StartsWith("hook 'guard' failed: it cannot run, and config makes it fail closed"),
+                                    HasSubstr("not run"), HasSubstr("the project is untrusted")));
+  EXPECT_EQ(ran(), "");
 }
 
 TEST_F(SetupTest, AnUntrustedProjectsConfigIsNotApplied) {

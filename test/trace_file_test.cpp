@@ -4,6 +4,7 @@
 // line.
 
 #include "random_values.hpp"
+#include "script_fixture.hpp"
 
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>
@@ -100,6 +101,20 @@ TEST(TraceLines, AHeaderIsWrittenInTheSchemasShapeAndReadBack) {
   EXPECT_EQ(written.at("host"), "build-7");
   EXPECT_EQ(written.at("project"), "/home/dev/project");
   EXPECT_EQ(read_trace_header(trace_line(sample_header())), sample_header());
+}
+
+// Found by the trace_file fuzz target: a year past 2262 (or before 1678)
+// overflowed a count of nanoseconds while the time was read.
+TEST(TraceLines, AStartedTimeOutsideTheNanosecondRangeReadsBackExactly) {
+  for (const auto* started : {"3940-01-01T00:00:00.000001Z", "0001-01-01T00:00:00.999999Z", "9999-12-31T23:59:59Z"}) {
+    json::object header = trace_json(sample_header());
+    header["started"] = started;
+    const TraceHeader read = read_trace_header(line_of(header));
+    EXPECT_EQ(read_trace_header(trace_line(read)), read) << started;
+  }
+  json::object header = trace_json(sample_header());
+  header["started"] = "3940-01-01T00:00:00.000001Z";
+  EXPECT_EQ(trace_json(read_trace_header(line_of(header))).at("started"), "3940-01-01T00:00:00.000001Z");
 }
 
 TEST(TraceLines, AHeaderWithoutAProjectHasNull) {
@@ -233,7 +248,30 @@ TEST(TraceFiles, UnknownKeysAreIgnored) {
 
 TEST(TraceFiles, AMissingFileIsAnErrorNamingIt) {
   EXPECT_THAT([] { (void)read_trace_file("/nonexistent/session.jsonl"); },
-              ::testing::ThrowsMessage<TraceError>(StartsWith("/nonexistent/session.jsonl: cannot open")));
+              ::testing::ThrowsMessage<TraceError>(StartsWith("/nonexistent/session.jsonl: cannot read: No such file")));
+}
+
+// A FIFO would block the reader until a writer came; it is refused at once.
+TEST(TraceFiles, AFifoIsRefusedWithoutWaitingForAWriter) {
+  const testing::TempDir dir;
+  const auto fifo = dir / "session.jsonl";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_THAT([&] { (void)read_trace_file(fifo); },
+              ::testing::ThrowsMessage<TraceError>(fifo.string() + ": is a FIFO, not a regular file"));
+}
+
+// /dev/zero would never end.
+TEST(TraceFiles, ADeviceIsRefusedUnread) {
+  EXPECT_THAT([] { (void)read_trace_text("/dev/zero"); },
+              ::testing::ThrowsMessage<TraceError>("/dev/zero: is a character device, not a regular file"));
+}
+
+TEST(TraceFiles, ALineOverTheLimitIsRefusedNamingIt) {
+  std::istringstream in(trace_line(sample_header()) + "\n" + std::string(max_trace_line_bytes + 1, ' ') + "\n");
+  TraceReader reader(in, "session.jsonl");
+  EXPECT_THAT([&] { (void)reader.next(); },
+              ::testing::ThrowsMessage<TraceError>(fmt::format("session.jsonl:2: the line is {} bytes, over the limit of {} bytes",
+                                                               max_trace_line_bytes + 1, max_trace_line_bytes)));
 }
 
 // ----------------------------------------------------------------- errors

@@ -69,6 +69,8 @@ struct ClaudeCodeCommand {
   // For a project's command: its trusted files; the program, or the project
   // files the command names, are checked against them before every run.
   std::shared_ptr<const TrustedFiles> trusted{};
+
+  bool operator==(const ClaudeCodeCommand&) const = default;
 };
 
 // What one settings file or plugin declares.
@@ -80,6 +82,8 @@ struct ClaudeCodeSettings {
   // are not Claude Code's.
   std::vector<std::string> skipped{};
   bool disable_all_hooks = false;  // the file's own "disableAllHooks": none of its hooks is imported
+
+  bool operator==(const ClaudeCodeSettings&) const = default;
 };
 
 // Claude Code's settings file of a scope: Layer::user is

@@ -47,6 +47,8 @@ struct ConfigLocation {
   [[nodiscard]] ConfigLocation key(std::string_view name) const;
   // Element `index` of the array here: deny[1].
   [[nodiscard]] ConfigLocation element(std::size_t index) const;
+
+  bool operator==(const ConfigLocation&) const = default;
 };
 
 // "<file>: <path>: <what>", leaving out the parts that are empty.
@@ -157,6 +159,8 @@ struct HookSettings {
   std::optional<HookStart> start{};        // persistent; absent: lazy
   std::optional<bool> async{};             // true: runs in the background, the emit does not wait; absent: false
   ConfigLocation location{};               // where it was written: hooks["guard"] of a file
+
+  bool operator==(const HookSettings&) const = default;
 };
 
 // The most processes one persistent hook may have.
@@ -168,11 +172,15 @@ struct ClaudeCodeImport {
   std::vector<std::filesystem::path> plugins{};     // plugin directories (each with hooks/hooks.json)
   std::map<std::string, std::string> tool_names{};  // engine tool name -> Claude Code tool name
   ConfigLocation location{};
+
+  bool operator==(const ClaudeCodeImport&) const = default;
 };
 
 struct BuiltinConfig {
   std::string name{};                 // a name in the BuiltinRegistry (builtins.hpp)
   boost::json::object settings{};     // checked by the built-in when installed
+
+  bool operator==(const BuiltinConfig&) const = default;
 };
 
 inline constexpr Duration default_hook_timeout = std::chrono::seconds(30);
@@ -197,6 +205,8 @@ struct Config {
   Layer layer = Layer::project;       // the layer the file belongs to
   std::filesystem::path file{};         // what it was read from, for error messages; empty when made in code
   std::filesystem::path project_dir{};  // absolute; relative paths in built-in settings resolve against it
+
+  bool operator==(const Config&) const = default;
 };
 
 // Reads a config file of a layer (the layer decides which keys it may set:

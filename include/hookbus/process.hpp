@@ -47,6 +47,10 @@
 // This keeps careless programs from leaving processes behind; it is not a
 // sandbox: a program that kills its supervisor (it runs as the same user) or
 // asks another service to start something can escape (`supervision_lost`).
+// One that stops its supervisor (SIGSTOP) cannot: once the run should end, a
+// supervisor that has said nothing for 2 s and is stopped, the caller kills
+// every process of the run itself (they are still the stopped supervisor's
+// children, or are reparented to it), and the run's `supervision_lost` is set.
 
 #include <hookbus/errors.hpp>
 #include <hookbus/types.hpp>
@@ -97,11 +101,14 @@ struct ProcessResult {
   bool cancelled = false;        // stopped through ProcessSpec::stop
   // The supervisor was killed while the program ran (by the program itself, most
   // likely): the exit status is unknown and what the program started may survive.
+  // Or it was stopped and the run was killed without it: nothing survives.
   bool supervision_lost = false;
   Duration duration{};           // from start to reaping
 
-  // True when the program exited with code 0 in time.
-  [[nodiscard]] bool succeeded() const noexcept { return !timed_out && !cancelled && exit_code == 0; }
+  // True when the program exited with code 0 in time, under its supervisor.
+  [[nodiscard]] bool succeeded() const noexcept {
+    return !timed_out && !cancelled && !supervision_lost && exit_code == 0;
+  }
   // "exit code 1", "killed by signal 9 (SIGKILL)", "timed out (killed after 120 ms)",
   // "cancelled (killed after 40 ms)", "cancelled before it started".
   [[nodiscard]] std::string status() const;

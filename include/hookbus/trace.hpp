@@ -131,8 +131,22 @@ TraceHeader read_trace_header(std::string_view line, std::string_view source = "
 EmissionRecord read_emission_record(std::string_view line, std::string_view source = "trace",
                                     std::size_t line_number = 1);
 
+// What hookbus reads as a trace file: a regular file (symlinks followed; a
+// FIFO, a device, a directory or a dangling symlink is refused, as reading
+// them could block or never end) of at most max_trace_file_bytes, no line
+// longer than max_trace_line_bytes. A longer session: let the tracer rotate
+// its file (TraceOptions::max_bytes).
+inline constexpr std::uintmax_t max_trace_file_bytes = std::uintmax_t{256} << 20;  // 256 MiB
+inline constexpr std::size_t max_trace_line_bytes = std::size_t{16} << 20;         // 16 MiB
+
+// The whole text of a trace file, checked as above, for a TraceReader
+// (through a std::istringstream). Throws TraceError naming the file:
+// "t.jsonl: is a FIFO, not a regular file".
+std::string read_trace_text(const std::filesystem::path& file);
+
 // Reads a trace file line by line: the header at construction, then one
-// record per next(). Errors are TraceErrors naming `source` and the line.
+// record per next(). Errors are TraceErrors naming `source` and the line
+// (a line longer than max_trace_line_bytes is one).
 class TraceReader {
  public:
   TraceReader(std::istream& in, std::string source);
@@ -151,7 +165,7 @@ class TraceReader {
   TraceHeader header_{};
 };
 
-// A whole trace file.
+// A whole trace file (read_trace_text, then a TraceReader).
 struct Trace {
   TraceHeader header{};
   std::vector<EmissionRecord> records{};

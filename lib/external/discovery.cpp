@@ -138,6 +138,10 @@ class Discovery {
       const int error = errno;
       if (error != ENOENT && error != ENOTDIR)
         refuse(dir, "", dir.path, "cannot read the hook directory: " + std::generic_category().message(error));
+      else if (std::error_code ec; fs::is_symlink(fs::symlink_status(dir.path, ec)))  // not "missing": broken
+        refuse(dir, "", dir.path,
+               fmt::format("the hook directory is a symlink to '{}', which does not exist",
+                           fs::read_symlink(dir.path, ec).string()));
       return;  // a missing directory is simply empty
     }
     if (!S_ISDIR(st.st_mode)) return refuse(dir, "", dir.path, "is not a directory");

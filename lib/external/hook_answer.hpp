@@ -10,6 +10,10 @@
 
 #include <boost/json/value.hpp>
 
+#include <cstdint>
+#include <string>
+#include <string_view>
+
 namespace hookbus::detail {
 
 // hook_payload for `hook`: a workspace's hook also finds the workspace's name
@@ -22,5 +26,20 @@ boost::json::object hook_payload_for(const ExternalHook& hook, const HookEvent& 
 // replaces the result; a `decided_by` the hook wrote is dropped (only the bus
 // names who decided). Throws JsonError naming the field of a wrong shape.
 HookOutcome outcome_from_answer(const HookEvent& event, boost::json::value answer);
+
+// A persistent hook's answer line to request `id` (docs/external-hooks.md,
+// "Persistent hooks"): a JSON object with the request's "id", then either an
+// "error" string or the event's result, read by outcome_from_answer.
+struct PersistentAnswer {
+  enum class Kind {
+    result,       // `outcome` is the event's result
+    failure,      // an answer to this request, and a failure: an "error", or a result of the wrong shape
+    out_of_step,  // not an answer to this request: not JSON, not an object, no "id" or another one
+  };
+  Kind kind = Kind::result;
+  HookOutcome outcome{};
+  std::string problem{};  // what is wrong, unless a result: "answered with an error: ..."
+};
+PersistentAnswer read_persistent_answer(std::string_view line, std::uint64_t id, const HookEvent& event);
 
 }  // namespace hookbus::detail

@@ -5,9 +5,7 @@
 
 #include <hookbus/co_process.hpp>
 #include <hookbus/json.hpp>
-#include <hookbus/names.hpp>
 
-#include "catalogue/json_text.hpp"
 #include "external/hook_answer.hpp"
 #include "external/run_log.hpp"
 #include "support/logging.hpp"
@@ -35,13 +33,6 @@ using Clock = std::chrono::steady_clock;
 
 std::int64_t milliseconds(Clock::duration duration) {
   return std::chrono::ceil<std::chrono::milliseconds>(duration).count();
-}
-
-// True when the answer's "id" is the request's (a JSON integer of the same value).
-bool same_id(const boost::json::value& answered, std::uint64_t id) {
-  if (answered.is_uint64()) return answered.get_uint64() == id;
-  if (answered.is_int64()) return answered.get_int64() >= 0 && static_cast<std::uint64_t>(answered.get_int64()) == id;
-  return false;
 }
 
 // What a head-of-queue request finds when no instance can take it.
@@ -264,33 +255,11 @@ HookOutcome PersistentHook::State::serve(Lease& lease, const HookEvent& event, s
     fail(fmt::format("instance {} {}", lease.index + 1, reply.status()));
   }
 
-  boost::json::value answer;
-  try {
-    answer = parse_json(reply.line, "answer");
-  } catch (const JsonError& error) {
-    out_of_step(lease, fmt::format("its answer is not valid JSON: {}", error.what()));
-  }
-  if (!answer.is_object())
-    out_of_step(lease, fmt::format("its answer is {}, not a JSON object", json_kind_name(answer)));
-  boost::json::object& fields = answer.as_object();
-  const auto* answered_id = fields.if_contains("id");
-  if (answered_id == nullptr) out_of_step(lease, fmt::format("its answer to request {} has no \"id\"", id));
-  if (!same_id(*answered_id, id))
-    out_of_step(lease, fmt::format("it answered request {} with \"id\": {}", id,
-                                   answered_id->is_number() ? write_json(*answered_id)
-                                                            : std::string(json_kind_name(*answered_id))));
+  PersistentAnswer answer = read_persistent_answer(reply.line, id, event);
+  if (answer.kind == PersistentAnswer::Kind::out_of_step) out_of_step(lease, answer.problem);
   lease.in_step = true;
-  fields.erase("id");
-  if (const auto* error = fields.if_contains("error"); error != nullptr && !error->is_null()) {
-    if (!error->is_string()) fail(fmt::format("answered an \"error\" that is {}, not a string", json_kind_name(*error)));
-    fail(fmt::format("answered with an error: {}", std::string_view(error->get_string())));
-  }
-  fields.erase("error");
-  try {
-    return outcome_from_answer(event, std::move(answer));
-  } catch (const JsonError& error) {
-    fail(fmt::format("answered no valid '{}' result: {}", event_name(event), error.what()));
-  }
+  if (answer.kind == PersistentAnswer::Kind::failure) fail(answer.problem);
+  return std::move(answer.outcome);
 }
 
 PersistentHook::PersistentHook(ExternalHook hook, PersistentOptions options)

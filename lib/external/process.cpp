@@ -217,7 +217,8 @@ std::string ProcessResult::status() const {
     if (!exit_code && !signal) return "cancelled before it started";
     return fmt::format("cancelled (killed after {} ms)", duration.count());
   }
-  if (supervision_lost) return "supervision lost: its supervisor process was killed, so its exit status is unknown";
+  if (supervision_lost)
+    return "supervision lost: its supervisor process was killed or stopped (by the program itself?)";
   if (signal) return detail::signal_description(*signal);
   if (exit_code) return fmt::format("exit code {}", *exit_code);
   return "not run";

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -23,7 +24,9 @@
 #include <fstream>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <string_view>
+#include <thread>
 
 extern char** environ;
 
@@ -174,6 +177,60 @@ int wait_for(pid_t pid) noexcept {
   return status;
 }
 
+// The parent and the state of process `pid` from /proc/PID/stat ("pid (comm) state ppid ...",
+// comm may hold any character: read after the last ')').
+struct ProcessStatus {
+  char state = 0;
+  pid_t parent = 0;
+};
+
+std::optional<ProcessStatus> process_status(pid_t pid) {
+  std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(file, line)) return std::nullopt;
+  const std::size_t after_name = line.rfind(')');
+  if (after_name == std::string::npos) return std::nullopt;
+  std::istringstream fields(line.substr(after_name + 1));
+  ProcessStatus status;
+  if (!(fields >> status.state >> status.parent)) return std::nullopt;
+  return status;
+}
+
+// Stopped by a signal or a tracer: it cannot do anything until continued.
+bool is_stopped(pid_t pid) noexcept try {
+  const auto status = process_status(pid);
+  return status && (status->state == 'T' || status->state == 't');
+} catch (...) {  // out of memory: take it for stopped, the run is killed all the same
+  return true;
+}
+
+std::vector<pid_t> children_of(pid_t parent) {
+  std::ifstream file("/proc/" + std::to_string(parent) + "/task/" + std::to_string(parent) + "/children");
+  std::vector<pid_t> pids;
+  for (pid_t pid = 0; file >> pid;) pids.push_back(pid);
+  return pids;
+}
+
+// SIGKILL to every child of `parent` (whose children nobody else can reap)
+// that is not yet a zombie; true when there was one. Through a pidfd: a child
+// the parent reaped meanwhile may have left its pid to a stranger, so the
+// process the pidfd holds is signalled only if it is still the parent's child.
+// (Through syscall(): glibc 2.36's <sys/pidfd.h> declares its wrappers without C linkage.)
+bool kill_living_children_of(pid_t parent) noexcept try {
+  bool any = false;
+  for (const pid_t child : children_of(parent)) {
+    const FileDescriptor process(static_cast<int>(::syscall(SYS_pidfd_open, child, 0)));
+    if (!process.is_open()) continue;  // gone
+    const auto status = process_status(child);
+    if (!status || status->parent != parent || status->state == 'Z' || status->state == 'X') continue;
+    any = true;
+    ::syscall(SYS_pidfd_send_signal, process.get(), SIGKILL, nullptr, 0);
+  }
+  return any;
+} catch (...) {  // out of memory: stop here, the supervisor is killed all the same
+  return false;
+}
+
 }  // namespace
 
 std::vector<std::string> child_environment(const std::vector<std::pair<std::string, std::string>>& extra,
@@ -240,9 +297,10 @@ SupervisedProgram::SupervisedProgram(const Launch& launch, StdioPipes& stdio) {
   stdio.close_program_ends();
 
   protocol::Message first{};
-  ssize_t n;
-  while ((n = ::recv(control_.get(), &first, sizeof first, 0)) < 0 && errno == EINTR) {
-  }
+  ssize_t n = -1;
+  if (answers_unless_stopped())
+    while ((n = ::recv(control_.get(), &first, sizeof first, 0)) < 0 && errno == EINTR) {
+    }
   if (n == sizeof first && first.kind == protocol::Kind::started) return;
   finish(Ending::kill);
   if (n != sizeof first) {
@@ -257,11 +315,11 @@ SupervisedProgram::SupervisedProgram(const Launch& launch, StdioPipes& stdio) {
 
 SupervisedProgram::~SupervisedProgram() { finish(Ending::kill); }
 
-bool SupervisedProgram::receive_one(bool wait) noexcept {
+bool SupervisedProgram::receive_one() noexcept {
   protocol::Message message{};
   ssize_t n;
   do {
-    n = ::recv(control_.get(), &message, sizeof message, wait ? 0 : MSG_DONTWAIT);
+    n = ::recv(control_.get(), &message, sizeof message, MSG_DONTWAIT);
   } while (n < 0 && errno == EINTR);
   if (n < 0 && errno == EAGAIN) return true;
   if (n != sizeof message) return false;
@@ -272,7 +330,7 @@ bool SupervisedProgram::receive_one(bool wait) noexcept {
 
 void SupervisedProgram::read_reports() noexcept {
   if (finished_) return;
-  if (!receive_one(false)) {
+  if (!receive_one()) {
     // Gone before we asked it to finish: killed. Reap it; nothing is left to command.
     lost_ = true;
     control_.close();
@@ -290,22 +348,52 @@ void SupervisedProgram::finish(Ending ending) noexcept {
   if (finished_ || supervisor_ < 0) return;
   const protocol::Message message{ending == Ending::release ? protocol::Kind::release : protocol::Kind::kill, 0};
   ::send(control_.get(), &message, sizeof message, MSG_NOSIGNAL);
-  while (receive_one(true)) {
-  }
+  if (!exits_unless_stopped()) kill_run_past_the_supervisor();
   control_.close();
   const int status = wait_for(std::exchange(supervisor_, -1));
   lost_ = lost_ || WIFSIGNALED(status);
   finished_ = true;
 }
 
-template <class Condition>
-void SupervisedProgram::read_reports_until(Clock::time_point deadline, Condition condition) noexcept {
-  while (!finished_ && !condition()) {
+bool SupervisedProgram::answers_before(Clock::time_point deadline) const noexcept {
+  for (;;) {
     pollfd reports{control_.get(), POLLIN, 0};
     const int ready = ::poll(&reports, 1, milliseconds_until(deadline));
-    if (ready > 0) read_reports();
-    if (ready == 0 && Clock::now() >= deadline) return;
+    if (ready > 0) return true;
+    if (ready == 0 && Clock::now() >= deadline) return false;
   }
+}
+
+bool SupervisedProgram::answers_unless_stopped() const noexcept {
+  while (!answers_before(Clock::now() + supervisor_answer_limit))
+    if (is_stopped(supervisor_)) return false;
+  return true;
+}
+
+bool SupervisedProgram::exits_unless_stopped() noexcept {
+  while (answers_unless_stopped())
+    if (!receive_one()) return true;  // end of file: it has exited
+  return false;
+}
+
+void SupervisedProgram::kill_run_past_the_supervisor() noexcept {
+  lost_ = true;
+  // Its children cannot be reaped by anyone else while it lives, and every
+  // process of the run whose parent dies is reparented to it, stopped or not:
+  // killing its living children round after round reaches the whole run.
+  const auto deadline = Clock::now() + supervisor_answer_limit;
+  while (kill_living_children_of(supervisor_) && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  // Nothing of the run is left to stop it again: resumed, it reaps the dead
+  // (it has been told to finish) and exits; if it does not, it is killed, and
+  // the dead are reaped by the engine's own reaper.
+  ::kill(supervisor_, SIGCONT);
+  if (!exits_unless_stopped()) ::kill(supervisor_, SIGKILL);
+}
+
+template <class Condition>
+void SupervisedProgram::read_reports_until(Clock::time_point deadline, Condition condition) noexcept {
+  while (!finished_ && !condition() && answers_before(deadline)) read_reports();
 }
 
 bool SupervisedProgram::wait_for_exit(Clock::time_point deadline) noexcept {

@@ -47,6 +47,13 @@ enum class Ending {
   release,  // the program exited and its output is closed: what still runs is detached and stays
 };
 
+// How long the supervisor may be stopped (SIGSTOP: a program runs as our user
+// and can stop it) while the library waits for it to report the program's
+// start or to finish the run: then the library kills the run itself
+// (kill_run_past_the_supervisor). One that is merely slow (a loaded machine)
+// is waited for.
+inline constexpr Duration supervisor_answer_limit = std::chrono::seconds(2);
+
 class SupervisedProgram {
  public:
   // Starts the supervisor with the program's ends of `stdio` (closed here
@@ -68,14 +75,17 @@ class SupervisedProgram {
   // After terminate(): every process of the run has exited.
   [[nodiscard]] bool everything_exited() const noexcept { return everything_exited_; }
   // The supervisor went away before the run was finished: someone killed it
-  // (the program can: it runs as the same user). What the program started
-  // may then have escaped, and its exit status is unknown.
+  // (the program can: it runs as the same user); what the program started
+  // may then have escaped, and its exit status is unknown. Or it stopped
+  // answering (stopped) and the library killed the run without it.
   [[nodiscard]] bool lost() const noexcept { return lost_; }
 
   // SIGTERM to the program's process group while it runs, and to every process
   // it abandons (now, or later while it terminates); everything_exited() once all are gone.
   void terminate() noexcept;
-  // Ends the run: blocks until the supervisor has done it and exited, and reaps it.
+  // Ends the run: blocks until the supervisor has done it and exited, and reaps
+  // it; a supervisor stopped that long (supervisor_answer_limit), the library
+  // kills the run itself (then lost()).
   void finish(Ending ending) noexcept;
   // Blocks until the program has exited (true) or `deadline` (false).
   bool wait_for_exit(Clock::time_point deadline) noexcept;
@@ -84,8 +94,18 @@ class SupervisedProgram {
   [[nodiscard]] bool finished() const noexcept { return finished_; }
 
  private:
-  // One report; false at end of file (or on an error, which means the same).
-  bool receive_one(bool wait) noexcept;
+  // One report, if one is waiting; false at end of file (or on an error, which means the same).
+  bool receive_one() noexcept;
+  // Whether the supervisor has a report (or its end of file) before `deadline`.
+  [[nodiscard]] bool answers_before(Clock::time_point deadline) const noexcept;
+  // Waits until the supervisor has a report (true), or until it has been
+  // silent for supervisor_answer_limit and is stopped (false).
+  [[nodiscard]] bool answers_unless_stopped() const noexcept;
+  // Reads reports until the supervisor exits (true), or as above (false).
+  bool exits_unless_stopped() noexcept;
+  // For a supervisor that does not finish: SIGKILL, from here, to every
+  // process of the run, then the supervisor is resumed to reap them, or killed.
+  void kill_run_past_the_supervisor() noexcept;
   // Reads reports until `condition` holds, the run is finished, or `deadline`.
   template <class Condition>
   void read_reports_until(Clock::time_point deadline, Condition condition) noexcept;

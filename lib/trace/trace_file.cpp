@@ -8,15 +8,15 @@
 #include <hookbus/trace.hpp>
 
 #include "catalogue/json_text.hpp"
+#include "support/files.hpp"
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
 #include <istream>
+#include <sstream>
 #include <limits>
 #include <system_error>
 #include <utility>
@@ -49,9 +49,15 @@ std::string_view name_of(E value) {
 }
 
 // "2026-11-24T21:00:00.123456Z"
+// From the date and time of day, not fmt's chrono formatting, which goes
+// through nanoseconds since 1970 and overflows outside 1678-2262.
 std::string iso8601(sys_time<microseconds> time) {
-  const auto seconds_part = floor<seconds>(time);
-  return fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:06}Z", seconds_part, (time - seconds_part).count());
+  const auto day = floor<std::chrono::days>(time);
+  const year_month_day date{day};
+  const std::chrono::hh_mm_ss<microseconds> clock{time - day};
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z", static_cast<int>(date.year()),
+                     static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()), clock.hours().count(),
+                     clock.minutes().count(), clock.seconds().count(), clock.subseconds().count());
 }
 
 // "YYYY-MM-DDTHH:MM:SS" with an optional fraction of 1 to 9 digits, then "Z".
@@ -81,8 +87,9 @@ std::optional<sys_time<microseconds>> parse_utc(std::string_view text) {
   const year_month_day date{std::chrono::year(year), std::chrono::month(static_cast<unsigned>(month)),
                             std::chrono::day(static_cast<unsigned>(day))};
   if (!date.ok() || hour > 23 || minute > 59 || second > 59) return std::nullopt;
-  return floor<microseconds>(sys_days(date) + hours(hour) + minutes(minute) + seconds(second) +
-                             nanoseconds(fraction_ns));
+  // In microseconds throughout: nanoseconds since 1970 overflow outside 1678-2262.
+  return sys_time<microseconds>(sys_days(date) + hours(hour) + minutes(minute) + seconds(second)) +
+         microseconds(fraction_ns / 1000);
 }
 
 // ---------------------------------------------------------------- reading
@@ -341,6 +348,9 @@ bool TraceReader::read_line(std::string& text) {
     return false;
   }
   ++line_;
+  if (text.size() > max_trace_line_bytes)
+    throw TraceError(source_, line_,
+                     fmt::format("the line is {} bytes, over the limit of {} bytes", text.size(), max_trace_line_bytes));
   return true;
 }
 
@@ -351,9 +361,16 @@ std::optional<EmissionRecord> TraceReader::next() {
   return read_emission_record(text, source_, line_);
 }
 
+std::string read_trace_text(const std::filesystem::path& file) {
+  try {
+    return detail::read_regular_file(file, max_trace_file_bytes);
+  } catch (const detail::FileReadError& error) {
+    throw TraceError(file.string(), 0, error.what());
+  }
+}
+
 Trace read_trace_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw TraceError(file.string(), 0, fmt::format("cannot open: {}", std::error_code(errno, std::generic_category()).message()));
+  std::istringstream in(read_trace_text(file));
   TraceReader reader(in, file.string());
   Trace trace{reader.header(), {}};
   while (auto record = reader.next()) trace.records.push_back(std::move(*record));

@@ -7,12 +7,15 @@
 
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>
+#include <hookbus/trace.hpp>
 
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <stdexcept>
+#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -33,6 +36,8 @@ class Corpus {
  private:
   fs::path root_;
 };
+
+const TraceHeader kTraceHeader{.started = {}, .pid = 1234, .host = "build-7", .project = "/home/dev/project"};
 
 // The index byte the by-index targets start with, then the JSON.
 std::string indexed(std::size_t index, const std::string& json) { return std::string(1, static_cast<char>(index)) + json; }
@@ -56,18 +61,34 @@ void events_and_results(const Corpus& corpus) {
             const std::string file = fmt::format("{}-{}", name, variant);
             corpus.add("event_by_name", file, json);
             corpus.add("event_by_index", file, indexed(i, json));
+            EmissionRecord record{.seq = static_cast<std::uint64_t>(variant), .thread = 1, .payload = event};
             if constexpr (EventWithResult<E>) {
               const result_t<E> result = variant == 0 ? result_t<E>{} : random.make<result_t<E>>();
               const std::string answer_json = write_json(to_json(result));
               corpus.add("result", file, indexed(i, answer_json));
               corpus.add("answer", file + "-exit0", answer(false, i, 0, answer_json, ""));
+              boost::json::object line = to_json(result).as_object();
+              line["id"] = 1;
+              corpus.add("persistent_answer", file, indexed(i, write_json(line)));
+              record.result = result;
             }
+            record.handlers.push_back(HandlerRecord{.label = "guard", .kind = RecordedKind::external,
+                                                    .source = ".hookbus/hooks/guard", .protocol = "hookbus",
+                                                    .layer = Layer::project, .action = HandlerAction::no_change});
+            corpus.add("trace_file", file, trace_line(kTraceHeader) + "\n" + trace_line(record) + "\n");
           }
         },
         make_event(i));
     corpus.add("answer", name + "-exit2", answer(false, i, 3, "", "reason \xff\xfe here\n"));
     corpus.add("answer", name + "-exit1", answer(false, i, 5, "", "Traceback: boom\n"));
+    corpus.add("persistent_answer", name + "-null", indexed(i, R"({"id": 1})"));
+    corpus.add("persistent_answer", name + "-error", indexed(i, R"({"id": 1, "error": "no database"})"));
   }
+  // Answers out of step, and in older words.
+  corpus.add("persistent_answer", "other-id", indexed(0, R"({"id": 2, "decision": "deny"})"));
+  corpus.add("persistent_answer", "no-id", indexed(0, R"({"decision": "deny"})"));
+  corpus.add("persistent_answer", "blocked", indexed(0, R"({"id": 1, "blocked": true, "reason": "no"})"));
+  corpus.add("persistent_answer", "not-an-object", indexed(0, "[1]"));
   // Answers in older words (kodelet's, hookbus's former ones).
   corpus.add("answer", "blocked", answer(false, 0, 0, R"({"blocked": true, "reason": "no"})", ""));
   corpus.add("answer", "block", answer(false, 0, 0, R"({"block": true})", ""));
@@ -91,8 +112,67 @@ void claude_code_answers(const Corpus& corpus) {
   }
 }
 
+// A trace of several emits, nested and with every action a handler records.
+void traces(const Corpus& corpus) {
+  std::string text = trace_line(kTraceHeader) + "\n";
+  std::uint64_t seq = 0;
+  for (const HandlerAction action : {HandlerAction::allow, HandlerAction::deny, HandlerAction::failed,
+                                     HandlerAction::skipped, HandlerAction::patch}) {
+    EmissionRecord record{.seq = seq++, .thread = 1, .start = std::chrono::sys_time<std::chrono::nanoseconds>(
+                                                         std::chrono::nanoseconds(1795000000123456789 + seq * 1000)),
+                          .duration = std::chrono::nanoseconds(48211),
+                          .payload = ToolCallEvent{.tool_call_id = "c1", .tool_name = "bash",
+                                                   .input = {{"command", "rm -rf /"}}}};
+    record.handlers.push_back(HandlerRecord{.label = "guard", .duration = std::chrono::nanoseconds(900),
+                                            .action = action, .reason = "why", .error = "boom"});
+    record.result = ToolCallResult{};
+    text += trace_line(record) + "\n";
+  }
+  corpus.add("trace_file", "session", text);
+}
+
+// Claude Code settings files: every event, every key of a command, what is skipped.
+void claude_code_settings(const Corpus& corpus) {
+  corpus.add("claude_code_settings", "empty", "{}");
+  corpus.add("claude_code_settings", "every-key", R"json({
+  "disableAllHooks": false,
+  "permissions": { "allow": ["Bash(ls:*)"] },
+  "hooks": {
+    "PreToolUse": [
+      { "matcher": "Bash|Edit", "hooks": [
+        { "type": "command", "command": "$CLAUDE_PROJECT_DIR/.claude/hooks/guard.sh", "timeout": 30,
+          "async": false, "once": true, "statusMessage": "checking" } ] },
+      { "matcher": "mcp__.*__write.*", "hooks": [ { "type": "prompt", "prompt": "is this safe?" } ] }
+    ],
+    "PostToolUse": [ { "matcher": "*", "hooks": [ { "type": "command", "command": "~/bin/log", "async": true } ] } ],
+    "PostToolUseFailure": [ { "hooks": [ { "type": "command", "command": "notify failed" } ] } ],
+    "PermissionRequest": [ { "matcher": "", "hooks": [ { "type": "command", "command": "ask-me" } ] } ],
+    "UserPromptSubmit": [ { "hooks": [ { "type": "command", "command": "check-prompt", "timeout": 1.5 } ] } ],
+    "Notification": [ { "hooks": [ { "type": "command", "command": "notify-send hi" } ] } ],
+    "Stop": [ { "hooks": [ { "type": "command", "command": "stop" } ] } ],
+    "SubagentStart": [ { "hooks": [ { "type": "command", "command": "sub" } ] } ],
+    "SubagentStop": [ { "hooks": [ { "type": "command", "command": "sub" } ] } ],
+    "PreCompact": [ { "matcher": "auto", "hooks": [ { "type": "command", "command": "compact" } ] } ],
+    "SessionStart": [ { "matcher": "startup", "hooks": [ { "type": "command", "command": "start" } ] } ],
+    "SessionEnd": [ { "hooks": [ { "type": "command", "command": "end" } ] } ],
+    "Setup": [ { "hooks": [ { "type": "command", "command": "not ours" } ] } ]
+  }
+})json");
+  corpus.add("claude_code_settings", "plugin", R"({"description": "a plugin", "hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/scripts/check.sh"}]}]}})");
+}
+
+// Every key the config reader knows, checked by ConfigTest.TheFuzzSeedUsesEveryKeyTheReaderKnows.
+std::string every_config_key() {
+  std::ifstream in(HOOKBUS_CONFIG_EVERY_KEY, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) throw std::runtime_error("cannot read " HOOKBUS_CONFIG_EVERY_KEY);
+  return text.str();
+}
+
 void configs(const Corpus& corpus) {
   corpus.add("config", "empty", "{}");
+  corpus.add("config", "every-key", every_config_key());
   corpus.add("config", "documented", R"json({
   "builtins": {
     "audit":       { "file": ".hookbus/audit.jsonl" },
@@ -130,6 +210,8 @@ int main(int argc, char** argv) {
   const Corpus corpus(argv[1]);
   events_and_results(corpus);
   claude_code_answers(corpus);
+  claude_code_settings(corpus);
+  traces(corpus);
   configs(corpus);
   return 0;
 }

@@ -49,6 +49,13 @@ std::optional<std::filesystem::path> Invocation::path(std::string_view option) c
   return found == paths_.end() ? std::nullopt : std::optional(found->second);
 }
 
+std::filesystem::path Invocation::argument_path(std::size_t index) const {
+  std::filesystem::path path;
+  for (const std::filesystem::path& step : std::filesystem::absolute(arguments_.at(index)))
+    if (step != ".") path /= step;
+  return path;
+}
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -341,7 +348,8 @@ std::vector<std::string> candidates_for(Value value) {
           candidates.push_back(first_word);
       }
       break;
-    case Value::file: candidates.emplace_back("@file"); break;
+    case Value::file:
+    case Value::new_file: candidates.emplace_back("@file"); break;
     case Value::directory: candidates.emplace_back("@directory"); break;
     case Value::none:
     case Value::text:
@@ -414,7 +422,7 @@ int complete_command(const Invocation& invocation) {
 
 // ------------------------------------------------------------ parsing
 
-// A path argument that must exist and be of a kind: a usage error otherwise.
+// A path argument that must exist (but a new_file) and be of its kind: a usage error otherwise.
 fs::path checked_path(std::string_view what, std::string_view text, Value kind) {
   const std::string shown = printable(text);
   if (text.empty()) throw UsageError(fmt::format("{}: the path is empty", what));
@@ -422,13 +430,20 @@ fs::path checked_path(std::string_view what, std::string_view text, Value kind) 
   const fs::path path = fs::absolute(fs::path(text), error);
   if (error) throw UsageError(fmt::format("{} '{}': {}", what, shown, error.message()));
   const fs::file_status status = fs::status(path, error);
-  if (!fs::exists(status)) throw UsageError(fmt::format("{} '{}': no such file or directory", what, shown));
+  if (kind != Value::new_file && !fs::exists(status)) {
+    if (fs::is_symlink(fs::symlink_status(path, error)))
+      throw UsageError(fmt::format("{} '{}': a symlink to '{}', which does not exist", what, shown,
+                                   printable(fs::read_symlink(path, error).string())));
+    throw UsageError(fmt::format("{} '{}': no such file or directory", what, shown));
+  }
   if (kind == Value::directory && !fs::is_directory(status))
     throw UsageError(fmt::format("{} '{}': not a directory", what, shown));
-  if (kind == Value::file && fs::is_directory(status))
+  if (kind != Value::directory && fs::is_directory(status))
     throw UsageError(fmt::format("{} '{}': a directory, not a file", what, shown));
   return path;
 }
+
+bool is_path(Value kind) { return kind == Value::file || kind == Value::new_file || kind == Value::directory; }
 
 fs::path current_directory() {
   std::error_code error;
@@ -481,12 +496,11 @@ Invocation parse(const Command& command, std::span<const std::string_view> words
     throw UsageError(fmt::format("unexpected argument '{}'", printable(arguments[command.arguments.size()])));
   for (std::size_t i = 0; i < arguments.size() && !variadic; ++i) {
     const Argument& argument = command.arguments[i];
-    if (argument.value == Value::file || argument.value == Value::directory)
-      checked_path(argument.name, arguments[i], argument.value);
+    if (is_path(argument.value)) checked_path(argument.name, arguments[i], argument.value);
   }
   std::map<std::string_view, fs::path> paths;
   for (const auto& [name, text] : options)
-    if (const Value kind = find_option(options_of(command), name)->value; kind == Value::file || kind == Value::directory)
+    if (const Value kind = find_option(options_of(command), name)->value; is_path(kind))
       paths.emplace(name, checked_path(name, text, kind));
   fs::path project_dir;
   if (command.project) {

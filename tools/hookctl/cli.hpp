@@ -57,6 +57,7 @@ enum class Value {
   event,      // an event name or alias: completed from the catalogue
   command,    // a command name
   file,       // an existing file (not a directory)
+  new_file,   // a file to write: need not exist, not a directory
   directory,  // an existing directory
   json,       // JSON text, or - for stdin
 };
@@ -106,6 +107,11 @@ class Invocation {
   // The value of an option that names a file or a directory, checked to exist
   // and be of that kind, made absolute; nullopt when the option is not given.
   [[nodiscard]] std::optional<std::filesystem::path> path(std::string_view option) const;
+  // Positional argument `index` (a file or directory the parse checked), made
+  // absolute naming what the kernel resolves it to: "." steps dropped, ".."
+  // kept (after a symlink it climbs from the link's target, where
+  // lexically_normal() would drop the link and its "..").
+  [[nodiscard]] std::filesystem::path argument_path(std::size_t index) const;
   [[nodiscard]] bool json() const { return has("--json"); }
   [[nodiscard]] bool quiet() const { return has("--quiet"); }
   // --project DIR made absolute, or the current directory (commands that read a project).

@@ -720,7 +720,7 @@ int emit_command(const Invocation& invocation) {
 
 int run_hook_command(const Invocation& invocation) {
   if (invocation.json() && invocation.has("--raw")) throw UsageError("--raw shows bytes on a terminal; --json escapes them");
-  const fs::path path = fs::absolute(*invocation.argument(0)).lexically_normal();
+  const fs::path path = invocation.argument_path(0);
   const HookEvent event = read_event(*invocation.argument(1), invocation.argument(2));
   if (auto why = unsafe_hook_file(path)) {
     if (!invocation.has("--force")) {

@@ -114,7 +114,7 @@ const std::vector<Command> commands{
     {.name = "trace view",
      .summary = "write a trace file as one self-contained HTML page: a timeline of the session",
      .arguments = {trace_file},
-     .options = {{"--output", Value::text, "FILE", "the HTML page to write (required)"}},
+     .options = {{"--output", Value::new_file, "FILE", "the HTML page to write (required), replaced whole or not at all"}},
      .details = "Events are rows in time, each with its handlers under it; blocks and failures are\n"
                 "coloured; hover for details, click an event for its payload and result. The page\n"
                 "loads nothing from the network.\n\n"

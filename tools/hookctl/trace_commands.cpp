@@ -10,14 +10,17 @@
 #include <hookbus/trace.hpp>
 #include <hookbus/trace_analysis.hpp>
 
+#include "support/files.hpp"
+
 #include <boost/describe/enum_to_string.hpp>
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
-#include <stdexcept>
 #include <filesystem>
-#include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -41,9 +44,8 @@ struct Recording {
 };
 
 Recording read_recording(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("cannot read the trace file {}", printable(file.string())));
   try {
+    std::istringstream in(read_trace_text(file));
     TraceReader reader(in, file.string());
     Recording recording{reader.header(), {}};
     while (auto record = reader.next()) recording.emits.push_back({reader.line(), std::move(*record)});
@@ -53,7 +55,7 @@ Recording read_recording(const fs::path& file) {
   }
 }
 
-fs::path trace_file(const Invocation& invocation) { return fs::absolute(*invocation.argument(0)).lexically_normal(); }
+fs::path trace_file(const Invocation& invocation) { return invocation.argument_path(0); }
 
 std::string_view name_of(HandlerAction action) { return boost::describe::enum_to_string(action, "?"); }
 std::string_view name_of(RecordedKind kind) { return boost::describe::enum_to_string(kind, "?"); }
@@ -401,21 +403,20 @@ h1 { font-size: 18px; margin: 0 0 4px; }
 int trace_view_command(const Invocation& invocation) {
   const fs::path file = trace_file(invocation);
   const Recording recording = read_recording(file);
-  const auto output = invocation.value("--output");
-  if (!output) throw UsageError("missing -o FILE: the HTML page to write");
+  const auto target = invocation.path("--output");
+  if (!target) throw UsageError("missing -o FILE: the HTML page to write");
   const json::object data{{"file", file.string()},
                           {"project", recording.header.project ? json::value(recording.header.project->string())
                                                                : json::value(nullptr)},
                           {"emits", page_data(recording)}};
   std::string page(page_template);
   page.replace(page.find("@DATA@"), 6, script_safe(write_json(data)));
-  const fs::path target(*output);
-  std::ofstream out(target, std::ios::binary | std::ios::trunc);
-  out << page;
-  out.close();
-  if (!out) throw std::runtime_error(fmt::format("cannot write {}", printable(target.string())));
+  // A temporary file renamed over the target: a write that fails leaves no half page.
+  const mode_t umask = ::umask(0);
+  ::umask(umask);
+  detail::write_file_atomically(*target, page, 0666 & ~umask);
   if (!invocation.quiet())
-    fmt::print("{}: {} emits drawn from {}\n", printable(target.string()), recording.emits.size(),
+    fmt::print("{}: {} emits drawn from {}\n", printable(*invocation.value("--output")), recording.emits.size(),
                printable(file.string()));
   return exit_ok;
 }
