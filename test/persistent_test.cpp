@@ -543,5 +543,42 @@ TEST_F(PythonHooks, UnderServeTheHelperAnswersAnExceptionWithAnErrorAndGoesOn) {
   EXPECT_EQ(hooks_.emit(tool_call("ls")).reason, "judged");
 }
 
+// It counts its calls: an instance whose loop had ended would be replaced, and count from 1 again.
+TEST_F(PythonHooks, UnderServeAnAnswerJsonCannotEncodeIsAnErrorAndTheLoopGoesOn) {
+  write_python_hook("tagger",
+                    "calls = 0\n"
+                    "@hook.on('tool_call')\n"
+                    "def tagger(payload):\n"
+                    "    global calls\n"
+                    "    calls += 1\n"
+                    "    if payload['input']['command'] == 'tag':\n"
+                    "        return {'decision': 'deny', 'tags': {'a set'}}\n"
+                    "    return hookbus_hook.refuse(f'call {calls}')\n");
+  persistent("tagger");
+  install();
+  EXPECT_EQ(hooks_.emit(tool_call("tag")).decision, Decision::none);
+  EXPECT_THAT(last_error(), HasSubstr("(persistent): answered with an error: TypeError: Object of type set is not JSON "
+                                      "serializable"));
+  EXPECT_EQ(hooks_.emit(tool_call("ls")).reason, "call 2");
+  EXPECT_THAT(errors(), SizeIs(1));
+}
+
+TEST_F(PythonHooks, WhatAHandlerPrintsGoesToStderrAndTheAnswerStaysWhole) {
+  write_python_hook("chatty",
+                    "@hook.on('tool_call')\n"
+                    "def chatty(payload):\n"
+                    "    print('looking at', payload['input']['command'])\n"
+                    "    return hookbus_hook.refuse('judged')\n");
+  for (const HookMode mode : {HookMode::spawn, HookMode::persistent}) {
+    config_.hooks["chatty"].mode = mode;
+    install();
+    EXPECT_EQ(hooks_.emit(tool_call("ls")).reason, "judged");
+    EXPECT_EQ(hooks_.emit(tool_call("make")).reason, "judged");
+    installed_ = {};
+  }
+  EXPECT_THAT(errors(), IsEmpty());
+  EXPECT_TRUE(log_.wait_for("hook 'chatty' (instance 1): looking at make"));
+}
+
 }  // namespace
 }  // namespace hookbus
