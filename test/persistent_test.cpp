@@ -210,23 +210,31 @@ TEST_F(PersistentHooks, PersistentSettingsOnAHookThatIsNotPersistentAreAWarning)
 
 // ------------------------------------------------- timeouts, crashes, restarts
 
+// The instance is started eagerly, deaf to SIGTERM and with a grandchild, and
+// ready before the event: the request has nothing to do but hang. The timeout
+// leaves the next instance ample time to start and answer.
 TEST_F(PersistentHooks, ATimedOutRequestKillsTheInstanceWholeAndTheNextEventStartsANewOne) {
-  persistent("slow").timeout = 300ms;
+  HookSettings& settings = persistent("slow");
+  settings.timeout = 2s;
+  settings.start = HookStart::eager;
   write_server("slow", "tool_call",
                "  if [ ! -e '" + file("hung") + "' ]; then\n"
                "    echo > '" + file("hung") + "'\n"
-               "    trap '' TERM\n" +
-                   testing::start_setsid_sleeper(file("grandchild.pid")) +
-                   "    while :; do sleep 1; done\n"
-                   "  fi\n" +
-                   kDenyNamingTheRequest);
+               "    while :; do sleep 1; done\n"
+               "  fi\n" +
+                   kDenyNamingTheRequest,
+               "if [ ! -e '" + file("hung") + "' ]; then\n"
+               "  trap '' TERM\n" +
+                   testing::start_setsid_sleeper(file("grandchild.pid")) + "fi\n");
   install();
+  const pid_t grandchild = pid_in("grandchild.pid");
+  ASSERT_THAT(testing::wait_for_file(dir_ / "pids"), ::testing::Not(IsEmpty())) << "the first instance is ready";
   const auto started = std::chrono::steady_clock::now();
   EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
   EXPECT_LT(std::chrono::steady_clock::now() - started, kHangBound);
   EXPECT_THAT(last_error(), HasSubstr("(persistent): instance 1 timed out after"));
   EXPECT_TRUE(testing::process_gone(pids().at(0)));
-  EXPECT_TRUE(testing::process_gone(pid_in("grandchild.pid")));
+  EXPECT_TRUE(testing::process_gone(grandchild));
   const std::string second = hooks_.emit(tool_call()).reason;
   ASSERT_THAT(pids(), SizeIs(2)) << "the second event got no new instance: " << last_error();
   EXPECT_EQ(second, "request 2 by " + std::to_string(pids().at(1)));
@@ -252,13 +260,11 @@ TEST_F(PersistentHooks, AnInstanceThatExitedBetweenRequestsIsReplacedForTheNextO
   install();
   const std::string first = hooks_.emit(tool_call()).reason;
   EXPECT_EQ(first, "request 1 by " + std::to_string(pids().at(0)));
-  // It exits after answering. Its supervisor reports the exit right after it
-  // reaps it; wait until it has reaped it, and a little more for the report,
-  // so the end is there to see before the next request (not during it).
+  // It exits after answering. Once it is gone its stdout is closed, which the
+  // next request sees before it is sent.
   const pid_t first_pid = pids().at(0);
   for (int i = 0; i < 500 && !testing::process_gone(first_pid); ++i) std::this_thread::sleep_for(10ms);
   ASSERT_TRUE(testing::process_gone(first_pid));
-  std::this_thread::sleep_for(100ms);
   const std::string second = hooks_.emit(tool_call()).reason;
   ASSERT_THAT(pids(), SizeIs(2)) << "the second event got no new instance: " << last_error();
   EXPECT_EQ(second, "request 2 by " + std::to_string(pids().at(1)));
@@ -401,7 +407,7 @@ TEST_F(PersistentHooks, DroppingTheInstallationShutsAWellBehavedInstanceDownThro
   write_server("polite", "tool_call", kAllow);
   // After its loop ends (stdin closed), it says so.
   write_file(hook("polite"), read_file(hook("polite")) + "echo > '" + file("saw-eof") + "'\n", 0755);
-  install();
+  install({.persistent_shutdown_grace = kHangBound});  // it has all the time it needs, to show it used none
   (void)hooks_.emit(tool_call());
   installed_ = {};
   EXPECT_TRUE(fs::exists(dir_ / "saw-eof"));

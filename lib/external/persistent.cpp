@@ -82,6 +82,7 @@ struct PersistentHook::State {
         .arguments = {"serve"},
         .extra_environment = {{"HOOKBUS_PROJECT_DIR", hook.project_dir.string()}, {"HOOKBUS_HOOK_NAME", hook.name}},
         .working_directory = hook.project_dir,
+        .shutdown_grace = options.shutdown_grace,
         .on_stderr = [name = hook.name, index](std::string_view line) {
           log(spdlog::level::info, "hook '{}' (instance {}): {}", name, index + 1, line);
         }});
