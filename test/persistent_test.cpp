@@ -169,6 +169,33 @@ TEST_F(PersistentHooks, AToolFilterSendsTheInstanceOnlyItsTools) {
   EXPECT_THAT(errors(), IsEmpty());
 }
 
+TEST_F(PersistentHooks, AHookWhoseEventsConfigDeclaresIsNotAskedAndServesThemThroughItsToolFilter) {
+  write_file(dir_ / "config.json",
+             R"({"hooks": {"guard": {"events": ["tool_call"], "mode": "persistent", "tools": "bash|shell"}}})");
+  config_ = load_config(dir_ / "config.json");
+  config_.project_dir = project_.path();
+  // Asked `hook`, it would leave a mark and answer nothing.
+  const std::string server = read_file(write_server("guard", "tool_call", kDenyNamingTheRequest));
+  write_file(hook("guard"),
+             "#!/bin/sh\n[ \"$1\" = hook ] && { echo > '" + file("asked") + "'; exit 1; }\n" +
+                 server.substr(server.find('\n') + 1),
+             0755);
+  install();
+  EXPECT_THAT(installed_.report.warnings, IsEmpty());
+  ToolCallEvent python = tool_call();
+  python.tool_name = "python";
+  EXPECT_EQ(hooks_.emit(python).decision, Decision::none);
+  EXPECT_FALSE(has_children()) << "a tool the filter leaves out starts no instance";
+  ToolCallEvent shell = tool_call();
+  shell.tool_name = "shell";
+  const std::string first = hooks_.emit(shell).reason;
+  ASSERT_THAT(pids(), SizeIs(1)) << last_error();
+  EXPECT_EQ(first, "request 1 by " + std::to_string(pids().at(0)));
+  EXPECT_EQ(hooks_.emit(tool_call()).reason, "request 2 by " + std::to_string(pids().at(0)));
+  EXPECT_FALSE(fs::exists(dir_ / "asked"));
+  EXPECT_THAT(errors(), IsEmpty());
+}
+
 // --------------------------------------------------------------- start
 
 TEST_F(PersistentHooks, ALazyHookStartsWithItsFirstEvent) {
@@ -272,6 +299,29 @@ TEST_F(PersistentHooks, AnInstanceThatExitedBetweenRequestsIsReplacedForTheNextO
   EXPECT_THAT(log_.text(), HasSubstr("persistent hook 'once': instance 1 had exited between requests; restarted"));
 }
 
+// Two eager instances that exit at once: the first event finds instance 1
+// gone (the first end in a row: replaced at once) and its replacement ends
+// too; the second event finds instance 2 gone, the third end in a row, whose
+// restart must wait.
+TEST_F(PersistentHooks, AnInstanceFoundExitedAfterOtherEndsInARowWaitsItsBackoffAndTheEventFails) {
+  HookSettings& settings = persistent("quitter");
+  settings.start = HookStart::eager;
+  settings.instances = 2;
+  write_server("quitter", "tool_call", kAllow, "echo $$ >> '" + file("pids") + "'\nexit 0\n");
+  install();
+  for (int i = 0; i < 500 && pids().size() < 2; ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_THAT(pids(), SizeIs(2));
+  for (const pid_t pid : pids())
+    for (int i = 0; i < 500 && !testing::process_gone(pid); ++i) std::this_thread::sleep_for(10ms);
+  (void)hooks_.emit(tool_call());
+  EXPECT_THAT(log_.text(), HasSubstr("persistent hook 'quitter': instance 1 had exited between requests; restarted"));
+  EXPECT_THAT(last_error(), HasSubstr("(persistent): instance 1 ended: exit code 0"));
+  (void)hooks_.emit(tool_call());
+  EXPECT_THAT(last_error(), AllOf(HasSubstr("(persistent): instance 2 exited between requests and restarts in "),
+                                  HasSubstr(" ms; this event is not sent")));
+  EXPECT_THAT(pids(), SizeIs(3)) << "the event that found instance 2 gone started nothing";
+}
+
 // Each crash in a row waits longer for the restart; events that find the hook
 // waiting fail at once, without a request.
 TEST_F(PersistentHooks, CrashesInARowDelayTheRestartAndTheEventsMeanwhileFail) {
@@ -347,17 +397,43 @@ TEST_F(PersistentHooks, GarbageOrAnAnswerThatIsNotAnObjectIsAFailureAndTheInstan
   EXPECT_TRUE(testing::process_gone(pids().at(1)));
 }
 
+TEST_F(PersistentHooks, AnAnswerLineOverTheLimitIsAFailureAndTheInstanceIsReplaced) {
+  persistent("verbose");
+  write_server("verbose", "tool_call",
+               "  if [ \"$id\" = 1 ]; then head -c " + std::to_string(default_output_limit + 1) +
+                   " /dev/zero | tr '\\0' a; echo; fi\n" + kDenyNamingTheRequest);
+  install();
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
+  EXPECT_THAT(last_error(), HasSubstr(fmt::format("(persistent): instance 1 answer line longer than {} bytes (killed)",
+                                                  default_output_limit)));
+  EXPECT_TRUE(testing::process_gone(pids().at(0)));
+  const std::string second = hooks_.emit(tool_call()).reason;
+  ASSERT_THAT(pids(), SizeIs(2)) << last_error();
+  EXPECT_EQ(second, "request 2 by " + std::to_string(pids().at(1)));
+}
+
+// The instance closes its stdin and stays up: the request finds no reader
+// (EPIPE), and no answer comes.
 TEST_F(PersistentHooks, AnInstanceThatNoLongerReadsRaisesNoSigpipe) {
-  // SIGPIPE at its default: had a write to the dead instance raised one, this test process would die.
+  // SIGPIPE at its default: had the write to the instance raised one, this test process would die.
   struct sigaction previous {};
   struct sigaction default_action {};
   default_action.sa_handler = SIG_DFL;
   ::sigaction(SIGPIPE, &default_action, &previous);
-  persistent("deaf");
-  write_script(hook("deaf"), "if [ \"$1\" = hook ]; then echo tool_call; exit 0; fi\nexec 0<&-\nexit 0\n");
+  HookSettings& settings = persistent("deaf");
+  settings.start = HookStart::eager;
+  settings.timeout = 500ms;
+  settings.failure = FailurePolicy::fail_closed;
+  write_script(hook("deaf"), "if [ \"$1\" = hook ]; then echo tool_call; exit 0; fi\n"
+                             "exec 0<&-\n"
+                             "echo $$ > '" + file("deaf") + "'\n"
+                             "exec sleep 60\n");
   install();
-  EXPECT_EQ(hooks_.emit(tool_call(std::string(1 << 20, 'x'))).decision, Decision::none);
-  EXPECT_THAT(last_error(), HasSubstr("(persistent): instance 1 ended: exit code 0"));
+  const pid_t deaf = pid_in("deaf");
+  const ToolCallResult outcome = hooks_.emit(tool_call(std::string(1 << 20, 'x')));
+  EXPECT_EQ(outcome.decision, Decision::deny);
+  EXPECT_THAT(outcome.reason, AllOf(HasSubstr("(persistent): instance 1 timed out after "), HasSubstr(" ms (killed)")));
+  EXPECT_TRUE(testing::process_gone(deaf));
   ::sigaction(SIGPIPE, &previous, nullptr);
 }
 
@@ -398,6 +474,36 @@ TEST_F(PersistentHooks, FourThreadsShareTwoInstancesEachServingInOrder) {
   EXPECT_THAT(ids_by_instance, SizeIs(2));
   for (const auto& [pid, ids] : ids_by_instance) EXPECT_TRUE(std::is_sorted(ids.begin(), ids.end())) << pid;
   EXPECT_THAT(errors(), IsEmpty());
+}
+
+// One instance, busy with request 1; two more events wait in turn. Once
+// request 1 is answered, the first waiting one is sent (request 2, held
+// until the end), so the second waits past its timeout: it had begun to wait
+// before request 2 was sent, which has the same timeout.
+TEST_F(PersistentHooks, AnEventThatGetsNoInstanceWithinItsTimeoutFails) {
+  HookSettings& settings = persistent("busy");
+  settings.timeout = 2s;
+  settings.failure = FailurePolicy::fail_closed;
+  write_server("busy", "tool_call",
+               "  echo > '" + file("busy-") + "'\"$id\"\n"
+               "  while [ ! -e '" + file("go-") + "'\"$id\" ]; do sleep 0.01; done\n" + kAllow);
+  install();
+  logger()->set_level(spdlog::level::debug);
+  std::jthread first([&] { (void)hooks_.emit(tool_call("first")); });
+  testing::wait_for_file(dir_ / "busy-1");
+  std::jthread second([&] { (void)hooks_.emit(tool_call("second")); });
+  EXPECT_TRUE(log_.wait_for("persistent hook 'busy': a request waits its turn (0 ahead of it; 1 of 1 instance busy)"));
+  ToolCallResult third;
+  std::jthread waiting([&] { third = hooks_.emit(tool_call("third")); });
+  EXPECT_TRUE(log_.wait_for("persistent hook 'busy': a request waits its turn (1 ahead of it; 1 of 1 instance busy)"));
+  testing::write_file(dir_ / "go-1", "");
+  testing::wait_for_file(dir_ / "busy-2");
+  waiting.join();
+  testing::write_file(dir_ / "go-2", "");
+  EXPECT_EQ(third.decision, Decision::deny);
+  EXPECT_THAT(third.reason, HasSubstr("(persistent): no instance was free within its timeout of 2000 ms (1 instance, "
+                                      "all busy)"));
+  EXPECT_THAT(pids(), SizeIs(1));
 }
 
 // -------------------------------------------------------------- shutdown
