@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <set>
 #include <thread>
@@ -590,6 +591,17 @@ class PythonHooks : public PersistentHooks {
                0755);
   }
 
+  // Runs `check` with the hook `name` installed spawned per event, then persistent.
+  void installed_in_both_modes(const std::string& name, const std::function<void()>& check) {
+    for (const HookMode mode : {HookMode::spawn, HookMode::persistent}) {
+      SCOPED_TRACE(mode == HookMode::spawn ? "spawned per event" : "persistent");
+      config_.hooks[name].mode = mode;
+      install();
+      check();
+      installed_ = {};
+    }
+  }
+
   SystemPythonFirst python_;
 };
 
@@ -627,15 +639,12 @@ TEST_F(PythonHooks, TheHelperAnswersRunAndServeAlike) {
                     "    if payload['input']['command'] == 'rm -rf /':\n"
                     "        return hookbus_hook.refuse('not that')\n"
                     "    return {'additional_context': ['checked ' + payload['event']]}\n");
-  for (const HookMode mode : {HookMode::spawn, HookMode::persistent}) {
-    config_.hooks["guard"].mode = mode;
-    install();
+  installed_in_both_modes("guard", [&] {
     const ToolCallResult refused = hooks_.emit(tool_call("rm -rf /"));
     EXPECT_EQ(refused.decision, Decision::deny);
     EXPECT_EQ(refused.reason, "not that");
     EXPECT_THAT(hooks_.emit(tool_call("ls")).additional_context, ElementsAre("checked before_tool_call"));
-    installed_ = {};
-  }
+  });
   EXPECT_THAT(errors(), IsEmpty());
 }
 
@@ -681,13 +690,10 @@ TEST_F(PythonHooks, WhatAHandlerPrintsGoesToStderrAndTheAnswerStaysWhole) {
                     "def chatty(payload):\n"
                     "    print('looking at', payload['input']['command'])\n"
                     "    return hookbus_hook.refuse('judged')\n");
-  for (const HookMode mode : {HookMode::spawn, HookMode::persistent}) {
-    config_.hooks["chatty"].mode = mode;
-    install();
+  installed_in_both_modes("chatty", [&] {
     EXPECT_EQ(hooks_.emit(tool_call("ls")).reason, "judged");
     EXPECT_EQ(hooks_.emit(tool_call("make")).reason, "judged");
-    installed_ = {};
-  }
+  });
   EXPECT_THAT(errors(), IsEmpty());
   EXPECT_TRUE(log_.wait_for("hook 'chatty' (instance 1): looking at make"));
 }
