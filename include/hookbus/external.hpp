@@ -214,6 +214,9 @@ struct ExternalInstallOptions {
   // under its failure policy). Unset: no check (no trust needed, or trust_all).
   std::shared_ptr<const TrustedFiles> trusted_project{};
   BackgroundOptions background{};            // the pool of the async hooks
+  // When the installation goes, each persistent hook's instance gets this long
+  // after its stdin is closed to exit on its own, before SIGTERM.
+  Duration persistent_shutdown_grace = std::chrono::milliseconds(200);
   std::string workspace{};  // the workspace these hooks belong to (ExternalHook::workspace)
 };
 InstalledHooks install_external_hooks(Hooks& hooks, const DiscoveryReport& report, const LayeredConfig& config,

@@ -361,7 +361,7 @@ class Installer {
       return;
     }
     const RunHook run = runner(ExternalHook{found.name, found.path, settings.timeout.value, project_dir_, options_.workspace},
-                               settings, trusted_files(found.layer));
+                               settings, trusted_files(found.layer), options_.persistent_shutdown_grace);
     const HandlerOptions options{.label = found.name,
                                  .failure = settings.failure.value,
                                  .kind = HandlerKind::external,
@@ -404,14 +404,15 @@ class Installer {
   // running instance, started from the trusted file, is asked nothing).
   using RunHook = std::function<HookOutcome(const HookEvent&, std::string_view requested_name, std::stop_token)>;
   static RunHook runner(const ExternalHook& hook, const ResolvedHookSettings& settings,
-                        std::shared_ptr<const TrustedFiles> trusted) {
+                        std::shared_ptr<const TrustedFiles> trusted, Duration shutdown_grace) {
     RunHook run;
     if (settings.mode.value == HookMode::persistent) {
       // An eager start runs the file now, so a project file is checked first;
       // one that changed since it was trusted starts nothing (its runs fail).
       const bool eager = settings.start.value == HookStart::eager && !(trusted && trusted->why_not_run(hook.path));
       auto persistent = std::make_shared<detail::PersistentHook>(
-          hook, detail::PersistentOptions{.instances = settings.instances.value, .eager = eager});
+          hook, detail::PersistentOptions{
+                    .instances = settings.instances.value, .eager = eager, .shutdown_grace = shutdown_grace});
       run = [persistent](const HookEvent& event, std::string_view requested_name, std::stop_token stop) {
         return persistent->call(event, requested_name, std::move(stop));
       };
