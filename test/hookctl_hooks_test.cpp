@@ -1283,6 +1283,55 @@ TEST_F(Hookctl, ExampleAuditLogAppendsOneJsonLinePerEvent) {
   EXPECT_EQ(records[1].at("event"), "agent_end");
 }
 
+// ----------------------------------------------------------------- tracing
+
+TEST_F(Hookctl, AnUntrustedProjectsTraceSettingWritesNothing) {
+  write_file(project_.path() / ".hookbus" / "config.json", R"({"trace": {"jsonl": "trace/session.jsonl"}})");
+  const ProcessResult r = hookctl({"emit", "tool_call", kCall});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_FALSE(fs::exists(project_.path() / "trace"));
+}
+
+// A repository that commits a link where its config puts the trace file: the
+// user's file it points to must not be written (a project's trace files stay
+// inside the project, reached through its own directories).
+TEST_F(Hookctl, ARepositorysLinkAtItsTraceFileCannotMakeEmitWriteOutsideIt) {
+  const fs::path victim = write_file(home_.path() / "victim.txt", "the user's own file\n");
+  testing::make_directories(project_.path() / "trace");
+  fs::create_symlink(victim, project_.path() / "trace" / "session.jsonl");
+  write_file(project_.path() / ".hookbus" / "config.json", R"({"trace": {"jsonl": "trace/session.jsonl"}})");
+  trust();
+  const ProcessResult r = hookctl({"emit", "tool_call", kCall});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.stderr_text, AllOf(HasSubstr(".hookbus/config.json: trace:"),
+                                   HasSubstr((project_.path() / "trace" / "session.jsonl").string() +
+                                             " is a symbolic link")));
+  EXPECT_EQ(testing::read_file(victim), "the user's own file\n");
+}
+
+TEST_F(Hookctl, ARepositorysLinkedTraceDirectoryCannotMakeEmitWriteOutsideIt) {
+  const fs::path outside = home_.path() / "outside";
+  testing::make_directories(outside);
+  fs::create_directory_symlink(outside, project_.path() / "trace");
+  write_file(project_.path() / ".hookbus" / "config.json", R"({"trace": {"jsonl": "trace/session.jsonl"}})");
+  trust();
+  const ProcessResult r = hookctl({"emit", "tool_call", kCall});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.stderr_text, HasSubstr((project_.path() / "trace").string() + " is a symbolic link"));
+  EXPECT_TRUE(fs::is_empty(outside));
+}
+
+TEST_F(Hookctl, AProjectsConfigNamingATraceFileOutsideTheProjectDoesNotLoad) {
+  write_file(project_.path() / ".hookbus" / "config.json",
+             R"({"trace": {"jsonl": ")" + (home_.path() / "session.jsonl").string() + R"("}})");
+  trust();
+  const ProcessResult r = hookctl({"emit", "tool_call", kCall});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.stderr_text, AllOf(HasSubstr((project_.path() / ".hookbus" / "config.json").string() + ": trace.jsonl:"),
+                                   HasSubstr("is an absolute path")));
+  EXPECT_FALSE(fs::exists(home_.path() / "session.jsonl"));
+}
+
 // ------------------------------------------------------- using a recording
 
 // The project traces every emit to session.jsonl (on the emitting thread), and

@@ -323,7 +323,7 @@ Config read_config(const ConfigValue& document, Layer layer) {
     config.allow_managed_hooks_only = managed_only->as_bool();
   }
   if (auto trace = top.find("trace")) {
-    (void)read_trace_options(trace->as_object());
+    (void)read_trace_options(trace->as_object(), layer);
     config.trace = trace->as_object().json();
   }
   if (auto trust = top.find("project_trust")) {
@@ -375,8 +375,9 @@ ConnectionGroup install_builtins(Hooks& hooks, const Config& config, const Built
   for (const auto& builtin : config.builtins)
     providers.push_back(registry.make(builtin.name, ConfigObject(builtin.settings, builtins.key(builtin.name))));
   if (config.trace)
-    providers.push_back([tracer = Tracer(ConfigObject(*config.trace, location_of(config).key("trace")))](
-                            Registrar& registrar) { tracer.register_hooks(registrar); });
+    providers.push_back(
+        [tracer = Tracer(ConfigObject(*config.trace, location_of(config).key("trace")), config.layer)](
+            Registrar& registrar) { tracer.register_hooks(registrar); });
   // Everything that can fail on bad configuration has happened; should a
   // registration still throw, the groups disconnect what was registered.
   ConnectionGroup installed;
