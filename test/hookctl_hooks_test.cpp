@@ -1421,8 +1421,47 @@ TEST_F(Recording, ReplayOfABadTraceFileNamesTheFileAndLineAndRunsNothing) {
   EXPECT_EQ(r.stdout_text, "");
 }
 
+TEST_F(Recording, ReplayInTheProjectItWasRecordedInWarnsOfNothing) {
+  const fs::path recording = record("rm -rf /");
+  const ProcessResult r = hookctl({"replay", recording.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stderr_text, Not(HasSubstr("warning")));
+}
+
+TEST_F(Recording, ReplayInAnotherProjectRunsThatProjectsHooksAndWarnsThatTheRecordingIsOfAnother) {
+  const fs::path recording = record("rm -rf /");
+  const TempDir other;  // no guard: the call recorded as denied is allowed there
+  const ProcessResult r = plain({"replay", recording.string(), "--project", other.path().string()});
+  EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
+  EXPECT_THAT(r.stderr_text, HasSubstr("hookctl replay: warning: " + recording.string() + " was recorded in " +
+                                       project_.path().string() + "; it is replayed through the hooks of " +
+                                       other.path().string()));
+  EXPECT_THAT(r.stdout_text, HasSubstr("guard (" + hook("guard").string() + "): deny: rm -rf is not allowed -> now not run"));
+}
+
+TEST_F(Recording, ReplayWithAWorkspaceLeavesTheWorkspacesTraceUntouched) {
+  const fs::path workspace = home_.path() / "workspaces" / "ops";
+  write_file(workspace / "config.json", R"({"trace": {"jsonl": "workspace.jsonl", "queue": false}})");
+  ASSERT_EQ(hookctl({"trust", "--workspace", workspace.string()}).exit_code, 0);
+  ASSERT_EQ(hookctl({"emit", "tool_call", call_of("rm -rf /"), "--workspace", workspace.string()}).exit_code, 0);
+  const fs::path recording = home_.path() / "recording.jsonl";
+  fs::copy_file(project_.path() / "session.jsonl", recording);
+  const std::string traced = testing::read_file(workspace / "workspace.jsonl");
+  ASSERT_THAT(traced, HasSubstr("\"event\":\"tool_call\""));
+
+  const ProcessResult r = hookctl({"replay", recording.string(), "--workspace", workspace.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_EQ(testing::read_file(workspace / "workspace.jsonl"), traced);
+  EXPECT_FALSE(fs::exists(workspace / "workspace.jsonl.1"));
+}
+
+// A command whose text would end the page's data element, or reopen it in a
+// way that keeps it open, if written as it is; and JavaScript's old line ends.
+const std::string kHostileCommand = "echo '</script><!--<script>' \xE2\x80\xA8 \xE2\x80\xA9";
+
 // A recording of known content: tool_call three times (10, 20 and 30 µs; the
-// last denied by guard), a session_start whose audit handler failed.
+// last denied by guard; each running kHostileCommand), a session_start whose
+// audit handler failed.
 fs::path write_known_recording(const fs::path& file) {
   using std::chrono::microseconds;
   std::string text = trace_line(TraceHeader{.started = {}, .pid = 1, .host = "h", .project = std::nullopt}) + "\n";

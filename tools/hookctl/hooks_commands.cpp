@@ -665,7 +665,8 @@ SetUp set_up(Hooks& hooks, const Invocation& invocation, ProjectTrustPolicy poli
   SetUp bus{setup(hooks, {.project_dir = invocation.project_dir(), .project_trust = policy, .trace = trace}),
             std::nullopt};
   if (const auto workspace = workspace_of(invocation))
-    bus.workspace = load_workspace(hooks, *workspace, {.locations = bus.project.report.locations, .trust = policy});
+    bus.workspace = load_workspace(hooks, *workspace,
+                                   {.locations = bus.project.report.locations, .trust = policy, .trace = trace});
   return bus;
 }
 
