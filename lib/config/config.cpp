@@ -181,7 +181,8 @@ FailurePolicy read_failure_policy(const ConfigValue& value) {
 
 HookProtocol read_protocol(const ConfigValue& value) {
   const std::string name = value.as_string();
-  if (name == "hookbus" || name == "kodelet") return HookProtocol::hookbus;
+  if (name == "hookbus") return HookProtocol::hookbus;
+  if (name == "kodelet") return HookProtocol::kodelet;
   if (name == "claude_code") return HookProtocol::claude_code;
   throw ConfigError(value.location(),
                     fmt::format("expected \"hookbus\", \"kodelet\" or \"claude_code\", got \"{}\"", name));
@@ -338,6 +339,15 @@ ConfigLocation location_of(const Config& config) { return {.file = config.file, 
 }  // namespace
 
 // ------------------------------------------------------------------- API
+
+std::string_view hook_protocol_name(HookProtocol protocol) noexcept {
+  switch (protocol) {
+    case HookProtocol::hookbus: return "hookbus";
+    case HookProtocol::claude_code: return "claude_code";
+    case HookProtocol::kodelet: return "kodelet";
+  }
+  return "hookbus";
+}
 
 Config load_config(const std::filesystem::path& file, Layer layer) {
   const ConfigLocation root{.file = file, .project_dir = project_dir_of(file)};
