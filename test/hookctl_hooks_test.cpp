@@ -1469,7 +1469,8 @@ fs::path write_known_recording(const fs::path& file) {
     EmissionRecord record{.seq = static_cast<std::uint64_t>(i - 1),
                           .thread = 1,
                           .duration = microseconds(10 * i),
-                          .payload = ToolCallEvent{.tool_call_id = "c", .tool_name = "bash"}};
+                          .payload = ToolCallEvent{.tool_call_id = "c", .tool_name = "bash",
+                                                   .input = {{"command", kHostileCommand}}}};
     HandlerRecord guard{.label = "guard", .kind = RecordedKind::external, .duration = microseconds(5 * i)};
     if (i == 3) {
       guard.action = HandlerAction::deny;
@@ -1571,19 +1572,48 @@ std::size_t pixels_unlike_the_background(const std::string& png) {
   return unlike;
 }
 
-// Not a Hookctl test: Chromium's crash handler outlives it (a zombie of init's), which
-// NothingLeftBehind would take for a process hookctl left.
-TEST(TraceView, WritesOnePageThatChromiumDrawsAndThatChecksItself) {
-  const fs::path chromium = "/usr/bin/chromium";
-  if (!fs::exists(chromium))
-    GTEST_SKIP() << "SKIPPED: the Debian package 'chromium' is not installed (tools/install-deps installs it)";
-  const TempDir home;
-  const fs::path file = write_known_recording(home.path() / "known.jsonl");
-  const fs::path page = home.path() / "trace.html";
+// The page `hookctl trace view` writes of the known recording, in `dir`.
+fs::path view_known_recording(const fs::path& dir) {
+  const fs::path file = write_known_recording(dir / "known.jsonl");
+  const fs::path page = dir / "trace.html";
   const ProcessResult r = run_process(
       {.program = kHookctl, .arguments = {"trace", "view", file.string(), "-o", page.string()},
        .timeout = std::chrono::seconds(20)});
-  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  return page;
+}
+
+TEST(TraceView, TheSessionsTextCannotEndOrReopenThePagesDataElement) {
+  const TempDir home;
+  const std::string html = testing::read_file(view_known_recording(home.path()));
+  const std::string opening = R"(<script id="trace-data" type="application/json">)";
+  const std::size_t begin = html.find(opening);
+  ASSERT_NE(begin, std::string::npos);
+  const std::size_t data = begin + opening.size();
+  const std::string text = html.substr(data, html.find("</script>", data) - data);
+  EXPECT_EQ(text.find('<'), std::string::npos);
+  EXPECT_EQ(html.find("\xE2\x80\xA8"), std::string::npos);
+  EXPECT_EQ(html.find("\xE2\x80\xA9"), std::string::npos);
+  // What the element holds is the whole session, the command as it was.
+  const boost::json::value parsed = boost::json::parse(text);
+  EXPECT_EQ(parsed.at("emits").as_array().size(), 4u);
+  EXPECT_EQ(parsed.at("emits").at(0).at("payload").at("input").at("command").as_string(), kHostileCommand);
+}
+
+// Chromium draws it (with kHostileCommand in its data). tools/install-deps
+// installs Chromium, and tools/test sets HOOKBUS_REQUIRE_CHROMIUM: there its
+// absence fails the test rather than skipping it. Not a Hookctl test:
+// Chromium's crash handler outlives it (a zombie of init's), which
+// NothingLeftBehind would take for a process hookctl left.
+TEST(TraceView, WritesOnePageThatChromiumDrawsAndThatChecksItself) {
+  const fs::path chromium = "/usr/bin/chromium";
+  if (!fs::exists(chromium)) {
+    if (std::getenv("HOOKBUS_REQUIRE_CHROMIUM") != nullptr)
+      FAIL() << "/usr/bin/chromium is missing, and HOOKBUS_REQUIRE_CHROMIUM is set (tools/install-deps installs it)";
+    GTEST_SKIP() << "SKIPPED: the Debian package 'chromium' is not installed (tools/install-deps installs it)";
+  }
+  const TempDir home;
+  const fs::path page = view_known_recording(home.path());
   const std::string html = testing::read_file(page);
   EXPECT_THAT(html, Not(HasSubstr("http")));  // loads nothing from the network
   EXPECT_THAT(html, Not(HasSubstr("<script src")));

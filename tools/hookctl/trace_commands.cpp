@@ -287,13 +287,15 @@ json::array page_data(const Recording& recording) {
   return emits;
 }
 
-// JSON inside a <script> element: "</" never closes it, and the two line
-// separators JavaScript once took for line ends are escaped.
-std::string script_safe(std::string text) {
+// JSON inside a <script> element, which must not end or change the element:
+// every "<" is written as \u003c (so neither "</script>" nor "<!--<script>",
+// which would keep the element open past its end, can occur), and the two
+// line separators JavaScript once took for line ends are escaped.
+std::string script_safe(std::string_view text) {
   std::string safe;
   safe.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') safe += "<\\";
+    if (text[i] == '<') safe += "\\u003c";
     else if (text.compare(i, 3, "\xE2\x80\xA8") == 0) safe += "\\u2028", i += 2;
     else if (text.compare(i, 3, "\xE2\x80\xA9") == 0) safe += "\\u2029", i += 2;
     else safe += text[i];
