@@ -10,6 +10,7 @@
 #include <hookbus/json.hpp>
 #include <hookbus/log.hpp>
 #include <hookbus/setup.hpp>
+#include <hookbus/trace.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -661,6 +662,33 @@ TEST_F(ClaudeCode, AMappedToolsUpdatedInputReplacesTheEnginesInput) {
   EXPECT_EQ(captured("pre.json").at("tool_name"), "Bash");
   EXPECT_EQ(result.decision, Decision::allow);
   EXPECT_EQ(result.input, (json::object{{"cmd", "make -j2"}}));
+}
+
+// ================================================================ tracing
+
+TEST_F(ClaudeCode, ATraceRecordsEachCommandAsAnExternalHookOfTheClaudeCodeProtocol) {
+  settings(one("PreToolUse", "Bash", "exit 0"));
+  install();
+  std::vector<EmissionRecord> records;
+  const Connection observer = hooks_.on_emission([&](const EmissionRecord& r) { records.push_back(r); });
+  (void)hooks_.emit(bash("ls"));
+  ASSERT_EQ(records.size(), 1u);
+  ASSERT_EQ(records[0].handlers.size(), 1u);
+  const HandlerRecord& command = records[0].handlers[0];
+  EXPECT_EQ(command.kind, RecordedKind::external);
+  EXPECT_EQ(command.protocol, "claude_code");
+  EXPECT_EQ(command.layer, Layer::project);
+  EXPECT_THAT(command.source, AllOf(HasSubstr(project_settings().string()), HasSubstr("hooks.PreToolUse[0].hooks[0]")));
+  EXPECT_EQ(command.action, HandlerAction::no_change);
+}
+
+TEST_F(ClaudeCode, EachRunIsLoggedAtDebugLevelWithItsEventExitCodeAndBytes) {
+  settings(one("PreToolUse", "Bash", "cat > /dev/null; echo done >&2; exit 1"));
+  install();
+  logger()->set_level(spdlog::level::debug);
+  (void)hooks_.emit(bash("ls"));
+  EXPECT_THAT(log_.str(), AllOf(HasSubstr("hooks.PreToolUse[0].hooks[0]) ran for 'PreToolUse': exit code 1, "),
+                                ::testing::ContainsRegex(R"( ms, [1-9][0-9]* bytes in, 0 bytes out, 5 bytes on stderr)")));
 }
 
 // ============================================== parallel runs, dedup, order

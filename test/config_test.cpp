@@ -224,7 +224,7 @@ TEST_F(ConfigTest, ReadsHookDeclarationsAndTheClaudeCodeImport) {
   EXPECT_THAT(claude.events, ElementsAre("PreToolUse"));
   EXPECT_EQ(claude.matcher, "Bash");
   const HookSettings& guard = config.hooks.at("guard");
-  EXPECT_EQ(guard.protocol, HookProtocol::hookbus);  // kodelet's protocol is hookbus's
+  EXPECT_EQ(guard.protocol, HookProtocol::kodelet);  // hookbus's protocol, named as declared
   EXPECT_EQ(guard.tools, "bash|shell");
   ASSERT_TRUE(config.claude_code.has_value());
   EXPECT_THAT(config.claude_code->settings, ElementsAre(Layer::user, Layer::project));

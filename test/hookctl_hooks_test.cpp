@@ -1283,6 +1283,55 @@ TEST_F(Hookctl, ExampleAuditLogAppendsOneJsonLinePerEvent) {
   EXPECT_EQ(records[1].at("event"), "agent_end");
 }
 
+// ----------------------------------------------------------------- tracing
+
+TEST_F(Hookctl, AnUntrustedProjectsTraceSettingWritesNothing) {
+  write_file(project_.path() / ".hookbus" / "config.json", R"({"trace": {"jsonl": "trace/session.jsonl"}})");
+  const ProcessResult r = hookctl({"emit", "tool_call", kCall});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_FALSE(fs::exists(project_.path() / "trace"));
+}
+
+// A repository that commits a link where its config puts the trace file: the
+// user's file it points to must not be written (a project's trace files stay
+// inside the project, reached through its own directories).
+TEST_F(Hookctl, ARepositorysLinkAtItsTraceFileCannotMakeEmitWriteOutsideIt) {
+  const fs::path victim = write_file(home_.path() / "victim.txt", "the user's own file\n");
+  testing::make_directories(project_.path() / "trace");
+  fs::create_symlink(victim, project_.path() / "trace" / "session.jsonl");
+  write_file(project_.path() / ".hookbus" / "config.json", R"({"trace": {"jsonl": "trace/session.jsonl"}})");
+  trust();
+  const ProcessResult r = hookctl({"emit", "tool_call", kCall});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.stderr_text, AllOf(HasSubstr(".hookbus/config.json: trace:"),
+                                   HasSubstr((project_.path() / "trace" / "session.jsonl").string() +
+                                             " is a symbolic link")));
+  EXPECT_EQ(testing::read_file(victim), "the user's own file\n");
+}
+
+TEST_F(Hookctl, ARepositorysLinkedTraceDirectoryCannotMakeEmitWriteOutsideIt) {
+  const fs::path outside = home_.path() / "outside";
+  testing::make_directories(outside);
+  fs::create_directory_symlink(outside, project_.path() / "trace");
+  write_file(project_.path() / ".hookbus" / "config.json", R"({"trace": {"jsonl": "trace/session.jsonl"}})");
+  trust();
+  const ProcessResult r = hookctl({"emit", "tool_call", kCall});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.stderr_text, HasSubstr((project_.path() / "trace").string() + " is a symbolic link"));
+  EXPECT_TRUE(fs::is_empty(outside));
+}
+
+TEST_F(Hookctl, AProjectsConfigNamingATraceFileOutsideTheProjectDoesNotLoad) {
+  write_file(project_.path() / ".hookbus" / "config.json",
+             R"({"trace": {"jsonl": ")" + (home_.path() / "session.jsonl").string() + R"("}})");
+  trust();
+  const ProcessResult r = hookctl({"emit", "tool_call", kCall});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.stderr_text, AllOf(HasSubstr((project_.path() / ".hookbus" / "config.json").string() + ": trace.jsonl:"),
+                                   HasSubstr("is an absolute path")));
+  EXPECT_FALSE(fs::exists(home_.path() / "session.jsonl"));
+}
+
 // ------------------------------------------------------- using a recording
 
 // The project traces every emit to session.jsonl (on the emitting thread), and
@@ -1372,8 +1421,47 @@ TEST_F(Recording, ReplayOfABadTraceFileNamesTheFileAndLineAndRunsNothing) {
   EXPECT_EQ(r.stdout_text, "");
 }
 
+TEST_F(Recording, ReplayInTheProjectItWasRecordedInWarnsOfNothing) {
+  const fs::path recording = record("rm -rf /");
+  const ProcessResult r = hookctl({"replay", recording.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stderr_text, Not(HasSubstr("warning")));
+}
+
+TEST_F(Recording, ReplayInAnotherProjectRunsThatProjectsHooksAndWarnsThatTheRecordingIsOfAnother) {
+  const fs::path recording = record("rm -rf /");
+  const TempDir other;  // no guard: the call recorded as denied is allowed there
+  const ProcessResult r = plain({"replay", recording.string(), "--project", other.path().string()});
+  EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
+  EXPECT_THAT(r.stderr_text, HasSubstr("hookctl replay: warning: " + recording.string() + " was recorded in " +
+                                       project_.path().string() + "; it is replayed through the hooks of " +
+                                       other.path().string()));
+  EXPECT_THAT(r.stdout_text, HasSubstr("guard (" + hook("guard").string() + "): deny: rm -rf is not allowed -> now not run"));
+}
+
+TEST_F(Recording, ReplayWithAWorkspaceLeavesTheWorkspacesTraceUntouched) {
+  const fs::path workspace = home_.path() / "workspaces" / "ops";
+  write_file(workspace / "config.json", R"({"trace": {"jsonl": "workspace.jsonl", "queue": false}})");
+  ASSERT_EQ(hookctl({"trust", "--workspace", workspace.string()}).exit_code, 0);
+  ASSERT_EQ(hookctl({"emit", "tool_call", call_of("rm -rf /"), "--workspace", workspace.string()}).exit_code, 0);
+  const fs::path recording = home_.path() / "recording.jsonl";
+  fs::copy_file(project_.path() / "session.jsonl", recording);
+  const std::string traced = testing::read_file(workspace / "workspace.jsonl");
+  ASSERT_THAT(traced, HasSubstr("\"event\":\"tool_call\""));
+
+  const ProcessResult r = hookctl({"replay", recording.string(), "--workspace", workspace.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_EQ(testing::read_file(workspace / "workspace.jsonl"), traced);
+  EXPECT_FALSE(fs::exists(workspace / "workspace.jsonl.1"));
+}
+
+// A command whose text would end the page's data element, or reopen it in a
+// way that keeps it open, if written as it is; and JavaScript's old line ends.
+const std::string kHostileCommand = "echo '</script><!--<script>' \xE2\x80\xA8 \xE2\x80\xA9";
+
 // A recording of known content: tool_call three times (10, 20 and 30 µs; the
-// last denied by guard), a session_start whose audit handler failed.
+// last denied by guard; each running kHostileCommand), a session_start whose
+// audit handler failed.
 fs::path write_known_recording(const fs::path& file) {
   using std::chrono::microseconds;
   std::string text = trace_line(TraceHeader{.started = {}, .pid = 1, .host = "h", .project = std::nullopt}) + "\n";
@@ -1381,7 +1469,8 @@ fs::path write_known_recording(const fs::path& file) {
     EmissionRecord record{.seq = static_cast<std::uint64_t>(i - 1),
                           .thread = 1,
                           .duration = microseconds(10 * i),
-                          .payload = ToolCallEvent{.tool_call_id = "c", .tool_name = "bash"}};
+                          .payload = ToolCallEvent{.tool_call_id = "c", .tool_name = "bash",
+                                                   .input = {{"command", kHostileCommand}}}};
     HandlerRecord guard{.label = "guard", .kind = RecordedKind::external, .duration = microseconds(5 * i)};
     if (i == 3) {
       guard.action = HandlerAction::deny;
@@ -1483,19 +1572,48 @@ std::size_t pixels_unlike_the_background(const std::string& png) {
   return unlike;
 }
 
-// Not a Hookctl test: Chromium's crash handler outlives it (a zombie of init's), which
-// NothingLeftBehind would take for a process hookctl left.
-TEST(TraceView, WritesOnePageThatChromiumDrawsAndThatChecksItself) {
-  const fs::path chromium = "/usr/bin/chromium";
-  if (!fs::exists(chromium))
-    GTEST_SKIP() << "SKIPPED: the Debian package 'chromium' is not installed (tools/install-deps installs it)";
-  const TempDir home;
-  const fs::path file = write_known_recording(home.path() / "known.jsonl");
-  const fs::path page = home.path() / "trace.html";
+// The page `hookctl trace view` writes of the known recording, in `dir`.
+fs::path view_known_recording(const fs::path& dir) {
+  const fs::path file = write_known_recording(dir / "known.jsonl");
+  const fs::path page = dir / "trace.html";
   const ProcessResult r = run_process(
       {.program = kHookctl, .arguments = {"trace", "view", file.string(), "-o", page.string()},
        .timeout = std::chrono::seconds(20)});
-  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  return page;
+}
+
+TEST(TraceView, TheSessionsTextCannotEndOrReopenThePagesDataElement) {
+  const TempDir home;
+  const std::string html = testing::read_file(view_known_recording(home.path()));
+  const std::string opening = R"(<script id="trace-data" type="application/json">)";
+  const std::size_t begin = html.find(opening);
+  ASSERT_NE(begin, std::string::npos);
+  const std::size_t data = begin + opening.size();
+  const std::string text = html.substr(data, html.find("</script>", data) - data);
+  EXPECT_EQ(text.find('<'), std::string::npos);
+  EXPECT_EQ(html.find("\xE2\x80\xA8"), std::string::npos);
+  EXPECT_EQ(html.find("\xE2\x80\xA9"), std::string::npos);
+  // What the element holds is the whole session, the command as it was.
+  const boost::json::value parsed = boost::json::parse(text);
+  EXPECT_EQ(parsed.at("emits").as_array().size(), 4u);
+  EXPECT_EQ(parsed.at("emits").at(0).at("payload").at("input").at("command").as_string(), kHostileCommand);
+}
+
+// Chromium draws it (with kHostileCommand in its data). tools/install-deps
+// installs Chromium, and tools/test sets HOOKBUS_REQUIRE_CHROMIUM: there its
+// absence fails the test rather than skipping it. Not a Hookctl test:
+// Chromium's crash handler outlives it (a zombie of init's), which
+// NothingLeftBehind would take for a process hookctl left.
+TEST(TraceView, WritesOnePageThatChromiumDrawsAndThatChecksItself) {
+  const fs::path chromium = "/usr/bin/chromium";
+  if (!fs::exists(chromium)) {
+    if (std::getenv("HOOKBUS_REQUIRE_CHROMIUM") != nullptr)
+      FAIL() << "/usr/bin/chromium is missing, and HOOKBUS_REQUIRE_CHROMIUM is set (tools/install-deps installs it)";
+    GTEST_SKIP() << "SKIPPED: the Debian package 'chromium' is not installed (tools/install-deps installs it)";
+  }
+  const TempDir home;
+  const fs::path page = view_known_recording(home.path());
   const std::string html = testing::read_file(page);
   EXPECT_THAT(html, Not(HasSubstr("http")));  // loads nothing from the network
   EXPECT_THAT(html, Not(HasSubstr("<script src")));

@@ -117,9 +117,13 @@ class ConfigObject {
 
 // How an external hook talks to hookbus (docs/external-hooks.md, docs/claude-code.md).
 enum class HookProtocol {
-  hookbus,      // `HOOK hook` / `HOOK run`, JSON on stdin and stdout; kodelet's protocol is the same ("kodelet")
+  hookbus,      // `HOOK hook` / `HOOK run`, JSON on stdin and stdout
   claude_code,  // Claude Code's command hooks: its payload, exit codes and JSON answer
+  kodelet,      // a hook written for kodelet: its protocol is hookbus's, run alike, named as declared
 };
+
+// "hookbus", "claude_code", "kodelet": config's names, also in traces and listings.
+std::string_view hook_protocol_name(HookProtocol protocol) noexcept;
 
 // Which projects' layers run (trust.hpp). Ordered from the most permissive:
 // where several sources set it, the strictest wins.

@@ -181,7 +181,8 @@ FailurePolicy read_failure_policy(const ConfigValue& value) {
 
 HookProtocol read_protocol(const ConfigValue& value) {
   const std::string name = value.as_string();
-  if (name == "hookbus" || name == "kodelet") return HookProtocol::hookbus;
+  if (name == "hookbus") return HookProtocol::hookbus;
+  if (name == "kodelet") return HookProtocol::kodelet;
   if (name == "claude_code") return HookProtocol::claude_code;
   throw ConfigError(value.location(),
                     fmt::format("expected \"hookbus\", \"kodelet\" or \"claude_code\", got \"{}\"", name));
@@ -323,7 +324,7 @@ Config read_config(const ConfigValue& document, Layer layer) {
     config.allow_managed_hooks_only = managed_only->as_bool();
   }
   if (auto trace = top.find("trace")) {
-    (void)read_trace_options(trace->as_object());
+    (void)read_trace_options(trace->as_object(), layer);
     config.trace = trace->as_object().json();
   }
   if (auto trust = top.find("project_trust")) {
@@ -338,6 +339,15 @@ ConfigLocation location_of(const Config& config) { return {.file = config.file, 
 }  // namespace
 
 // ------------------------------------------------------------------- API
+
+std::string_view hook_protocol_name(HookProtocol protocol) noexcept {
+  switch (protocol) {
+    case HookProtocol::hookbus: return "hookbus";
+    case HookProtocol::claude_code: return "claude_code";
+    case HookProtocol::kodelet: return "kodelet";
+  }
+  return "hookbus";
+}
 
 Config load_config(const std::filesystem::path& file, Layer layer) {
   const ConfigLocation root{.file = file, .project_dir = project_dir_of(file)};
@@ -375,8 +385,9 @@ ConnectionGroup install_builtins(Hooks& hooks, const Config& config, const Built
   for (const auto& builtin : config.builtins)
     providers.push_back(registry.make(builtin.name, ConfigObject(builtin.settings, builtins.key(builtin.name))));
   if (config.trace)
-    providers.push_back([tracer = Tracer(ConfigObject(*config.trace, location_of(config).key("trace")))](
-                            Registrar& registrar) { tracer.register_hooks(registrar); });
+    providers.push_back(
+        [tracer = Tracer(ConfigObject(*config.trace, location_of(config).key("trace")), config.layer)](
+            Registrar& registrar) { tracer.register_hooks(registrar); });
   // Everything that can fail on bad configuration has happened; should a
   // registration still throw, the groups disconnect what was registered.
   ConnectionGroup installed;

@@ -13,6 +13,7 @@
 #include "support/files.hpp"
 #include "support/logging.hpp"
 #include "support/sha256.hpp"
+#include "trace/handler_report.hpp"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -182,19 +183,30 @@ ProcessResult run(const Hook& hook, const HookEvent& event, std::stop_token stop
 
 using RunOutcome = std::variant<ProcessResult, std::exception_ptr>;
 
-RunOutcome run_catching(const Hook& hook, const HookEvent& event, const std::stop_token& stop) {
-  try {
-    return run(hook, event, stop);
-  } catch (...) {
-    return std::current_exception();
-  }
+// One command's run: how it ended, and when it ran (its trace entry's times:
+// a group's commands run at once, in the call of its first member).
+struct Ran {
+  RunOutcome outcome;
+  detail::HandlerReport::Run times;
+};
+
+Ran run_catching(const Hook& hook, const HookEvent& event, const std::stop_token& stop) {
+  const auto start = std::chrono::steady_clock::now();
+  RunOutcome outcome = [&]() -> RunOutcome {
+    try {
+      return run(hook, event, stop);
+    } catch (...) {
+      return std::current_exception();
+    }
+  }();
+  return {std::move(outcome), {start, std::chrono::steady_clock::now()}};
 }
 
 // Runs every hook at once, one on this thread and each other on a thread of
 // its own, and returns when all have finished: no run outlives the call. The
 // emit's stop token (hooks.hpp) stops them all.
-std::vector<RunOutcome> run_together(const std::vector<std::shared_ptr<Hook>>& hooks, const HookEvent& event) {
-  std::vector<RunOutcome> outcomes(hooks.size());
+std::vector<Ran> run_together(const std::vector<std::shared_ptr<Hook>>& hooks, const HookEvent& event) {
+  std::vector<Ran> outcomes(hooks.size());
   const std::stop_token stop = emit_stop_token();
   const auto run_one = [&](std::size_t i) { outcomes[i] = run_catching(*hooks[i], event, stop); };
   std::vector<std::jthread> threads;
@@ -231,13 +243,19 @@ class EventHooks {
   HookOutcome call(std::size_t index, const HookEvent& event) {
     Emit& emit = begin_call(index);
     const std::shared_ptr<Hook> hook = member(index).hook;
-    if (!matches(*hook, event)) return std::monostate{};
+    if (!matches(*hook, event)) {
+      if (detail::HandlerReport* report = detail::handler_report()) report->skipped = true;
+      return std::monostate{};
+    }
     if (hook->command.async) return run_in_background(hook, event);
     if (emit.slots[index].state == Slot::State::not_run) run_group(member(index).group, event, emit);
     Slot slot = std::exchange(emit.slots[index], Slot{Slot::State::taken, {}});
     if (slot.state != Slot::State::finished) return std::monostate{};  // a duplicate, or `once` done
-    if (const auto* error = std::get_if<std::exception_ptr>(&slot.outcome)) std::rethrow_exception(*error);
-    return claude_code_outcome(hook->command, event, std::get<ProcessResult>(slot.outcome), hook->options->tool_names);
+    // Its trace entry shows its own process's run, whichever member's call ran the group.
+    if (detail::HandlerReport* report = detail::handler_report()) report->ran = slot.ran.times;
+    if (const auto* error = std::get_if<std::exception_ptr>(&slot.ran.outcome)) std::rethrow_exception(*error);
+    return claude_code_outcome(hook->command, event, std::get<ProcessResult>(slot.ran.outcome),
+                               hook->options->tool_names);
   }
 
  private:
@@ -248,7 +266,7 @@ class EventHooks {
   struct Slot {
     enum class State { not_run, skipped, finished, taken };
     State state = State::not_run;
-    RunOutcome outcome;
+    Ran ran;
   };
   struct Emit {
     std::vector<bool> called;
@@ -291,7 +309,7 @@ class EventHooks {
         hooks.push_back(members_[i].hook);
       }
     }
-    std::vector<RunOutcome> outcomes = run_together(hooks, event);
+    std::vector<Ran> outcomes = run_together(hooks, event);
     for (std::size_t k = 0; k < indexes.size(); ++k) emit.slots[indexes[k]] = {Slot::State::finished, std::move(outcomes[k])};
   }
 

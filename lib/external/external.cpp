@@ -319,7 +319,7 @@ class Installer {
     const ResolvedHookSettings settings = config_.hook_settings(found.layer, found.name);
     const auto not_installed = [&](std::string reason) {
       std::vector<std::string> events = found.declared_events;
-      if (found.protocol == HookProtocol::hookbus) {
+      if (found.protocol != HookProtocol::claude_code) {
         events.clear();
         for (const auto& event : found.events) events.emplace_back(event_name(event.index));
       }
@@ -367,8 +367,8 @@ class Installer {
                                  .kind = HandlerKind::external,
                                  .source = found.path.string(),
                                  .layer = found.layer,
-                                 .protocol = "hookbus"};
-    InstallReport::Installed record{found.name, found.layer, found.path, {}, settings, HookProtocol::hookbus, "", "",
+                                 .protocol = std::string(hook_protocol_name(found.protocol))};
+    InstallReport::Installed record{found.name, found.layer, found.path, {}, settings, found.protocol, "", "",
                                     found.source};
     bool filters_a_tool_event = false;
     std::vector<std::size_t> events;

@@ -140,10 +140,6 @@ std::string event_list(const DiscoveredHook& hook) {
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
-std::string_view protocol_name(HookProtocol protocol) {
-  return protocol == HookProtocol::claude_code ? "claude_code" : "hookbus";
-}
-
 // A skipped file that is a hook (shadowed, refused or not run), which has a protocol; not an ignored file or a directory.
 bool is_a_hook(const SkippedFile& file) { return !file.name.empty() && file.why != SkippedFile::Why::ignored; }
 
@@ -271,7 +267,7 @@ void print_list_text(const SetupReport& report, std::string_view kind = "project
       fmt::print("  {}: {}\n    {}  ({}, {} protocol)\n    {}\n", printable(hook.name),
                  printable(fmt::format("{}", fmt::join(hook.events, ", "))),
                  hook.command.empty() ? shown_path(hook.path) : printable(hook.source + ": " + hook.command),
-                 layer_and_trust(report, hook.layer), protocol_name(hook.protocol), printable(hook.reason));
+                 layer_and_trust(report, hook.layer), hook_protocol_name(hook.protocol), printable(hook.reason));
   }
   if (!report.discovery.skipped.empty()) {
     fmt::print("\nskipped:\n");
@@ -279,7 +275,7 @@ void print_list_text(const SetupReport& report, std::string_view kind = "project
       fmt::print("  {} {}: {}\n    {}  ({}{}{})\n", skip_reason_name(file.why),
                  file.name.empty() ? "directory" : printable(file.name), printable(file.reason), shown_path(file.path),
                  layer_and_trust(report, file.layer),
-                 is_a_hook(file) ? fmt::format(", {} protocol", protocol_name(file.protocol)) : "",
+                 is_a_hook(file) ? fmt::format(", {} protocol", hook_protocol_name(file.protocol)) : "",
                  from_source(file.layer, file.source));
   }
   if (!report.plugins.empty()) {
@@ -326,7 +322,7 @@ json::object list_json(const SetupReport& report) {
         {"events", strings_json(installed.events)},
         {"path", installed.path.string()},
         {"source", claude_code ? installed.source : discovered(report, installed).source},
-        {"protocol", protocol_name(installed.protocol)},
+        {"protocol", hook_protocol_name(installed.protocol)},
         {"events_from", claude_code ? "settings" : events_from_name(discovered(report, installed).events_from)},
         {"matcher", installed.matcher},
         {"command", installed.command},
@@ -346,7 +342,7 @@ json::object list_json(const SetupReport& report) {
     not_installed.push_back(json::object{{"name", hook.name},
                                          {"layer", layer_name(hook.layer)},
                                          {"trust", hook_trust(hook.layer, report.trust.state)},
-                                         {"protocol", protocol_name(hook.protocol)},
+                                         {"protocol", hook_protocol_name(hook.protocol)},
                                          {"events", strings_json(hook.events)},
                                          {"path", hook.path.string()},
                                          {"command", hook.command},
@@ -358,7 +354,7 @@ json::object list_json(const SetupReport& report) {
                                    {"name", file.name},
                                    {"layer", layer_name(file.layer)},
                                    {"trust", hook_trust(file.layer, report.trust.state)},
-                                   {"protocol", is_a_hook(file) ? json::value(protocol_name(file.protocol)) : json::value(nullptr)},
+                                   {"protocol", is_a_hook(file) ? json::value(hook_protocol_name(file.protocol)) : json::value(nullptr)},
                                    {"path", file.path.string()},
                                    {"source", file.source},
                                    {"reason", file.reason}});
@@ -471,10 +467,6 @@ struct MergedSetting {
   std::string default_name = "default";  // what `from` is when no file set it
 };
 
-std::string_view protocol_value(HookProtocol protocol) {
-  return protocol == HookProtocol::claude_code ? "claude_code" : "hookbus";
-}
-
 // What became of the hook of `name` in `layer`: installed, not installed, skipped.
 std::string hook_state(const SetupReport& report, Layer layer, const std::string& name) {
   for (const auto& hook : report.hooks.installed)
@@ -511,7 +503,7 @@ void add_hook_settings(const SetupReport& report, std::vector<MergedSetting>& ou
     out.push_back({key + "timeout_ms", of, s.timeout.value.count(), s.timeout.origin});
     out.push_back({key + "failure", of, json::string(failure_name(s.failure.value)), s.failure.origin});
     out.push_back({key + "disabled", of, s.disabled.value, s.disabled.origin});
-    out.push_back({key + "protocol", of, json::string(protocol_value(s.protocol.value)), s.protocol.origin});
+    out.push_back({key + "protocol", of, json::string(hook_protocol_name(s.protocol.value)), s.protocol.origin});
     out.push_back({key + "events", of, strings_json(s.events.value), s.events.origin, "default (asked)"});
     out.push_back({key + "matcher", of, json::string(s.matcher.value), s.matcher.origin});
     out.push_back({key + "tools", of, json::string(s.tools.value), s.tools.origin, "default (every tool)"});
@@ -665,7 +657,8 @@ SetUp set_up(Hooks& hooks, const Invocation& invocation, ProjectTrustPolicy poli
   SetUp bus{setup(hooks, {.project_dir = invocation.project_dir(), .project_trust = policy, .trace = trace}),
             std::nullopt};
   if (const auto workspace = workspace_of(invocation))
-    bus.workspace = load_workspace(hooks, *workspace, {.locations = bus.project.report.locations, .trust = policy});
+    bus.workspace = load_workspace(hooks, *workspace,
+                                   {.locations = bus.project.report.locations, .trust = policy, .trace = trace});
   return bus;
 }
 
