@@ -682,6 +682,44 @@ TEST_F(ClaudeCode, ATraceRecordsEachCommandAsAnExternalHookOfTheClaudeCodeProtoc
   EXPECT_EQ(command.action, HandlerAction::no_change);
 }
 
+TEST_F(ClaudeCode, ACommandItsMatcherExcludesIsRecordedAsSkipped) {
+  settings(one("PreToolUse", "Edit|Write", "touch " + file("ran").string()));
+  install();
+  std::vector<EmissionRecord> records;
+  const Connection observer = hooks_.on_emission([&](const EmissionRecord& r) { records.push_back(r); });
+  (void)hooks_.emit(bash("ls"));
+  ASSERT_EQ(records.size(), 1u);
+  ASSERT_EQ(records[0].handlers.size(), 1u);
+  EXPECT_EQ(records[0].handlers[0].action, HandlerAction::skipped);
+  EXPECT_FALSE(fs::exists(file("ran")));
+}
+
+// Two commands that each wait for the other's mark run at the same time
+// (TheMatchingHooksOfOneSettingsFileRunInParallel): each entry is its own
+// process's run, so the two overlap, although the bus called the second
+// handler only once the first handler's call (which ran the group) returned.
+TEST_F(ClaudeCode, EachCommandOfAGroupIsRecordedWithItsOwnRun) {
+  const std::string a = file("a").string();
+  const std::string b = file("b").string();
+  const std::string wait_for = "i=0; while [ ! -e {} ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; [ -e {} ]";
+  const auto waiter = [&](const std::string& mine, const std::string& theirs) {
+    return "touch " + mine + "; " + fmt::format(fmt::runtime(wait_for), theirs, theirs) + " || exit 3";
+  };
+  settings(R"({"PreToolUse": [{"hooks": [{"type": "command", "command": ")" + waiter(a, b) + R"(", "timeout": 5},
+                                         {"type": "command", "command": ")" + waiter(b, a) + R"(", "timeout": 5}]}]})");
+  install();
+  std::vector<EmissionRecord> records;
+  const Connection observer = hooks_.on_emission([&](const EmissionRecord& r) { records.push_back(r); });
+  (void)hooks_.emit(bash("ls"));
+  for (const auto& error : errors_seen_) ADD_FAILURE() << error.message;
+  ASSERT_EQ(records.size(), 1u);
+  ASSERT_EQ(records[0].handlers.size(), 2u);
+  const HandlerRecord& first = records[0].handlers[0];
+  const HandlerRecord& second = records[0].handlers[1];
+  EXPECT_LT(first.start_offset, second.start_offset + second.duration);
+  EXPECT_LT(second.start_offset, first.start_offset + first.duration);
+}
+
 TEST_F(ClaudeCode, EachRunIsLoggedAtDebugLevelWithItsEventExitCodeAndBytes) {
   settings(one("PreToolUse", "Bash", "cat > /dev/null; echo done >&2; exit 1"));
   install();

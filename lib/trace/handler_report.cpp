@@ -4,15 +4,9 @@
 #include <utility>
 
 namespace hookbus::detail {
-namespace {
-thread_local HandlerReport* current_report = nullptr;
-}  // namespace
-
-HandlerReport* handler_report() noexcept { return current_report; }
-
 HandlerReportScope::HandlerReportScope(HandlerReport* report) noexcept
-    : previous_(std::exchange(current_report, report)) {}
+    : previous_(std::exchange(current_handler_report, report)) {}
 
-HandlerReportScope::~HandlerReportScope() { current_report = previous_; }
+HandlerReportScope::~HandlerReportScope() { current_handler_report = previous_; }
 
 }  // namespace hookbus::detail

@@ -29,8 +29,11 @@ struct HandlerReport {
   std::optional<Run> ran{};  // its own run, in place of its call's start and end
 };
 
-// The report of the handler call this thread is in; null when none is recorded.
-[[nodiscard]] HandlerReport* handler_report() noexcept;
+// The report of the handler call this thread is in; null when none is
+// recorded. Inline: the bus reads it on each handler call of an unrecorded
+// emit (emission_capture.hpp, HandlerTrace).
+inline constinit thread_local HandlerReport* current_handler_report = nullptr;
+[[nodiscard]] inline HandlerReport* handler_report() noexcept { return current_handler_report; }
 
 // While alive, handler_report() is `report` (null: no call is recorded,
 // which an unrecorded emit nested in a recorded call must say); the report
