@@ -307,18 +307,32 @@ TEST_F(ConfigTest, AnUnknownKeyInTheClaudeCodeImportIsAnError) {
             "claude_code.toolnames: unknown key; expected one of: settings, plugins, tool_names");
 }
 
+// A key a layer may not set is ignored with a warning naming the file and
+// key, never an error: a project that tries must not stop the user's guards.
 TEST_F(ConfigTest, OnlyManagedConfigMaySetAllowManagedHooksOnly) {
-  EXPECT_THAT(load_error(R"({"allow_managed_hooks_only": true})"),
-              HasSubstr("allow_managed_hooks_only: may not be set in project config"));
+  const fs::path project = write_config(R"({"allow_managed_hooks_only": true})");
+  const Config ignored = load_config(project);
+  EXPECT_EQ(ignored.allow_managed_hooks_only, std::nullopt);
+  EXPECT_THAT(ignored.warnings, ElementsAre(project.string() + ": allow_managed_hooks_only: may not be set in project "
+                                                               "config (only an administrator's managed config "
+                                                               "decides it); ignored"));
   const fs::path file = write("managed/config.json", R"({"allow_managed_hooks_only": true})");
   EXPECT_EQ(load_config(file, Layer::managed).allow_managed_hooks_only, true);
 }
 
 TEST_F(ConfigTest, AProjectMayNotDecideItsOwnTrust) {
-  EXPECT_THAT(load_error(R"({"project_trust": "trust_all"})"),
-              HasSubstr("project_trust: may not be set in project config: a project may not decide its own trust"));
+  const fs::path project = write_config(R"({"project_trust": "trust_all"})");
+  const Config ignored = load_config(project);
+  EXPECT_EQ(ignored.project_trust, std::nullopt);
+  EXPECT_THAT(ignored.warnings, ElementsAre(HasSubstr("project_trust: may not be set in project config (a project may "
+                                                      "not decide its own trust); ignored")));
   const fs::path file = write("user/config.json", R"({"project_trust": "ignore"})");
   EXPECT_EQ(load_config(file, Layer::user).project_trust, ProjectTrustPolicy::ignore);
+  EXPECT_THAT(load_config(file, Layer::user).warnings, IsEmpty());
+}
+
+TEST_F(ConfigTest, AConfigKnowsTheSha256OfTheBytesItWasReadFrom) {
+  EXPECT_EQ(load_config(write_config("{}")).sha256, "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a");
 }
 
 // Regression (review, issue 10 point 7): a FIFO as config.json blocked hookctl forever.

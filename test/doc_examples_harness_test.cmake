@@ -16,6 +16,10 @@ endfunction()
 
 execute_process(COMMAND ${PYTHON} ${SCRIPT} sh ${HOOKCTL} ${FIXTURE}
   RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE errors)
+if(result EQUAL 77)  # not run: /etc/hookbus exists (doc_examples.py, managed_directory_isolated)
+  message("${errors}")
+  return()
+endif()
 if(NOT result EQUAL 1)
   message(FATAL_ERROR "the harness exited ${result} on broken examples:\n${output}\n${errors}")
 endif()

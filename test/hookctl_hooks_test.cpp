@@ -2,6 +2,7 @@
 // projects written into temporary directories; and the example hooks of
 // examples/hooks/, run the way a hook author would debug them.
 #include "claude_code_hooks.hpp"
+#include "needs_root.hpp"
 #include "script_fixture.hpp"
 
 #include <hookbus/json.hpp>
@@ -18,6 +19,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace hookbus {
@@ -40,6 +42,11 @@ const std::string kCall = R"({"tool_call_id": "c1", "tool_name": "bash"})";
 // (testing::NothingLeftBehind): no process, however detached, no descriptor.
 class Hookctl : public testing::NothingLeftBehind {
  protected:
+  void SetUp() override {
+    NothingLeftBehind::SetUp();
+    HOOKBUS_NEEDS_ISOLATED_MANAGED_DIR();
+  }
+
   fs::path hook(const std::string& name) const { return project_.path() / ".hookbus" / "hooks" / name; }
 
   // hookctl ARGS --project <project>, with empty managed, user, state and
@@ -172,6 +179,39 @@ TEST_F(Hookctl, ListShowsAnUntrustedProjectsClaudeCodeCommandsAsNotRun) {
   const auto listing = boost::json::parse(hookctl({"list", "--json"}).stdout_text);
   EXPECT_EQ(listing.at("not_installed").at(0).at("protocol"), "claude_code");
   EXPECT_EQ(listing.at("not_installed").at(0).at("trust"), "untrusted");
+}
+
+// Regression (issue 9 audit): an untrusted project's built-ins were not
+// listed at all, and plugins had no trust state or protocol.
+TEST_F(Hookctl, ListShowsEveryLayersBuiltinsAndPluginsWithLayerFileTrustProtocolAndWhyNot) {
+  const fs::path user_config = user_config_.path() / "hookbus" / "config.json";
+  write_file(user_config, R"({"builtins": {"tool_stats": {}}})");
+  const fs::path project_config = project_.path() / ".hookbus" / "config.json";
+  write_file(project_config, R"({"builtins": {"tool_policy": {"deny": ["deploy"]}}})");
+  const fs::path plugins = project_.path() / ".hookbus" / "plugins";
+  testing::make_directories(plugins);
+  fs::copy_file(fs::path(HOOKBUS_TEST_PLUGINS) / "guard.so", plugins / "guard.so");
+  const std::string untrusted = "the project is untrusted: run `hookctl trust` after reviewing its hooks";
+  EXPECT_THAT(hookctl({"list"}).stdout_text,
+              AllOf(HasSubstr("plugins:\n  guard.so: not loaded: " + untrusted + "\n    " + (plugins / "guard.so").string() +
+                              "  (project layer, untrusted, plugin)"),
+                    HasSubstr("built-ins:\n  tool_stats: installed\n    " + user_config.string() +
+                              "  (user layer, trust n/a, built-in)\n  tool_policy: not installed: " + untrusted +
+                              "\n    " + project_config.string() + "  (project layer, untrusted, built-in)")));
+  const auto listing = boost::json::parse(hookctl({"list", "--json"}).stdout_text);
+  EXPECT_EQ(listing.at("builtins").at(1), (boost::json::object{{"name", "tool_policy"},
+                                                               {"layer", "project"},
+                                                               {"trust", "untrusted"},
+                                                               {"protocol", "built-in"},
+                                                               {"file", project_config.string()},
+                                                               {"installed", false},
+                                                               {"reason", untrusted}}));
+  EXPECT_EQ(listing.at("plugins").at(0).at("trust"), "untrusted");
+  trust();
+  EXPECT_THAT(hookctl({"list"}).stdout_text,
+              AllOf(HasSubstr("  guard: loaded\n    " + (plugins / "guard.so").string() + "  (project layer, trusted, plugin)"),
+                    HasSubstr("  tool_policy: installed\n    " + project_config.string() +
+                              "  (project layer, trusted, built-in)")));
 }
 
 // The query cache as a user meets it: hookctl list and emit, run again and
@@ -949,6 +989,53 @@ TEST_F(Hookctl, TrustJsonHasTheFilesTheChangesAndWhetherItRecorded) {
   EXPECT_EQ(report.at("note"), nullptr);
 }
 
+// Regression (issue 9 audit): a key the project's config may not set stopped
+// the engine; now it is ignored, and trust says so before it records.
+TEST_F(Hookctl, TrustWarnsAboutSettingsTheProjectsConfigMayNotSet) {
+  use_example("block-rm-rf");
+  const fs::path project_config = project_.path() / ".hookbus" / "config.json";
+  write_file(project_config, R"({"project_trust": "trust_all"})");
+  const ProcessResult r = hookctl({"trust"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr("warning: " + project_config.string() +
+                                       ": project_trust: may not be set in project config (a project may not decide "
+                                       "its own trust); ignored"));
+  EXPECT_THAT(boost::json::parse(hookctl({"trust", "--dry-run", "--json"}).stdout_text).at("warnings").at(0).as_string(),
+              HasSubstr(": project_trust: may not be set in project config"));
+}
+
+TEST_F(Hookctl, TrustOfTwoProjectsAtOnceRecordsBothAndLeavesNoTemporaryFile) {
+  use_example("block-rm-rf");
+  TempDir other;
+  write_file(other.path() / ".hookbus" / "hooks" / "block-rm-rf", testing::read_file(kExamples / "block-rm-rf"), 0755);
+  std::vector<std::pair<std::string, std::string>> variables = environment();
+  const auto start = [&](const fs::path& project) {
+    return std::jthread([&variables, project, this] {
+      EXPECT_EQ(run_process({.program = kHookctl, .arguments = {"trust", "--project", project.string()},
+                             .extra_environment = variables, .timeout = std::chrono::seconds(20)})
+                    .exit_code,
+                0);
+    });
+  };
+  {
+    const std::jthread first = start(project_.path());
+    const std::jthread second = start(other.path());
+  }
+  const auto listed = boost::json::parse(hookctl({"trust", "--list", "--json"}).stdout_text).at("projects");
+  EXPECT_EQ(listed.as_array().size(), 2u);
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(home_.path() / "state" / "hookbus")) left.push_back(entry.path().filename().string());
+  EXPECT_THAT(left, ::testing::UnorderedElementsAre("trust.json", "trust.json.lock"));
+}
+
+TEST_F(Hookctl, TrustCreatesItsStateDirectoryForTheUserAlone) {
+  use_example("block-rm-rf");
+  trust();
+  struct stat st {};
+  ASSERT_EQ(::stat((home_.path() / "state" / "hookbus").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0700u);
+}
+
 TEST_F(Hookctl, TrustListAndRevokeOfferJson) {
   use_example("block-rm-rf");
   trust();
@@ -1013,6 +1100,17 @@ TEST_F(Hookctl, ConfigShowsBuiltinSettingsTheTrustPolicyTheClaudeCodeImportAndHo
                               project_config.string() + ": hooks.lint.disabled")));
   EXPECT_THAT(hookctl({"config"}).stdout_text,
               HasSubstr("project_trust: require  <- the engine (hookctl --project-trust)"));
+}
+
+// Regression (issue 9 audit): "trust_all" in the user's config was ignored without a word.
+TEST_F(Hookctl, ConfigShowsALooserTrustPolicyOfTheUsersConfigAsIgnored) {
+  const fs::path user_config = user_config_.path() / "hookbus" / "config.json";
+  write_file(user_config, R"({"project_trust": "trust_all"})");
+  EXPECT_THAT(hookctl({"config"}).stdout_text,
+              AllOf(HasSubstr("project_trust: require  <- the engine (hookctl --project-trust)"),
+                    HasSubstr("project_trust (ignored: looser than require): trust_all  <- " + user_config.string() +
+                              ": project_trust"),
+                    HasSubstr("warnings:\n  " + user_config.string() + ": project_trust: \"trust_all\" is looser")));
 }
 
 // A layer's Claude Code commands see the tool names of the layers at least as trusted as theirs.
@@ -1236,11 +1334,13 @@ TEST_F(Hookctl, AUsersPluginDecidesInEmitAndShowsInList) {
   EXPECT_EQ(outcome.at("decision"), "deny");
   EXPECT_EQ(outcome.at("decided_by").at("handler"), "guard/no-deploy");
   const ProcessResult listed = hookctl({"list"});
-  EXPECT_THAT(listed.stdout_text, AllOf(HasSubstr("plugins:\n  guard (user): loaded"),
-                                        HasSubstr((directory / "guard.so").string())));
+  EXPECT_THAT(listed.stdout_text, HasSubstr("plugins:\n  guard: loaded\n    " + (directory / "guard.so").string() +
+                                            "  (user layer, trust n/a, plugin)"));
   const auto plugins = boost::json::parse(hookctl({"list", "--json"}).stdout_text).at("plugins");
   EXPECT_EQ(plugins, (boost::json::array{boost::json::object{{"name", "guard"},
                                                              {"layer", "user"},
+                                                             {"trust", "n/a"},
+                                                             {"protocol", "plugin"},
                                                              {"file", (directory / "guard.so").string()},
                                                              {"loaded", true},
                                                              {"reason", ""}}}));

@@ -118,7 +118,9 @@ TEST_F(WorkspaceTest, ItsConfigInstallsItsBuiltinsAndSetsItsHooks) {
                                       "hooks": {"absent-guard": {"failure": "fail_closed", "events": ["tool_call"]}}})");
   trust(dir);
   const Installation loaded = load_workspace(hooks_, dir, options());
-  EXPECT_THAT(loaded.report.builtins, ElementsAre(HasSubstr("tool_policy (workspace config")));
+  EXPECT_THAT(loaded.report.builtins, ElementsAre(AllOf(::testing::Field(&BuiltinReport::name, "tool_policy"),
+                                                       ::testing::Field(&BuiltinReport::file, dir / "config.json"),
+                                                       ::testing::Field(&BuiltinReport::installed, true))));
   EXPECT_THAT(emit_reason(), HasSubstr("absent-guard"));  // a fail-closed hook that is missing refuses
 }
 

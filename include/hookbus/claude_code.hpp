@@ -80,6 +80,9 @@ struct ClaudeCodeSettings {
   // are not Claude Code's.
   std::vector<std::string> skipped{};
   bool disable_all_hooks = false;  // the file's own "disableAllHooks": none of its hooks is imported
+  // SHA-256 of the bytes read (empty for a missing file): a project's
+  // settings apply only when these are the bytes its trust fingerprinted.
+  std::string sha256{};
 };
 
 // Claude Code's settings file of a scope: Layer::user is

@@ -9,6 +9,7 @@
 
 #include "external/background.hpp"
 #include "external/claude_code_installer.hpp"
+#include "external/file_safety.hpp"
 #include "external/run_log.hpp"
 #include "support/files.hpp"
 #include "support/logging.hpp"
@@ -155,6 +156,10 @@ ProcessResult run(const Hook& hook, const HookEvent& event, std::stop_token stop
   std::string transcript = context_of(event).transcript_path;
   if (transcript.empty() && !options.transcript_dir.empty())
     transcript = claude_code_transcript_path(options.transcript_dir, context_of(event).session_id).string();
+  // Every file it runs gets the hook files' checks again, whatever its layer (docs/security.md).
+  for (const auto& file : c.program.empty() ? claude_code_named_files(c, project) : std::vector<fs::path>{c.program})
+    if (auto why = detail::unsafe_path_reason(file))
+      throw ExternalHookError(fmt::format("{} ({}): refused: {}", c.label, c.source, *why));
   if (c.trusted) {
     const std::vector<fs::path> files = c.program.empty() ? claude_code_command_files(c.command, project)
                                                           : std::vector<fs::path>{c.program};

@@ -5,6 +5,7 @@
 #include <hookbus/names.hpp>
 
 #include "support/files.hpp"
+#include "support/sha256.hpp"
 
 #include <boost/regex.hpp>
 #include <fmt/format.h>
@@ -245,7 +246,7 @@ std::filesystem::path claude_code_settings_file(const Locations& locations, Laye
 
 ClaudeCodeSettings read_claude_code_settings(const std::filesystem::path& file, Layer layer,
                                              const std::filesystem::path& plugin_root) {
-  ClaudeCodeSettings settings{file, {}, {}, false};
+  ClaudeCodeSettings settings{file, {}, {}, false, {}};
   const ConfigLocation root{.file = file, .project_dir = {}, .path = {}};
   std::optional<std::string> text;
   try {
@@ -254,6 +255,7 @@ ClaudeCodeSettings read_claude_code_settings(const std::filesystem::path& file, 
     throw ConfigError(root, error.what());
   }
   if (!text) return settings;
+  settings.sha256 = detail::sha256_hex(*text);
   boost::json::value document;
   try {
     document = parse_json(*text, "");

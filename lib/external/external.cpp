@@ -11,6 +11,7 @@
 #include "catalogue/json_text.hpp"
 #include "external/background.hpp"
 #include "external/claude_code_installer.hpp"
+#include "external/file_safety.hpp"
 #include "external/run_log.hpp"
 #include "external/hook_answer.hpp"
 #include "external/persistent.hpp"
@@ -398,18 +399,19 @@ class Installer {
   }
 
   // One run of the hook for an event: `HOOK run`, or a request to its
-  // persistent instances, which the handlers of all its events share. A
-  // project hook's file is checked against `trusted` first, every run: one
-  // that changed since it was trusted fails instead (and a persistent hook's
-  // running instance, started from the trusted file, is asked nothing).
+  // persistent instances, which the handlers of all its events share. The
+  // hook's file is checked first, every run (detail::why_not_start): one
+  // that others could write by now, or a project file that changed since it
+  // was trusted, fails instead (and a persistent hook's running instance is
+  // asked nothing).
   using RunHook = std::function<HookOutcome(const HookEvent&, std::string_view requested_name, std::stop_token)>;
   static RunHook runner(const ExternalHook& hook, const ResolvedHookSettings& settings,
                         std::shared_ptr<const TrustedFiles> trusted, Duration shutdown_grace) {
     RunHook run;
     if (settings.mode.value == HookMode::persistent) {
-      // An eager start runs the file now, so a project file is checked first;
-      // one that changed since it was trusted starts nothing (its runs fail).
-      const bool eager = settings.start.value == HookStart::eager && !(trusted && trusted->why_not_run(hook.path));
+      // An eager start runs the file now, so it is checked first; one that
+      // may not run starts nothing (its runs fail).
+      const bool eager = settings.start.value == HookStart::eager && !detail::why_not_start(hook.path, trusted.get());
       auto persistent = std::make_shared<detail::PersistentHook>(
           hook, detail::PersistentOptions{
                     .instances = settings.instances.value, .eager = eager, .shutdown_grace = shutdown_grace});
@@ -421,10 +423,9 @@ class Installer {
         return hook_outcome(hook, event, run_external_hook(hook, event, requested_name, std::move(stop)));
       };
     }
-    if (!trusted) return run;
     return [run = std::move(run), trusted = std::move(trusted), path = hook.path](
                const HookEvent& event, std::string_view requested_name, std::stop_token stop) {
-      if (auto why = trusted->why_not_run(path)) throw ExternalHookError(detail::valid_utf8(*why));
+      if (auto why = detail::why_not_start(path, trusted.get())) throw ExternalHookError(detail::valid_utf8(*why));
       return run(event, requested_name, std::move(stop));
     };
   }
@@ -473,12 +474,20 @@ class Installer {
                        where, name, fmt::join(gating, ", ")));
   }
 
-  // A command of a Claude Code settings file or plugin.
+  // A command of a Claude Code settings file or plugin. The files it names
+  // get the hook files' checks (docs/security.md, "File checks"), as
+  // discovery gives them: one that fails them is refused, with a warning.
   void install(const ClaudeCodeCommand& command, std::vector<ClaudeCodeCommand>& claude) {
-    if (auto forbidden = config_.hooks_forbidden(command.layer)) {
-      what_.not_installed.push_back({command.label, command.layer, command.program, *forbidden + " (" + command.source + ")",
+    const auto not_installed = [&](const std::string& reason) {
+      what_.not_installed.push_back({command.label, command.layer, command.program, reason + " (" + command.source + ")",
                                      HookProtocol::claude_code, {command.event}, command.command, command.source});
-      return;
+    };
+    if (auto forbidden = config_.hooks_forbidden(command.layer)) return not_installed(*forbidden);
+    for (const auto& file : claude_code_named_files(command, project_dir_)) {
+      if (auto why = detail::unsafe_path_reason(file)) {
+        warn(fmt::format("Claude Code hook {} ({}) refused: {}", command.label, command.source, *why));
+        return not_installed("refused: " + *why);
+      }
     }
     claude.push_back(command);
     claude.back().trusted = trusted_files(command.layer);

@@ -29,6 +29,26 @@ std::shared_ptr<const TrustedFiles> trusted_files(const TrustReport& trust, cons
 // DiscoveryOptions::why_file_not_run for a project's files (`trusted` may be null: no check).
 std::function<std::optional<std::string>(Layer, const std::filesystem::path&)> why_file_not_run(const TrustedFiles* trusted);
 
+// A warning for the report, logged too.
+void warn(SetupReport& report, std::string message);
+
+// Installs the built-ins and tracer of one applied layer's config (the
+// tracer only with `trace`), unless `why_not` says the layer may not run
+// (then a warning names the file and why); records each in report.builtins.
+void install_layer_builtins(Hooks& hooks, const Config& layer, const std::optional<std::string>& why_not,
+                            const BuiltinRegistry& registry, bool trace, ConnectionGroup& installed,
+                            SetupReport& report);
+
+// Records the built-ins of a config that does not apply (an untrusted
+// project's, read as data) as not installed, with why.
+void report_builtins_not_run(const Config& layer, const std::string& why, SetupReport& report);
+
+// The project's config files as read, against the fingerprint just taken
+// (`trusted`: its files, null when nothing needs checking): one whose bytes
+// read are not the bytes hashed, because it changed in between, makes the
+// project `changed`, so nothing of it applies. What applies is what was trusted.
+void check_read_as_trusted(const std::vector<const Config*>& read, const TrustedFiles* trusted, TrustReport& trust);
+
 void load_layer_plugins(Hooks& hooks, Layer layer, const std::filesystem::path& directory,
                         const std::optional<std::string>& why_not, const TrustedFiles* trusted,
                         Installation& installation);

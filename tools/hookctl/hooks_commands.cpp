@@ -213,6 +213,15 @@ std::string from_source(Layer layer, const std::string& source) {
   return source.empty() || source == layer_name(layer) ? "" : ", from " + printable(source);
 }
 
+// What `list` says plugins and built-ins speak, beside the hooks' protocols.
+constexpr std::string_view kPluginProtocol = "plugin";
+constexpr std::string_view kBuiltinProtocol = "built-in";
+
+// A plugin's own name once loaded, else its file's.
+std::string plugin_name(const PluginReport& plugin) {
+  return plugin.loaded ? plugin.name : plugin.file.filename().string();
+}
+
 // "project DIR: trusted" (or "workspace DIR: ...").
 void print_trust(const SetupReport& report, std::string_view kind = "project") {
   fmt::print("{} {}: {}\n", kind, shown_path(report.trust.project), trust_state_name(report.trust.state));
@@ -281,12 +290,16 @@ void print_list_text(const SetupReport& report, std::string_view kind = "project
   if (!report.plugins.empty()) {
     fmt::print("\nplugins:\n");
     for (const auto& plugin : report.plugins)
-      fmt::print("  {} ({}): {}\n    {}\n", plugin.loaded ? printable(plugin.name) : "not loaded", layer_name(plugin.layer),
-                 plugin.loaded ? "loaded" : printable(plugin.reason), shown_path(plugin.file));
+      fmt::print("  {}: {}\n    {}  ({}, {})\n", printable(plugin_name(plugin)),
+                 plugin.loaded ? "loaded" : "not loaded: " + printable(plugin.reason), shown_path(plugin.file),
+                 layer_and_trust(report, plugin.layer), kPluginProtocol);
   }
   if (!report.builtins.empty()) {
     fmt::print("\nbuilt-ins:\n");
-    for (const auto& builtin : report.builtins) fmt::print("  {}\n", printable(builtin));
+    for (const auto& builtin : report.builtins)
+      fmt::print("  {}: {}\n    {}  ({}, {})\n", printable(builtin.name),
+                 builtin.installed ? "installed" : "not installed: " + printable(builtin.reason), shown_path(builtin.file),
+                 layer_and_trust(report, builtin.layer), kBuiltinProtocol);
   }
   if (!report.warnings.empty()) {
     fmt::print("\nwarnings:\n");
@@ -360,11 +373,22 @@ json::object list_json(const SetupReport& report) {
                                    {"reason", file.reason}});
   json::array plugins;
   for (const auto& plugin : report.plugins)
-    plugins.push_back(json::object{{"name", plugin.name},
+    plugins.push_back(json::object{{"name", plugin_name(plugin)},
                                    {"layer", layer_name(plugin.layer)},
+                                   {"trust", hook_trust(plugin.layer, report.trust.state)},
+                                   {"protocol", kPluginProtocol},
                                    {"file", plugin.file.string()},
                                    {"loaded", plugin.loaded},
                                    {"reason", plugin.reason}});
+  json::array builtins;
+  for (const auto& builtin : report.builtins)
+    builtins.push_back(json::object{{"name", builtin.name},
+                                    {"layer", layer_name(builtin.layer)},
+                                    {"trust", hook_trust(builtin.layer, report.trust.state)},
+                                    {"protocol", kBuiltinProtocol},
+                                    {"file", builtin.file.string()},
+                                    {"installed", builtin.installed},
+                                    {"reason", builtin.reason}});
   return json::object{
                          {"project", report.trust.project.string()},
                          {"trust", json::object{{"state", trust_state_name(report.trust.state)},
@@ -377,7 +401,7 @@ json::object list_json(const SetupReport& report) {
                          {"not_installed", std::move(not_installed)},
                          {"skipped", std::move(skipped)},
                          {"plugins", std::move(plugins)},
-                         {"builtins", strings_json(report.builtins)},
+                         {"builtins", std::move(builtins)},
                          {"warnings", strings_json(report.warnings)},
                      };
 }
@@ -520,10 +544,11 @@ std::vector<MergedSetting> merged_settings(const SetupReport& report, ProjectTru
   const LayeredConfig& config = report.config;
   std::vector<MergedSetting> out;
   const ProjectTrustPolicy policy = config.project_trust(engine_policy);
-  out.push_back({"project_trust", "", json::string(policy == ProjectTrustPolicy::trust_all ? "trust_all"
-                                                   : policy == ProjectTrustPolicy::ignore  ? "ignore"
-                                                                                           : "require"),
-                 config.project_trust_origin(engine_policy), "the engine (hookctl --project-trust)"});
+  out.push_back({"project_trust", "", json::string(project_trust_name(policy)), config.project_trust_origin(engine_policy),
+                 "the engine (hookctl --project-trust)"});
+  for (const auto& overruled : config.project_trust_overruled(engine_policy))
+    out.push_back({"project_trust", fmt::format("ignored: looser than {}", project_trust_name(policy)),
+                   json::string(project_trust_name(overruled.value)), overruled.origin});
   for (const Layer layer : all_layers) {
     const auto timeout = config.default_timeout(layer);
     out.push_back({"timeout_ms", fmt::format("{} hooks", layer_name(layer)), timeout.value.count(), timeout.origin});
@@ -628,8 +653,23 @@ std::optional<std::string> policy_note(const Locations& locations) {
                      config.project_trust_origin(ProjectTrustPolicy::require).file.string());
 }
 
+// What of the config that trust records would not apply (a key its layer
+// may not set) or stops the engine once trusted (an error): said before it runs.
+std::vector<std::string> config_warnings(const std::vector<std::pair<fs::path, Layer>>& files) {
+  std::vector<std::string> warnings;
+  for (const auto& [file, layer] : files) {
+    try {
+      if (auto config = load_layer_config(file, layer))
+        for (auto& warning : config->warnings) warnings.push_back(std::move(warning));
+    } catch (const ConfigError& error) {
+      warnings.push_back(std::string(error.what()) + " (once trusted, this stops the engine)");
+    }
+  }
+  return warnings;
+}
+
 void print_trust_json(const TrustReport& report, bool recorded, const TrustStore& store,
-                      const std::optional<std::string>& note) {
+                      const std::optional<std::string>& note, const std::vector<std::string>& warnings) {
   json::array changes;
   for (const auto& change : report.changes)
     changes.push_back(json::object{{"kind", change_name(change.kind)}, {"path", change.path}, {"detail", change.detail}});
@@ -640,16 +680,16 @@ void print_trust_json(const TrustReport& report, bool recorded, const TrustStore
                                                {"changes", std::move(changes)},
                                                {"recorded", recorded},
                                                {"store", store.file().string()},
-                                               {"note", note ? json::value(*note) : json::value(nullptr)}}));
+                                               {"note", note ? json::value(*note) : json::value(nullptr)},
+                                               {"warnings", strings_json(warnings)}}));
 }
 
 }  // namespace
 
 ProjectTrustPolicy trust_policy(const Invocation& invocation) {
   const std::string_view name = invocation.value("--project-trust").value_or("require");
-  if (name == "require") return ProjectTrustPolicy::require;
-  if (name == "trust_all") return ProjectTrustPolicy::trust_all;
-  if (name == "ignore") return ProjectTrustPolicy::ignore;
+  for (const ProjectTrustPolicy policy : {ProjectTrustPolicy::trust_all, ProjectTrustPolicy::require, ProjectTrustPolicy::ignore})
+    if (name == project_trust_name(policy)) return policy;
   throw UsageError(fmt::format("--project-trust must be require, trust_all or ignore, not '{}'", printable(name)));
 }
 
@@ -770,8 +810,13 @@ int trust_command(const Invocation& invocation) {
   const bool record = !dry_run && report.state != TrustState::nothing_to_trust;
   if (record) store.trust(subject, report.now);
   const std::optional<std::string> note = policy_note(locations);
+  const std::vector<std::string> warnings =
+      config_warnings(workspace ? std::vector<std::pair<fs::path, Layer>>{{*workspace / "config.json", Layer::project}}
+                                : std::vector<std::pair<fs::path, Layer>>{
+                                      {locations.config_file(Layer::project), Layer::project},
+                                      {locations.config_file(Layer::local), Layer::local}});
   if (invocation.json()) {
-    print_trust_json(report, record, store, note);
+    print_trust_json(report, record, store, note, warnings);
     return exit_ok;
   }
   if (report.state == TrustState::nothing_to_trust) {
@@ -788,6 +833,7 @@ int trust_command(const Invocation& invocation) {
                  change.detail.empty() ? "" : " (" + printable(change.detail) + ")");
   }
   if (record) fmt::print("recorded in {}\n", shown_path(store.file()));
+  for (const auto& warning : warnings) fmt::print("warning: {}\n", printable(warning));
   if (note) fmt::print("note: {}\n", printable(*note));
   return exit_ok;
 }
