@@ -129,7 +129,9 @@ TEST_F(WorkspaceTest, ItsConfigsTraceRecordsItsEmitsInsideTheWorkspace) {
   write_file(dir / "config.json", R"({"trace": {"jsonl": "trace/session.jsonl", "queue": false}})");
   trust(dir);
   const Installation loaded = load_workspace(hooks_, dir, options());
-  EXPECT_THAT(loaded.report.builtins, ElementsAre(HasSubstr("trace (workspace config")));
+  EXPECT_THAT(loaded.report.builtins, ElementsAre(AllOf(::testing::Field(&BuiltinReport::name, "trace"),
+                                                       ::testing::Field(&BuiltinReport::file, dir / "config.json"),
+                                                       ::testing::Field(&BuiltinReport::installed, true))));
   (void)emit_reason();
   const Trace trace = read_trace_file(dir / "trace" / "session.jsonl");
   EXPECT_EQ(trace.header.project, dir);
@@ -143,7 +145,8 @@ TEST_F(WorkspaceTest, LoadedWithTraceFalseItsConfigsTraceRecordsNothing) {
   WorkspaceOptions not_tracing = options();
   not_tracing.trace = false;
   const Installation loaded = load_workspace(hooks_, dir, not_tracing);
-  EXPECT_THAT(loaded.report.builtins, IsEmpty());
+  EXPECT_THAT(loaded.report.builtins, ElementsAre(AllOf(::testing::Field(&BuiltinReport::name, "trace"),
+                                                       ::testing::Field(&BuiltinReport::installed, false))));
   (void)emit_reason();
   EXPECT_FALSE(fs::exists(dir / "trace" / "session.jsonl"));
 }
