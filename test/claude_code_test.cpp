@@ -1082,6 +1082,46 @@ TEST(KodeletPayload, HasToolUserIdToolOutputTurnNumberResponseAndRecipeName) {
   EXPECT_FALSE(hook_payload(AgentStartEvent{}, "agent_start").contains("recipe_name")) << "left out when empty, as kodelet does";
 }
 
+// kodelet's AgentStopPayload: messages as llmtypes.Message, {role, content: string}.
+TEST(KodeletPayload, AgentStopMessagesHaveKodeletsRoleAndTextContent) {
+  const AgentEndEvent event{.messages = {Message::user("fix the parser"),
+                                         Message::assistant("on it", {ToolCall{.id = "c1", .name = "bash", .input = {{"command", "make"}}}}),
+                                         Message{.role = Role::tool, .content = {TextPart{"ok"}}, .tool_call_id = "c1"},
+                                         Message::assistant("done")}};
+  const json::array messages = hook_payload(event, "agent_stop").at("messages").as_array();
+  EXPECT_EQ(messages, (json::array{json::object{{"role", "user"}, {"content", "fix the parser"}},
+                                   json::object{{"role", "assistant"}, {"content", "on it"}},
+                                   json::object{{"role", "assistant"}, {"content", "\U0001F527 Using tool: bash with input: {\"command\":\"make\"}"}},
+                                   json::object{{"role", "user"}, {"content", "\U0001F504 Tool result:\nok"}},
+                                   json::object{{"role", "assistant"}, {"content", "done"}}}));
+}
+
+TEST(KodeletPayload, AgentEndByItsOwnNameKeepsTheCataloguesMessages) {
+  const AgentEndEvent event{.messages = {Message::assistant("done")}};
+  EXPECT_TRUE(hook_payload(event, "agent_end").at("messages").at(0).at("content").is_array());
+}
+
+TEST(KodeletPayload, CwdIsTheProjectDirectoryWhenTheEventHasNone) {
+  TempDir dir;
+  write_script(dir / "where", "jq -r .cwd > " + (dir / "cwd").string() + "\n");
+  const ExternalHook hook{"where", dir / "where", 5s, dir.path()};
+  const ProcessResult run = run_external_hook(hook, ToolCallEvent{.tool_name = "bash"}, "before_tool_call");
+  ASSERT_TRUE(run.succeeded()) << run.stderr_text;
+  EXPECT_EQ(testing::read_file(dir / "cwd"), dir.path().string() + "\n");
+}
+
+// A kodelet agent_stop hook in the style of kodelet's examples: the last
+// message's content is a string it can search.
+TEST_F(ClaudeCode, AKodeletAgentStopHookReadsTheLastMessageAsText) {
+  write_script(project_.path() / ".hookbus" / "hooks" / "todo-check",
+               "[ \"$1\" = hook ] && { echo agent_stop; exit 0; }\n"
+               "last=$(jq -r '.messages[-1].content')\n"
+               "case \"$last\" in *TODO*) echo '{\"follow_up_messages\": [\"Finish the TODO first.\"]}' ;; esac\n");
+  install();
+  const AgentEndResult result = hooks_.emit(AgentEndEvent{.context = context(), .messages = {Message::assistant("left a TODO")}});
+  EXPECT_THAT(result.follow_up_messages, ElementsAre("Finish the TODO first."));
+}
+
 TEST(KodeletAnswer, AfterToolCallOutputRewritesTheResult) {
   TempDir dir;
   write_script(dir / "rewrite", R"(echo '{"output": {"toolName": "bash", "success": false, "error": "redacted"}}')" "\n");
