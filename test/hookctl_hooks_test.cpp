@@ -60,10 +60,15 @@ class Hookctl : public testing::NothingLeftBehind {
                         .input = std::move(input),
                         .timeout = std::chrono::seconds(20)});
   }
+  // Hermetic: HOME (so ~/.claude) and every XDG directory are scratch ones, and
+  // CLAUDE_CONFIG_DIR is empty (unset for hookbus), whatever the test runner's are.
   std::vector<std::pair<std::string, std::string>> environment() const {
-    return {{"XDG_CONFIG_HOME", user_config_.path().string()},
+    return {{"HOME", home_.path().string()},
+            {"XDG_CONFIG_HOME", user_config_.path().string()},
             {"XDG_STATE_HOME", (home_.path() / "state").string()},
             {"XDG_CACHE_HOME", (home_.path() / "cache").string()},
+            {"XDG_DATA_HOME", (home_.path() / "data").string()},
+            {"CLAUDE_CONFIG_DIR", ""},
             {"HOOKBUS_MANAGED_DIR", (home_.path() / "managed").string()},
             {"PATH", "/usr/bin:/bin"}};
   }
@@ -1116,6 +1121,15 @@ TEST_F(Hookctl, ListShowsAClaudeCodePluginsHooksAndADeclaredClaudeCodeHookFile) 
 }
 
 // The hooks of claude_code_test.cpp's "published ones", run through hookctl emit.
+
+TEST_F(Hookctl, APublishedStyleBashAndJqHookBlocksWithExitTwoThroughEmit) {
+  install_published(testing::kBlockDangerous);
+  const auto denied = emitted("tool_call", R"({"tool_call_id": "c1", "tool_name": "bash", "input": {"command": "rm -rf /"}})");
+  EXPECT_EQ(denied.at("decision"), "deny");
+  EXPECT_EQ(denied.at("reason"), "Dangerous command blocked: rm -rf /");
+  EXPECT_EQ(denied.at("decided_by").at("handler"), "block-dangerous.sh");
+  EXPECT_EQ(emitted("tool_call", R"({"tool_name": "bash", "input": {"command": "ls"}})").at("decision"), "none");
+}
 
 TEST_F(Hookctl, APublishedStylePythonHookDeniesWithJsonThroughEmit) {
   install_published(testing::kProtectEnv, R"({"read_file": "Read"})");
