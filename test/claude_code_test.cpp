@@ -582,17 +582,54 @@ TEST_F(ClaudeCode, ARejectedPromptNamesTheHookThatRejectedIt) {
 
 // ============================================================== matchers
 
-TEST(ClaudeCodeMatcher, FollowsClaudeCodesRules) {
+// Claude Code's hooks reference, "Matcher patterns" (docs/claude-code.md, "Matchers").
+TEST(ClaudeCodeMatcher, StarAndEmptyMatchEverything) {
   EXPECT_TRUE(ClaudeCodeMatcher("").matches("Anything"));
   EXPECT_TRUE(ClaudeCodeMatcher("*").matches("Anything"));
+}
+
+TEST(ClaudeCodeMatcher, ANameMatchesOnlyThatName) {
   EXPECT_TRUE(ClaudeCodeMatcher("Bash").matches("Bash"));
   EXPECT_FALSE(ClaudeCodeMatcher("Bash").matches("BashOutput"));
+  EXPECT_FALSE(ClaudeCodeMatcher("mcp__memory").matches("mcp__memory__create_entities"));
+  EXPECT_TRUE(ClaudeCodeMatcher("code-reviewer").matches("code-reviewer"));
+  EXPECT_FALSE(ClaudeCodeMatcher("code-reviewer").matches("code-reviewers"));
+}
+
+TEST(ClaudeCodeMatcher, AListOfNamesMatchesEachOfThemExactly) {
   EXPECT_TRUE(ClaudeCodeMatcher("Edit|Write").matches("Write"));
+  EXPECT_FALSE(ClaudeCodeMatcher("Edit|Write").matches("NotebookEdit"));
   EXPECT_FALSE(ClaudeCodeMatcher("Edit|Write").matches("Read"));
+  EXPECT_TRUE(ClaudeCodeMatcher("Edit, Write").matches("Write"));
+  EXPECT_TRUE(ClaudeCodeMatcher("Edit | Write").matches("Edit"));
+  EXPECT_FALSE(ClaudeCodeMatcher("Edit,Write").matches("MultiEdit"));
+}
+
+TEST(ClaudeCodeMatcher, ARegularExpressionMatchesAnywhereInTheName) {
+  EXPECT_TRUE(ClaudeCodeMatcher("^Bash").matches("BashOutput"));
+  EXPECT_TRUE(ClaudeCodeMatcher("mcp__.*__write").matches("mcp__fs__write_file"));
+  EXPECT_TRUE(ClaudeCodeMatcher("Edit.*").matches("NotebookEdit"));
   EXPECT_TRUE(ClaudeCodeMatcher("mcp__memory__.*").matches("mcp__memory__create_entities"));
   EXPECT_FALSE(ClaudeCodeMatcher("mcp__memory__.*").matches("mcp__github__search"));
-  EXPECT_TRUE(ClaudeCodeMatcher("Notebook.*").matches("NotebookEdit"));
+}
+
+TEST(ClaudeCodeMatcher, AnchorsMakeAnExpressionMatchTheWholeName) {
+  EXPECT_TRUE(ClaudeCodeMatcher("^Bash$").matches("Bash"));
+  EXPECT_FALSE(ClaudeCodeMatcher("^Bash$").matches("BashOutput"));
+  EXPECT_FALSE(ClaudeCodeMatcher("^Edit.*").matches("NotebookEdit"));
+}
+
+TEST(ClaudeCodeMatcher, AnInvalidExpressionOrAListOfNoNameIsAnError) {
   EXPECT_THROW(ClaudeCodeMatcher("Edit|("), ConfigError);
+  EXPECT_THROW(ClaudeCodeMatcher("|"), ConfigError);
+  EXPECT_THROW(ClaudeCodeMatcher(" , "), ConfigError);
+}
+
+TEST_F(ClaudeCode, AMatcherThatIsAnExpressionRunsItsHookForAToolNameItMatchesPartOf) {
+  settings(one("PreToolUse", "mcp__.*__write", "echo 'no MCP writes' >&2; exit 2"));
+  install();
+  EXPECT_EQ(hooks_.emit(ToolCallEvent{.context = context(), .tool_name = "mcp__fs__write_file"}).decision, Decision::deny);
+  EXPECT_EQ(hooks_.emit(ToolCallEvent{.context = context(), .tool_name = "mcp__fs__read_file"}).decision, Decision::none);
 }
 
 TEST(ClaudeCodeToolNames, MapBuiltinNamesIgnoringCaseAndTheMapBothWays) {

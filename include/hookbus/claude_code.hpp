@@ -135,9 +135,13 @@ std::span<const std::string_view> claude_code_tool_names() noexcept;
 // Whether a Claude Code matcher matches `value` (a tool name, or for
 // SessionStart, SessionEnd, PreCompact, Notification, SubagentStart and
 // SubagentStop their source, reason, trigger, notification type or agent
-// type): "" and "*" match everything; a plain name matches exactly;
-// anything else is a regular expression that must match the whole value
-// ("Edit|Write", "mcp__memory__.*"). Throws ConfigError for an invalid expression.
+// type), by Claude Code's rules (its hooks reference, "Matcher patterns"):
+// "" and "*" match everything; a matcher of only letters, digits, '_', '-',
+// spaces, ',' and '|' is a list of exact names separated by '|' or ','
+// ("Bash", "Edit|Write", "Edit, Write"); anything else is a regular
+// expression searched for anywhere in the value, unanchored ("^Notebook",
+// "mcp__memory__.*"; "^Bash$" for exactly Bash). Throws ConfigError for an
+// invalid expression, or a list that names nothing ("|").
 class ClaudeCodeMatcher {
  public:
   explicit ClaudeCodeMatcher(std::string_view pattern);
@@ -145,8 +149,8 @@ class ClaudeCodeMatcher {
 
  private:
   struct Expression;
-  std::string exact_{};
-  std::shared_ptr<const Expression> expression_{};  // null: exact_ (or everything when empty)
+  std::vector<std::string> names_{};                 // the exact names; none: everything (unless expression_)
+  std::shared_ptr<const Expression> expression_{};
 };
 
 // The hookbus events a Claude Code event name stands for (PostToolUseFailure:
