@@ -158,6 +158,13 @@ class ClaudeCodeMatcher {
 // hookbus has no equivalent.
 std::vector<std::size_t> claude_code_event_targets(std::string_view claude_event);
 
+// Checks an event name that config declares for a claude_code hook file
+// (`"hooks": {"NAME": {"protocol": "claude_code", "events": [...]}}`): throws
+// ConfigError at `where` for a name that is not one of the Claude Code events
+// hookbus runs hooks on, listing them, with the Claude Code name of a hookbus
+// event name ("tool_call" is PreToolUse).
+void check_claude_code_event(std::string_view name, const ConfigLocation& where);
+
 // False for the events whose matcher Claude Code ignores (UserPromptSubmit,
 // Stop): their hooks run on every occurrence, whatever matcher they give.
 bool claude_code_event_has_matcher(std::string_view claude_event);

@@ -9,6 +9,7 @@
 
 #include <boost/regex.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -226,6 +227,22 @@ std::vector<std::size_t> claude_code_event_targets(std::string_view claude_event
       for (const auto target : event.targets)
         if (!target.empty()) targets.push_back(*find_event(target));
   return targets;
+}
+
+void check_claude_code_event(std::string_view name, const ConfigLocation& where) {
+  if (!claude_code_event_targets(name).empty()) return;
+  std::vector<std::string_view> valid;
+  std::vector<std::string_view> meant;  // Claude Code's names for what `name` means, in hookbus's words or another case
+  const auto index = find_event(name);
+  for (const auto& event : kClaudeEvents) {
+    valid.push_back(event.name);
+    const bool targets_it = index && std::find(event.targets.begin(), event.targets.end(), event_name(*index)) != event.targets.end();
+    if (targets_it || equal_ignoring_case(event.name, name)) meant.push_back(event.name);
+  }
+  const std::string hint = meant.empty() ? "" : fmt::format(" (did you mean {}?)", fmt::join(meant, " or "));
+  throw ConfigError(where, fmt::format("\"{}\" is not a Claude Code event that hookbus runs hooks on{}; a claude_code "
+                                       "hook declares Claude Code's event names: {}",
+                                       name, hint, fmt::join(valid, ", ")));
 }
 
 bool claude_code_event_has_matcher(std::string_view claude_event) {

@@ -358,13 +358,10 @@ class Installer {
     if (settings.disabled.value)
       return not_installed("disabled by " + describe_location(settings.disabled.origin));
     if (found.protocol == HookProtocol::claude_code) {
+      // A name config reads is checked there; this catches events and protocol that different layers set.
+      for (std::size_t i = 0; i < found.declared_events.size(); ++i)
+        check_claude_code_event(found.declared_events[i], settings.events.origin.element(i));
       for (const auto& event : found.declared_events) {
-        if (claude_code_event_targets(event).empty()) {
-          warn(fmt::format("{}: hook '{}' declares the Claude Code event '{}', which hookbus has no equivalent of; "
-                           "not installed for it",
-                           describe_location(settings.events.origin), found.name, event));
-          continue;
-        }
         claude.push_back({.event = event,
                           .matcher = settings.matcher.value,
                           .command = {},

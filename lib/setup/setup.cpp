@@ -314,6 +314,14 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
       } else {
         state.state = ConfigFileState::State::not_applied;
         state.note = std::string(trust_state_name(report.trust.state));
+        // Shown before the project is trusted, as the error it will be once it is.
+        if (read.error) {
+          try {
+            std::rethrow_exception(read.error);
+          } catch (const ConfigError& error) {
+            state.note += fmt::format("; it has an error: {}", error.what());
+          }
+        }
       }
     }
     report.config_files.push_back(std::move(state));
