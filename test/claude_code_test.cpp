@@ -544,6 +544,43 @@ TEST_F(ClaudeCode, ExitTwoOnEventsThatOnlyObserveIsLoggedForTheUser) {
   EXPECT_THAT(errors_seen_, IsEmpty());
 }
 
+// No engine sees a stop on an event without a result: it is a warning, naming the hook and the reason.
+TEST_F(ClaudeCode, ContinueFalseOnAnEventWithoutAResultIsAWarningNamingTheHookAndTheReason) {
+  settings(one("Notification", "", R"(echo '{\"continue\": false, \"stopReason\": \"quota reached\"}')"));
+  install();
+  hooks_.emit(NotificationEvent{.context = context(), .kind = "idle_prompt"});
+  EXPECT_THAT(log_.str(), AllOf(HasSubstr(project_settings().string() + ": hooks.Notification[0].hooks[0]"),
+                                HasSubstr("asks to stop the agent"), HasSubstr("stopReason \"quota reached\""),
+                                HasSubstr("the agent goes on")));
+}
+
+TEST_F(ClaudeCode, AStopHookFindsAnEmptyTranscriptBeforeTheSessionsFirstMessage) {
+  settings(one("Stop", "", "wc -c < $(jq -r .transcript_path) > " + file("size").string()));
+  install();
+  (void)hooks_.emit(AgentEndEvent{.context = context()});
+  EXPECT_EQ(testing::read_file(file("size")), "0\n");
+  const fs::path transcript = claude_code_transcript_path(root_.path() / "state" / "transcripts", "s-1");
+  EXPECT_EQ(fs::status(transcript).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+}
+
+// A handler of the emit (here an error listener, called between two hooks)
+// emits the same event again: each emit runs each hook once.
+TEST_F(ClaudeCode, AnEmitNestedInAnotherOfTheSameEventRunsEachHookOncePerEmit) {
+  const std::string log = file("runs").string();
+  settings(R"({"PreToolUse": [{"hooks": [{"type": "command", "command": "echo a >> )" + log + R"(; exit 1"},
+                                         {"type": "command", "command": "echo b >> )" + log + R"("}]}]})");
+  install();
+  bool nested = false;
+  const Connection reemit = hooks_.on_handler_error([&](const HookError&) {
+    if (std::exchange(nested, true)) return;
+    (void)hooks_.emit(bash("nested"));
+  });
+  (void)hooks_.emit(bash("outer"));
+  std::string runs = testing::read_file(file("runs"));
+  std::sort(runs.begin(), runs.end());
+  EXPECT_EQ(runs, "\n\n\n\naabb") << "a and b once in the outer emit and once in the nested one";
+}
+
 TEST_F(ClaudeCode, AHookThatTimesOutIsANonBlockingError) {
   settings(one("PreToolUse", "", "exec sleep 30", R"(, "timeout": 0.2)"));
   install();
@@ -856,6 +893,53 @@ TEST_F(ClaudeCode, APluginsHooksRunWithClaudePluginRoot) {
   install();
   (void)hooks_.emit(bash("ls"));
   EXPECT_EQ(testing::read_file(file("root")), plugin.string() + "\n");
+}
+
+// Claude Code dedups identical commands, but ${CLAUDE_PLUGIN_ROOT}/mark.sh of
+// two plugins are two scripts: the second plugin's guard must run.
+TEST_F(ClaudeCode, TheSameCommandTextInTwoPluginsRunsEachPluginsScript) {
+  const fs::path marker = root_.path() / "plugins" / "marker";
+  const fs::path guard = root_.path() / "plugins" / "guard";
+  write_script(marker / "mark.sh", "echo marked >> " + file("marks").string() + "\n");
+  write_script(guard / "mark.sh", "echo 'the guard plugin says no' >&2; exit 2\n");
+  for (const fs::path& plugin : {marker, guard})
+    write_file(plugin / "hooks" / "hooks.json", R"({"hooks": )" + one("PreToolUse", "", "${CLAUDE_PLUGIN_ROOT}/mark.sh") + "}");
+  write_file(locations().config_file(Layer::user),
+             R"({"claude_code": {"plugins": [")" + marker.string() + R"(", ")" + guard.string() + R"("]}})");
+  install();
+  const ToolCallResult result = hooks_.emit(bash("ls"));
+  EXPECT_EQ(result.decision, Decision::deny);
+  EXPECT_EQ(result.reason, "the guard plugin says no");
+  EXPECT_EQ(testing::read_file(file("marks")), "marked\n");
+}
+
+TEST_F(ClaudeCode, AClaudeCodePluginThatDoesNotExistIsAnErrorNamingTheConfigFileAndPath) {
+  const fs::path missing = root_.path() / "plugins" / "security-guard";
+  write_file(locations().config_file(Layer::user), R"({"claude_code": {"plugins": [")" + missing.string() + R"("]}})");
+  EXPECT_THAT([&] { install(); },
+              ::testing::ThrowsMessage<ConfigError>(AllOf(
+                  HasSubstr(locations().config_file(Layer::user).string() + ": claude_code.plugins[0]: "),
+                  HasSubstr("the Claude Code plugin directory " + missing.string() + " does not exist"))));
+}
+
+TEST_F(ClaudeCode, AClaudeCodePluginWithoutHooksJsonIsAnError) {
+  const fs::path plugin = root_.path() / "plugins" / "commands-only";
+  write_file(plugin / ".claude-plugin" / "plugin.json", R"({"name": "commands-only"})");
+  write_file(locations().config_file(Layer::user), R"({"claude_code": {"plugins": [")" + plugin.string() + R"("]}})");
+  EXPECT_THAT([&] { install(); },
+              ::testing::ThrowsMessage<ConfigError>(AllOf(HasSubstr("claude_code.plugins[0]: "),
+                                                          HasSubstr(plugin.string() + " has no hooks/hooks.json"))));
+}
+
+TEST_F(ClaudeCode, AClaudeCodePluginTheEngineAsksForThatDoesNotExistIsAnErrorNamingSetupOptions) {
+  const fs::path missing = root_.path() / "plugins" / "gone";
+  EXPECT_THAT(
+      [&] {
+        (void)setup(hooks_, {.project_dir = project_.path(), .locations = locations(),
+                             .claude_code = ClaudeCodeSetup{.import = {.plugins = {missing}}}});
+      },
+      ::testing::ThrowsMessage<ConfigError>(HasSubstr("SetupOptions::claude_code.import.plugins[0]: the Claude Code plugin "
+                                                      "directory " + missing.string() + " does not exist")));
 }
 
 TEST_F(ClaudeCode, AHookFileDeclaredWithTheClaudeCodeProtocolIsNeverQueried) {

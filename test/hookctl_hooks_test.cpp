@@ -1198,6 +1198,62 @@ TEST_F(Hookctl, SkippedClaudeCodeSettingsAreWarnedAboutByEmitAndList) {
               AllOf(HasSubstr("warnings:"), HasSubstr(settings.string() + ": hooks.WorktreeCreate")));
 }
 
+// A guard asked for must not silently vanish: a mistyped plugin path stops list and emit.
+TEST_F(Hookctl, AClaudeCodePluginThatDoesNotExistIsAConfigErrorOfListAndEmit) {
+  const fs::path config = user_config_.path() / "hookbus" / "config.json";
+  const fs::path missing = home_.path() / "plugins" / "security-guard";
+  write_file(config, R"({"claude_code": {"plugins": [")" + missing.string() + R"("]}})");
+  const ProcessResult list = hookctl({"list"});
+  const ProcessResult emit = hookctl({"emit", "tool_call", kCall});
+  EXPECT_EQ(list.exit_code, 3);
+  EXPECT_EQ(emit.exit_code, 3);
+  for (const ProcessResult* r : {&list, &emit})
+    EXPECT_THAT(r->stderr_text, HasSubstr(config.string() + ": claude_code.plugins[0]: the Claude Code plugin directory " +
+                                          missing.string() + " does not exist"));
+}
+
+TEST_F(Hookctl, AnInvalidClaudeCodeMatcherInConfigIsAConfigErrorOfListNamingTheFileAndPath) {
+  const fs::path config = project_.path() / ".hookbus" / "config.json";
+  write_script(hook("v.sh"), "exit 0\n");
+  write_file(config, R"({"hooks": {"v.sh": {"protocol": "claude_code", "events": ["PreToolUse"], "matcher": "Edit|("}}})");
+  trust();
+  const ProcessResult r = hookctl({"list"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_THAT(r.stderr_text,
+              HasSubstr(config.string() + R"(: hooks["v.sh"].matcher: matcher "Edit|(" is not a valid regular expression)"));
+}
+
+// Before the project is trusted, its config is not applied; its error is shown all the same.
+TEST_F(Hookctl, ListShowsAnUntrustedProjectsClaudeCodeEventErrorWithItsConfigFile) {
+  const fs::path config = project_.path() / ".hookbus" / "config.json";
+  write_script(hook("v.sh"), "exit 0\n");
+  write_file(config, R"({"hooks": {"v.sh": {"protocol": "claude_code", "events": ["tool_call"]}}})");
+  const ProcessResult r = hookctl({"list"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr(config.string() + R"(  (not applied: untrusted; it has an error: )" + config.string() +
+                                       R"(: hooks["v.sh"].events[0]: "tool_call" is not a Claude Code event that hookbus runs hooks on (did you mean PreToolUse?))"));
+}
+
+TEST_F(Hookctl, TheUsersClaudeCodeSettingsAreReadFromHomeDotClaude) {
+  write_file(home_.path() / ".claude" / "settings.json",
+             R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "echo home says no >&2; exit 2"}]}]}})");
+  write_file(user_config_.path() / "hookbus" / "config.json", R"({"claude_code": {"settings": ["user"]}})");
+  EXPECT_EQ(emitted("tool_call", kCall).at("reason"), "home says no");
+}
+
+// Claude Code's own override of ~/.claude (its environment variables reference).
+TEST_F(Hookctl, TheUsersClaudeCodeSettingsAreReadFromClaudeConfigDir) {
+  const fs::path claude = home_.path() / "work-account";
+  write_file(home_.path() / ".claude" / "settings.json",
+             R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "echo home says no >&2; exit 2"}]}]}})");
+  write_file(claude / "settings.json",
+             R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "echo work says no >&2; exit 2"}]}]}})");
+  write_file(user_config_.path() / "hookbus" / "config.json", R"({"claude_code": {"settings": ["user"]}})");
+  const ProcessResult r = hookctl({"emit", "tool_call", kCall, "--json"}, "", {{"CLAUDE_CONFIG_DIR", claude.string()}});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(boost::json::parse(r.stdout_text).at("result").at("reason"), "work says no");
+}
+
 // ------------------------------------------------------------- workspaces
 
 TEST_F(Hookctl, AWorkspaceRunsInEmitOnceTrustedWithTrustWorkspace) {

@@ -233,15 +233,16 @@ Connection record_claude_code_transcript(Hooks& hooks, const std::filesystem::pa
 // Code event that match start together, in parallel, when the first of them
 // is called, and the emit goes on once all have finished (as Claude Code
 // runs them: so a deny that stops the chain leaves no run behind); identical
-// commands (the same `command`, or `program`) run once; results fold in
-// declaration order. Give all the commands of one layer in one call: setup()
-// does, and installs the layers' calls so that a command that another layer
-// already ran in the same emit runs once too. `async` commands run in the
-// background, on a pool of this call's (external.hpp, BackgroundOptions'
-// defaults); those still queued or running when the last handler of the call
-// is gone (at the latest with the bus) are cancelled and waited for. An
-// emit's stop token (hooks.hpp) stops its runs. Dropping the group
-// unregisters them.
+// runs (the same `command` or `program`, with the same CLAUDE_PLUGIN_ROOT,
+// project directory and payload) run once, so the same command text in two
+// plugins runs twice; results fold in declaration order. Give all the
+// commands of one layer in one call: setup() does, and installs the layers'
+// calls so that a command that another layer already ran in the same emit
+// runs once too. `async` commands run in the background, on a pool of this
+// call's (external.hpp, BackgroundOptions' defaults); those still queued or
+// running when the last handler of the call is gone (at the latest with the
+// bus) are cancelled and waited for. An emit's stop token (hooks.hpp) stops
+// its runs. Dropping the group unregisters them.
 ConnectionGroup install_claude_code_hooks(Hooks& hooks, const std::vector<ClaudeCodeCommand>& commands,
                                           const ClaudeCodeOptions& options);
 
