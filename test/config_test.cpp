@@ -237,6 +237,25 @@ TEST_F(ConfigTest, AClaudeCodeHookMustDeclareItsEvents) {
               HasSubstr(R"(hooks["v.sh"]: a claude_code hook must declare its "events")"));
 }
 
+TEST_F(ConfigTest, AnInvalidClaudeCodeMatcherIsAnErrorNamingItsPath) {
+  EXPECT_THAT(load_error(R"({"hooks": {"v.sh": {"protocol": "claude_code", "events": ["PreToolUse"], "matcher": "Edit|("}}})"),
+              StartsWith(R"(hooks["v.sh"].matcher: matcher "Edit|(" is not a valid regular expression)"));
+}
+
+TEST_F(ConfigTest, AClaudeCodeHookDeclaringAHookbusEventNameIsAnErrorNamingTheClaudeCodeName) {
+  const std::string error = load_error(R"({"hooks": {"v.sh": {"protocol": "claude_code", "events": ["Stop", "tool_call"]}}})");
+  EXPECT_THAT(error, StartsWith(R"(hooks["v.sh"].events[1]: "tool_call" is not a Claude Code event that hookbus runs hooks on (did you mean PreToolUse?))"));
+  EXPECT_THAT(error, HasSubstr("PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure, UserPromptSubmit"));
+}
+
+TEST_F(ConfigTest, AClaudeCodeHookDeclaringAnUnknownEventIsAnErrorListingTheValidNames) {
+  EXPECT_THAT(load_error(R"({"hooks": {"v.sh": {"protocol": "claude_code", "events": ["pretooluse"]}}})"),
+              AllOf(StartsWith(R"(hooks["v.sh"].events[0]: "pretooluse" is not a Claude Code event that hookbus runs hooks on (did you mean PreToolUse?))"),
+                    HasSubstr("SessionStart, SessionEnd")));
+  EXPECT_THAT(load_error(R"({"hooks": {"v.sh": {"protocol": "claude_code", "events": ["WorktreeCreate"]}}})"),
+              StartsWith(R"(hooks["v.sh"].events[0]: "WorktreeCreate" is not a Claude Code event that hookbus runs hooks on; a claude_code hook declares)"));
+}
+
 TEST_F(ConfigTest, AMatcherIsOnlyForClaudeCodeHooksAndToolsOnlyForHookbusOnes) {
   EXPECT_THAT(load_error(R"({"hooks": {"g": {"matcher": "Bash"}}})"), HasSubstr("hooks.g.matcher: \"matcher\" is Claude Code's"));
   EXPECT_THAT(load_error(R"({"hooks": {"g": {"protocol": "claude_code", "events": ["Stop"], "tools": "bash"}}})"),

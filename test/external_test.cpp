@@ -1166,7 +1166,7 @@ TEST_F(RunExternalHook, EachRunIsLoggedAtDebugLevelWithItsFileEventExitCodeDurat
   logger()->set_level(spdlog::level::debug);
   const ExternalHook hook{.name = "guard",
                           .path = write_hook(dir / "guard", "tool_call", "cat >/dev/null; printf ok; echo why >&2; exit 3\n")};
-  const HookEvent event = ToolCallEvent{.tool_name = "bash"};
+  const HookEvent event = ToolCallEvent{.context = {.cwd = dir.path().string()}, .tool_name = "bash"};
   const ProcessResult run = run_external_hook(hook, event, "tool_call");
   const std::size_t bytes_in = write_json(hook_payload(event, "tool_call")).size();
   EXPECT_THAT(log.text(), HasSubstr(fmt::format("[debug] hook 'guard' ({}) ran for 'tool_call': exit code 3, {} ms, "

@@ -67,10 +67,15 @@ class Hookctl : public testing::NothingLeftBehind {
                         .input = std::move(input),
                         .timeout = std::chrono::seconds(20)});
   }
+  // Hermetic: HOME (so ~/.claude) and every XDG directory are scratch ones, and
+  // CLAUDE_CONFIG_DIR is empty (unset for hookbus), whatever the test runner's are.
   std::vector<std::pair<std::string, std::string>> environment() const {
-    return {{"XDG_CONFIG_HOME", user_config_.path().string()},
+    return {{"HOME", home_.path().string()},
+            {"XDG_CONFIG_HOME", user_config_.path().string()},
             {"XDG_STATE_HOME", (home_.path() / "state").string()},
             {"XDG_CACHE_HOME", (home_.path() / "cache").string()},
+            {"XDG_DATA_HOME", (home_.path() / "data").string()},
+            {"CLAUDE_CONFIG_DIR", ""},
             {"HOOKBUS_MANAGED_DIR", (home_.path() / "managed").string()},
             {"PATH", "/usr/bin:/bin"}};
   }
@@ -1215,6 +1220,15 @@ TEST_F(Hookctl, ListShowsAClaudeCodePluginsHooksAndADeclaredClaudeCodeHookFile) 
 
 // The hooks of claude_code_test.cpp's "published ones", run through hookctl emit.
 
+TEST_F(Hookctl, APublishedStyleBashAndJqHookBlocksWithExitTwoThroughEmit) {
+  install_published(testing::kBlockDangerous);
+  const auto denied = emitted("tool_call", R"({"tool_call_id": "c1", "tool_name": "bash", "input": {"command": "rm -rf /"}})");
+  EXPECT_EQ(denied.at("decision"), "deny");
+  EXPECT_EQ(denied.at("reason"), "Dangerous command blocked: rm -rf /");
+  EXPECT_EQ(denied.at("decided_by").at("handler"), "block-dangerous.sh");
+  EXPECT_EQ(emitted("tool_call", R"({"tool_name": "bash", "input": {"command": "ls"}})").at("decision"), "none");
+}
+
 TEST_F(Hookctl, APublishedStylePythonHookDeniesWithJsonThroughEmit) {
   install_published(testing::kProtectEnv, R"({"read_file": "Read"})");
   const auto denied = emitted("tool_call", R"({"tool_call_id": "c1", "tool_name": "read_file", "input": {"file_path": ".env"}})");
@@ -1280,6 +1294,62 @@ TEST_F(Hookctl, SkippedClaudeCodeSettingsAreWarnedAboutByEmitAndList) {
                                    HasSubstr(settings.string() + ": hooks.Stop[0].hooks[0]: hook type \"prompt\" is not supported")));
   EXPECT_THAT(hookctl({"list"}).stdout_text,
               AllOf(HasSubstr("warnings:"), HasSubstr(settings.string() + ": hooks.WorktreeCreate")));
+}
+
+// A guard asked for must not silently vanish: a mistyped plugin path stops list and emit.
+TEST_F(Hookctl, AClaudeCodePluginThatDoesNotExistIsAConfigErrorOfListAndEmit) {
+  const fs::path config = user_config_.path() / "hookbus" / "config.json";
+  const fs::path missing = home_.path() / "plugins" / "security-guard";
+  write_file(config, R"({"claude_code": {"plugins": [")" + missing.string() + R"("]}})");
+  const ProcessResult list = hookctl({"list"});
+  const ProcessResult emit = hookctl({"emit", "tool_call", kCall});
+  EXPECT_EQ(list.exit_code, 3);
+  EXPECT_EQ(emit.exit_code, 3);
+  for (const ProcessResult* r : {&list, &emit})
+    EXPECT_THAT(r->stderr_text, HasSubstr(config.string() + ": claude_code.plugins[0]: the Claude Code plugin directory " +
+                                          missing.string() + " does not exist"));
+}
+
+TEST_F(Hookctl, AnInvalidClaudeCodeMatcherInConfigIsAConfigErrorOfListNamingTheFileAndPath) {
+  const fs::path config = project_.path() / ".hookbus" / "config.json";
+  write_script(hook("v.sh"), "exit 0\n");
+  write_file(config, R"({"hooks": {"v.sh": {"protocol": "claude_code", "events": ["PreToolUse"], "matcher": "Edit|("}}})");
+  trust();
+  const ProcessResult r = hookctl({"list"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_THAT(r.stderr_text,
+              HasSubstr(config.string() + R"(: hooks["v.sh"].matcher: matcher "Edit|(" is not a valid regular expression)"));
+}
+
+// Before the project is trusted, its config is not applied; its error is shown all the same.
+TEST_F(Hookctl, ListShowsAnUntrustedProjectsClaudeCodeEventErrorWithItsConfigFile) {
+  const fs::path config = project_.path() / ".hookbus" / "config.json";
+  write_script(hook("v.sh"), "exit 0\n");
+  write_file(config, R"({"hooks": {"v.sh": {"protocol": "claude_code", "events": ["tool_call"]}}})");
+  const ProcessResult r = hookctl({"list"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr(config.string() + R"(  (not applied: untrusted; it has an error: )" + config.string() +
+                                       R"(: hooks["v.sh"].events[0]: "tool_call" is not a Claude Code event that hookbus runs hooks on (did you mean PreToolUse?))"));
+}
+
+TEST_F(Hookctl, TheUsersClaudeCodeSettingsAreReadFromHomeDotClaude) {
+  write_file(home_.path() / ".claude" / "settings.json",
+             R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "echo home says no >&2; exit 2"}]}]}})");
+  write_file(user_config_.path() / "hookbus" / "config.json", R"({"claude_code": {"settings": ["user"]}})");
+  EXPECT_EQ(emitted("tool_call", kCall).at("reason"), "home says no");
+}
+
+// Claude Code's own override of ~/.claude (its environment variables reference).
+TEST_F(Hookctl, TheUsersClaudeCodeSettingsAreReadFromClaudeConfigDir) {
+  const fs::path claude = home_.path() / "work-account";
+  write_file(home_.path() / ".claude" / "settings.json",
+             R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "echo home says no >&2; exit 2"}]}]}})");
+  write_file(claude / "settings.json",
+             R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "echo work says no >&2; exit 2"}]}]}})");
+  write_file(user_config_.path() / "hookbus" / "config.json", R"({"claude_code": {"settings": ["user"]}})");
+  const ProcessResult r = hookctl({"emit", "tool_call", kCall, "--json"}, "", {{"CLAUDE_CONFIG_DIR", claude.string()}});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(boost::json::parse(r.stdout_text).at("result").at("reason"), "work says no");
 }
 
 // ------------------------------------------------------------- workspaces

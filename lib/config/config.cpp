@@ -1,6 +1,7 @@
 // Strict reading of the JSON config file: locations, errors, the duplicate-key
 // check Boost.JSON does not do, and the Config format itself.
 #include <hookbus/builtins.hpp>
+#include <hookbus/claude_code.hpp>
 #include <hookbus/config.hpp>
 #include <hookbus/json.hpp>
 #include <hookbus/tool_matcher.hpp>
@@ -239,6 +240,16 @@ HookSettings read_hook_settings(const ConfigObject& settings) {
   if (claude && hook.events.empty())
     throw ConfigError(settings.location(), "a claude_code hook must declare its \"events\" (Claude Code event "
                                            "names such as \"PreToolUse\"): Claude Code hooks are never queried");
+  if (claude) {
+    for (const auto& event : settings.find("events")->as_array()) check_claude_code_event(event.as_string(), event.location());
+    if (auto matcher = settings.find("matcher")) {
+      try {
+        (void)ClaudeCodeMatcher(hook.matcher);
+      } catch (const ConfigError& error) {
+        throw ConfigError(matcher->location(), error.what());
+      }
+    }
+  }
   if (!claude && !hook.matcher.empty())
     throw ConfigError(settings.location().key("matcher"),
                       "\"matcher\" is Claude Code's; a hookbus-protocol hook filters tools with \"tools\"");

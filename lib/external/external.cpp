@@ -57,6 +57,27 @@ boost::json::object kodelet_tool_output(const ToolResultEvent& event) {
   return output;
 }
 
+// kodelet's agent_stop `messages`: one {role, content} per text, content a
+// string (kodelet's llmtypes.Message); tool calls and results as kodelet
+// writes them into the same list, as text.
+boost::json::array kodelet_messages(const std::vector<Message>& messages) {
+  boost::json::array list;
+  const auto add = [&](std::string_view role, std::string content) {
+    list.push_back(boost::json::object{{"role", role}, {"content", std::move(content)}});
+  };
+  for (const Message& message : messages) {
+    const std::string text = text_of(message.content);
+    if (message.role == Role::tool) {
+      add("user", "\U0001F504 Tool result:\n" + text);
+      continue;
+    }
+    if (!text.empty()) add(message.role == Role::assistant ? "assistant" : message.role == Role::system ? "system" : "user", text);
+    for (const ToolCall& call : message.tool_calls)
+      add("assistant", fmt::format("\U0001F527 Using tool: {} with input: {}", call.name, write_json(call.input)));
+  }
+  return list;
+}
+
 // The event's cwd when it names a directory, else the project directory, else
 // (empty) the host's own.
 fs::path working_directory_for(const ExternalHook& hook, const EventContext& context) {
@@ -205,6 +226,9 @@ boost::json::object hook_payload(const HookEvent& event, std::string_view reques
       add("turn_number", e.turn_index + 1);  // kodelet counts turns from 1
       add("response", boost::json::string(text_of(e.message.content)));
     }
+    // Asked for by kodelet's name, agent_end's messages are kodelet's: content a string, not parts.
+    if constexpr (std::is_same_v<E, AgentEndEvent>)
+      if (requested_name == "agent_stop") payload["messages"] = kodelet_messages(e.messages);
   }, event);
   return payload;
 }
@@ -212,6 +236,10 @@ boost::json::object hook_payload(const HookEvent& event, std::string_view reques
 namespace detail {
 boost::json::object hook_payload_for(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name) {
   boost::json::object payload = hook_payload(event, requested_name);
+  // An event without a cwd of its own (user_bash has one) runs in the project: its cwd says so.
+  const bool own_cwd = std::visit([]<class E>(const E&) { return requires(const E& e) { e.cwd; }; }, event);
+  if (!own_cwd && payload.at("cwd").as_string().empty())
+    payload["cwd"] = (hook.project_dir.empty() ? fs::current_path() : hook.project_dir).string();
   if (!hook.workspace.empty() && context_of(event).workspace.empty())
     payload.at("context").as_object()["workspace"] = hook.workspace;
   return payload;
@@ -331,13 +359,10 @@ class Installer {
     if (settings.disabled.value)
       return not_installed("disabled by " + describe_location(settings.disabled.origin));
     if (found.protocol == HookProtocol::claude_code) {
+      // A name config reads is checked there; this catches events and protocol that different layers set.
+      for (std::size_t i = 0; i < found.declared_events.size(); ++i)
+        check_claude_code_event(found.declared_events[i], settings.events.origin.element(i));
       for (const auto& event : found.declared_events) {
-        if (claude_code_event_targets(event).empty()) {
-          warn(fmt::format("{}: hook '{}' declares the Claude Code event '{}', which hookbus has no equivalent of; "
-                           "not installed for it",
-                           describe_location(settings.events.origin), found.name, event));
-          continue;
-        }
         claude.push_back({.event = event,
                           .matcher = settings.matcher.value,
                           .command = {},

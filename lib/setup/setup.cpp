@@ -92,6 +92,8 @@ std::optional<Config> engine_claude_code(const SetupOptions& options) {
   Config config;
   config.layer = Layer::user;
   config.claude_code = options.claude_code->import;
+  if (config.claude_code->location.file.empty() && config.claude_code->location.path.empty())
+    config.claude_code->location.path = "SetupOptions::claude_code.import";  // where its errors point
   return config;
 }
 
@@ -109,6 +111,19 @@ void report_not_run(const ClaudeCodeSources& sources, const std::string& why, Se
       // An untrusted project's broken settings stop nothing and list nothing.
     }
   }
+}
+
+// A Claude Code plugin that "plugins" names: a directory with hooks/hooks.json.
+void check_plugin(const fs::path& plugin, const ConfigLocation& where) {
+  std::error_code ec;
+  if (!fs::is_directory(plugin, ec))
+    throw ConfigError(where, fmt::format("the Claude Code plugin directory {} {}; fix the path, or remove it from "
+                                         "\"plugins\" to run without its hooks",
+                                         plugin.string(), fs::exists(plugin, ec) ? "is not a directory" : "does not exist"));
+  if (!fs::exists(plugin / "hooks" / "hooks.json", ec))
+    throw ConfigError(where, fmt::format("the Claude Code plugin {} has no hooks/hooks.json, where hookbus reads a "
+                                         "plugin's hooks; fix the path, or remove it from \"plugins\"",
+                                         plugin.string()));
 }
 
 // The Claude Code commands the engine and every applying layer's config
@@ -133,8 +148,12 @@ std::vector<ClaudeCodeCommand> claude_code_commands(const Locations& locations, 
   const auto add_imports = [&](const Config& layer, bool applied) {
     if (!layer.claude_code) return;
     for (const Layer scope : layer.claude_code->settings) add(claude_code_settings_file(locations, scope), scope, {}, applied);
-    for (const auto& plugin : layer.claude_code->plugins)
-      add(plugin / "hooks" / "hooks.json", layer.layer, plugin, applied);
+    const std::vector<fs::path>& plugins = layer.claude_code->plugins;
+    for (std::size_t i = 0; i < plugins.size(); ++i) {
+      // A plugin asked for is a guard asked for: one that is not there must not silently vanish.
+      if (applied) check_plugin(plugins[i], layer.claude_code->location.key("plugins").element(i));
+      add(plugins[i] / "hooks" / "hooks.json", layer.layer, plugins[i], applied);
+    }
   };
   for (const Config* layer : importers) add_imports(*layer, true);
   if (!project_may_run)
@@ -331,6 +350,14 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
       } else {
         state.state = ConfigFileState::State::not_applied;
         state.note = std::string(trust_state_name(report.trust.state));
+        // Shown before the project is trusted, as the error it will be once it is.
+        if (read.error) {
+          try {
+            std::rethrow_exception(read.error);
+          } catch (const ConfigError& error) {
+            state.note += fmt::format("; it has an error: {}", error.what());
+          }
+        }
       }
     }
     report.config_files.push_back(std::move(state));
