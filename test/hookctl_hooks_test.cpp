@@ -114,6 +114,8 @@ class Hookctl : public testing::NothingLeftBehind {
     return r.exit_code == 0 ? boost::json::parse(r.stdout_text).at("result") : boost::json::value();
   }
 
+  boost::json::value payload_for(const std::string& event, const std::string& partial_json) const;
+
   TempDir project_;
   TempDir user_config_;
   TempDir home_;
@@ -503,6 +505,62 @@ TEST_F(Hookctl, PartialEventJsonStillRejectsAFieldOfTheWrongType) {
   const ProcessResult r = hookctl({"emit", "tool_call", R"({"tool_name": 7})"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.stderr_text, HasSubstr("tool_call.tool_name: expected string, got"));
+}
+
+// The event a hook that writes its payload to stderr was given for partial
+// JSON by `hookctl run-hook` (which reads event JSON as emit does).
+boost::json::value Hookctl::payload_for(const std::string& event, const std::string& partial_json) const {
+  add_hook("dump", event, "cat >&2\n");
+  const ProcessResult r = hookctl({"run-hook", hook("dump").string(), event, partial_json, "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  if (r.exit_code != 0) return nullptr;
+  return boost::json::parse(boost::json::parse(r.stdout_text).at("stderr").as_string());
+}
+
+// Issue 11 (audit): `hookctl emit turn_end '{"tool_results":[{"tool_name":"x"}]}'`
+// failed with "missing required field 'tool_call_id'": arrays were taken whole.
+TEST_F(Hookctl, PartialEventJsonFillsTheDefaultsOfEachElementOfAnArrayOfStructs) {
+  const boost::json::value payload = payload_for("turn_end", R"({"tool_results": [{"tool_name": "x"}, {}]})");
+  ASSERT_TRUE(payload.is_object());
+  const boost::json::array& results = payload.at("tool_results").as_array();
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0], (boost::json::object{{"tool_call_id", ""}, {"tool_name", "x"}, {"content", boost::json::array{}},
+                                             {"is_error", false}}));
+  EXPECT_EQ(results[1].at("tool_name"), "");
+}
+
+TEST_F(Hookctl, PartialEventJsonFillsArraysInsideArraysAndContentPartsByTheirType) {
+  const boost::json::value payload = payload_for(
+      "turn_end", R"({"message": {"tool_calls": [{"name": "bash"}], "content": [{"type": "image"}, {"type": "text"}]},
+                      "tool_results": [{"content": [{"type": "audio", "mime_type": "audio/wav"}]}]})");
+  ASSERT_TRUE(payload.is_object());
+  const boost::json::value& message = payload.at("message");
+  EXPECT_EQ(message.at("role"), "assistant");  // turn_end's own default for its message
+  EXPECT_EQ(message.at("tool_calls").at(0),
+            (boost::json::object{{"id", ""}, {"name", "bash"}, {"input", boost::json::object{}}}));
+  EXPECT_EQ(message.at("content"),
+            (boost::json::array{boost::json::object{{"type", "image"}, {"mime_type", ""}, {"data", ""}},
+                                boost::json::object{{"type", "text"}, {"text", ""}}}));
+  EXPECT_EQ(payload.at("tool_results").at(0).at("content").at(0),
+            (boost::json::object{{"type", "audio"}, {"mime_type", "audio/wav"}, {"data", ""}}));
+}
+
+TEST_F(Hookctl, PartialEventJsonStillRejectsAFieldOfTheWrongTypeInAnArrayElementNamingItsPath) {
+  const ProcessResult r = hookctl({"emit", "turn_end", R"({"tool_results": [{}, {"content": [{"type": "text", "text": 3}]}]})"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, HasSubstr("turn_end.tool_results[1].content[0].text: expected string, got number"));
+}
+
+TEST_F(Hookctl, PartialEventJsonStillRejectsAContentPartWithoutAType) {
+  const ProcessResult r = hookctl({"emit", "turn_end", R"({"message": {"content": [{"text": "hi"}]}})"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, HasSubstr("turn_end.message.content[0]: missing required field 'type'"));
+}
+
+TEST_F(Hookctl, PartialEventJsonStillRejectsAnArrayWhereAnObjectBelongs) {
+  const ProcessResult r = hookctl({"emit", "turn_end", R"({"message": {"tool_calls": [[]]}})"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, HasSubstr("turn_end.message.tool_calls[0]: expected object, got array"));
 }
 
 // Issue 10, point 8: a hook's stderr forged log lines and terminal state.
