@@ -17,6 +17,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -331,6 +333,60 @@ TEST_F(Hookctl, ListFailsOnABuiltinSettingThatEmitWouldReject) {
   EXPECT_EQ(list.exit_code, 3);
   EXPECT_EQ(emit.exit_code, 3);
   EXPECT_THAT(list.stderr_text, HasSubstr("builtins.tool_policy.deny[0]"));
+}
+
+// Every file and directory under `roots`, to compare before and after a command.
+std::set<fs::path> tree_of(std::initializer_list<fs::path> roots) {
+  std::set<fs::path> entries;
+  for (const fs::path& root : roots)
+    for (const auto& entry : fs::recursive_directory_iterator(root)) entries.insert(entry.path());
+  return entries;
+}
+
+// A project that traces to files in directories that do not exist yet, and a
+// workspace that does too, both trusted.
+class ReadOnlyCommands : public Hookctl {
+ protected:
+  void SetUp() override {
+    Hookctl::SetUp();
+    const std::string traced = R"({"trace": {"jsonl": "traces/session.jsonl", "chrome": "chrome/session.json",
+                                             "otlp": "otlp/spans.jsonl"}})";
+    write_file(project_.path() / ".hookbus" / "config.json", traced);
+    write_file(workspace_ / "config.json", traced);
+    trust();
+    const ProcessResult r = hookctl({"trust", "--workspace", workspace_.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  }
+
+  // Runs `hookctl ARGS` and `hookctl ARGS --json` and expects them to create nothing.
+  void expect_nothing_created(const std::vector<std::string>& command) const {
+    const std::set<fs::path> before = tree_of({project_.path(), user_config_.path(), home_.path()});
+    for (const bool json : {false, true}) {
+      std::vector<std::string> args = command;
+      if (json) args.push_back("--json");
+      const ProcessResult r = hookctl(args);
+      EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+    }
+    EXPECT_EQ(tree_of({project_.path(), user_config_.path(), home_.path()}), before);
+    EXPECT_FALSE(fs::exists(project_.path() / "traces"));
+    EXPECT_FALSE(fs::exists(workspace_ / "traces"));
+  }
+
+  const fs::path workspace_ = home_.path() / "workspaces" / "ops";
+};
+
+// Issue 11 (audit): `list` and `config` created the trace directories.
+TEST_F(ReadOnlyCommands, ListCreatesNoTraceDirectoryNorAnythingElse) {
+  expect_nothing_created({"list", "--workspace", workspace_.string()});
+}
+
+TEST_F(ReadOnlyCommands, ConfigCreatesNoTraceDirectoryNorAnythingElse) { expect_nothing_created({"config"}); }
+
+TEST_F(ReadOnlyCommands, EmitStillTracesToTheConfiguredFiles) {
+  const ProcessResult r = hookctl({"emit", "agent_start", "--workspace", workspace_.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_TRUE(fs::exists(project_.path() / "traces" / "session.jsonl"));
+  EXPECT_TRUE(fs::exists(workspace_ / "traces" / "session.jsonl"));
 }
 
 TEST_F(Hookctl, ListShowsAHookNameWithControlCharactersEscaped) {

@@ -124,10 +124,12 @@ Installation load_workspace(Hooks& hooks, const fs::path& directory, const Works
                                             config_file.string(), *why_not));
     } else {
       const BuiltinRegistry registry = options.builtins != nullptr ? *options.builtins : default_builtins();
-      result.connections.add(install_builtins(hooks, *own, registry));
+      Config installed = *own;
+      if (!options.trace) installed.trace.reset();
+      result.connections.add(install_builtins(hooks, installed, registry));
       for (const auto& builtin : own->builtins)
         report.builtins.push_back(fmt::format("{} (workspace config {})", builtin.name, config_file.string()));
-      if (own->trace) report.builtins.push_back(fmt::format("trace (workspace config {})", config_file.string()));
+      if (installed.trace) report.builtins.push_back(fmt::format("trace (workspace config {})", config_file.string()));
     }
   }
   detail::load_layer_plugins(hooks, Layer::project, workspace / "plugins", why_not, trusted.get(), result);

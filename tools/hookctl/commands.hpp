@@ -43,7 +43,8 @@ hookbus::ProjectTrustPolicy trust_policy(const Invocation& invocation);
 
 // The bus set up for the project as an engine would, with the workspace that
 // --workspace names active. A bad config file is a ConfigError: exit_config.
-// `trace` false: config's "trace" installs no tracer.
+// `trace` false: config's "trace" installs no tracer, which would create the
+// trace files' directories (list and config, which only read, and replay).
 struct SetUp {
   hookbus::Installation project;
   std::optional<hookbus::Installation> workspace;

@@ -652,7 +652,8 @@ SetUp set_up(Hooks& hooks, const Invocation& invocation, ProjectTrustPolicy poli
   SetUp bus{setup(hooks, {.project_dir = invocation.project_dir(), .project_trust = policy, .trace = trace}),
             std::nullopt};
   if (const auto workspace = workspace_of(invocation))
-    bus.workspace = load_workspace(hooks, *workspace, {.locations = bus.project.report.locations, .trust = policy});
+    bus.workspace = load_workspace(hooks, *workspace,
+                                   {.locations = bus.project.report.locations, .trust = policy, .trace = trace});
   return bus;
 }
 
@@ -667,7 +668,7 @@ std::string verdict(const HookEvent& event, const HookOutcome& outcome) {
 int list_command(const Invocation& invocation) {
   logger()->set_level(spdlog::level::off);  // everything is in the report: no second copy on stderr
   Hooks hooks;
-  const SetUp bus = set_up(hooks, invocation, trust_policy(invocation));
+  const SetUp bus = set_up(hooks, invocation, trust_policy(invocation), /*trace=*/false);  // creates no trace directory
   if (invocation.json()) {
     json::object listing = list_json(bus.project.report);
     if (bus.workspace) listing["workspace"] = list_json(bus.workspace->report);
@@ -790,7 +791,7 @@ int config_command(const Invocation& invocation) {
   logger()->set_level(spdlog::level::off);
   Hooks hooks;
   const ProjectTrustPolicy engine_policy = trust_policy(invocation);
-  const SetUp bus = set_up(hooks, invocation, engine_policy);
+  const SetUp bus = set_up(hooks, invocation, engine_policy, /*trace=*/false);  // creates no trace directory
   const SetupReport& report = bus.project.report;
   const std::vector<MergedSetting> settings = merged_settings(report, engine_policy);
   if (invocation.json()) {
