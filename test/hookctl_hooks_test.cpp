@@ -670,6 +670,27 @@ TEST_F(Hookctl, SpdlogLevelSetsTheHookbusLoggersLevel) {
   EXPECT_THAT(hookctl({"emit", "agent_start"}, "", {{"SPDLOG_LEVEL", "error"}}).stderr_text, HasSubstr("crashy"));
 }
 
+// Issue 11 (audit): SPDLOG_LEVEL=bogus was silently ignored.
+TEST_F(Hookctl, AnUnknownSpdlogLevelIsAWarningNamingTheVariableAndTheValidLevels) {
+  const ProcessResult r = hookctl({"emit", "agent_start"}, "", {{"SPDLOG_LEVEL", "bogus"}});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(r.stderr_text, "hookctl: warning: SPDLOG_LEVEL: unknown level 'bogus', ignored; valid levels are: trace, "
+                           "debug, info, warning (warn), error (err), critical, off\n");
+}
+
+TEST_F(Hookctl, AnUnknownLevelForOneLoggerIsAWarningNamingThatLogger) {
+  const ProcessResult r = hookctl({"emit", "agent_start"}, "", {{"SPDLOG_LEVEL", "debug, hookbus = Loud"}});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stderr_text, HasSubstr("hookctl: warning: SPDLOG_LEVEL: unknown level 'loud' for logger 'hookbus', ignored"));
+  EXPECT_THAT(r.stderr_text, Not(HasSubstr("'debug'")));
+}
+
+TEST_F(Hookctl, KnownSpdlogLevelsInAnyCaseGiveNoWarning) {
+  const ProcessResult r = hookctl({"emit", "agent_start"}, "", {{"SPDLOG_LEVEL", "WARN,hookbus=err,other=off"}});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(r.stderr_text, "");
+}
+
 TEST_F(Hookctl, LogsAreNotColouredWhenStderrIsNotATerminal) {
   add_hook("crashy", "agent_start", "exit 3\n");
   trust();
