@@ -235,17 +235,21 @@ void print_group_help(std::string_view group) {
   fmt::print("\nRun '{} {} COMMAND --help' for a command's arguments and options.\n", program, group);
 }
 
+// README.md's table says the same (HookctlHelp.ReadmesExitCodesAreHookctlHelps).
 constexpr std::string_view exit_codes_help =
     "exit codes:\n"
-    "  0  done; emit and run-hook also when a hook refused the event, unless --exit-code\n"
-    "  1  a hook refused the event (denied, cancelled, rejected), with --exit-code;\n"
-    "     replay: a decision differs from the recording\n"
-    "  2  usage or input error: unknown command or option, missing or extra argument,\n"
-    "     invalid event JSON, a path that does not exist or is of the wrong kind,\n"
-    "     a trace file that does not read\n"
-    "  3  config error: .hookbus/config.json, or a built-in's settings in it\n"
-    "  4  failure: the hook failed (run-hook), stdout or stderr could not be written,\n"
-    "     any other error\n";
+    "  0  done; for emit and run-hook, also when a hook refused the event, unless\n"
+    "     --exit-code\n"
+    "  1  a hook refused the event (denied, cancelled, rejected) and --exit-code was\n"
+    "     given; replay: a decision differs from the recording\n"
+    "  2  usage or input error: unknown command or option, a missing or extra argument,\n"
+    "     invalid event JSON, a path that does not exist or is of the wrong kind, a trace\n"
+    "     file that does not read\n"
+    "  3  config error: .hookbus/config.json, or a built-in's settings in it (list checks\n"
+    "     them as emit does)\n"
+    "  4  failure: the hook failed (run-hook), stdout could not be written (a full disk,\n"
+    "     a closed stdout), a message or log line could not be written to stderr (when\n"
+    "     the command would otherwise exit 0), any other error\n";
 
 constexpr std::string_view environment_help =
     "environment:\n"
