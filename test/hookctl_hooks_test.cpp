@@ -18,6 +18,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -125,6 +127,8 @@ class Hookctl : public testing::NothingLeftBehind {
     EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
     return r.exit_code == 0 ? boost::json::parse(r.stdout_text).at("result") : boost::json::value();
   }
+
+  boost::json::value payload_for(const std::string& event, const std::string& partial_json) const;
 
   TempDir project_;
   TempDir user_config_;
@@ -376,6 +380,60 @@ TEST_F(Hookctl, ListFailsOnABuiltinSettingThatEmitWouldReject) {
   EXPECT_THAT(list.stderr_text, HasSubstr("builtins.tool_policy.deny[0]"));
 }
 
+// Every file and directory under `roots`, to compare before and after a command.
+std::set<fs::path> tree_of(std::initializer_list<fs::path> roots) {
+  std::set<fs::path> entries;
+  for (const fs::path& root : roots)
+    for (const auto& entry : fs::recursive_directory_iterator(root)) entries.insert(entry.path());
+  return entries;
+}
+
+// A project that traces to files in directories that do not exist yet, and a
+// workspace that does too, both trusted.
+class ReadOnlyCommands : public Hookctl {
+ protected:
+  void SetUp() override {
+    Hookctl::SetUp();
+    const std::string traced = R"({"trace": {"jsonl": "traces/session.jsonl", "chrome": "chrome/session.json",
+                                             "otlp": "otlp/spans.jsonl"}})";
+    write_file(project_.path() / ".hookbus" / "config.json", traced);
+    write_file(workspace_ / "config.json", traced);
+    trust();
+    const ProcessResult r = hookctl({"trust", "--workspace", workspace_.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  }
+
+  // Runs `hookctl ARGS` and `hookctl ARGS --json` and expects them to create nothing.
+  void expect_nothing_created(const std::vector<std::string>& command) const {
+    const std::set<fs::path> before = tree_of({project_.path(), user_config_.path(), home_.path()});
+    for (const bool json : {false, true}) {
+      std::vector<std::string> args = command;
+      if (json) args.push_back("--json");
+      const ProcessResult r = hookctl(args);
+      EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+    }
+    EXPECT_EQ(tree_of({project_.path(), user_config_.path(), home_.path()}), before);
+    EXPECT_FALSE(fs::exists(project_.path() / "traces"));
+    EXPECT_FALSE(fs::exists(workspace_ / "traces"));
+  }
+
+  const fs::path workspace_ = home_.path() / "workspaces" / "ops";
+};
+
+// Issue 11 (audit): `list` and `config` created the trace directories.
+TEST_F(ReadOnlyCommands, ListCreatesNoTraceDirectoryNorAnythingElse) {
+  expect_nothing_created({"list", "--workspace", workspace_.string()});
+}
+
+TEST_F(ReadOnlyCommands, ConfigCreatesNoTraceDirectoryNorAnythingElse) { expect_nothing_created({"config"}); }
+
+TEST_F(ReadOnlyCommands, EmitStillTracesToTheConfiguredFiles) {
+  const ProcessResult r = hookctl({"emit", "agent_start", "--workspace", workspace_.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_TRUE(fs::exists(project_.path() / "traces" / "session.jsonl"));
+  EXPECT_TRUE(fs::exists(workspace_ / "traces" / "session.jsonl"));
+}
+
 TEST_F(Hookctl, ListShowsAHookNameWithControlCharactersEscaped) {
   add_hook("evil\n[hookbus] [info] all good\x1b[2J", "tool_call", "");
   trust();
@@ -550,6 +608,62 @@ TEST_F(Hookctl, PartialEventJsonStillRejectsAFieldOfTheWrongType) {
   EXPECT_THAT(r.stderr_text, HasSubstr("tool_call.tool_name: expected string, got"));
 }
 
+// The event a hook that writes its payload to stderr was given for partial
+// JSON by `hookctl run-hook` (which reads event JSON as emit does).
+boost::json::value Hookctl::payload_for(const std::string& event, const std::string& partial_json) const {
+  add_hook("dump", event, "cat >&2\n");
+  const ProcessResult r = hookctl({"run-hook", hook("dump").string(), event, partial_json, "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  if (r.exit_code != 0) return nullptr;
+  return boost::json::parse(boost::json::parse(r.stdout_text).at("stderr").as_string());
+}
+
+// Issue 11 (audit): `hookctl emit turn_end '{"tool_results":[{"tool_name":"x"}]}'`
+// failed with "missing required field 'tool_call_id'": arrays were taken whole.
+TEST_F(Hookctl, PartialEventJsonFillsTheDefaultsOfEachElementOfAnArrayOfStructs) {
+  const boost::json::value payload = payload_for("turn_end", R"({"tool_results": [{"tool_name": "x"}, {}]})");
+  ASSERT_TRUE(payload.is_object());
+  const boost::json::array& results = payload.at("tool_results").as_array();
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0], (boost::json::object{{"tool_call_id", ""}, {"tool_name", "x"}, {"content", boost::json::array{}},
+                                             {"is_error", false}}));
+  EXPECT_EQ(results[1].at("tool_name"), "");
+}
+
+TEST_F(Hookctl, PartialEventJsonFillsArraysInsideArraysAndContentPartsByTheirType) {
+  const boost::json::value payload = payload_for(
+      "turn_end", R"({"message": {"tool_calls": [{"name": "bash"}], "content": [{"type": "image"}, {"type": "text"}]},
+                      "tool_results": [{"content": [{"type": "audio", "mime_type": "audio/wav"}]}]})");
+  ASSERT_TRUE(payload.is_object());
+  const boost::json::value& message = payload.at("message");
+  EXPECT_EQ(message.at("role"), "assistant");  // turn_end's own default for its message
+  EXPECT_EQ(message.at("tool_calls").at(0),
+            (boost::json::object{{"id", ""}, {"name", "bash"}, {"input", boost::json::object{}}}));
+  EXPECT_EQ(message.at("content"),
+            (boost::json::array{boost::json::object{{"type", "image"}, {"mime_type", ""}, {"data", ""}},
+                                boost::json::object{{"type", "text"}, {"text", ""}}}));
+  EXPECT_EQ(payload.at("tool_results").at(0).at("content").at(0),
+            (boost::json::object{{"type", "audio"}, {"mime_type", "audio/wav"}, {"data", ""}}));
+}
+
+TEST_F(Hookctl, PartialEventJsonStillRejectsAFieldOfTheWrongTypeInAnArrayElementNamingItsPath) {
+  const ProcessResult r = hookctl({"emit", "turn_end", R"({"tool_results": [{}, {"content": [{"type": "text", "text": 3}]}]})"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, HasSubstr("turn_end.tool_results[1].content[0].text: expected string, got number"));
+}
+
+TEST_F(Hookctl, PartialEventJsonStillRejectsAContentPartWithoutAType) {
+  const ProcessResult r = hookctl({"emit", "turn_end", R"({"message": {"content": [{"text": "hi"}]}})"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, HasSubstr("turn_end.message.content[0]: missing required field 'type'"));
+}
+
+TEST_F(Hookctl, PartialEventJsonStillRejectsAnArrayWhereAnObjectBelongs) {
+  const ProcessResult r = hookctl({"emit", "turn_end", R"({"message": {"tool_calls": [[]]}})"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, HasSubstr("turn_end.message.tool_calls[0]: expected object, got array"));
+}
+
 // Issue 10, point 8: a hook's stderr forged log lines and terminal state.
 TEST_F(Hookctl, Issue10Point8AHooksStderrCannotForgeALogLineOrDriveTheTerminal) {
   add_hook("forger", "agent_start", "printf 'oops\\n[hookbus] [info] all good\\033[2J\\n' >&2\nexit 1\n");
@@ -599,6 +713,27 @@ TEST_F(Hookctl, SpdlogLevelSetsTheHookbusLoggersLevel) {
     EXPECT_EQ(r.stderr_text, "") << level;
   }
   EXPECT_THAT(hookctl({"emit", "agent_start"}, "", {{"SPDLOG_LEVEL", "error"}}).stderr_text, HasSubstr("crashy"));
+}
+
+// Issue 11 (audit): SPDLOG_LEVEL=bogus was silently ignored.
+TEST_F(Hookctl, AnUnknownSpdlogLevelIsAWarningNamingTheVariableAndTheValidLevels) {
+  const ProcessResult r = hookctl({"emit", "agent_start"}, "", {{"SPDLOG_LEVEL", "bogus"}});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(r.stderr_text, "hookctl: warning: SPDLOG_LEVEL: unknown level 'bogus', ignored; valid levels are: trace, "
+                           "debug, info, warning (warn), error (err), critical, off\n");
+}
+
+TEST_F(Hookctl, AnUnknownLevelForOneLoggerIsAWarningNamingThatLogger) {
+  const ProcessResult r = hookctl({"emit", "agent_start"}, "", {{"SPDLOG_LEVEL", "debug, hookbus = Loud"}});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stderr_text, HasSubstr("hookctl: warning: SPDLOG_LEVEL: unknown level 'loud' for logger 'hookbus', ignored"));
+  EXPECT_THAT(r.stderr_text, Not(HasSubstr("'debug'")));
+}
+
+TEST_F(Hookctl, KnownSpdlogLevelsInAnyCaseGiveNoWarning) {
+  const ProcessResult r = hookctl({"emit", "agent_start"}, "", {{"SPDLOG_LEVEL", "WARN,hookbus=err,other=off"}});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(r.stderr_text, "");
 }
 
 TEST_F(Hookctl, LogsAreNotColouredWhenStderrIsNotATerminal) {

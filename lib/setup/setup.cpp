@@ -22,30 +22,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A project layer's config, read as data before trust is decided: a broken
-// file of an untrusted project must not stop the engine.
-struct ProjectLayerConfig {
-  Layer layer;
-  fs::path file;
-  std::optional<Config> config;
-  std::exception_ptr error;
-};
-
-ProjectLayerConfig read_project_layer(const Locations& locations, Layer layer) {
-  ProjectLayerConfig read{layer, locations.config_file(layer), std::nullopt, nullptr};
-  try {
-    read.config = load_layer_config(read.file, layer);
-  } catch (const ConfigError&) {
-    read.error = std::current_exception();
-  }
-  if (read.config)
-    detail::log(spdlog::level::debug, "read the {} config {} (SHA-256 {})", layer_name(layer), read.file.string(),
-                read.config->sha256);
-  return read;
-}
+using detail::ProjectLayerConfig;
 
 std::vector<ProjectLayerConfig> read_project_layers(const Locations& locations) {
-  return {read_project_layer(locations, Layer::project), read_project_layer(locations, Layer::local)};
+  return {detail::read_project_layer(Layer::project, locations.config_file(Layer::project)),
+          detail::read_project_layer(Layer::local, locations.config_file(Layer::local))};
 }
 
 // Everything the project layers would read or run (trust.hpp's fingerprint
@@ -339,29 +320,7 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
   // What the project runs is checked against what was trusted right before
   // it runs, for as long as this installation lasts.
   const std::shared_ptr<const TrustedFiles> trusted = detail::trusted_files(report.trust, inputs);
-  if (!project_may_run && !report.trust.message.empty()) warn(report, report.trust.message);
-  for (auto& read : project_layers) {
-    ConfigFileState state{read.layer, read.file, ConfigFileState::State::absent, ""};
-    if (read.config || read.error) {
-      if (project_may_run) {
-        if (read.error) std::rethrow_exception(read.error);
-        applied.push_back(std::move(*read.config));
-        state.state = ConfigFileState::State::applied;
-      } else {
-        state.state = ConfigFileState::State::not_applied;
-        state.note = std::string(trust_state_name(report.trust.state));
-        // Shown before the project is trusted, as the error it will be once it is.
-        if (read.error) {
-          try {
-            std::rethrow_exception(read.error);
-          } catch (const ConfigError& error) {
-            state.note += fmt::format("; it has an error: {}", error.what());
-          }
-        }
-      }
-    }
-    report.config_files.push_back(std::move(state));
-  }
+  detail::apply_project_layers(project_layers, report, applied);
   report.config = LayeredConfig(std::move(applied));
   const LayeredConfig& config = report.config;
   for (const Config& layer : config.layers())

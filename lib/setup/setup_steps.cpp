@@ -28,6 +28,46 @@ std::vector<Config> read_always_applying_layers(const Locations& locations, Setu
   return applied;
 }
 
+ProjectLayerConfig read_project_layer(Layer layer, const fs::path& file) {
+  ProjectLayerConfig read{layer, file, std::nullopt, nullptr};
+  try {
+    read.config = load_layer_config(read.file, layer);
+  } catch (const ConfigError&) {
+    read.error = std::current_exception();
+  }
+  if (read.config)
+    detail::log(spdlog::level::debug, "read the {} config {} (SHA-256 {})", layer_name(layer), read.file.string(),
+                read.config->sha256);
+  return read;
+}
+
+void apply_project_layers(std::vector<ProjectLayerConfig>& layers, SetupReport& report, std::vector<Config>& applied) {
+  const bool may_run = report.trust.project_may_run();
+  if (!may_run && !report.trust.message.empty()) warn(report, report.trust.message);
+  for (auto& read : layers) {
+    ConfigFileState state{read.layer, read.file, ConfigFileState::State::absent, ""};
+    if (read.config || read.error) {
+      if (may_run) {
+        if (read.error) std::rethrow_exception(read.error);
+        applied.push_back(std::move(*read.config));
+        state.state = ConfigFileState::State::applied;
+      } else {
+        state.state = ConfigFileState::State::not_applied;
+        state.note = std::string(trust_state_name(report.trust.state));
+        // Shown before the project is trusted, as the error it will be once it is.
+        if (read.error) {
+          try {
+            std::rethrow_exception(read.error);
+          } catch (const ConfigError& error) {
+            state.note += fmt::format("; it has an error: {}", error.what());
+          }
+        }
+      }
+    }
+    report.config_files.push_back(std::move(state));
+  }
+}
+
 std::shared_ptr<const TrustedFiles> trusted_files(const TrustReport& trust, const ProjectFiles& files) {
   if (trust.state != TrustState::trusted && trust.state != TrustState::nothing_to_trust) return nullptr;
   return std::make_shared<const TrustedFiles>(files, trust.now);

@@ -3,6 +3,7 @@
 
 #include <hookbus/setup.hpp>
 
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -11,6 +12,24 @@
 #include <vector>
 
 namespace hookbus::detail {
+
+// A project layer's config file (a project's, or a workspace's), read as data
+// before trust is decided: a broken file of an untrusted project must not stop
+// the engine.
+struct ProjectLayerConfig {
+  Layer layer;
+  std::filesystem::path file;
+  std::optional<Config> config;
+  std::exception_ptr error;
+};
+ProjectLayerConfig read_project_layer(Layer layer, const std::filesystem::path& file);
+
+// The project layers' config files once trust is decided (report.trust): when
+// the project may run they apply (a read error is then thrown: a ConfigError
+// naming the file) and are appended to `applied`; otherwise none applies and
+// the trust check's message is a warning (logged too). Each is recorded in
+// report.config_files.
+void apply_project_layers(std::vector<ProjectLayerConfig>& layers, SetupReport& report, std::vector<Config>& applied);
 
 // The managed and user layers' config files, which always apply: their errors
 // are the caller's (a ConfigError naming the file). Records each in `report`.

@@ -61,13 +61,8 @@ Installation load_workspace(Hooks& hooks, const fs::path& directory, const Works
 
   // The workspace's config, read as data until trust is decided.
   const fs::path config_file = workspace / "config.json";
-  std::optional<Config> config;
-  std::exception_ptr config_error;
-  try {
-    config = load_layer_config(config_file, Layer::project);
-  } catch (const ConfigError&) {
-    config_error = std::current_exception();
-  }
+  std::vector<detail::ProjectLayerConfig> own_config{detail::read_project_layer(Layer::project, config_file)};
+  const std::optional<Config>& config = own_config.front().config;
   const ProjectFiles files = workspace_files(workspace);
   // The user's and the administrator's own directories hold their files already.
   const bool owned = inside(workspace, locations.user) || inside(workspace, locations.managed);
@@ -79,19 +74,7 @@ Installation load_workspace(Hooks& hooks, const fs::path& directory, const Works
                                 report.trust);
   const bool may_run = report.trust.project_may_run();
   const std::shared_ptr<const TrustedFiles> trusted = detail::trusted_files(report.trust, files);
-  if (!may_run && !report.trust.message.empty()) detail::warn(report, report.trust.message);
-  ConfigFileState state{Layer::project, config_file, ConfigFileState::State::absent, ""};
-  if (config || config_error) {
-    if (may_run) {
-      if (config_error) std::rethrow_exception(config_error);
-      applied.push_back(std::move(*config));
-      state.state = ConfigFileState::State::applied;
-    } else {
-      state.state = ConfigFileState::State::not_applied;
-      state.note = std::string(trust_state_name(report.trust.state));
-    }
-  }
-  report.config_files.push_back(std::move(state));
+  detail::apply_project_layers(own_config, report, applied);
   report.config = LayeredConfig(std::move(applied));
   const LayeredConfig& layered = report.config;
   if (const Config* own = layered.layer(Layer::project))

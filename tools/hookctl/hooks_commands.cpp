@@ -47,18 +47,6 @@ std::optional<fs::path> workspace_of(const Invocation& invocation) {
 }
 
 
-// `given` over `defaults`: every key `given` lacks takes its default, in nested
-// objects too; what `given` has wins (arrays are taken whole).
-json::value with_defaults(const json::value& defaults, const json::value& given) {
-  if (!defaults.is_object() || !given.is_object()) return given;
-  json::object merged = defaults.as_object();
-  for (const auto& [key, value] : given.as_object()) {
-    const auto* fallback = merged.if_contains(key);
-    merged[key] = fallback != nullptr ? with_defaults(*fallback, value) : value;
-  }
-  return merged;
-}
-
 // The most of stdin an event's JSON may take: far more than any event, far
 // less than a mistaken `cat /dev/zero |` could fill memory with.
 constexpr std::size_t max_event_json_size = 64 << 20;
@@ -75,17 +63,16 @@ std::string read_event_json_from_stdin() {
 }
 
 // The event NAME from JSON given as an argument, or read from stdin for "-";
-// no JSON is the empty object. A field the JSON leaves out takes the
-// catalogue's default (an empty string, zero, the first enum value), so a
-// command line needs only the fields that matter; the library's own reader
-// stays strict (json.hpp).
+// no JSON is the empty object. A field the JSON leaves out, at any depth,
+// takes the catalogue's default (event_with_defaults), so a command line needs
+// only the fields that matter; the library's own reader stays strict (json.hpp).
 HookEvent read_event(std::string_view name, std::optional<std::string_view> json_argument) {
   const std::size_t index = resolve_event(name);  // UnknownEventError: a usage error, listing the names
   try {
     json::value given = json::object{};
     if (json_argument == "-") given = parse_json(read_event_json_from_stdin(), "stdin");
     else if (json_argument) given = parse_json(*json_argument, "the JSON argument");
-    return event_from_json(index, with_defaults(to_json(make_event(index)), given));
+    return event_with_defaults(index, given);
   } catch (const JsonError& error) {
     throw UsageError(printable(error.what()));
   }
@@ -713,7 +700,7 @@ std::string verdict(const HookEvent& event, const HookOutcome& outcome) {
 int list_command(const Invocation& invocation) {
   logger()->set_level(spdlog::level::off);  // everything is in the report: no second copy on stderr
   Hooks hooks;
-  const SetUp bus = set_up(hooks, invocation, trust_policy(invocation));
+  const SetUp bus = set_up(hooks, invocation, trust_policy(invocation), /*trace=*/false);  // creates no trace directory
   if (invocation.json()) {
     json::object listing = list_json(bus.project.report);
     if (bus.workspace) listing["workspace"] = list_json(bus.workspace->report);
@@ -842,7 +829,7 @@ int config_command(const Invocation& invocation) {
   logger()->set_level(spdlog::level::off);
   Hooks hooks;
   const ProjectTrustPolicy engine_policy = trust_policy(invocation);
-  const SetUp bus = set_up(hooks, invocation, engine_policy);
+  const SetUp bus = set_up(hooks, invocation, engine_policy, /*trace=*/false);  // creates no trace directory
   const SetupReport& report = bus.project.report;
   const std::vector<MergedSetting> settings = merged_settings(report, engine_policy);
   if (invocation.json()) {
