@@ -104,6 +104,22 @@ class ClaudeCode : public testing::NothingLeftBehind {
   void install() { installed_ = setup(hooks_, {.project_dir = project_.path(), .locations = locations(),
                                                .project_trust = ProjectTrustPolicy::trust_all}); }
 
+  // Two PreToolUse commands of one group, each touching its own mark and then
+  // waiting for the other's: both finish only when they run at the same time
+  // (each has a 5 s timeout: run one after the other, the first would time
+  // out and fail).
+  void install_two_commands_waiting_for_each_other() {
+    const std::string a = file("a").string();
+    const std::string b = file("b").string();
+    const std::string wait_for = "i=0; while [ ! -e {} ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; [ -e {} ]";
+    const auto waiter = [&](const std::string& mine, const std::string& theirs) {
+      return "touch " + mine + "; " + fmt::format(fmt::runtime(wait_for), theirs, theirs) + " || exit 3";
+    };
+    settings(R"({"PreToolUse": [{"hooks": [{"type": "command", "command": ")" + waiter(a, b) + R"(", "timeout": 5},
+                                           {"type": "command", "command": ")" + waiter(b, a) + R"(", "timeout": 5}]}]})");
+    install();
+  }
+
   ToolCallEvent bash(std::string command) const {
     return {.context = context(), .tool_call_id = "toolu_1", .tool_name = "bash", .input = {{"command", std::move(command)}}};
   }
@@ -773,15 +789,7 @@ TEST_F(ClaudeCode, ACommandItsMatcherExcludesIsRecordedAsSkipped) {
 // process's run, so the two overlap, although the bus called the second
 // handler only once the first handler's call (which ran the group) returned.
 TEST_F(ClaudeCode, EachCommandOfAGroupIsRecordedWithItsOwnRun) {
-  const std::string a = file("a").string();
-  const std::string b = file("b").string();
-  const std::string wait_for = "i=0; while [ ! -e {} ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; [ -e {} ]";
-  const auto waiter = [&](const std::string& mine, const std::string& theirs) {
-    return "touch " + mine + "; " + fmt::format(fmt::runtime(wait_for), theirs, theirs) + " || exit 3";
-  };
-  settings(R"({"PreToolUse": [{"hooks": [{"type": "command", "command": ")" + waiter(a, b) + R"(", "timeout": 5},
-                                         {"type": "command", "command": ")" + waiter(b, a) + R"(", "timeout": 5}]}]})");
-  install();
+  install_two_commands_waiting_for_each_other();
   std::vector<EmissionRecord> records;
   const Connection observer = hooks_.on_emission([&](const EmissionRecord& r) { records.push_back(r); });
   (void)hooks_.emit(bash("ls"));
@@ -805,19 +813,8 @@ TEST_F(ClaudeCode, EachRunIsLoggedAtDebugLevelWithItsEventExitCodeAndBytes) {
 
 // ============================================== parallel runs, dedup, order
 
-// Two hooks that each wait for the other's mark can only both finish when
-// they run at the same time (each has a 5 s timeout: run one after the other,
-// the first would time out and fail).
 TEST_F(ClaudeCode, TheMatchingHooksOfOneSettingsFileRunInParallel) {
-  const std::string a = file("a").string();
-  const std::string b = file("b").string();
-  const std::string wait_for = "i=0; while [ ! -e {} ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; [ -e {} ]";
-  const auto waiter = [&](const std::string& mine, const std::string& theirs) {
-    return "touch " + mine + "; " + fmt::format(fmt::runtime(wait_for), theirs, theirs) + " || exit 3";
-  };
-  settings(R"({"PreToolUse": [{"hooks": [{"type": "command", "command": ")" + waiter(a, b) + R"(", "timeout": 5},
-                                         {"type": "command", "command": ")" + waiter(b, a) + R"(", "timeout": 5}]}]})");
-  install();
+  install_two_commands_waiting_for_each_other();
   EXPECT_EQ(hooks_.emit(bash("ls")).decision, Decision::none);
   for (const auto& error : errors_seen_) ADD_FAILURE() << error.message;
 }
