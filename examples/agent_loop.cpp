@@ -205,7 +205,7 @@ int main(int argc, char** argv) {
   {
     Tracer tracer({.jsonl = JsonlTraceOptions{.file = trace_dir / "session.jsonl"},
                    .chrome = trace_dir / "session.trace.json",
-                   .otlp = trace_dir / "session.otlp.jsonl"});
+                   .otlp = OtlpTraceOptions{.file = trace_dir / "session.otlp.jsonl"}});
     const ConnectionGroup tracing = hooks.add(tracer);
     fmt::print("hookbus demo: a scripted agent session; extensions on {} and a catch-all tracer\n\n",
                fmt::join(hooks.registered_events(), ", "));

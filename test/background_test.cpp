@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <thread>
 
 namespace hookbus {
@@ -67,6 +68,39 @@ TEST_F(BackgroundHooks, WaitReturnsOnceEveryQueuedRunHasEnded) {
   const std::string finished = testing::read_file(dir_ / "finished");
   EXPECT_EQ(std::count(finished.begin(), finished.end(), '\n'), 2);
   EXPECT_EQ(counts().finished, 2u);
+}
+
+// Two workers: a run queued after wait() was called, which ends while an
+// earlier one still runs, does not count for it.
+TEST_F(BackgroundHooks, WaitWaitsForTheRunsQueuedBeforeItWhateverEndsMeanwhile) {
+  config_.hooks["slow"].async = true;
+  write_script(hook("slow"), "if [ \"$1\" = hook ]; then echo agent_end; exit 0; fi\n"
+                             "echo > '" + file("slow-started") + "'\n"
+                             "while [ ! -e '" + file("go") + "' ]; do sleep 0.01; done\n");
+  config_.hooks["quick"].async = true;
+  write_script(hook("quick"), "if [ \"$1\" = hook ]; then echo turn_end; exit 0; fi\nexit 0\n");
+  install({.background = {.workers = 2}});
+  logger()->set_level(spdlog::level::debug);
+  (void)hooks_.emit(AgentEndEvent{});
+  ASSERT_TRUE(wait_for_lines("slow-started", 1));
+  const BackgroundRuns runs = installed_.background;
+  std::atomic<bool> returned{false};
+  std::uint64_t finished_when_returned = 0;
+  std::jthread waiter([&] {
+    runs.wait();
+    finished_when_returned = runs.counts().finished;
+    returned = true;
+  });
+  // The asserts below are EXPECTs: the waiter returns only once "go" is written.
+  EXPECT_TRUE(log_.wait_for("waiting for 1 background run to end")) << "wait() has not taken its count";
+  (void)hooks_.emit(TurnEndEvent{});  // queued after the call; the other worker runs it to its end
+  for (int i = 0; i < 1000 && counts().finished < 1; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(counts().finished, 1u);
+  // A wait() that counted that end would return now, with the slow run still going; give it the chance.
+  for (int i = 0; i < 50 && !returned; ++i) std::this_thread::sleep_for(10ms);
+  testing::write_file(dir_ / "go", "");
+  waiter.join();
+  EXPECT_EQ(finished_when_returned, 2u) << "wait() returned before the run queued before it had ended";
 }
 
 TEST_F(BackgroundHooks, WaitReturnsOnceTheInstallationsEndStoppedOrCancelledItsRuns) {

@@ -4,6 +4,7 @@
 #include <hookbus/config.hpp>
 #include <hookbus/context_swap.hpp>
 #include <hookbus/log.hpp>
+#include <hookbus/trace.hpp>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -317,6 +318,23 @@ TEST(ToolPolicy, DeniedToolIsBlockedWithAReasonNamingTheRule) {
   const ToolCallResult outcome = hooks.emit(tool_call("mcp__github__create_issue"));
   EXPECT_EQ(outcome.decision, Decision::deny);
   EXPECT_EQ(outcome.reason, R"(tool_policy: 'mcp__github__create_issue' is denied by deny[1] (tool "mcp__*"))");
+}
+
+TEST(ToolPolicy, ATraceRecordsItAsABuiltinOfItsConfigsLayer) {
+  Hooks hooks;
+  Config config{.builtins = {{.name = "tool_policy", .settings = {{"deny", boost::json::array{"bash"}}}}},
+                .layer = Layer::user};
+  const ConnectionGroup installed = install_builtins(hooks, config);
+  std::vector<EmissionRecord> records;
+  const Connection observer = hooks.on_emission([&](const EmissionRecord& r) { records.push_back(r); });
+  (void)hooks.emit(bash("ls"));
+  ASSERT_EQ(records.size(), 1u);
+  ASSERT_EQ(records[0].handlers.size(), 1u);
+  const HandlerRecord& policy = records[0].handlers[0];
+  EXPECT_EQ(policy.kind, RecordedKind::builtin);
+  EXPECT_EQ(policy.layer, Layer::user);
+  EXPECT_EQ(policy.action, HandlerAction::deny);
+  EXPECT_EQ(policy.protocol, "");
 }
 
 TEST(ToolPolicy, ArgumentPatternBlocksOnlyMatchingCalls) {

@@ -1,5 +1,5 @@
 // Cancelling an emit's external hooks: emit(event, std::stop_token)
-// (docs/semantics.md section 10, docs/external-hooks.md "Cancelling").
+// (docs/semantics.md section 12, docs/external-hooks.md "Cancelling an emit's hooks").
 // The bus's part with in-process handlers, then real hook processes: spawned
 // per event, persistent, and Claude Code commands.
 #include "project_hooks_fixture.hpp"
@@ -9,7 +9,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <stop_token>
+#include <string_view>
 #include <thread>
 
 namespace hookbus {
@@ -104,12 +106,11 @@ class Cancellation : public testing::ProjectHooks {
  protected:
   // Emits `event` on a thread of its own, whose stop is requested once `ready` exists.
   ToolCallResult emit_stopped_when(const fs::path& ready, const ToolCallEvent& event) {
-    ToolCallResult outcome;
-    std::jthread emitter([&](std::stop_token stop) { outcome = hooks_.emit(event, std::move(stop)); });
-    testing::wait_for_file(ready);
-    emitter.request_stop();
-    emitter.join();
-    return outcome;
+    return emit_stopped_after([&] { testing::wait_for_file(ready); }, event);
+  }
+  // The same, once the log holds `logged`.
+  ToolCallResult emit_stopped_when_logged(std::string_view logged, const ToolCallEvent& event) {
+    return emit_stopped_after([&] { EXPECT_TRUE(log_.wait_for(logged)) << "never logged: " << logged; }, event);
   }
 
   // A hook of tool_call, spawned per event, that writes its pid to "pid" and
@@ -118,6 +119,16 @@ class Cancellation : public testing::ProjectHooks {
     write_script(hook(name), "if [ \"$1\" = hook ]; then echo tool_call; exit 0; fi\n" +
                                  testing::start_setsid_sleeper(file("grandchild.pid")) + "echo $$ > '" + file("pid") +
                                  "'\nexec sleep 60\n");
+  }
+
+ private:
+  ToolCallResult emit_stopped_after(const std::function<void()>& wait, const ToolCallEvent& event) {
+    ToolCallResult outcome;
+    std::jthread emitter([&](std::stop_token stop) { outcome = hooks_.emit(event, std::move(stop)); });
+    wait();
+    emitter.request_stop();
+    emitter.join();
+    return outcome;
   }
 };
 
@@ -166,6 +177,8 @@ TEST_F(Cancellation, AStopMidRequestKillsAPersistentInstanceAndTheNextEventStart
   EXPECT_EQ(errors().size(), 1u) << "the second event was answered";
 }
 
+// The second emit's stop is requested from another thread once its request
+// waits for the one instance, which the first emit's request keeps busy.
 TEST_F(Cancellation, AStopCancelsARequestWaitingForABusyInstance) {
   config_.hooks["server"].mode = HookMode::persistent;
   write_server("server", "tool_call",
@@ -173,15 +186,29 @@ TEST_F(Cancellation, AStopCancelsARequestWaitingForABusyInstance) {
                "  while [ ! -e '" + file("go") + "' ]; do sleep 0.01; done\n" +
                    kAllow);
   install();
+  logger()->set_level(spdlog::level::debug);
   std::jthread first([&] { (void)hooks_.emit(tool_call()); });
   testing::wait_for_file(dir_ / "busy");
-  std::stop_source stop;
-  stop.request_stop();
-  EXPECT_EQ(hooks_.emit(tool_call(), stop.get_token()).decision, Decision::none);
-  EXPECT_THAT(last_error(), HasSubstr("cancelled by the engine while waiting for a free instance"));
+  const ToolCallResult outcome =
+      emit_stopped_when_logged("persistent hook 'server': a request waits its turn (0 ahead of it; 1 of 1 instance "
+                               "busy)", tool_call());
+  EXPECT_EQ(outcome.decision, Decision::none);
+  EXPECT_THAT(last_error(), HasSubstr("(persistent): cancelled by the engine while waiting for a free instance"));
   testing::write_file(dir_ / "go", "");
   first.join();
   EXPECT_THAT(pids(), ::testing::SizeIs(1)) << "the busy instance was left alone";
+  EXPECT_EQ(errors().size(), 1u) << "the first emit was answered";
+}
+
+TEST_F(Cancellation, AStopRequestedBeforeTheEmitSendsAPersistentHookNothing) {
+  config_.hooks["server"].mode = HookMode::persistent;
+  write_server("server", "tool_call", kAllow);
+  install();
+  std::stop_source stop;
+  stop.request_stop();
+  EXPECT_EQ(hooks_.emit(tool_call(), stop.get_token()).decision, Decision::none);
+  EXPECT_THAT(last_error(), HasSubstr("(persistent): cancelled by the engine before the request was sent"));
+  EXPECT_FALSE(fs::exists(dir_ / "pids")) << "no instance was started";
 }
 
 TEST_F(Cancellation, AStopMidRunKillsAClaudeCodeCommand) {

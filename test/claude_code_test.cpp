@@ -10,6 +10,7 @@
 #include <hookbus/json.hpp>
 #include <hookbus/log.hpp>
 #include <hookbus/setup.hpp>
+#include <hookbus/trace.hpp>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
@@ -102,6 +103,22 @@ class ClaudeCode : public testing::NothingLeftBehind {
 
   void install() { installed_ = setup(hooks_, {.project_dir = project_.path(), .locations = locations(),
                                                .project_trust = ProjectTrustPolicy::trust_all}); }
+
+  // Two PreToolUse commands of one group, each touching its own mark and then
+  // waiting for the other's: both finish only when they run at the same time
+  // (each has a 5 s timeout: run one after the other, the first would time
+  // out and fail).
+  void install_two_commands_waiting_for_each_other() {
+    const std::string a = file("a").string();
+    const std::string b = file("b").string();
+    const std::string wait_for = "i=0; while [ ! -e {} ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; [ -e {} ]";
+    const auto waiter = [&](const std::string& mine, const std::string& theirs) {
+      return "touch " + mine + "; " + fmt::format(fmt::runtime(wait_for), theirs, theirs) + " || exit 3";
+    };
+    settings(R"({"PreToolUse": [{"hooks": [{"type": "command", "command": ")" + waiter(a, b) + R"(", "timeout": 5},
+                                           {"type": "command", "command": ")" + waiter(b, a) + R"(", "timeout": 5}]}]})");
+    install();
+  }
 
   ToolCallEvent bash(std::string command) const {
     return {.context = context(), .tool_call_id = "toolu_1", .tool_name = "bash", .input = {{"command", std::move(command)}}};
@@ -544,6 +561,43 @@ TEST_F(ClaudeCode, ExitTwoOnEventsThatOnlyObserveIsLoggedForTheUser) {
   EXPECT_THAT(errors_seen_, IsEmpty());
 }
 
+// No engine sees a stop on an event without a result: it is a warning, naming the hook and the reason.
+TEST_F(ClaudeCode, ContinueFalseOnAnEventWithoutAResultIsAWarningNamingTheHookAndTheReason) {
+  settings(one("Notification", "", R"(echo '{\"continue\": false, \"stopReason\": \"quota reached\"}')"));
+  install();
+  hooks_.emit(NotificationEvent{.context = context(), .kind = "idle_prompt"});
+  EXPECT_THAT(log_.str(), AllOf(HasSubstr(project_settings().string() + ": hooks.Notification[0].hooks[0]"),
+                                HasSubstr("asks to stop the agent"), HasSubstr("stopReason \"quota reached\""),
+                                HasSubstr("the agent goes on")));
+}
+
+TEST_F(ClaudeCode, AStopHookFindsAnEmptyTranscriptBeforeTheSessionsFirstMessage) {
+  settings(one("Stop", "", "wc -c < $(jq -r .transcript_path) > " + file("size").string()));
+  install();
+  (void)hooks_.emit(AgentEndEvent{.context = context()});
+  EXPECT_EQ(testing::read_file(file("size")), "0\n");
+  const fs::path transcript = claude_code_transcript_path(root_.path() / "state" / "transcripts", "s-1");
+  EXPECT_EQ(fs::status(transcript).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+}
+
+// A handler of the emit (here an error listener, called between two hooks)
+// emits the same event again: each emit runs each hook once.
+TEST_F(ClaudeCode, AnEmitNestedInAnotherOfTheSameEventRunsEachHookOncePerEmit) {
+  const std::string log = file("runs").string();
+  settings(R"({"PreToolUse": [{"hooks": [{"type": "command", "command": "echo a >> )" + log + R"(; exit 1"},
+                                         {"type": "command", "command": "echo b >> )" + log + R"("}]}]})");
+  install();
+  bool nested = false;
+  const Connection reemit = hooks_.on_handler_error([&](const HookError&) {
+    if (std::exchange(nested, true)) return;
+    (void)hooks_.emit(bash("nested"));
+  });
+  (void)hooks_.emit(bash("outer"));
+  std::string runs = testing::read_file(file("runs"));
+  std::sort(runs.begin(), runs.end());
+  EXPECT_EQ(runs, "\n\n\n\naabb") << "a and b once in the outer emit and once in the nested one";
+}
+
 TEST_F(ClaudeCode, AHookThatTimesOutIsANonBlockingError) {
   settings(one("PreToolUse", "", "exec sleep 30", R"(, "timeout": 0.2)"));
   install();
@@ -582,17 +636,54 @@ TEST_F(ClaudeCode, ARejectedPromptNamesTheHookThatRejectedIt) {
 
 // ============================================================== matchers
 
-TEST(ClaudeCodeMatcher, FollowsClaudeCodesRules) {
+// Claude Code's hooks reference, "Matcher patterns" (docs/claude-code.md, "Matchers").
+TEST(ClaudeCodeMatcher, StarAndEmptyMatchEverything) {
   EXPECT_TRUE(ClaudeCodeMatcher("").matches("Anything"));
   EXPECT_TRUE(ClaudeCodeMatcher("*").matches("Anything"));
+}
+
+TEST(ClaudeCodeMatcher, ANameMatchesOnlyThatName) {
   EXPECT_TRUE(ClaudeCodeMatcher("Bash").matches("Bash"));
   EXPECT_FALSE(ClaudeCodeMatcher("Bash").matches("BashOutput"));
+  EXPECT_FALSE(ClaudeCodeMatcher("mcp__memory").matches("mcp__memory__create_entities"));
+  EXPECT_TRUE(ClaudeCodeMatcher("code-reviewer").matches("code-reviewer"));
+  EXPECT_FALSE(ClaudeCodeMatcher("code-reviewer").matches("code-reviewers"));
+}
+
+TEST(ClaudeCodeMatcher, AListOfNamesMatchesEachOfThemExactly) {
   EXPECT_TRUE(ClaudeCodeMatcher("Edit|Write").matches("Write"));
+  EXPECT_FALSE(ClaudeCodeMatcher("Edit|Write").matches("NotebookEdit"));
   EXPECT_FALSE(ClaudeCodeMatcher("Edit|Write").matches("Read"));
+  EXPECT_TRUE(ClaudeCodeMatcher("Edit, Write").matches("Write"));
+  EXPECT_TRUE(ClaudeCodeMatcher("Edit | Write").matches("Edit"));
+  EXPECT_FALSE(ClaudeCodeMatcher("Edit,Write").matches("MultiEdit"));
+}
+
+TEST(ClaudeCodeMatcher, ARegularExpressionMatchesAnywhereInTheName) {
+  EXPECT_TRUE(ClaudeCodeMatcher("^Bash").matches("BashOutput"));
+  EXPECT_TRUE(ClaudeCodeMatcher("mcp__.*__write").matches("mcp__fs__write_file"));
+  EXPECT_TRUE(ClaudeCodeMatcher("Edit.*").matches("NotebookEdit"));
   EXPECT_TRUE(ClaudeCodeMatcher("mcp__memory__.*").matches("mcp__memory__create_entities"));
   EXPECT_FALSE(ClaudeCodeMatcher("mcp__memory__.*").matches("mcp__github__search"));
-  EXPECT_TRUE(ClaudeCodeMatcher("Notebook.*").matches("NotebookEdit"));
+}
+
+TEST(ClaudeCodeMatcher, AnchorsMakeAnExpressionMatchTheWholeName) {
+  EXPECT_TRUE(ClaudeCodeMatcher("^Bash$").matches("Bash"));
+  EXPECT_FALSE(ClaudeCodeMatcher("^Bash$").matches("BashOutput"));
+  EXPECT_FALSE(ClaudeCodeMatcher("^Edit.*").matches("NotebookEdit"));
+}
+
+TEST(ClaudeCodeMatcher, AnInvalidExpressionOrAListOfNoNameIsAnError) {
   EXPECT_THROW(ClaudeCodeMatcher("Edit|("), ConfigError);
+  EXPECT_THROW(ClaudeCodeMatcher("|"), ConfigError);
+  EXPECT_THROW(ClaudeCodeMatcher(" , "), ConfigError);
+}
+
+TEST_F(ClaudeCode, AMatcherThatIsAnExpressionRunsItsHookForAToolNameItMatchesPartOf) {
+  settings(one("PreToolUse", "mcp__.*__write", "echo 'no MCP writes' >&2; exit 2"));
+  install();
+  EXPECT_EQ(hooks_.emit(ToolCallEvent{.context = context(), .tool_name = "mcp__fs__write_file"}).decision, Decision::deny);
+  EXPECT_EQ(hooks_.emit(ToolCallEvent{.context = context(), .tool_name = "mcp__fs__read_file"}).decision, Decision::none);
 }
 
 TEST(ClaudeCodeToolNames, MapBuiltinNamesIgnoringCaseAndTheMapBothWays) {
@@ -663,21 +754,67 @@ TEST_F(ClaudeCode, AMappedToolsUpdatedInputReplacesTheEnginesInput) {
   EXPECT_EQ(result.input, (json::object{{"cmd", "make -j2"}}));
 }
 
+// ================================================================ tracing
+
+TEST_F(ClaudeCode, ATraceRecordsEachCommandAsAnExternalHookOfTheClaudeCodeProtocol) {
+  settings(one("PreToolUse", "Bash", "exit 0"));
+  install();
+  std::vector<EmissionRecord> records;
+  const Connection observer = hooks_.on_emission([&](const EmissionRecord& r) { records.push_back(r); });
+  (void)hooks_.emit(bash("ls"));
+  ASSERT_EQ(records.size(), 1u);
+  ASSERT_EQ(records[0].handlers.size(), 1u);
+  const HandlerRecord& command = records[0].handlers[0];
+  EXPECT_EQ(command.kind, RecordedKind::external);
+  EXPECT_EQ(command.protocol, "claude_code");
+  EXPECT_EQ(command.layer, Layer::project);
+  EXPECT_THAT(command.source, AllOf(HasSubstr(project_settings().string()), HasSubstr("hooks.PreToolUse[0].hooks[0]")));
+  EXPECT_EQ(command.action, HandlerAction::no_change);
+}
+
+TEST_F(ClaudeCode, ACommandItsMatcherExcludesIsRecordedAsSkipped) {
+  settings(one("PreToolUse", "Edit|Write", "touch " + file("ran").string()));
+  install();
+  std::vector<EmissionRecord> records;
+  const Connection observer = hooks_.on_emission([&](const EmissionRecord& r) { records.push_back(r); });
+  (void)hooks_.emit(bash("ls"));
+  ASSERT_EQ(records.size(), 1u);
+  ASSERT_EQ(records[0].handlers.size(), 1u);
+  EXPECT_EQ(records[0].handlers[0].action, HandlerAction::skipped);
+  EXPECT_FALSE(fs::exists(file("ran")));
+}
+
+// Two commands that each wait for the other's mark run at the same time
+// (TheMatchingHooksOfOneSettingsFileRunInParallel): each entry is its own
+// process's run, so the two overlap, although the bus called the second
+// handler only once the first handler's call (which ran the group) returned.
+TEST_F(ClaudeCode, EachCommandOfAGroupIsRecordedWithItsOwnRun) {
+  install_two_commands_waiting_for_each_other();
+  std::vector<EmissionRecord> records;
+  const Connection observer = hooks_.on_emission([&](const EmissionRecord& r) { records.push_back(r); });
+  (void)hooks_.emit(bash("ls"));
+  for (const auto& error : errors_seen_) ADD_FAILURE() << error.message;
+  ASSERT_EQ(records.size(), 1u);
+  ASSERT_EQ(records[0].handlers.size(), 2u);
+  const HandlerRecord& first = records[0].handlers[0];
+  const HandlerRecord& second = records[0].handlers[1];
+  EXPECT_LT(first.start_offset, second.start_offset + second.duration);
+  EXPECT_LT(second.start_offset, first.start_offset + first.duration);
+}
+
+TEST_F(ClaudeCode, EachRunIsLoggedAtDebugLevelWithItsEventExitCodeAndBytes) {
+  settings(one("PreToolUse", "Bash", "cat > /dev/null; echo done >&2; exit 1"));
+  install();
+  logger()->set_level(spdlog::level::debug);
+  (void)hooks_.emit(bash("ls"));
+  EXPECT_THAT(log_.str(), AllOf(HasSubstr("hooks.PreToolUse[0].hooks[0]) ran for 'PreToolUse': exit code 1, "),
+                                ::testing::ContainsRegex(R"( ms, [1-9][0-9]* bytes in, 0 bytes out, 5 bytes on stderr)")));
+}
+
 // ============================================== parallel runs, dedup, order
 
-// Two hooks that each wait for the other's mark can only both finish when
-// they run at the same time (each has a 5 s timeout: run one after the other,
-// the first would time out and fail).
 TEST_F(ClaudeCode, TheMatchingHooksOfOneSettingsFileRunInParallel) {
-  const std::string a = file("a").string();
-  const std::string b = file("b").string();
-  const std::string wait_for = "i=0; while [ ! -e {} ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; [ -e {} ]";
-  const auto waiter = [&](const std::string& mine, const std::string& theirs) {
-    return "touch " + mine + "; " + fmt::format(fmt::runtime(wait_for), theirs, theirs) + " || exit 3";
-  };
-  settings(R"({"PreToolUse": [{"hooks": [{"type": "command", "command": ")" + waiter(a, b) + R"(", "timeout": 5},
-                                         {"type": "command", "command": ")" + waiter(b, a) + R"(", "timeout": 5}]}]})");
-  install();
+  install_two_commands_waiting_for_each_other();
   EXPECT_EQ(hooks_.emit(bash("ls")).decision, Decision::none);
   for (const auto& error : errors_seen_) ADD_FAILURE() << error.message;
 }
@@ -819,6 +956,53 @@ TEST_F(ClaudeCode, APluginsHooksRunWithClaudePluginRoot) {
   install();
   (void)hooks_.emit(bash("ls"));
   EXPECT_EQ(testing::read_file(file("root")), plugin.string() + "\n");
+}
+
+// Claude Code dedups identical commands, but ${CLAUDE_PLUGIN_ROOT}/mark.sh of
+// two plugins are two scripts: the second plugin's guard must run.
+TEST_F(ClaudeCode, TheSameCommandTextInTwoPluginsRunsEachPluginsScript) {
+  const fs::path marker = root_.path() / "plugins" / "marker";
+  const fs::path guard = root_.path() / "plugins" / "guard";
+  write_script(marker / "mark.sh", "echo marked >> " + file("marks").string() + "\n");
+  write_script(guard / "mark.sh", "echo 'the guard plugin says no' >&2; exit 2\n");
+  for (const fs::path& plugin : {marker, guard})
+    write_file(plugin / "hooks" / "hooks.json", R"({"hooks": )" + one("PreToolUse", "", "${CLAUDE_PLUGIN_ROOT}/mark.sh") + "}");
+  write_file(locations().config_file(Layer::user),
+             R"({"claude_code": {"plugins": [")" + marker.string() + R"(", ")" + guard.string() + R"("]}})");
+  install();
+  const ToolCallResult result = hooks_.emit(bash("ls"));
+  EXPECT_EQ(result.decision, Decision::deny);
+  EXPECT_EQ(result.reason, "the guard plugin says no");
+  EXPECT_EQ(testing::read_file(file("marks")), "marked\n");
+}
+
+TEST_F(ClaudeCode, AClaudeCodePluginThatDoesNotExistIsAnErrorNamingTheConfigFileAndPath) {
+  const fs::path missing = root_.path() / "plugins" / "security-guard";
+  write_file(locations().config_file(Layer::user), R"({"claude_code": {"plugins": [")" + missing.string() + R"("]}})");
+  EXPECT_THAT([&] { install(); },
+              ::testing::ThrowsMessage<ConfigError>(AllOf(
+                  HasSubstr(locations().config_file(Layer::user).string() + ": claude_code.plugins[0]: "),
+                  HasSubstr("the Claude Code plugin directory " + missing.string() + " does not exist"))));
+}
+
+TEST_F(ClaudeCode, AClaudeCodePluginWithoutHooksJsonIsAnError) {
+  const fs::path plugin = root_.path() / "plugins" / "commands-only";
+  write_file(plugin / ".claude-plugin" / "plugin.json", R"({"name": "commands-only"})");
+  write_file(locations().config_file(Layer::user), R"({"claude_code": {"plugins": [")" + plugin.string() + R"("]}})");
+  EXPECT_THAT([&] { install(); },
+              ::testing::ThrowsMessage<ConfigError>(AllOf(HasSubstr("claude_code.plugins[0]: "),
+                                                          HasSubstr(plugin.string() + " has no hooks/hooks.json"))));
+}
+
+TEST_F(ClaudeCode, AClaudeCodePluginTheEngineAsksForThatDoesNotExistIsAnErrorNamingSetupOptions) {
+  const fs::path missing = root_.path() / "plugins" / "gone";
+  EXPECT_THAT(
+      [&] {
+        (void)setup(hooks_, {.project_dir = project_.path(), .locations = locations(),
+                             .claude_code = ClaudeCodeSetup{.import = {.plugins = {missing}}}});
+      },
+      ::testing::ThrowsMessage<ConfigError>(HasSubstr("SetupOptions::claude_code.import.plugins[0]: the Claude Code plugin "
+                                                      "directory " + missing.string() + " does not exist")));
 }
 
 TEST_F(ClaudeCode, AHookFileDeclaredWithTheClaudeCodeProtocolIsNeverQueried) {
@@ -1080,6 +1264,46 @@ TEST(KodeletPayload, HasToolUserIdToolOutputTurnNumberResponseAndRecipeName) {
   EXPECT_EQ(turn.at("turn_number"), 3);
   EXPECT_EQ(turn.at("response"), "hi");
   EXPECT_FALSE(hook_payload(AgentStartEvent{}, "agent_start").contains("recipe_name")) << "left out when empty, as kodelet does";
+}
+
+// kodelet's AgentStopPayload: messages as llmtypes.Message, {role, content: string}.
+TEST(KodeletPayload, AgentStopMessagesHaveKodeletsRoleAndTextContent) {
+  const AgentEndEvent event{.messages = {Message::user("fix the parser"),
+                                         Message::assistant("on it", {ToolCall{.id = "c1", .name = "bash", .input = {{"command", "make"}}}}),
+                                         Message{.role = Role::tool, .content = {TextPart{"ok"}}, .tool_call_id = "c1"},
+                                         Message::assistant("done")}};
+  const json::array messages = hook_payload(event, "agent_stop").at("messages").as_array();
+  EXPECT_EQ(messages, (json::array{json::object{{"role", "user"}, {"content", "fix the parser"}},
+                                   json::object{{"role", "assistant"}, {"content", "on it"}},
+                                   json::object{{"role", "assistant"}, {"content", "\U0001F527 Using tool: bash with input: {\"command\":\"make\"}"}},
+                                   json::object{{"role", "user"}, {"content", "\U0001F504 Tool result:\nok"}},
+                                   json::object{{"role", "assistant"}, {"content", "done"}}}));
+}
+
+TEST(KodeletPayload, AgentEndByItsOwnNameKeepsTheCataloguesMessages) {
+  const AgentEndEvent event{.messages = {Message::assistant("done")}};
+  EXPECT_TRUE(hook_payload(event, "agent_end").at("messages").at(0).at("content").is_array());
+}
+
+TEST(KodeletPayload, CwdIsTheProjectDirectoryWhenTheEventHasNone) {
+  TempDir dir;
+  write_script(dir / "where", "jq -r .cwd > " + (dir / "cwd").string() + "\n");
+  const ExternalHook hook{"where", dir / "where", 5s, dir.path()};
+  const ProcessResult run = run_external_hook(hook, ToolCallEvent{.tool_name = "bash"}, "before_tool_call");
+  ASSERT_TRUE(run.succeeded()) << run.stderr_text;
+  EXPECT_EQ(testing::read_file(dir / "cwd"), dir.path().string() + "\n");
+}
+
+// A kodelet agent_stop hook in the style of kodelet's examples: the last
+// message's content is a string it can search.
+TEST_F(ClaudeCode, AKodeletAgentStopHookReadsTheLastMessageAsText) {
+  write_script(project_.path() / ".hookbus" / "hooks" / "todo-check",
+               "[ \"$1\" = hook ] && { echo agent_stop; exit 0; }\n"
+               "last=$(jq -r '.messages[-1].content')\n"
+               "case \"$last\" in *TODO*) echo '{\"follow_up_messages\": [\"Finish the TODO first.\"]}' ;; esac\n");
+  install();
+  const AgentEndResult result = hooks_.emit(AgentEndEvent{.context = context(), .messages = {Message::assistant("left a TODO")}});
+  EXPECT_THAT(result.follow_up_messages, ElementsAre("Finish the TODO first."));
 }
 
 TEST(KodeletAnswer, AfterToolCallOutputRewritesTheResult) {

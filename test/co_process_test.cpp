@@ -31,13 +31,17 @@ constexpr auto kPatient = 60s;
 
 class CoProcessCleanup : public testing::NothingLeftBehind {
  protected:
-  // A line server in sh that first writes its pid to "server.pid".
-  CoProcessSpec server(const std::string& body) const {
-    return {.program = write_script(dir_ / "server", "echo $$ > " + file("server.pid") + "\n" + body)};
+  // A line server in sh that runs `setup`, writes its pid to "server.pid",
+  // then runs `body`: once the pid is there, the setup is done.
+  CoProcessSpec server(const std::string& body, const std::string& setup = "") const {
+    return {.program = write_script(dir_ / "server", setup + "echo $$ > " + file("server.pid") + "\n" + body)};
+  }
+
+  // The setup of a server deaf to SIGTERM, with a grandchild (pid in "grandchild.pid") in a session of its own.
+  std::string deaf_to_sigterm_with_a_grandchild() const {
+    return "trap '' TERM\n" + testing::start_setsid_sleeper(file("grandchild.pid"));
   }
 };
-
-using testing::start_setsid_sleeper;
 
 constexpr auto kEcho = "while IFS= read -r line; do printf '%s\\n' \"$line\"; done\n";
 
@@ -107,24 +111,26 @@ TEST_F(CoProcessCleanup, AProgramThatCannotStartThrowsNamingIt) {
 // ------------------------------------------------ what ends an instance
 
 TEST_F(CoProcessCleanup, ATimedOutRequestKillsTheWholeTreeAndSaysSo) {
-  CoProcess stuck(server("trap '' TERM\n" + start_setsid_sleeper(file("grandchild.pid")) +
-                         "read -r line\nwhile :; do sleep 1; done\n"));
+  CoProcess stuck(server("read -r line\nwhile :; do sleep 1; done\n", deaf_to_sigterm_with_a_grandchild()));
+  const pid_t pid = pid_in("server.pid");  // deaf to SIGTERM from now on: only SIGKILL ends it
+  const pid_t grandchild = pid_in("grandchild.pid");
   const CoProcessReply reply = stuck.request("hello", 300ms);
   EXPECT_EQ(reply.outcome, Outcome::timed_out);
   EXPECT_THAT(reply.status(), HasSubstr("timed out after"));
   EXPECT_EQ(reply.signal, SIGKILL);
   EXPECT_FALSE(stuck.running());
-  EXPECT_TRUE(testing::process_gone(pid_in("server.pid")));
-  EXPECT_TRUE(testing::process_gone(pid_in("grandchild.pid")));
+  EXPECT_TRUE(testing::process_gone(pid));
+  EXPECT_TRUE(testing::process_gone(grandchild));
   // Ended for good: the caller starts a new instance.
   EXPECT_EQ(stuck.request("again", kPatient).outcome, Outcome::ended);
 }
 
 TEST_F(CoProcessCleanup, AProgramThatNeverReadsItsStdinStillTimesOut) {
   CoProcess deaf(server("exec sleep 60\n"));
+  const pid_t pid = pid_in("server.pid");
   const CoProcessReply reply = deaf.request(std::string(1 << 20, 'x'), 300ms);
   EXPECT_EQ(reply.outcome, Outcome::timed_out);
-  EXPECT_TRUE(testing::process_gone(pid_in("server.pid")));
+  EXPECT_TRUE(testing::process_gone(pid));
 }
 
 TEST_F(CoProcessCleanup, ACrashDuringARequestIsReportedWithItsSignal) {
@@ -193,7 +199,7 @@ TEST_F(CoProcessCleanup, OutputNobodyAskedForEndsTheInstance) {
 }
 
 TEST_F(CoProcessCleanup, KillEndsTheInstanceAndEverythingItStarted) {
-  CoProcess stubborn(server("trap '' TERM\n" + start_setsid_sleeper(file("grandchild.pid")) + kEcho));
+  CoProcess stubborn(server(kEcho, deaf_to_sigterm_with_a_grandchild()));
   EXPECT_EQ(stubborn.request("hello", kPatient).line, "hello");
   stubborn.kill();
   EXPECT_FALSE(stubborn.running());
@@ -265,7 +271,9 @@ TEST_F(CoProcessCleanup, AStderrFloodNeverBlocksTheProgram) {
 TEST_F(CoProcessCleanup, ShutdownClosesStdinAndAWellBehavedProgramExitsOnItsOwn) {
   pid_t pid = 0;
   {
-    CoProcess polite(server(std::string(kEcho) + "echo bye > " + file("bye") + "\n"));
+    CoProcessSpec spec = server(std::string(kEcho) + "echo bye > " + file("bye") + "\n");
+    spec.shutdown_grace = kPatient;  // all the time it needs, to show it used none
+    CoProcess polite(spec);
     EXPECT_EQ(polite.request("hello", kPatient).line, "hello");
     pid = pid_in("server.pid");
   }
@@ -275,17 +283,18 @@ TEST_F(CoProcessCleanup, ShutdownClosesStdinAndAWellBehavedProgramExitsOnItsOwn)
 
 TEST_F(CoProcessCleanup, ShutdownKillsAProgramThatIgnoresEofAndSigtermAndEverythingItStarted) {
   pid_t pid = 0;
+  pid_t grandchild = 0;
   {
-    CoProcessSpec spec = server("trap '' TERM\n" + start_setsid_sleeper(file("grandchild.pid")) +
-                                "while :; do sleep 1; done\n");
+    CoProcessSpec spec = server("while :; do sleep 1; done\n", deaf_to_sigterm_with_a_grandchild());
     spec.shutdown_grace = 50ms;
     spec.kill_grace = 50ms;
     CoProcess stubborn(spec);
-    pid = pid_in("server.pid");
+    pid = pid_in("server.pid");  // deaf to end of file and SIGTERM from now on
+    grandchild = pid_in("grandchild.pid");
     EXPECT_TRUE(stubborn.running());
   }
   EXPECT_TRUE(testing::process_gone(pid));
-  EXPECT_TRUE(testing::process_gone(pid_in("grandchild.pid")));
+  EXPECT_TRUE(testing::process_gone(grandchild));
 }
 
 }  // namespace

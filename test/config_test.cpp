@@ -231,7 +231,7 @@ TEST_F(ConfigTest, ReadsHookDeclarationsAndTheClaudeCodeImport) {
   EXPECT_THAT(claude.events, ElementsAre("PreToolUse"));
   EXPECT_EQ(claude.matcher, "Bash");
   const HookSettings& guard = config.hooks.at("guard");
-  EXPECT_EQ(guard.protocol, HookProtocol::hookbus);  // kodelet's protocol is hookbus's
+  EXPECT_EQ(guard.protocol, HookProtocol::kodelet);  // hookbus's protocol, named as declared
   EXPECT_EQ(guard.tools, "bash|shell");
   ASSERT_TRUE(config.claude_code.has_value());
   EXPECT_THAT(config.claude_code->settings, ElementsAre(Layer::user, Layer::project));
@@ -242,6 +242,25 @@ TEST_F(ConfigTest, ReadsHookDeclarationsAndTheClaudeCodeImport) {
 TEST_F(ConfigTest, AClaudeCodeHookMustDeclareItsEvents) {
   EXPECT_THAT(load_error(R"({"hooks": {"v.sh": {"protocol": "claude_code"}}})"),
               HasSubstr(R"(hooks["v.sh"]: a claude_code hook must declare its "events")"));
+}
+
+TEST_F(ConfigTest, AnInvalidClaudeCodeMatcherIsAnErrorNamingItsPath) {
+  EXPECT_THAT(load_error(R"({"hooks": {"v.sh": {"protocol": "claude_code", "events": ["PreToolUse"], "matcher": "Edit|("}}})"),
+              StartsWith(R"(hooks["v.sh"].matcher: matcher "Edit|(" is not a valid regular expression)"));
+}
+
+TEST_F(ConfigTest, AClaudeCodeHookDeclaringAHookbusEventNameIsAnErrorNamingTheClaudeCodeName) {
+  const std::string error = load_error(R"({"hooks": {"v.sh": {"protocol": "claude_code", "events": ["Stop", "tool_call"]}}})");
+  EXPECT_THAT(error, StartsWith(R"(hooks["v.sh"].events[1]: "tool_call" is not a Claude Code event that hookbus runs hooks on (did you mean PreToolUse?))"));
+  EXPECT_THAT(error, HasSubstr("PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure, UserPromptSubmit"));
+}
+
+TEST_F(ConfigTest, AClaudeCodeHookDeclaringAnUnknownEventIsAnErrorListingTheValidNames) {
+  EXPECT_THAT(load_error(R"({"hooks": {"v.sh": {"protocol": "claude_code", "events": ["pretooluse"]}}})"),
+              AllOf(StartsWith(R"(hooks["v.sh"].events[0]: "pretooluse" is not a Claude Code event that hookbus runs hooks on (did you mean PreToolUse?))"),
+                    HasSubstr("SessionStart, SessionEnd")));
+  EXPECT_THAT(load_error(R"({"hooks": {"v.sh": {"protocol": "claude_code", "events": ["WorktreeCreate"]}}})"),
+              StartsWith(R"(hooks["v.sh"].events[0]: "WorktreeCreate" is not a Claude Code event that hookbus runs hooks on; a claude_code hook declares)"));
 }
 
 TEST_F(ConfigTest, AMatcherIsOnlyForClaudeCodeHooksAndToolsOnlyForHookbusOnes) {
@@ -314,18 +333,32 @@ TEST_F(ConfigTest, AnUnknownKeyInTheClaudeCodeImportIsAnError) {
             "claude_code.toolnames: unknown key; expected one of: settings, plugins, tool_names");
 }
 
+// A key a layer may not set is ignored with a warning naming the file and
+// key, never an error: a project that tries must not stop the user's guards.
 TEST_F(ConfigTest, OnlyManagedConfigMaySetAllowManagedHooksOnly) {
-  EXPECT_THAT(load_error(R"({"allow_managed_hooks_only": true})"),
-              HasSubstr("allow_managed_hooks_only: may not be set in project config"));
+  const fs::path project = write_config(R"({"allow_managed_hooks_only": true})");
+  const Config ignored = load_config(project);
+  EXPECT_EQ(ignored.allow_managed_hooks_only, std::nullopt);
+  EXPECT_THAT(ignored.warnings, ElementsAre(project.string() + ": allow_managed_hooks_only: may not be set in project "
+                                                               "config (only an administrator's managed config "
+                                                               "decides it); ignored"));
   const fs::path file = write("managed/config.json", R"({"allow_managed_hooks_only": true})");
   EXPECT_EQ(load_config(file, Layer::managed).allow_managed_hooks_only, true);
 }
 
 TEST_F(ConfigTest, AProjectMayNotDecideItsOwnTrust) {
-  EXPECT_THAT(load_error(R"({"project_trust": "trust_all"})"),
-              HasSubstr("project_trust: may not be set in project config: a project may not decide its own trust"));
+  const fs::path project = write_config(R"({"project_trust": "trust_all"})");
+  const Config ignored = load_config(project);
+  EXPECT_EQ(ignored.project_trust, std::nullopt);
+  EXPECT_THAT(ignored.warnings, ElementsAre(HasSubstr("project_trust: may not be set in project config (a project may "
+                                                      "not decide its own trust); ignored")));
   const fs::path file = write("user/config.json", R"({"project_trust": "ignore"})");
   EXPECT_EQ(load_config(file, Layer::user).project_trust, ProjectTrustPolicy::ignore);
+  EXPECT_THAT(load_config(file, Layer::user).warnings, IsEmpty());
+}
+
+TEST_F(ConfigTest, AConfigKnowsTheSha256OfTheBytesItWasReadFrom) {
+  EXPECT_EQ(load_config(write_config("{}")).sha256, "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a");
 }
 
 // Regression (review, issue 10 point 7): a FIFO as config.json blocked hookctl forever.

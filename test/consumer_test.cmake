@@ -9,7 +9,10 @@
 #                     find the package in that prefix alone;
 #   add_subdirectory  SOURCE_DIR as the consumer's third_party/hookbus;
 #   fetchcontent      the same tree through FetchContent's SOURCE_DIR.
-# Either way the consumer's own install must hold only its own program.
+# Either way the consumer's own install must hold only its own program. As a
+# subproject, the consumer's default target (ALL) builds hookbus's library
+# alone (no voice plugins), with no -Werror on hookbus's code, and the library
+# looks for its plugins in the build tree.
 #
 #   cmake -DMODE=... -DSOURCE_DIR=... -DWORK_DIR=... -DGENERATOR=... -DBUILD_TYPE=...
 #         -DCXX_COMPILER=... [-DLAUNCHER=ccache] [-DCXX_FLAGS=...] [-DLINKER_FLAGS=...]
@@ -60,7 +63,7 @@ file(COPY ${SOURCE_DIR}/test/consumer/CMakeLists.txt ${SOURCE_DIR}/test/consumer
 file(WRITE ${consumer_source}/hookbus.cmake "${block}")
 
 set(configure_args -G ${GENERATOR} -DCMAKE_BUILD_TYPE=${BUILD_TYPE} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
-  "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}")
+  "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)
 if(LAUNCHER)
   list(APPEND configure_args -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER})
 endif()
@@ -98,9 +101,19 @@ if(MODE STREQUAL "find_package")
     endif()
   endif()
   list(APPEND configure_args -DCMAKE_PREFIX_PATH=${prefix})
+  # Where hookbus was configured to install (issue 12 makes the lookup follow the prefix).
+  set(plugin_directory_pattern "/hookbus/plugins$")
+  set(plugin_directory "(a path ending in /hookbus/plugins)")
 else()
   file(MAKE_DIRECTORY ${consumer_source}/third_party)
   file(CREATE_LINK ${SOURCE_DIR} ${consumer_source}/third_party/hookbus SYMBOLIC)
+  # plugins/ of hookbus's build directory inside the consumer's.
+  if(MODE STREQUAL "add_subdirectory")
+    set(plugin_directory ${consumer_build}/third_party/hookbus/plugins)
+  else()
+    set(plugin_directory ${consumer_build}/_deps/hookbus-build/plugins)
+  endif()
+  set(plugin_directory_pattern "")
 endif()
 
 run_step("consumer configure" ${CMAKE_COMMAND} -S ${consumer_source} -B ${consumer_build} ${configure_args})
@@ -112,12 +125,42 @@ if(MODE STREQUAL "find_package")
   endif()
 endif()
 
-# Only the consumer and what it needs: as a subproject, hookbus's library alone.
-run_step("consumer build" ${CMAKE_COMMAND} --build ${consumer_build} --target my_engine)
-run_step("consumer run" ${consumer_build}/my_engine)
+# The consumer's default target, as its own build runs it.
+run_step("consumer build" ${CMAKE_COMMAND} --build ${consumer_build})
+if(NOT MODE STREQUAL "find_package")
+  # As a subproject: no voice plugin, nor what only they use (their own packages, their own build time)...
+  file(GLOB_RECURSE built_plugins ${consumer_build}/*.so ${consumer_build}/*hookbus_voice*)
+  if(built_plugins)
+    message(FATAL_ERROR "the consumer's default target built hookbus's voice plugins: ${built_plugins}")
+  endif()
+  # ...and no -Werror but the consumer's own: hookbus's warnings under a newer compiler must not stop it.
+  file(READ ${consumer_build}/compile_commands.json compile_commands)
+  string(JSON count LENGTH "${compile_commands}")
+  math(EXPR last "${count} - 1")
+  foreach(index RANGE ${last})
+    string(JSON file GET "${compile_commands}" ${index} file)
+    string(JSON command GET "${compile_commands}" ${index} command)
+    if(NOT file MATCHES "/main\\.cpp$" AND command MATCHES "-Werror")
+      message(FATAL_ERROR "hookbus's ${file} compiles with -Werror in the consumer's build:\n${command}")
+    endif()
+  endforeach()
+endif()
+run_step("consumer run" /usr/bin/env -u HOOKBUS_BUILTIN_PLUGIN_DIR ${consumer_build}/my_engine)
 set(expected "{\"type\":\"tool_call\",\"context\":{\"session_id\":\"\",\"cwd\":\"\",\"agent_id\":\"\",\"invoked_by\":\"main\",\"transcript_path\":\"\",\"permission_mode\":\"\",\"recipe_name\":\"\",\"workspace\":\"\"},\"tool_call_id\":\"c1\",\"tool_name\":\"bash\",\"input\":{\"command\":\"ls\"}}\ntool_call{tool_call_id=\"c1\", tool_name=\"bash\", input={\"command\":\"ls\"}}\ndenied by guard: no\n")
-if(NOT step_output STREQUAL expected)
-  message(FATAL_ERROR "consumer printed:\n${step_output}\nexpected:\n${expected}")
+string(FIND "${step_output}" "built-in plugins in " plugins_at)
+if(plugins_at EQUAL -1)
+  message(FATAL_ERROR "consumer printed:\n${step_output}\nexpected:\n${expected}built-in plugins in ...")
+endif()
+string(SUBSTRING "${step_output}" 0 ${plugins_at} printed)
+string(SUBSTRING "${step_output}" ${plugins_at} -1 plugin_line)
+string(REGEX REPLACE "^built-in plugins in ([^\n]*)\n$" "\\1" printed_plugin_directory "${plugin_line}")
+if(plugin_directory_pattern)
+  string(REGEX MATCH "${plugin_directory_pattern}" plugin_directory_right "${printed_plugin_directory}")
+else()
+  string(COMPARE EQUAL "${printed_plugin_directory}" "${plugin_directory}" plugin_directory_right)
+endif()
+if(NOT printed STREQUAL expected OR NOT plugin_directory_right)
+  message(FATAL_ERROR "consumer printed:\n${step_output}\nexpected:\n${expected}built-in plugins in ${plugin_directory}")
 endif()
 set(consumer_output "${step_output}")
 

@@ -28,9 +28,11 @@ the line before the fence changes this:
 
 Shell blocks. In a ```sh block, a line starting with "$ " is a command; the
 lines after it, up to the next "$ " line or the end of the block, are what it
-prints (stdout, then stderr). A line that starts with "hookctl " without
-"$ " is a command whose output the document does not show: it must exit 0.
-Other lines (./tools/test, cmake ...) are not run. In expected output, a line
+prints (stdout, then stderr). A line without "$ " that runs hookctl
+("hookctl list", "NO_COLOR=1 hookctl list", "cd x && hookctl list") is a
+command whose output the document does not show: it must exit 0. Other lines
+(./tools/test, cmake ...) are not run. A ```sh block written to a file
+(<!-- file: -->, below) is a script: none of its lines is run as a command. In expected output, a line
 "..." stands for any number of lines and "..." inside a line for any text.
 Commands run with /bin/sh in a scratch project directory ~/project, in a
 scratch HOME (so the user hook directory is ~/.config/hookbus/hooks), with
@@ -45,11 +47,25 @@ layer in ~/managed; output shows that HOME as "~". A command that exits non-zero
       commands to compile);
   <!-- sh: COMMAND -->
       run a setup command there, unseen by readers.
+
+What is never run must not look as if it were: each of these is a failure,
+named by file and line, so that no example is skipped in silence:
+  - a fence that is indented, or made of ~~~ (only ``` at the start of a
+    line opens and closes a block here);
+  - a fence language not in LANGUAGES (which says what becomes of each);
+  - a hookctl command in a block other than ```sh (a ```text synopsis with a
+    placeholder, as "hookctl run-hook PATH NAME", is fine), unless the block
+    is written to a file;
+  - a script (its first line "#!") that is not written to a file;
+  - a ```cpp block written to a file that no command of its document
+    compiles (the commands run with compilers c++, g++ and clang++ that note
+    each file they are given).
 """
 
 import difflib
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -57,8 +73,29 @@ import tempfile
 from pathlib import Path
 
 FENCE = re.compile(r"^```(\S*)\s*$")
+# A fence this harness would not see: indented, or of tildes.
+HIDDEN_FENCE = re.compile(r"^(?:[ \t]+```|[ \t]*~~~)")
 DIRECTIVE = re.compile(r"^<!--\s*(cpp|file|sh):\s*(.*?)\s*-->\s*$")
 INCLUDE = re.compile(r"^\s*#\s*include\b")
+# hookctl where a shell runs it: at the start (after "$ " and VAR=value
+# words), or after ; & | ( or $(.
+HOOKCTL_COMMAND = re.compile(r"(?:^|[;&|(]|\$\()\s*(?:\$\s+)?(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*hookctl(?:\s|$)")
+# A synopsis's placeholder after hookctl: an upper-case word (PATH, NAME) not
+# following $, or an optional part in brackets.
+PLACEHOLDER = re.compile(r"(?<![$\w])[A-Z][A-Z0-9_]*[A-Z0-9]\b|\[")
+# What becomes of a block of each fence language ("" is a fence without one).
+LANGUAGES = {
+    "cpp": "compiled into doc_examples (or, written to a file, by the document's own commands)",
+    "sh": "its commands run, their output compared",
+    "cmake": "the README's consumer blocks are built by test/consumer_test.cmake; others only as files",
+    "json": "read by hookbus when written to a file (config); otherwise shown",
+    "python": "run when written to a file (a hook) and used by the document's commands",
+    "yaml": "shown (another program's config)",
+    "text": "shown: output, synopses with placeholders, logs",
+    "": "shown: output",
+}
+# The compilers a document's commands get (through PATH), noting each file they are given.
+COMPILERS = ("c++", "g++", "clang++")
 
 
 class Block:
@@ -170,8 +207,20 @@ class Command:
         self.shown = ("$ " if expected is not None else "") + text
 
 
+def runs_hookctl(line):
+    """Whether a line of shell runs hookctl (comments aside)."""
+    return not line.lstrip().startswith("#") and bool(HOOKCTL_COMMAND.search(line))
+
+
+def is_written(block):
+    return bool(block.directive) and block.directive[0] == "file"
+
+
 def commands_of(block):
-    """The commands of a ```sh block, with the output each shows."""
+    """The commands of a ```sh block, with the output each shows; none for a
+    block written to a file, which is a script."""
+    if is_written(block):
+        return []
     commands = []
     lines = block.lines
     i = 0
@@ -189,13 +238,50 @@ def commands_of(block):
                 expected.append(lines[i])
                 i += 1
             commands.append(Command(number, text, expected))
-        elif line.startswith("hookctl "):
+        elif runs_hookctl(line):
             text = line
             while text.endswith("\\") and i < len(lines):
                 text = text[:-1] + "\n" + lines[i]
                 i += 1
             commands.append(Command(number, text, None))
     return commands
+
+
+def unseen_examples(relative, text, blocks):
+    """What in a document looks like an example but would not be compiled or
+    run: FILE:LINE: why, for each."""
+    failures = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if HIDDEN_FENCE.match(line):
+            failures.append(f"{relative}:{number}: a fence this harness does not read (indented, or ~~~): "
+                            "start fenced blocks with ``` at the beginning of the line")
+    for block in blocks:
+        if block.language == "setup":
+            continue
+        fence = block.first_line - 1
+        if block.language not in LANGUAGES:
+            known = ", ".join(f"'{name}'" if name else "none" for name in LANGUAGES)
+            failures.append(f"{relative}:{fence}: fence language '{block.language}' is not one the doc_examples harness "
+                            f"knows ({known}): its code would be neither compiled nor run; use one of those, or add "
+                            "the language to LANGUAGES in test/doc_examples.py with what becomes of it")
+            continue
+        if is_written(block):
+            continue  # a file the document's commands use, whatever it holds
+        if block.lines and block.lines[0].startswith("#!"):
+            failures.append(f"{relative}:{block.first_line}: a script that nothing runs: write it to a file with "
+                            "<!-- file: PATH mode=755 --> on the line before the fence, and run it in a ```sh block")
+        if block.language == "sh":
+            continue
+        for offset, line in enumerate(block.lines):
+            command = HOOKCTL_COMMAND.search(line)
+            if not command:
+                continue
+            if block.language in ("text", "") and PLACEHOLDER.search(line[command.end():]):
+                continue  # a synopsis: "hookctl run-hook PATH NAME"
+            failures.append(f"{relative}:{block.first_line + offset}: a hookctl command in a ```{block.language} block "
+                            "is never run: put it in a ```sh block (with '$ ' to show its output), or write a "
+                            "synopsis with placeholders (hookctl run-hook PATH NAME) in a ```text block")
+    return failures
 
 
 def line_pattern(expected_line):
@@ -226,9 +312,22 @@ class Scratch:
         self.home = Path(tempfile.mkdtemp(prefix="hookbus-doc-"))
         self.project = self.home / "project"
         self.project.mkdir(mode=0o755)
+        system_path = "/usr/local/bin:/usr/bin:/bin"
+        # The compilers, through scripts that note what they compile (compiled()).
+        self.compilers = Path(tempfile.mkdtemp(prefix="hookbus-doc-compilers-"))
+        self.compiler_log = self.compilers / "log"
+        for name in COMPILERS:
+            real = shutil.which(name, path=system_path)
+            if real:
+                script = self.compilers / name
+                script.write_text("#!/bin/sh\n"
+                                  f"{{ printf 'cwd %s\\n' \"$PWD\"; for a in \"$@\"; do printf 'arg %s\\n' \"$a\"; done; }}"
+                                  f" >> {shlex.quote(str(self.compiler_log))}\n"
+                                  f"exec {shlex.quote(real)} \"$@\"\n", encoding="utf-8")
+                script.chmod(0o755)
         self.environment = {
             "HOME": str(self.home),
-            "PATH": f"{Path(hookctl).resolve().parent}:/usr/local/bin:/usr/bin:/bin",
+            "PATH": f"{Path(hookctl).resolve().parent}:{self.compilers}:{system_path}",
             "NO_COLOR": "1",
             "TERM": "dumb",
             "LANG": "C.UTF-8",
@@ -243,6 +342,20 @@ class Scratch:
 
     def close(self):
         shutil.rmtree(self.home, ignore_errors=True)
+        shutil.rmtree(self.compilers, ignore_errors=True)
+
+    def compiled(self):
+        """Every file a compiler was given so far, as real paths."""
+        files = set()
+        if not self.compiler_log.exists():
+            return files
+        cwd = self.project
+        for line in self.compiler_log.read_text(encoding="utf-8", errors="replace").split("\n"):
+            if line.startswith("cwd "):
+                cwd = Path(line[4:])
+            elif line.startswith("arg ") and not line.startswith("arg -"):
+                files.add(os.path.realpath(cwd / line[4:]))
+        return files
 
     def write(self, argument, block):
         words = argument.split()
@@ -256,6 +369,7 @@ class Scratch:
         target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
         target.write_text("\n".join(block.lines) + "\n", encoding="utf-8")
         target.chmod(mode)
+        return target
 
     def run(self, text):
         completed = subprocess.run(["/bin/sh", "-c", f"(exit {self.status}); {text}"], cwd=self.project,
@@ -267,14 +381,18 @@ class Scratch:
 
 
 def check_document(path, relative, hookctl, source_dir, doc_examples):
-    failures = []
+    blocks = read_blocks(path, relative)
+    failures = unseen_examples(relative, path.read_text(encoding="utf-8"), blocks)
     scratch = Scratch(hookctl, source_dir, doc_examples)
     try:
         commands = []
-        for block in read_blocks(path, relative):
-            if block.directive and block.directive[0] == "file":
+        cpp_files = []  # (block, where it was written): each must be compiled by a command
+        for block in blocks:
+            if is_written(block):
                 try:
-                    scratch.write(block.directive[1], block)
+                    target = scratch.write(block.directive[1], block)
+                    if block.language == "cpp":
+                        cpp_files.append((block, target))
                 except (DocError, OSError, ValueError) as error:
                     failures.append(f"{relative}:{block.first_line - 1}: file '{block.directive[1]}': {error}")
             if block.language == "setup":
@@ -298,6 +416,12 @@ def check_document(path, relative, hookctl, source_dir, doc_examples):
                         diff = "\n".join(difflib.unified_diff(expected, actual, "the document shows", "hookctl printed",
                                                               lineterm=""))
                         failures.append(f"{where}\n  printed something else:\n" + indent(diff))
+        compiled = scratch.compiled()
+        for block, target in cpp_files:
+            if os.path.realpath(target) not in compiled:
+                failures.append(f"{relative}:{block.first_line - 1}: the ```cpp block written to {block.directive[1]} "
+                                "is compiled by no command of this document: compile it in a command (cmake, c++), "
+                                "or drop <!-- file: --> so that doc_examples compiles it")
     finally:
         scratch.close()
     return failures
@@ -307,7 +431,24 @@ def indent(text):
     return "\n".join("    " + line for line in text.rstrip("\n").split("\n"))
 
 
+# ctest's SKIP_RETURN_CODE for doc_examples_sh (test/CMakeLists.txt).
+NOT_RUN = 77
+
+
+def managed_directory_isolated():
+    """HOOKBUS_MANAGED_DIR isolates the managed layer only where nothing is at
+    /etc/hookbus (docs/security.md): elsewhere the commands would read the
+    administrator's settings, so they do not run (test/needs_root.hpp)."""
+    if not os.path.lexists("/etc/hookbus"):
+        return True
+    print("*** NOT RUN: doc_examples_sh: /etc/hookbus exists, so HOOKBUS_MANAGED_DIR cannot isolate the managed "
+          "layer; run the tests where it does not (a container)", file=sys.stderr)
+    return False
+
+
 def check_shell(hookctl, source_dir, doc_examples=None):
+    if not managed_directory_isolated():
+        return 1 if os.environ.get("HOOKBUS_REQUIRE_ROOT_TESTS") else NOT_RUN
     os.umask(0o022)  # hook discovery refuses group-writable files and directories
     failures = []
     count = 0
@@ -317,7 +458,7 @@ def check_shell(hookctl, source_dir, doc_examples=None):
         failures += check_document(path, relative, hookctl, source_dir, doc_examples)
     for failure in failures:
         print(failure + "\n", file=sys.stderr)
-    print(f"{count} commands in the docs' sh blocks, {len(failures)} failed")
+    print(f"{count} commands in the docs' sh blocks; {len(failures)} failures")
     return 1 if failures else 0
 
 

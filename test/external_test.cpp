@@ -628,6 +628,19 @@ TEST_F(ExternalHooks, ATraceNamesTheHookAsExternalWithItsFileAndProtocol) {
   EXPECT_EQ(records[0].decided_by, (Decider{"guard", hook("guard").string()}));
 }
 
+TEST_F(ExternalHooks, ATraceNamesAHookDeclaredAsKodeletsWithKodeletsProtocol) {
+  testing::write_script(hook("guard"), "echo '{\"blocked\": true, \"reason\": \"no\"}'\n");
+  config_.hooks["guard"] = HookSettings{.protocol = HookProtocol::kodelet, .events = {"before_tool_call"}};
+  testing::ProjectHooks::install();
+  std::vector<EmissionRecord> records;
+  auto observer = hooks_.on_emission([&](const EmissionRecord& r) { records.push_back(r); });
+  (void)hooks_.emit(tool_call());
+  ASSERT_EQ(records.size(), 1u);
+  ASSERT_EQ(records[0].handlers.size(), 1u);
+  EXPECT_EQ(records[0].handlers[0].protocol, "kodelet");
+  EXPECT_EQ(records[0].handlers[0].action, HandlerAction::deny);  // run as hookbus's protocol runs it
+}
+
 TEST_F(ExternalHooks, ThePayloadIsTheCatalogueJsonWithKodeletKeys) {
   write_hook(hook("capture"), "before_tool_call", "cat > '" + side_effect("payload.json").string() + "'\n");
   install();
@@ -1190,7 +1203,7 @@ TEST_F(RunExternalHook, EachRunIsLoggedAtDebugLevelWithItsFileEventExitCodeDurat
   logger()->set_level(spdlog::level::debug);
   const ExternalHook hook{.name = "guard",
                           .path = write_hook(dir / "guard", "tool_call", "cat >/dev/null; printf ok; echo why >&2; exit 3\n")};
-  const HookEvent event = ToolCallEvent{.tool_name = "bash"};
+  const HookEvent event = ToolCallEvent{.context = {.cwd = dir.path().string()}, .tool_name = "bash"};
   const ProcessResult run = run_external_hook(hook, event, "tool_call");
   const std::size_t bytes_in = write_json(hook_payload(event, "tool_call")).size();
   EXPECT_THAT(log.text(), HasSubstr(fmt::format("[debug] hook 'guard' ({}) ran for 'tool_call': exit code 3, {} ms, "

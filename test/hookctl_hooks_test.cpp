@@ -2,6 +2,7 @@
 // projects written into temporary directories; and the example hooks of
 // examples/hooks/, run the way a hook author would debug them.
 #include "claude_code_hooks.hpp"
+#include "needs_root.hpp"
 #include "script_fixture.hpp"
 
 #include <hookbus/json.hpp>
@@ -20,7 +21,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace hookbus {
@@ -43,6 +47,11 @@ const std::string kCall = R"({"tool_call_id": "c1", "tool_name": "bash"})";
 // (testing::NothingLeftBehind): no process, however detached, no descriptor.
 class Hookctl : public testing::NothingLeftBehind {
  protected:
+  void SetUp() override {
+    NothingLeftBehind::SetUp();
+    HOOKBUS_NEEDS_ISOLATED_MANAGED_DIR();
+  }
+
   fs::path hook(const std::string& name) const { return project_.path() / ".hookbus" / "hooks" / name; }
 
   // hookctl ARGS --project <project>, with empty managed, user, state and
@@ -63,10 +72,15 @@ class Hookctl : public testing::NothingLeftBehind {
                         .input = std::move(input),
                         .timeout = std::chrono::seconds(20)});
   }
+  // Hermetic: HOME (so ~/.claude) and every XDG directory are scratch ones, and
+  // CLAUDE_CONFIG_DIR is empty (unset for hookbus), whatever the test runner's are.
   std::vector<std::pair<std::string, std::string>> environment() const {
-    return {{"XDG_CONFIG_HOME", user_config_.path().string()},
+    return {{"HOME", home_.path().string()},
+            {"XDG_CONFIG_HOME", user_config_.path().string()},
             {"XDG_STATE_HOME", (home_.path() / "state").string()},
             {"XDG_CACHE_HOME", (home_.path() / "cache").string()},
+            {"XDG_DATA_HOME", (home_.path() / "data").string()},
+            {"CLAUDE_CONFIG_DIR", ""},
             {"HOOKBUS_MANAGED_DIR", (home_.path() / "managed").string()},
             {"PATH", "/usr/bin:/bin"}};
   }
@@ -116,6 +130,8 @@ class Hookctl : public testing::NothingLeftBehind {
     EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
     return r.exit_code == 0 ? boost::json::parse(r.stdout_text).at("result") : boost::json::value();
   }
+
+  boost::json::value payload_for(const std::string& event, const std::string& partial_json) const;
 
   TempDir project_;
   TempDir user_config_;
@@ -175,6 +191,39 @@ TEST_F(Hookctl, ListShowsAnUntrustedProjectsClaudeCodeCommandsAsNotRun) {
   const auto listing = boost::json::parse(hookctl({"list", "--json"}).stdout_text);
   EXPECT_EQ(listing.at("not_installed").at(0).at("protocol"), "claude_code");
   EXPECT_EQ(listing.at("not_installed").at(0).at("trust"), "untrusted");
+}
+
+// Regression (issue 9 audit): an untrusted project's built-ins were not
+// listed at all, and plugins had no trust state or protocol.
+TEST_F(Hookctl, ListShowsEveryLayersBuiltinsAndPluginsWithLayerFileTrustProtocolAndWhyNot) {
+  const fs::path user_config = user_config_.path() / "hookbus" / "config.json";
+  write_file(user_config, R"({"builtins": {"tool_stats": {}}})");
+  const fs::path project_config = project_.path() / ".hookbus" / "config.json";
+  write_file(project_config, R"({"builtins": {"tool_policy": {"deny": ["deploy"]}}})");
+  const fs::path plugins = project_.path() / ".hookbus" / "plugins";
+  testing::make_directories(plugins);
+  fs::copy_file(fs::path(HOOKBUS_TEST_PLUGINS) / "guard.so", plugins / "guard.so");
+  const std::string untrusted = "the project is untrusted: run `hookctl trust` after reviewing its hooks";
+  EXPECT_THAT(hookctl({"list"}).stdout_text,
+              AllOf(HasSubstr("plugins:\n  guard.so: not loaded: " + untrusted + "\n    " + (plugins / "guard.so").string() +
+                              "  (project layer, untrusted, plugin)"),
+                    HasSubstr("built-ins:\n  tool_stats: installed\n    " + user_config.string() +
+                              "  (user layer, trust n/a, built-in)\n  tool_policy: not installed: " + untrusted +
+                              "\n    " + project_config.string() + "  (project layer, untrusted, built-in)")));
+  const auto listing = boost::json::parse(hookctl({"list", "--json"}).stdout_text);
+  EXPECT_EQ(listing.at("builtins").at(1), (boost::json::object{{"name", "tool_policy"},
+                                                               {"layer", "project"},
+                                                               {"trust", "untrusted"},
+                                                               {"protocol", "built-in"},
+                                                               {"file", project_config.string()},
+                                                               {"installed", false},
+                                                               {"reason", untrusted}}));
+  EXPECT_EQ(listing.at("plugins").at(0).at("trust"), "untrusted");
+  trust();
+  EXPECT_THAT(hookctl({"list"}).stdout_text,
+              AllOf(HasSubstr("  guard: loaded\n    " + (plugins / "guard.so").string() + "  (project layer, trusted, plugin)"),
+                    HasSubstr("  tool_policy: installed\n    " + project_config.string() +
+                              "  (project layer, trusted, built-in)")));
 }
 
 // The query cache as a user meets it: hookctl list and emit, run again and
@@ -332,6 +381,60 @@ TEST_F(Hookctl, ListFailsOnABuiltinSettingThatEmitWouldReject) {
   EXPECT_EQ(list.exit_code, 3);
   EXPECT_EQ(emit.exit_code, 3);
   EXPECT_THAT(list.stderr_text, HasSubstr("builtins.tool_policy.deny[0]"));
+}
+
+// Every file and directory under `roots`, to compare before and after a command.
+std::set<fs::path> tree_of(std::initializer_list<fs::path> roots) {
+  std::set<fs::path> entries;
+  for (const fs::path& root : roots)
+    for (const auto& entry : fs::recursive_directory_iterator(root)) entries.insert(entry.path());
+  return entries;
+}
+
+// A project that traces to files in directories that do not exist yet, and a
+// workspace that does too, both trusted.
+class ReadOnlyCommands : public Hookctl {
+ protected:
+  void SetUp() override {
+    Hookctl::SetUp();
+    const std::string traced = R"({"trace": {"jsonl": "traces/session.jsonl", "chrome": "chrome/session.json",
+                                             "otlp": "otlp/spans.jsonl"}})";
+    write_file(project_.path() / ".hookbus" / "config.json", traced);
+    write_file(workspace_ / "config.json", traced);
+    trust();
+    const ProcessResult r = hookctl({"trust", "--workspace", workspace_.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  }
+
+  // Runs `hookctl ARGS` and `hookctl ARGS --json` and expects them to create nothing.
+  void expect_nothing_created(const std::vector<std::string>& command) const {
+    const std::set<fs::path> before = tree_of({project_.path(), user_config_.path(), home_.path()});
+    for (const bool json : {false, true}) {
+      std::vector<std::string> args = command;
+      if (json) args.push_back("--json");
+      const ProcessResult r = hookctl(args);
+      EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+    }
+    EXPECT_EQ(tree_of({project_.path(), user_config_.path(), home_.path()}), before);
+    EXPECT_FALSE(fs::exists(project_.path() / "traces"));
+    EXPECT_FALSE(fs::exists(workspace_ / "traces"));
+  }
+
+  const fs::path workspace_ = home_.path() / "workspaces" / "ops";
+};
+
+// Issue 11 (audit): `list` and `config` created the trace directories.
+TEST_F(ReadOnlyCommands, ListCreatesNoTraceDirectoryNorAnythingElse) {
+  expect_nothing_created({"list", "--workspace", workspace_.string()});
+}
+
+TEST_F(ReadOnlyCommands, ConfigCreatesNoTraceDirectoryNorAnythingElse) { expect_nothing_created({"config"}); }
+
+TEST_F(ReadOnlyCommands, EmitStillTracesToTheConfiguredFiles) {
+  const ProcessResult r = hookctl({"emit", "agent_start", "--workspace", workspace_.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_TRUE(fs::exists(project_.path() / "traces" / "session.jsonl"));
+  EXPECT_TRUE(fs::exists(workspace_ / "traces" / "session.jsonl"));
 }
 
 TEST_F(Hookctl, ListShowsAHookNameWithControlCharactersEscaped) {
@@ -508,6 +611,62 @@ TEST_F(Hookctl, PartialEventJsonStillRejectsAFieldOfTheWrongType) {
   EXPECT_THAT(r.stderr_text, HasSubstr("tool_call.tool_name: expected string, got"));
 }
 
+// The event a hook that writes its payload to stderr was given for partial
+// JSON by `hookctl run-hook` (which reads event JSON as emit does).
+boost::json::value Hookctl::payload_for(const std::string& event, const std::string& partial_json) const {
+  add_hook("dump", event, "cat >&2\n");
+  const ProcessResult r = hookctl({"run-hook", hook("dump").string(), event, partial_json, "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  if (r.exit_code != 0) return nullptr;
+  return boost::json::parse(boost::json::parse(r.stdout_text).at("stderr").as_string());
+}
+
+// Issue 11 (audit): `hookctl emit turn_end '{"tool_results":[{"tool_name":"x"}]}'`
+// failed with "missing required field 'tool_call_id'": arrays were taken whole.
+TEST_F(Hookctl, PartialEventJsonFillsTheDefaultsOfEachElementOfAnArrayOfStructs) {
+  const boost::json::value payload = payload_for("turn_end", R"({"tool_results": [{"tool_name": "x"}, {}]})");
+  ASSERT_TRUE(payload.is_object());
+  const boost::json::array& results = payload.at("tool_results").as_array();
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0], (boost::json::object{{"tool_call_id", ""}, {"tool_name", "x"}, {"content", boost::json::array{}},
+                                             {"is_error", false}}));
+  EXPECT_EQ(results[1].at("tool_name"), "");
+}
+
+TEST_F(Hookctl, PartialEventJsonFillsArraysInsideArraysAndContentPartsByTheirType) {
+  const boost::json::value payload = payload_for(
+      "turn_end", R"({"message": {"tool_calls": [{"name": "bash"}], "content": [{"type": "image"}, {"type": "text"}]},
+                      "tool_results": [{"content": [{"type": "audio", "mime_type": "audio/wav"}]}]})");
+  ASSERT_TRUE(payload.is_object());
+  const boost::json::value& message = payload.at("message");
+  EXPECT_EQ(message.at("role"), "assistant");  // turn_end's own default for its message
+  EXPECT_EQ(message.at("tool_calls").at(0),
+            (boost::json::object{{"id", ""}, {"name", "bash"}, {"input", boost::json::object{}}}));
+  EXPECT_EQ(message.at("content"),
+            (boost::json::array{boost::json::object{{"type", "image"}, {"mime_type", ""}, {"data", ""}},
+                                boost::json::object{{"type", "text"}, {"text", ""}}}));
+  EXPECT_EQ(payload.at("tool_results").at(0).at("content").at(0),
+            (boost::json::object{{"type", "audio"}, {"mime_type", "audio/wav"}, {"data", ""}}));
+}
+
+TEST_F(Hookctl, PartialEventJsonStillRejectsAFieldOfTheWrongTypeInAnArrayElementNamingItsPath) {
+  const ProcessResult r = hookctl({"emit", "turn_end", R"({"tool_results": [{}, {"content": [{"type": "text", "text": 3}]}]})"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, HasSubstr("turn_end.tool_results[1].content[0].text: expected string, got number"));
+}
+
+TEST_F(Hookctl, PartialEventJsonStillRejectsAContentPartWithoutAType) {
+  const ProcessResult r = hookctl({"emit", "turn_end", R"({"message": {"content": [{"text": "hi"}]}})"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, HasSubstr("turn_end.message.content[0]: missing required field 'type'"));
+}
+
+TEST_F(Hookctl, PartialEventJsonStillRejectsAnArrayWhereAnObjectBelongs) {
+  const ProcessResult r = hookctl({"emit", "turn_end", R"({"message": {"tool_calls": [[]]}})"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, HasSubstr("turn_end.message.tool_calls[0]: expected object, got array"));
+}
+
 // Issue 10, point 8: a hook's stderr forged log lines and terminal state.
 TEST_F(Hookctl, Issue10Point8AHooksStderrCannotForgeALogLineOrDriveTheTerminal) {
   add_hook("forger", "agent_start", "printf 'oops\\n[hookbus] [info] all good\\033[2J\\n' >&2\nexit 1\n");
@@ -557,6 +716,27 @@ TEST_F(Hookctl, SpdlogLevelSetsTheHookbusLoggersLevel) {
     EXPECT_EQ(r.stderr_text, "") << level;
   }
   EXPECT_THAT(hookctl({"emit", "agent_start"}, "", {{"SPDLOG_LEVEL", "error"}}).stderr_text, HasSubstr("crashy"));
+}
+
+// Issue 11 (audit): SPDLOG_LEVEL=bogus was silently ignored.
+TEST_F(Hookctl, AnUnknownSpdlogLevelIsAWarningNamingTheVariableAndTheValidLevels) {
+  const ProcessResult r = hookctl({"emit", "agent_start"}, "", {{"SPDLOG_LEVEL", "bogus"}});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(r.stderr_text, "hookctl: warning: SPDLOG_LEVEL: unknown level 'bogus', ignored; valid levels are: trace, "
+                           "debug, info, warning (warn), error (err), critical, off\n");
+}
+
+TEST_F(Hookctl, AnUnknownLevelForOneLoggerIsAWarningNamingThatLogger) {
+  const ProcessResult r = hookctl({"emit", "agent_start"}, "", {{"SPDLOG_LEVEL", "debug, hookbus = Loud"}});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stderr_text, HasSubstr("hookctl: warning: SPDLOG_LEVEL: unknown level 'loud' for logger 'hookbus', ignored"));
+  EXPECT_THAT(r.stderr_text, Not(HasSubstr("'debug'")));
+}
+
+TEST_F(Hookctl, KnownSpdlogLevelsInAnyCaseGiveNoWarning) {
+  const ProcessResult r = hookctl({"emit", "agent_start"}, "", {{"SPDLOG_LEVEL", "WARN,hookbus=err,other=off"}});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(r.stderr_text, "");
 }
 
 TEST_F(Hookctl, LogsAreNotColouredWhenStderrIsNotATerminal) {
@@ -982,6 +1162,53 @@ TEST_F(Hookctl, TrustJsonHasTheFilesTheChangesAndWhetherItRecorded) {
   EXPECT_EQ(report.at("note"), nullptr);
 }
 
+// Regression (issue 9 audit): a key the project's config may not set stopped
+// the engine; now it is ignored, and trust says so before it records.
+TEST_F(Hookctl, TrustWarnsAboutSettingsTheProjectsConfigMayNotSet) {
+  use_example("block-rm-rf");
+  const fs::path project_config = project_.path() / ".hookbus" / "config.json";
+  write_file(project_config, R"({"project_trust": "trust_all"})");
+  const ProcessResult r = hookctl({"trust"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr("warning: " + project_config.string() +
+                                       ": project_trust: may not be set in project config (a project may not decide "
+                                       "its own trust); ignored"));
+  EXPECT_THAT(boost::json::parse(hookctl({"trust", "--dry-run", "--json"}).stdout_text).at("warnings").at(0).as_string(),
+              HasSubstr(": project_trust: may not be set in project config"));
+}
+
+TEST_F(Hookctl, TrustOfTwoProjectsAtOnceRecordsBothAndLeavesNoTemporaryFile) {
+  use_example("block-rm-rf");
+  TempDir other;
+  write_file(other.path() / ".hookbus" / "hooks" / "block-rm-rf", testing::read_file(kExamples / "block-rm-rf"), 0755);
+  std::vector<std::pair<std::string, std::string>> variables = environment();
+  const auto start = [&](const fs::path& project) {
+    return std::jthread([&variables, project, this] {
+      EXPECT_EQ(run_process({.program = kHookctl, .arguments = {"trust", "--project", project.string()},
+                             .extra_environment = variables, .timeout = std::chrono::seconds(20)})
+                    .exit_code,
+                0);
+    });
+  };
+  {
+    const std::jthread first = start(project_.path());
+    const std::jthread second = start(other.path());
+  }
+  const auto listed = boost::json::parse(hookctl({"trust", "--list", "--json"}).stdout_text).at("projects");
+  EXPECT_EQ(listed.as_array().size(), 2u);
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(home_.path() / "state" / "hookbus")) left.push_back(entry.path().filename().string());
+  EXPECT_THAT(left, ::testing::UnorderedElementsAre("trust.json", "trust.json.lock"));
+}
+
+TEST_F(Hookctl, TrustCreatesItsStateDirectoryForTheUserAlone) {
+  use_example("block-rm-rf");
+  trust();
+  struct stat st {};
+  ASSERT_EQ(::stat((home_.path() / "state" / "hookbus").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0700u);
+}
+
 TEST_F(Hookctl, TrustListAndRevokeOfferJson) {
   use_example("block-rm-rf");
   trust();
@@ -1046,6 +1273,17 @@ TEST_F(Hookctl, ConfigShowsBuiltinSettingsTheTrustPolicyTheClaudeCodeImportAndHo
                               project_config.string() + ": hooks.lint.disabled")));
   EXPECT_THAT(hookctl({"config"}).stdout_text,
               HasSubstr("project_trust: require  <- the engine (hookctl --project-trust)"));
+}
+
+// Regression (issue 9 audit): "trust_all" in the user's config was ignored without a word.
+TEST_F(Hookctl, ConfigShowsALooserTrustPolicyOfTheUsersConfigAsIgnored) {
+  const fs::path user_config = user_config_.path() / "hookbus" / "config.json";
+  write_file(user_config, R"({"project_trust": "trust_all"})");
+  EXPECT_THAT(hookctl({"config"}).stdout_text,
+              AllOf(HasSubstr("project_trust: require  <- the engine (hookctl --project-trust)"),
+                    HasSubstr("project_trust (ignored: looser than require): trust_all  <- " + user_config.string() +
+                              ": project_trust"),
+                    HasSubstr("warnings:\n  " + user_config.string() + ": project_trust: \"trust_all\" is looser")));
 }
 
 // A layer's Claude Code commands see the tool names of the layers at least as trusted as theirs.
@@ -1150,6 +1388,15 @@ TEST_F(Hookctl, ListShowsAClaudeCodePluginsHooksAndADeclaredClaudeCodeHookFile) 
 
 // The hooks of claude_code_test.cpp's "published ones", run through hookctl emit.
 
+TEST_F(Hookctl, APublishedStyleBashAndJqHookBlocksWithExitTwoThroughEmit) {
+  install_published(testing::kBlockDangerous);
+  const auto denied = emitted("tool_call", R"({"tool_call_id": "c1", "tool_name": "bash", "input": {"command": "rm -rf /"}})");
+  EXPECT_EQ(denied.at("decision"), "deny");
+  EXPECT_EQ(denied.at("reason"), "Dangerous command blocked: rm -rf /");
+  EXPECT_EQ(denied.at("decided_by").at("handler"), "block-dangerous.sh");
+  EXPECT_EQ(emitted("tool_call", R"({"tool_name": "bash", "input": {"command": "ls"}})").at("decision"), "none");
+}
+
 TEST_F(Hookctl, APublishedStylePythonHookDeniesWithJsonThroughEmit) {
   install_published(testing::kProtectEnv, R"({"read_file": "Read"})");
   const auto denied = emitted("tool_call", R"({"tool_call_id": "c1", "tool_name": "read_file", "input": {"file_path": ".env"}})");
@@ -1217,6 +1464,62 @@ TEST_F(Hookctl, SkippedClaudeCodeSettingsAreWarnedAboutByEmitAndList) {
               AllOf(HasSubstr("warnings:"), HasSubstr(settings.string() + ": hooks.WorktreeCreate")));
 }
 
+// A guard asked for must not silently vanish: a mistyped plugin path stops list and emit.
+TEST_F(Hookctl, AClaudeCodePluginThatDoesNotExistIsAConfigErrorOfListAndEmit) {
+  const fs::path config = user_config_.path() / "hookbus" / "config.json";
+  const fs::path missing = home_.path() / "plugins" / "security-guard";
+  write_file(config, R"({"claude_code": {"plugins": [")" + missing.string() + R"("]}})");
+  const ProcessResult list = hookctl({"list"});
+  const ProcessResult emit = hookctl({"emit", "tool_call", kCall});
+  EXPECT_EQ(list.exit_code, 3);
+  EXPECT_EQ(emit.exit_code, 3);
+  for (const ProcessResult* r : {&list, &emit})
+    EXPECT_THAT(r->stderr_text, HasSubstr(config.string() + ": claude_code.plugins[0]: the Claude Code plugin directory " +
+                                          missing.string() + " does not exist"));
+}
+
+TEST_F(Hookctl, AnInvalidClaudeCodeMatcherInConfigIsAConfigErrorOfListNamingTheFileAndPath) {
+  const fs::path config = project_.path() / ".hookbus" / "config.json";
+  write_script(hook("v.sh"), "exit 0\n");
+  write_file(config, R"({"hooks": {"v.sh": {"protocol": "claude_code", "events": ["PreToolUse"], "matcher": "Edit|("}}})");
+  trust();
+  const ProcessResult r = hookctl({"list"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_THAT(r.stderr_text,
+              HasSubstr(config.string() + R"(: hooks["v.sh"].matcher: matcher "Edit|(" is not a valid regular expression)"));
+}
+
+// Before the project is trusted, its config is not applied; its error is shown all the same.
+TEST_F(Hookctl, ListShowsAnUntrustedProjectsClaudeCodeEventErrorWithItsConfigFile) {
+  const fs::path config = project_.path() / ".hookbus" / "config.json";
+  write_script(hook("v.sh"), "exit 0\n");
+  write_file(config, R"({"hooks": {"v.sh": {"protocol": "claude_code", "events": ["tool_call"]}}})");
+  const ProcessResult r = hookctl({"list"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr(config.string() + R"(  (not applied: untrusted; it has an error: )" + config.string() +
+                                       R"(: hooks["v.sh"].events[0]: "tool_call" is not a Claude Code event that hookbus runs hooks on (did you mean PreToolUse?))"));
+}
+
+TEST_F(Hookctl, TheUsersClaudeCodeSettingsAreReadFromHomeDotClaude) {
+  write_file(home_.path() / ".claude" / "settings.json",
+             R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "echo home says no >&2; exit 2"}]}]}})");
+  write_file(user_config_.path() / "hookbus" / "config.json", R"({"claude_code": {"settings": ["user"]}})");
+  EXPECT_EQ(emitted("tool_call", kCall).at("reason"), "home says no");
+}
+
+// Claude Code's own override of ~/.claude (its environment variables reference).
+TEST_F(Hookctl, TheUsersClaudeCodeSettingsAreReadFromClaudeConfigDir) {
+  const fs::path claude = home_.path() / "work-account";
+  write_file(home_.path() / ".claude" / "settings.json",
+             R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "echo home says no >&2; exit 2"}]}]}})");
+  write_file(claude / "settings.json",
+             R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "echo work says no >&2; exit 2"}]}]}})");
+  write_file(user_config_.path() / "hookbus" / "config.json", R"({"claude_code": {"settings": ["user"]}})");
+  const ProcessResult r = hookctl({"emit", "tool_call", kCall, "--json"}, "", {{"CLAUDE_CONFIG_DIR", claude.string()}});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(boost::json::parse(r.stdout_text).at("result").at("reason"), "work says no");
+}
+
 // ------------------------------------------------------------- workspaces
 
 TEST_F(Hookctl, AWorkspaceRunsInEmitOnceTrustedWithTrustWorkspace) {
@@ -1269,11 +1572,13 @@ TEST_F(Hookctl, AUsersPluginDecidesInEmitAndShowsInList) {
   EXPECT_EQ(outcome.at("decision"), "deny");
   EXPECT_EQ(outcome.at("decided_by").at("handler"), "guard/no-deploy");
   const ProcessResult listed = hookctl({"list"});
-  EXPECT_THAT(listed.stdout_text, AllOf(HasSubstr("plugins:\n  guard (user): loaded"),
-                                        HasSubstr((directory / "guard.so").string())));
+  EXPECT_THAT(listed.stdout_text, HasSubstr("plugins:\n  guard: loaded\n    " + (directory / "guard.so").string() +
+                                            "  (user layer, trust n/a, plugin)"));
   const auto plugins = boost::json::parse(hookctl({"list", "--json"}).stdout_text).at("plugins");
   EXPECT_EQ(plugins, (boost::json::array{boost::json::object{{"name", "guard"},
                                                              {"layer", "user"},
+                                                             {"trust", "n/a"},
+                                                             {"protocol", "plugin"},
                                                              {"file", (directory / "guard.so").string()},
                                                              {"loaded", true},
                                                              {"reason", ""}}}));
@@ -1314,6 +1619,55 @@ TEST_F(Hookctl, ExampleAuditLogAppendsOneJsonLinePerEvent) {
   EXPECT_EQ(records[0].at("tool"), "bash");
   EXPECT_EQ(records[0].at("input").at("command"), "ls");
   EXPECT_EQ(records[1].at("event"), "agent_end");
+}
+
+// ----------------------------------------------------------------- tracing
+
+TEST_F(Hookctl, AnUntrustedProjectsTraceSettingWritesNothing) {
+  write_file(project_.path() / ".hookbus" / "config.json", R"({"trace": {"jsonl": "trace/session.jsonl"}})");
+  const ProcessResult r = hookctl({"emit", "tool_call", kCall});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_FALSE(fs::exists(project_.path() / "trace"));
+}
+
+// A repository that commits a link where its config puts the trace file: the
+// user's file it points to must not be written (a project's trace files stay
+// inside the project, reached through its own directories).
+TEST_F(Hookctl, ARepositorysLinkAtItsTraceFileCannotMakeEmitWriteOutsideIt) {
+  const fs::path victim = write_file(home_.path() / "victim.txt", "the user's own file\n");
+  testing::make_directories(project_.path() / "trace");
+  fs::create_symlink(victim, project_.path() / "trace" / "session.jsonl");
+  write_file(project_.path() / ".hookbus" / "config.json", R"({"trace": {"jsonl": "trace/session.jsonl"}})");
+  trust();
+  const ProcessResult r = hookctl({"emit", "tool_call", kCall});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.stderr_text, AllOf(HasSubstr(".hookbus/config.json: trace:"),
+                                   HasSubstr((project_.path() / "trace" / "session.jsonl").string() +
+                                             " is a symbolic link")));
+  EXPECT_EQ(testing::read_file(victim), "the user's own file\n");
+}
+
+TEST_F(Hookctl, ARepositorysLinkedTraceDirectoryCannotMakeEmitWriteOutsideIt) {
+  const fs::path outside = home_.path() / "outside";
+  testing::make_directories(outside);
+  fs::create_directory_symlink(outside, project_.path() / "trace");
+  write_file(project_.path() / ".hookbus" / "config.json", R"({"trace": {"jsonl": "trace/session.jsonl"}})");
+  trust();
+  const ProcessResult r = hookctl({"emit", "tool_call", kCall});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.stderr_text, HasSubstr((project_.path() / "trace").string() + " is a symbolic link"));
+  EXPECT_TRUE(fs::is_empty(outside));
+}
+
+TEST_F(Hookctl, AProjectsConfigNamingATraceFileOutsideTheProjectDoesNotLoad) {
+  write_file(project_.path() / ".hookbus" / "config.json",
+             R"({"trace": {"jsonl": ")" + (home_.path() / "session.jsonl").string() + R"("}})");
+  trust();
+  const ProcessResult r = hookctl({"emit", "tool_call", kCall});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.stderr_text, AllOf(HasSubstr((project_.path() / ".hookbus" / "config.json").string() + ": trace.jsonl:"),
+                                   HasSubstr("is an absolute path")));
+  EXPECT_FALSE(fs::exists(home_.path() / "session.jsonl"));
 }
 
 // ------------------------------------------------------- using a recording
@@ -1405,8 +1759,47 @@ TEST_F(Recording, ReplayOfABadTraceFileNamesTheFileAndLineAndRunsNothing) {
   EXPECT_EQ(r.stdout_text, "");
 }
 
+TEST_F(Recording, ReplayInTheProjectItWasRecordedInWarnsOfNothing) {
+  const fs::path recording = record("rm -rf /");
+  const ProcessResult r = hookctl({"replay", recording.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stderr_text, Not(HasSubstr("warning")));
+}
+
+TEST_F(Recording, ReplayInAnotherProjectRunsThatProjectsHooksAndWarnsThatTheRecordingIsOfAnother) {
+  const fs::path recording = record("rm -rf /");
+  const TempDir other;  // no guard: the call recorded as denied is allowed there
+  const ProcessResult r = plain({"replay", recording.string(), "--project", other.path().string()});
+  EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
+  EXPECT_THAT(r.stderr_text, HasSubstr("hookctl replay: warning: " + recording.string() + " was recorded in " +
+                                       project_.path().string() + "; it is replayed through the hooks of " +
+                                       other.path().string()));
+  EXPECT_THAT(r.stdout_text, HasSubstr("guard (" + hook("guard").string() + "): deny: rm -rf is not allowed -> now not run"));
+}
+
+TEST_F(Recording, ReplayWithAWorkspaceLeavesTheWorkspacesTraceUntouched) {
+  const fs::path workspace = home_.path() / "workspaces" / "ops";
+  write_file(workspace / "config.json", R"({"trace": {"jsonl": "workspace.jsonl", "queue": false}})");
+  ASSERT_EQ(hookctl({"trust", "--workspace", workspace.string()}).exit_code, 0);
+  ASSERT_EQ(hookctl({"emit", "tool_call", call_of("rm -rf /"), "--workspace", workspace.string()}).exit_code, 0);
+  const fs::path recording = home_.path() / "recording.jsonl";
+  fs::copy_file(project_.path() / "session.jsonl", recording);
+  const std::string traced = testing::read_file(workspace / "workspace.jsonl");
+  ASSERT_THAT(traced, HasSubstr("\"event\":\"tool_call\""));
+
+  const ProcessResult r = hookctl({"replay", recording.string(), "--workspace", workspace.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_EQ(testing::read_file(workspace / "workspace.jsonl"), traced);
+  EXPECT_FALSE(fs::exists(workspace / "workspace.jsonl.1"));
+}
+
+// A command whose text would end the page's data element, or reopen it in a
+// way that keeps it open, if written as it is; and JavaScript's old line ends.
+const std::string kHostileCommand = "echo '</script><!--<script>' \xE2\x80\xA8 \xE2\x80\xA9";
+
 // A recording of known content: tool_call three times (10, 20 and 30 µs; the
-// last denied by guard), a session_start whose audit handler failed.
+// last denied by guard; each running kHostileCommand), a session_start whose
+// audit handler failed.
 fs::path write_known_recording(const fs::path& file) {
   using std::chrono::microseconds;
   std::string text = trace_line(TraceHeader{.started = {}, .pid = 1, .host = "h", .project = std::nullopt}) + "\n";
@@ -1414,7 +1807,8 @@ fs::path write_known_recording(const fs::path& file) {
     EmissionRecord record{.seq = static_cast<std::uint64_t>(i - 1),
                           .thread = 1,
                           .duration = microseconds(10 * i),
-                          .payload = ToolCallEvent{.tool_call_id = "c", .tool_name = "bash"}};
+                          .payload = ToolCallEvent{.tool_call_id = "c", .tool_name = "bash",
+                                                   .input = {{"command", kHostileCommand}}}};
     HandlerRecord guard{.label = "guard", .kind = RecordedKind::external, .duration = microseconds(5 * i)};
     if (i == 3) {
       guard.action = HandlerAction::deny;
@@ -1516,19 +1910,48 @@ std::size_t pixels_unlike_the_background(const std::string& png) {
   return unlike;
 }
 
-// Not a Hookctl test: Chromium's crash handler outlives it (a zombie of init's), which
-// NothingLeftBehind would take for a process hookctl left.
-TEST(TraceView, WritesOnePageThatChromiumDrawsAndThatChecksItself) {
-  const fs::path chromium = "/usr/bin/chromium";
-  if (!fs::exists(chromium))
-    GTEST_SKIP() << "SKIPPED: the Debian package 'chromium' is not installed (tools/install-deps installs it)";
-  const TempDir home;
-  const fs::path file = write_known_recording(home.path() / "known.jsonl");
-  const fs::path page = home.path() / "trace.html";
+// The page `hookctl trace view` writes of the known recording, in `dir`.
+fs::path view_known_recording(const fs::path& dir) {
+  const fs::path file = write_known_recording(dir / "known.jsonl");
+  const fs::path page = dir / "trace.html";
   const ProcessResult r = run_process(
       {.program = kHookctl, .arguments = {"trace", "view", file.string(), "-o", page.string()},
        .timeout = std::chrono::seconds(20)});
-  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  return page;
+}
+
+TEST(TraceView, TheSessionsTextCannotEndOrReopenThePagesDataElement) {
+  const TempDir home;
+  const std::string html = testing::read_file(view_known_recording(home.path()));
+  const std::string opening = R"(<script id="trace-data" type="application/json">)";
+  const std::size_t begin = html.find(opening);
+  ASSERT_NE(begin, std::string::npos);
+  const std::size_t data = begin + opening.size();
+  const std::string text = html.substr(data, html.find("</script>", data) - data);
+  EXPECT_EQ(text.find('<'), std::string::npos);
+  EXPECT_EQ(html.find("\xE2\x80\xA8"), std::string::npos);
+  EXPECT_EQ(html.find("\xE2\x80\xA9"), std::string::npos);
+  // What the element holds is the whole session, the command as it was.
+  const boost::json::value parsed = boost::json::parse(text);
+  EXPECT_EQ(parsed.at("emits").as_array().size(), 4u);
+  EXPECT_EQ(parsed.at("emits").at(0).at("payload").at("input").at("command").as_string(), kHostileCommand);
+}
+
+// Chromium draws it (with kHostileCommand in its data). tools/install-deps
+// installs Chromium, and tools/test sets HOOKBUS_REQUIRE_CHROMIUM: there its
+// absence fails the test rather than skipping it. Not a Hookctl test:
+// Chromium's crash handler outlives it (a zombie of init's), which
+// NothingLeftBehind would take for a process hookctl left.
+TEST(TraceView, WritesOnePageThatChromiumDrawsAndThatChecksItself) {
+  const fs::path chromium = "/usr/bin/chromium";
+  if (!fs::exists(chromium)) {
+    if (std::getenv("HOOKBUS_REQUIRE_CHROMIUM") != nullptr)
+      FAIL() << "/usr/bin/chromium is missing, and HOOKBUS_REQUIRE_CHROMIUM is set (tools/install-deps installs it)";
+    GTEST_SKIP() << "SKIPPED: the Debian package 'chromium' is not installed (tools/install-deps installs it)";
+  }
+  const TempDir home;
+  const fs::path page = view_known_recording(home.path());
   const std::string html = testing::read_file(page);
   EXPECT_THAT(html, Not(HasSubstr("http")));  // loads nothing from the network
   EXPECT_THAT(html, Not(HasSubstr("<script src")));

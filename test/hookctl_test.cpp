@@ -17,7 +17,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
+#include <string>
 #include <vector>
 
 namespace hookbus {
@@ -174,6 +177,75 @@ TEST(HookctlHelp, OverviewDocumentsTheExitCodes) {
   EXPECT_THAT(run.out, AllOf(HasSubstr("exit codes:\n  0  done"), HasSubstr("\n  1  a hook refused the event"),
                              HasSubstr("\n  2  usage or input error"), HasSubstr("\n  3  config error"),
                              HasSubstr("\n  4  failure")));
+}
+
+// Runs of blanks as one space, none at either end; without Markdown's backticks.
+std::string plain_words(std::string text) {
+  std::erase(text, '`');
+  std::string words;
+  std::istringstream in(text);
+  for (std::string word; in >> word;) words += (words.empty() ? "" : " ") + word;
+  return words;
+}
+
+// Issue 11 (audit): README's table left out replay's exit 1 and "a trace file
+// that does not read". Each code's text, README's row against `hookctl help`'s
+// lines (a code's line and the lines continuing it).
+TEST(HookctlHelp, ReadmesExitCodesAreHookctlHelps) {
+  std::map<std::string, std::string> readme, help;
+  const std::string document = read_file(HOOKBUS_README);
+  const std::size_t table = document.find("| Code | Meaning |\n|---|---|\n");
+  ASSERT_NE(table, std::string::npos) << "README.md has no exit code table";
+  std::istringstream rows(document.substr(table));
+  std::string row;
+  std::getline(rows, row), std::getline(rows, row);
+  while (std::getline(rows, row) && row.starts_with("| ")) {
+    const std::size_t bar = row.find(" | ");
+    readme[row.substr(2, bar - 2)] = plain_words(row.substr(bar + 3, row.rfind(" |") - bar - 3));
+  }
+  const std::string overview = hookctl("help").out;
+  std::istringstream lines(overview.substr(overview.find("exit codes:\n")));
+  std::string line, code;
+  std::getline(lines, line);
+  while (std::getline(lines, line) && line.starts_with("  ")) {
+    if (line.size() > 3 && line[2] != ' ') code = line.substr(2, line.find(' ', 2) - 2);
+    help[code] = plain_words(help[code] + " " + line.substr(code.size() + 2));
+  }
+  EXPECT_EQ(readme, help);
+  EXPECT_THAT(help, ::testing::SizeIs(5));
+}
+
+// Every command that has --json, groups' commands included ("trace summary").
+std::set<std::string> commands_with_json() {
+  std::set<std::string> found;
+  for (const std::string& name : command_names()) {
+    std::vector<std::string> commands{name};
+    if (hookctl(name + " --help").out.starts_with("usage: hookctl " + name + " COMMAND")) {
+      commands.clear();
+      for (const std::string& second : lines(hookctl("__complete -- " + name + " ''").out))
+        commands.push_back(name + " " + second);
+    }
+    for (const std::string& command : commands)
+      if (hookctl(command + " --help").out.find("\n  --json ") != std::string::npos) found.insert(command);
+  }
+  return found;
+}
+
+// Issue 11 (audit): README's list of commands with --json left out replay and trace summary.
+TEST(HookctlHelp, ReadmeNamesEveryCommandWithJson) {
+  const std::string document = read_file(HOOKBUS_README);
+  const std::size_t start = document.find("- **`--json`**: every command that prints data (");
+  ASSERT_NE(start, std::string::npos) << "README.md has no --json item";
+  const std::size_t end = document.find(')', start);
+  std::set<std::string> named;
+  const std::string list = document.substr(start, end - start);
+  for (std::size_t open = list.find('`', list.find('(')); open != std::string::npos; open = list.find('`', open + 1)) {
+    const std::size_t close = list.find('`', open + 1);
+    named.insert(plain_words(list.substr(open + 1, close - open - 1)));
+    open = close;
+  }
+  EXPECT_EQ(named, commands_with_json());
+  EXPECT_THAT(named, ::testing::IsSupersetOf({"replay", "trace summary"}));
 }
 
 TEST(HookctlHelp, OverviewDocumentsTheEnvironment) {

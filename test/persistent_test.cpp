@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <set>
 #include <thread>
@@ -169,6 +170,33 @@ TEST_F(PersistentHooks, AToolFilterSendsTheInstanceOnlyItsTools) {
   EXPECT_THAT(errors(), IsEmpty());
 }
 
+TEST_F(PersistentHooks, AHookWhoseEventsConfigDeclaresIsNotAskedAndServesThemThroughItsToolFilter) {
+  write_file(dir_ / "config.json",
+             R"({"hooks": {"guard": {"events": ["tool_call"], "mode": "persistent", "tools": "bash|shell"}}})");
+  config_ = load_config(dir_ / "config.json");
+  config_.project_dir = project_.path();
+  // Asked `hook`, it would leave a mark and answer nothing.
+  const std::string server = read_file(write_server("guard", "tool_call", kDenyNamingTheRequest));
+  write_file(hook("guard"),
+             "#!/bin/sh\n[ \"$1\" = hook ] && { echo > '" + file("asked") + "'; exit 1; }\n" +
+                 server.substr(server.find('\n') + 1),
+             0755);
+  install();
+  EXPECT_THAT(installed_.report.warnings, IsEmpty());
+  ToolCallEvent python = tool_call();
+  python.tool_name = "python";
+  EXPECT_EQ(hooks_.emit(python).decision, Decision::none);
+  EXPECT_FALSE(has_children()) << "a tool the filter leaves out starts no instance";
+  ToolCallEvent shell = tool_call();
+  shell.tool_name = "shell";
+  const std::string first = hooks_.emit(shell).reason;
+  ASSERT_THAT(pids(), SizeIs(1)) << last_error();
+  EXPECT_EQ(first, "request 1 by " + std::to_string(pids().at(0)));
+  EXPECT_EQ(hooks_.emit(tool_call()).reason, "request 2 by " + std::to_string(pids().at(0)));
+  EXPECT_FALSE(fs::exists(dir_ / "asked"));
+  EXPECT_THAT(errors(), IsEmpty());
+}
+
 // --------------------------------------------------------------- start
 
 TEST_F(PersistentHooks, ALazyHookStartsWithItsFirstEvent) {
@@ -210,23 +238,31 @@ TEST_F(PersistentHooks, PersistentSettingsOnAHookThatIsNotPersistentAreAWarning)
 
 // ------------------------------------------------- timeouts, crashes, restarts
 
+// The instance is started eagerly, deaf to SIGTERM and with a grandchild, and
+// ready before the event: the request has nothing to do but hang. The timeout
+// leaves the next instance ample time to start and answer.
 TEST_F(PersistentHooks, ATimedOutRequestKillsTheInstanceWholeAndTheNextEventStartsANewOne) {
-  persistent("slow").timeout = 300ms;
+  HookSettings& settings = persistent("slow");
+  settings.timeout = 2s;
+  settings.start = HookStart::eager;
   write_server("slow", "tool_call",
                "  if [ ! -e '" + file("hung") + "' ]; then\n"
                "    echo > '" + file("hung") + "'\n"
-               "    trap '' TERM\n" +
-                   testing::start_setsid_sleeper(file("grandchild.pid")) +
-                   "    while :; do sleep 1; done\n"
-                   "  fi\n" +
-                   kDenyNamingTheRequest);
+               "    while :; do sleep 1; done\n"
+               "  fi\n" +
+                   kDenyNamingTheRequest,
+               "if [ ! -e '" + file("hung") + "' ]; then\n"
+               "  trap '' TERM\n" +
+                   testing::start_setsid_sleeper(file("grandchild.pid")) + "fi\n");
   install();
+  const pid_t grandchild = pid_in("grandchild.pid");
+  ASSERT_THAT(testing::wait_for_file(dir_ / "pids"), ::testing::Not(IsEmpty())) << "the first instance is ready";
   const auto started = std::chrono::steady_clock::now();
   EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
   EXPECT_LT(std::chrono::steady_clock::now() - started, kHangBound);
   EXPECT_THAT(last_error(), HasSubstr("(persistent): instance 1 timed out after"));
   EXPECT_TRUE(testing::process_gone(pids().at(0)));
-  EXPECT_TRUE(testing::process_gone(pid_in("grandchild.pid")));
+  EXPECT_TRUE(testing::process_gone(grandchild));
   const std::string second = hooks_.emit(tool_call()).reason;
   ASSERT_THAT(pids(), SizeIs(2)) << "the second event got no new instance: " << last_error();
   EXPECT_EQ(second, "request 2 by " + std::to_string(pids().at(1)));
@@ -252,18 +288,39 @@ TEST_F(PersistentHooks, AnInstanceThatExitedBetweenRequestsIsReplacedForTheNextO
   install();
   const std::string first = hooks_.emit(tool_call()).reason;
   EXPECT_EQ(first, "request 1 by " + std::to_string(pids().at(0)));
-  // It exits after answering. Its supervisor reports the exit right after it
-  // reaps it; wait until it has reaped it, and a little more for the report,
-  // so the end is there to see before the next request (not during it).
+  // It exits after answering. Once it is gone its stdout is closed, which the
+  // next request sees before it is sent.
   const pid_t first_pid = pids().at(0);
   for (int i = 0; i < 500 && !testing::process_gone(first_pid); ++i) std::this_thread::sleep_for(10ms);
   ASSERT_TRUE(testing::process_gone(first_pid));
-  std::this_thread::sleep_for(100ms);
   const std::string second = hooks_.emit(tool_call()).reason;
   ASSERT_THAT(pids(), SizeIs(2)) << "the second event got no new instance: " << last_error();
   EXPECT_EQ(second, "request 2 by " + std::to_string(pids().at(1)));
   EXPECT_THAT(errors(), IsEmpty());
   EXPECT_THAT(log_.text(), HasSubstr("persistent hook 'once': instance 1 had exited between requests; restarted"));
+}
+
+// Two eager instances that exit at once: the first event finds instance 1
+// gone (the first end in a row: replaced at once) and its replacement ends
+// too; the second event finds instance 2 gone, the third end in a row, whose
+// restart must wait.
+TEST_F(PersistentHooks, AnInstanceFoundExitedAfterOtherEndsInARowWaitsItsBackoffAndTheEventFails) {
+  HookSettings& settings = persistent("quitter");
+  settings.start = HookStart::eager;
+  settings.instances = 2;
+  write_server("quitter", "tool_call", kAllow, "echo $$ >> '" + file("pids") + "'\nexit 0\n");
+  install();
+  for (int i = 0; i < 500 && pids().size() < 2; ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_THAT(pids(), SizeIs(2));
+  for (const pid_t pid : pids())
+    for (int i = 0; i < 500 && !testing::process_gone(pid); ++i) std::this_thread::sleep_for(10ms);
+  (void)hooks_.emit(tool_call());
+  EXPECT_THAT(log_.text(), HasSubstr("persistent hook 'quitter': instance 1 had exited between requests; restarted"));
+  EXPECT_THAT(last_error(), HasSubstr("(persistent): instance 1 ended: exit code 0"));
+  (void)hooks_.emit(tool_call());
+  EXPECT_THAT(last_error(), AllOf(HasSubstr("(persistent): instance 2 exited between requests and restarts in "),
+                                  HasSubstr(" ms; this event is not sent")));
+  EXPECT_THAT(pids(), SizeIs(3)) << "the event that found instance 2 gone started nothing";
 }
 
 // Each crash in a row waits longer for the restart; events that find the hook
@@ -341,17 +398,43 @@ TEST_F(PersistentHooks, GarbageOrAnAnswerThatIsNotAnObjectIsAFailureAndTheInstan
   EXPECT_TRUE(testing::process_gone(pids().at(1)));
 }
 
+TEST_F(PersistentHooks, AnAnswerLineOverTheLimitIsAFailureAndTheInstanceIsReplaced) {
+  persistent("verbose");
+  write_server("verbose", "tool_call",
+               "  if [ \"$id\" = 1 ]; then head -c " + std::to_string(default_output_limit + 1) +
+                   " /dev/zero | tr '\\0' a; echo; fi\n" + kDenyNamingTheRequest);
+  install();
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
+  EXPECT_THAT(last_error(), HasSubstr(fmt::format("(persistent): instance 1 answer line longer than {} bytes (killed)",
+                                                  default_output_limit)));
+  EXPECT_TRUE(testing::process_gone(pids().at(0)));
+  const std::string second = hooks_.emit(tool_call()).reason;
+  ASSERT_THAT(pids(), SizeIs(2)) << last_error();
+  EXPECT_EQ(second, "request 2 by " + std::to_string(pids().at(1)));
+}
+
+// The instance closes its stdin and stays up: the request finds no reader
+// (EPIPE), and no answer comes.
 TEST_F(PersistentHooks, AnInstanceThatNoLongerReadsRaisesNoSigpipe) {
-  // SIGPIPE at its default: had a write to the dead instance raised one, this test process would die.
+  // SIGPIPE at its default: had the write to the instance raised one, this test process would die.
   struct sigaction previous {};
   struct sigaction default_action {};
   default_action.sa_handler = SIG_DFL;
   ::sigaction(SIGPIPE, &default_action, &previous);
-  persistent("deaf");
-  write_script(hook("deaf"), "if [ \"$1\" = hook ]; then echo tool_call; exit 0; fi\nexec 0<&-\nexit 0\n");
+  HookSettings& settings = persistent("deaf");
+  settings.start = HookStart::eager;
+  settings.timeout = 500ms;
+  settings.failure = FailurePolicy::fail_closed;
+  write_script(hook("deaf"), "if [ \"$1\" = hook ]; then echo tool_call; exit 0; fi\n"
+                             "exec 0<&-\n"
+                             "echo $$ > '" + file("deaf") + "'\n"
+                             "exec sleep 60\n");
   install();
-  EXPECT_EQ(hooks_.emit(tool_call(std::string(1 << 20, 'x'))).decision, Decision::none);
-  EXPECT_THAT(last_error(), HasSubstr("(persistent): instance 1 ended: exit code 0"));
+  const pid_t deaf = pid_in("deaf");
+  const ToolCallResult outcome = hooks_.emit(tool_call(std::string(1 << 20, 'x')));
+  EXPECT_EQ(outcome.decision, Decision::deny);
+  EXPECT_THAT(outcome.reason, AllOf(HasSubstr("(persistent): instance 1 timed out after "), HasSubstr(" ms (killed)")));
+  EXPECT_TRUE(testing::process_gone(deaf));
   ::sigaction(SIGPIPE, &previous, nullptr);
 }
 
@@ -394,6 +477,36 @@ TEST_F(PersistentHooks, FourThreadsShareTwoInstancesEachServingInOrder) {
   EXPECT_THAT(errors(), IsEmpty());
 }
 
+// One instance, busy with request 1; two more events wait in turn. Once
+// request 1 is answered, the first waiting one is sent (request 2, held
+// until the end), so the second waits past its timeout: it had begun to wait
+// before request 2 was sent, which has the same timeout.
+TEST_F(PersistentHooks, AnEventThatGetsNoInstanceWithinItsTimeoutFails) {
+  HookSettings& settings = persistent("busy");
+  settings.timeout = 2s;
+  settings.failure = FailurePolicy::fail_closed;
+  write_server("busy", "tool_call",
+               "  echo > '" + file("busy-") + "'\"$id\"\n"
+               "  while [ ! -e '" + file("go-") + "'\"$id\" ]; do sleep 0.01; done\n" + kAllow);
+  install();
+  logger()->set_level(spdlog::level::debug);
+  std::jthread first([&] { (void)hooks_.emit(tool_call("first")); });
+  testing::wait_for_file(dir_ / "busy-1");
+  std::jthread second([&] { (void)hooks_.emit(tool_call("second")); });
+  EXPECT_TRUE(log_.wait_for("persistent hook 'busy': a request waits its turn (0 ahead of it; 1 of 1 instance busy)"));
+  ToolCallResult third;
+  std::jthread waiting([&] { third = hooks_.emit(tool_call("third")); });
+  EXPECT_TRUE(log_.wait_for("persistent hook 'busy': a request waits its turn (1 ahead of it; 1 of 1 instance busy)"));
+  testing::write_file(dir_ / "go-1", "");
+  testing::wait_for_file(dir_ / "busy-2");
+  waiting.join();
+  testing::write_file(dir_ / "go-2", "");
+  EXPECT_EQ(third.decision, Decision::deny);
+  EXPECT_THAT(third.reason, HasSubstr("(persistent): no instance was free within its timeout of 2000 ms (1 instance, "
+                                      "all busy)"));
+  EXPECT_THAT(pids(), SizeIs(1));
+}
+
 // -------------------------------------------------------------- shutdown
 
 TEST_F(PersistentHooks, DroppingTheInstallationShutsAWellBehavedInstanceDownThroughEndOfFile) {
@@ -401,7 +514,7 @@ TEST_F(PersistentHooks, DroppingTheInstallationShutsAWellBehavedInstanceDownThro
   write_server("polite", "tool_call", kAllow);
   // After its loop ends (stdin closed), it says so.
   write_file(hook("polite"), read_file(hook("polite")) + "echo > '" + file("saw-eof") + "'\n", 0755);
-  install();
+  install({.persistent_shutdown_grace = kHangBound});  // it has all the time it needs, to show it used none
   (void)hooks_.emit(tool_call());
   installed_ = {};
   EXPECT_TRUE(fs::exists(dir_ / "saw-eof"));
@@ -478,6 +591,17 @@ class PythonHooks : public PersistentHooks {
                0755);
   }
 
+  // Runs `check` with the hook `name` installed spawned per event, then persistent.
+  void installed_in_both_modes(const std::string& name, const std::function<void()>& check) {
+    for (const HookMode mode : {HookMode::spawn, HookMode::persistent}) {
+      SCOPED_TRACE(mode == HookMode::spawn ? "spawned per event" : "persistent");
+      config_.hooks[name].mode = mode;
+      install();
+      check();
+      installed_ = {};
+    }
+  }
+
   SystemPythonFirst python_;
 };
 
@@ -515,15 +639,12 @@ TEST_F(PythonHooks, TheHelperAnswersRunAndServeAlike) {
                     "    if payload['input']['command'] == 'rm -rf /':\n"
                     "        return hookbus_hook.refuse('not that')\n"
                     "    return {'additional_context': ['checked ' + payload['event']]}\n");
-  for (const HookMode mode : {HookMode::spawn, HookMode::persistent}) {
-    config_.hooks["guard"].mode = mode;
-    install();
+  installed_in_both_modes("guard", [&] {
     const ToolCallResult refused = hooks_.emit(tool_call("rm -rf /"));
     EXPECT_EQ(refused.decision, Decision::deny);
     EXPECT_EQ(refused.reason, "not that");
     EXPECT_THAT(hooks_.emit(tool_call("ls")).additional_context, ElementsAre("checked before_tool_call"));
-    installed_ = {};
-  }
+  });
   EXPECT_THAT(errors(), IsEmpty());
 }
 
@@ -541,6 +662,40 @@ TEST_F(PythonHooks, UnderServeTheHelperAnswersAnExceptionWithAnErrorAndGoesOn) {
   EXPECT_TRUE(log_.wait_for("hook 'flaky' (instance 1): ValueError: cannot judge boom"))
       << "the traceback goes to stderr, which is logged";
   EXPECT_EQ(hooks_.emit(tool_call("ls")).reason, "judged");
+}
+
+// It counts its calls: an instance whose loop had ended would be replaced, and count from 1 again.
+TEST_F(PythonHooks, UnderServeAnAnswerJsonCannotEncodeIsAnErrorAndTheLoopGoesOn) {
+  write_python_hook("tagger",
+                    "calls = 0\n"
+                    "@hook.on('tool_call')\n"
+                    "def tagger(payload):\n"
+                    "    global calls\n"
+                    "    calls += 1\n"
+                    "    if payload['input']['command'] == 'tag':\n"
+                    "        return {'decision': 'deny', 'tags': {'a set'}}\n"
+                    "    return hookbus_hook.refuse(f'call {calls}')\n");
+  persistent("tagger");
+  install();
+  EXPECT_EQ(hooks_.emit(tool_call("tag")).decision, Decision::none);
+  EXPECT_THAT(last_error(), HasSubstr("(persistent): answered with an error: TypeError: Object of type set is not JSON "
+                                      "serializable"));
+  EXPECT_EQ(hooks_.emit(tool_call("ls")).reason, "call 2");
+  EXPECT_THAT(errors(), SizeIs(1));
+}
+
+TEST_F(PythonHooks, WhatAHandlerPrintsGoesToStderrAndTheAnswerStaysWhole) {
+  write_python_hook("chatty",
+                    "@hook.on('tool_call')\n"
+                    "def chatty(payload):\n"
+                    "    print('looking at', payload['input']['command'])\n"
+                    "    return hookbus_hook.refuse('judged')\n");
+  installed_in_both_modes("chatty", [&] {
+    EXPECT_EQ(hooks_.emit(tool_call("ls")).reason, "judged");
+    EXPECT_EQ(hooks_.emit(tool_call("make")).reason, "judged");
+  });
+  EXPECT_THAT(errors(), IsEmpty());
+  EXPECT_TRUE(log_.wait_for("hook 'chatty' (instance 1): looking at make"));
 }
 
 }  // namespace

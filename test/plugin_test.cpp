@@ -3,6 +3,7 @@
 // (hookbus_enable_plugins), as an engine does.
 #include <hookbus/plugin.hpp>
 #include <hookbus/setup.hpp>
+#include <hookbus/trace.hpp>
 #include <hookbus/workspace.hpp>
 
 #include "log_capture.hpp"
@@ -134,6 +135,21 @@ TEST_F(Plugins, ALoadedPluginsHandlersRunLabelledWithItsNameAndFile) {
   EXPECT_EQ(result.decided_by->handler, "guard/no-deploy");
   EXPECT_EQ(result.decided_by->source, file.string());
   EXPECT_EQ(hooks_.emit(tool_call("ls")).decision, hookbus::Decision::none);
+}
+
+TEST_F(Plugins, ATraceRecordsAPluginsHandlerAsAPluginWithItsFile) {
+  const fs::path file = plugin("guard");
+  hookbus::LoadedPlugin guard = hookbus::load_plugin(hooks_, file);
+  std::vector<hookbus::EmissionRecord> records;
+  const hookbus::Connection observer = hooks_.on_emission([&](const hookbus::EmissionRecord& r) { records.push_back(r); });
+  (void)hooks_.emit(tool_call("deploy"));
+  ASSERT_EQ(records.size(), 1u);
+  ASSERT_EQ(records[0].handlers.size(), 1u);
+  const hookbus::HandlerRecord& handler = records[0].handlers[0];
+  EXPECT_EQ(handler.label, "guard/no-deploy");
+  EXPECT_EQ(handler.kind, hookbus::RecordedKind::plugin);
+  EXPECT_EQ(handler.source, file.string());
+  EXPECT_EQ(handler.action, hookbus::HandlerAction::deny);
 }
 
 TEST_F(Plugins, AnUnlabelledHandlerIsNamedAfterThePluginAndTheEvent) {

@@ -60,12 +60,13 @@ class ProjectHooks : public NothingLeftBehind {
   }
 
   // A persistent hook in sh answering `hook` with `events`. Under `serve` it
-  // appends its pid to the file "pids", then for each request line sets $line
-  // and $id (the request's id) and runs `body`, which prints the answer line.
-  std::filesystem::path write_server(const std::string& name, const std::string& events,
-                                     const std::string& body) const {
+  // runs `setup`, appends its pid to the file "pids", then for each request
+  // line sets $line and $id (the request's id) and runs `body`, which prints
+  // the answer line.
+  std::filesystem::path write_server(const std::string& name, const std::string& events, const std::string& body,
+                                     const std::string& setup = "") const {
     return write_script(hook(name), "if [ \"$1\" = hook ]; then printf '%s\\n' " + events + "; exit 0; fi\n"
-                                    "[ \"$1\" = serve ] || exit 1\n"
+                                    "[ \"$1\" = serve ] || exit 1\n" + setup +
                                     "echo $$ >> '" + file("pids") + "'\n"
                                     "while IFS= read -r line; do\n"
                                     "  id=${line#'{\"id\":'}; id=${id%%,*}\n" +

@@ -3,15 +3,22 @@
 // may not do (include/hookbus/setup.hpp, docs/security.md).
 #include "script_fixture.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <hookbus/log.hpp>
 #include <hookbus/setup.hpp>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
 #include <sstream>
+#include <string_view>
+
+#include "needs_root.hpp"
 
 namespace hookbus {
 namespace {
@@ -26,6 +33,28 @@ using ::testing::IsEmpty;
 using testing::TempDir;
 using testing::write_file;
 using testing::write_script;
+
+// A log sink that writes a file when a message holds its trigger, once.
+class WriteOnLog : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  WriteOnLog(std::string trigger, fs::path file, std::string text)
+      : trigger_(std::move(trigger)), file_(std::move(file)), text_(std::move(text)) {}
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& message) override {
+    if (done_ || std::string_view(message.payload.data(), message.payload.size()).find(trigger_) == std::string_view::npos)
+      return;
+    write_file(file_, text_);
+    done_ = true;
+  }
+  void flush_() override {}
+
+ private:
+  std::string trigger_;
+  fs::path file_;
+  std::string text_;
+  bool done_ = false;
+};
 
 class SetupTest : public ::testing::Test {
  protected:
@@ -71,6 +100,16 @@ class SetupTest : public ::testing::Test {
     write_file(root_.path() / "claude" / "settings.json", R"({"hooks": {"PreToolUse": [{"hooks": [
       {"type": "command", "command": ")" + (root_.path() / "claude" / "hooks" / "log.sh").string() + R"("}]}]}})");
     write_file(config_of(Layer::user), config);
+  }
+
+  // Logs at debug level to log_ and, the first time a message holds
+  // `trigger`, writes `text` to `file`: a change made at an exact point of setup().
+  void on_log_write(const std::string& trigger, const fs::path& file, const std::string& text) {
+    auto logger = std::make_shared<spdlog::logger>(
+        "setup-test", spdlog::sinks_init_list{std::make_shared<spdlog::sinks::ostream_sink_mt>(log_),
+                                              std::make_shared<WriteOnLog>(trigger, file, text)});
+    logger->set_level(spdlog::level::debug);
+    set_logger(std::move(logger));
   }
 
   ToolCallEvent tool_call() const {
@@ -196,7 +235,9 @@ TEST_F(SetupTest, ATrustedProjectRunsItsHooksAndConfig) {
   EXPECT_EQ(setup.report.trust.state, TrustState::trusted);
   EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
   EXPECT_EQ(ran(), "project:guard\n");
-  EXPECT_THAT(setup.report.builtins, ElementsAre(HasSubstr("tool_stats (project config")));
+  EXPECT_THAT(setup.report.builtins, ElementsAre(AllOf(::testing::Field(&BuiltinReport::name, "tool_stats"),
+                                                      ::testing::Field(&BuiltinReport::layer, Layer::project),
+                                                      ::testing::Field(&BuiltinReport::installed, true))));
 }
 
 TEST_F(SetupTest, AProjectChangedSinceTrustedRunsNothingAndSaysWhatChanged) {
@@ -233,10 +274,10 @@ TEST_F(SetupTest, AFailClosedProjectHookChangedAfterSetupRefuses) {
   trust_project();
   const auto installed = set_up();
   EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
-  ::chmod((hooks_of(Layer::project) / "lint").c_str(), 0775);
+  ::chmod((hooks_of(Layer::project) / "lint").c_str(), 0700);
   const ToolCallResult outcome = hooks_.emit(tool_call());
   EXPECT_EQ(outcome.decision, Decision::deny);
-  EXPECT_THAT(outcome.reason, HasSubstr("changed mode (0755 -> 0775)"));
+  EXPECT_THAT(outcome.reason, HasSubstr("changed mode (0755 -> 0700)"));
 }
 
 // The running instance started from the trusted file; the file it came from changed.
@@ -254,11 +295,11 @@ TEST_F(SetupTest, APersistentProjectHookChangedAfterSetupGetsNoMoreRequests) {
   std::vector<HookError> errors;
   const Connection listener = hooks_.on_handler_error([&](const HookError& error) { errors.push_back(error); });
   EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
-  ::chmod((hooks_of(Layer::project) / "guard").c_str(), 0775);
+  ::chmod((hooks_of(Layer::project) / "guard").c_str(), 0700);
   EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
   EXPECT_EQ(ran(), "served\n") << "the instance got one request";
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_THAT(errors[0].message, HasSubstr("changed mode (0755 -> 0775)"));
+  EXPECT_THAT(errors[0].message, HasSubstr("changed mode (0755 -> 0700)"));
 }
 
 TEST_F(SetupTest, AClaudeCodeProjectScriptChangedAfterSetupDoesNotRun) {
@@ -513,7 +554,7 @@ TEST_F(SetupTest, ManagedDisableAllHooksInstallsNoBuiltinOfAnyLayer) {
   write_file(config_of(Layer::user), R"({"builtins": {"tool_policy": {"deny": ["bash"]}}})");
   const Installation setup = set_up();
   EXPECT_NE(hooks_.emit(tool_call()).decision, Decision::deny);
-  EXPECT_THAT(setup.report.builtins, IsEmpty());
+  EXPECT_THAT(setup.report.builtins, ::testing::Each(::testing::Field(&BuiltinReport::installed, false)));
   EXPECT_THAT(setup.report.warnings, Contains(HasSubstr("built-ins of user config " + config_of(Layer::user).string() +
                                                         " not installed: disable_all_hooks is set in")));
 }
@@ -527,7 +568,9 @@ TEST_F(SetupTest, ManagedAllowManagedHooksOnlyInstallsOnlyTheManagedBuiltins) {
   ToolCallEvent curl = tool_call();
   curl.tool_name = "curl";
   EXPECT_EQ(hooks_.emit(curl).decision, Decision::deny);
-  EXPECT_THAT(setup.report.builtins, ElementsAre(HasSubstr("tool_policy (managed config")));
+  EXPECT_THAT(setup.report.builtins, ElementsAre(AllOf(::testing::Field(&BuiltinReport::layer, Layer::managed),
+                                                      ::testing::Field(&BuiltinReport::installed, true)),
+                                                ::testing::Field(&BuiltinReport::installed, false)));
 }
 
 TEST_F(SetupTest, ManagedDisableAllHooksRunsNoClaudeCodeHook) {
@@ -589,6 +632,208 @@ TEST_F(SetupTest, DroppingTheSetupUninstallsEverything) {
     EXPECT_EQ(hooks_.handler_count("tool_call"), 2u);
   }
   EXPECT_EQ(hooks_.handler_count("tool_call"), 0u);
+}
+
+// ----------------------------------------------- what applies is what was trusted
+
+// Regression (issue 9 audit): the project's config was read, then hashed: a
+// config swapped in between applied while the fingerprint still matched.
+TEST_F(SetupTest, AProjectConfigChangedBetweenReadingAndHashingDoesNotApply) {
+  write_file(config_of(Layer::project), "{}");
+  trust_project();
+  write_file(config_of(Layer::project), R"({"builtins": {"tool_policy": {"deny": ["bash"]}}})");
+  on_log_write("read the project config", config_of(Layer::project), "{}");  // the trusted bytes, back before hashing
+  const Installation setup = set_up();
+  EXPECT_EQ(setup.report.trust.state, TrustState::changed);
+  EXPECT_THAT(setup.report.trust.message, HasSubstr(config_of(Layer::project).string() + " changed content since"));
+  EXPECT_NE(hooks_.emit(tool_call()).decision, Decision::deny) << "the bytes read were not applied";
+}
+
+// Regression (issue 9 audit): a trusted project's Claude Code settings were
+// hashed, then read again: settings swapped in between ran.
+TEST_F(SetupTest, ProjectClaudeCodeSettingsChangedAfterHashingDoNotRun) {
+  const fs::path settings = project_.path() / ".claude" / "settings.json";
+  const auto settings_running = [&](const std::string& word) {
+    return R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "cat >/dev/null; echo )" + word +
+           " >> '" + run_log().string() + R"('"}]}]}})";
+  };
+  write_file(settings, settings_running("trusted"));
+  write_file(config_of(Layer::project), R"({"claude_code": {"settings": ["project"]}})");
+  trust_project();
+  on_log_write("reading the Claude Code hooks of " + settings.string(), settings, settings_running("swapped"));
+  const Installation setup = set_up();
+  EXPECT_EQ(setup.report.trust.state, TrustState::trusted);
+  (void)hooks_.emit(tool_call());
+  EXPECT_EQ(ran(), "");
+  EXPECT_THAT(setup.report.warnings, Contains(HasSubstr(settings.string() + " changed content since the project")));
+}
+
+// ------------------------------------- every file hookbus runs is checked, every layer, every run
+
+// Regression (issue 9 audit): a ~/.claude/settings.json command naming a
+// script others could write (mode 0777, in a 0777 directory) ran silently.
+TEST_F(SetupTest, AUsersClaudeCodeCommandNamingAScriptOthersCanWriteIsRefusedWithAWarning) {
+  add_users_claude_code_hook();
+  const fs::path script = root_.path() / "claude" / "hooks" / "log.sh";
+  ::chmod(script.parent_path().c_str(), 0777);
+  ::chmod(script.c_str(), 0777);
+  const Installation setup = set_up();
+  (void)hooks_.emit(tool_call());
+  EXPECT_EQ(ran(), "");
+  EXPECT_THAT(setup.report.warnings, Contains(AllOf(HasSubstr("Claude Code hook log.sh"), HasSubstr("refused"),
+                                                    HasSubstr("writable by group or others"))));
+  EXPECT_THAT(setup.report.hooks.not_installed,
+              ElementsAre(::testing::Field(&InstallReport::NotInstalled::reason, HasSubstr("refused"))));
+}
+
+TEST_F(SetupTest, AClaudeCodeScriptOthersCanWriteAfterSetupDoesNotRun) {
+  add_users_claude_code_hook();
+  const auto installed = set_up();
+  std::vector<HookError> errors;
+  const Connection listener = hooks_.on_handler_error([&](const HookError& error) { errors.push_back(error); });
+  ::chmod((root_.path() / "claude" / "hooks" / "log.sh").c_str(), 0777);
+  (void)hooks_.emit(tool_call());
+  EXPECT_EQ(ran(), "");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0].message, AllOf(HasSubstr("refused"), HasSubstr("writable by group or others")));
+}
+
+TEST_F(SetupTest, AClaudeCodeScriptOwnedByAnotherUserIsRefused) {
+  HOOKBUS_NEEDS_ROOT();
+  add_users_claude_code_hook();
+  ASSERT_EQ(::chown((root_.path() / "claude" / "hooks" / "log.sh").c_str(), testing::another_user, -1), 0);
+  const Installation setup = set_up();
+  (void)hooks_.emit(tool_call());
+  EXPECT_EQ(ran(), "");
+  EXPECT_THAT(setup.report.warnings, Contains(AllOf(HasSubstr("refused"), HasSubstr("not by you"))));
+}
+
+// Regression (issue 9 audit): the ownership and write checks ran at
+// discovery only; a user's hook made writable by others afterwards ran.
+TEST_F(SetupTest, AUsersHookWhoseDirectoryOthersCanWriteAfterSetupDoesNotRun) {
+  add_hook(Layer::user, "guard", "exit 2\n");
+  const auto installed = set_up();
+  std::vector<HookError> errors;
+  const Connection listener = hooks_.on_handler_error([&](const HookError& error) { errors.push_back(error); });
+  ::chmod(hooks_of(Layer::user).c_str(), 0777);
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
+  EXPECT_EQ(ran(), "");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0].message, AllOf(HasSubstr("refused: the directory '" + hooks_of(Layer::user).string()),
+                                       HasSubstr("chmod go-w")));
+}
+
+TEST_F(SetupTest, AFailClosedUsersHookOthersCanWriteAfterSetupRefuses) {
+  add_hook(Layer::user, "guard");
+  write_file(config_of(Layer::user), R"({"hooks": {"guard": {"failure": "fail_closed"}}})");
+  const auto installed = set_up();
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
+  ::chmod((hooks_of(Layer::user) / "guard").c_str(), 0777);
+  const ToolCallResult outcome = hooks_.emit(tool_call());
+  EXPECT_EQ(outcome.decision, Decision::deny);
+  EXPECT_THAT(outcome.reason, HasSubstr("writable by group or others"));
+}
+
+TEST_F(SetupTest, AUsersHookGivenToAnotherUserAfterSetupDoesNotRun) {
+  HOOKBUS_NEEDS_ROOT();
+  add_hook(Layer::user, "guard", "exit 2\n");
+  const auto installed = set_up();
+  ASSERT_EQ(::chown((hooks_of(Layer::user) / "guard").c_str(), testing::another_user, -1), 0);
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
+  EXPECT_EQ(ran(), "");
+}
+
+// ------------------------------------------------ what a layer may not set is a warning
+
+// Regression (issue 9 audit): a key a project may not set threw for the whole
+// setup(), so the user's own guards were not installed either.
+TEST_F(SetupTest, AKeyATrustedProjectMayNotSetIsAWarningAndTheUsersGuardStillRuns) {
+  add_hook(Layer::user, "guard", "exit 2\n");
+  write_file(config_of(Layer::project),
+             R"({"project_trust": "trust_all", "allow_managed_hooks_only": true, "builtins": {"tool_stats": {}}})");
+  trust_project();
+  const Installation setup = set_up();
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
+  EXPECT_THAT(setup.report.warnings,
+              AllOf(Contains(HasSubstr(config_of(Layer::project).string() +
+                                       ": project_trust: may not be set in project config (a project may not decide "
+                                       "its own trust); ignored")),
+                    Contains(HasSubstr(config_of(Layer::project).string() +
+                                       ": allow_managed_hooks_only: may not be set in project config"))));
+  EXPECT_THAT(setup.report.builtins, ElementsAre(::testing::Field(&BuiltinReport::installed, true)))
+      << "the rest of the project's config applies";
+}
+
+// Regression (issue 9 audit): "trust_all" in the user's config was ignored without a word.
+TEST_F(SetupTest, ALooserTrustPolicyInUserConfigIsAWarningNamingTheFileAndSetting) {
+  write_file(config_of(Layer::user), R"({"project_trust": "trust_all"})");
+  add_hook(Layer::project, "guard", "exit 2\n");
+  const Installation setup = set_up();
+  EXPECT_EQ(setup.report.trust.state, TrustState::untrusted);
+  EXPECT_THAT(setup.report.warnings,
+              Contains(HasSubstr(config_of(Layer::user).string() + ": project_trust: \"trust_all\" is looser than the "
+                                                                    "policy in force (\"require\", from the engine), so "
+                                                                    "it is ignored")));
+}
+
+// ----------------------------------------------------------- the local layer, with real files
+
+TEST_F(SetupTest, TheLocalConfigCannotDisableTheUsersHookAndSaysSo) {
+  add_hook(Layer::user, "guard", "exit 2\n");
+  write_file(config_of(Layer::local), R"({"hooks": {"guard": {"disabled": true}}})");
+  trust_project();
+  const Installation setup = set_up();
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
+  EXPECT_THAT(setup.report.warnings,
+              Contains(HasSubstr(config_of(Layer::local).string() + ": hooks.guard.disabled: the local config may not "
+                                                                     "change the user layer's hook 'guard'")));
+}
+
+TEST_F(SetupTest, ALocalDisableAllHooksStopsTheProjectsHooksButNotTheUsersAndSaysSo) {
+  add_hook(Layer::user, "audit");
+  add_hook(Layer::project, "lint");
+  write_file(config_of(Layer::local), R"({"disable_all_hooks": true})");
+  trust_project();
+  const Installation setup = set_up();
+  (void)hooks_.emit(tool_call());
+  EXPECT_EQ(ran(), "user:audit\n");
+  EXPECT_THAT(setup.report.warnings,
+              Contains(HasSubstr(config_of(Layer::local).string() + ": disable_all_hooks: a local config stops its own "
+                                                                     "layer's hooks and those of less trusted layers "
+                                                                     "only; the user layer's hooks still run")));
+}
+
+// ----------------------------------------------------------------- reporting
+
+TEST_F(SetupTest, AnUntrustedProjectsBuiltinsAreReportedAsNotInstalledWithWhy) {
+  write_file(config_of(Layer::user), R"({"builtins": {"tool_stats": {}}})");
+  write_file(config_of(Layer::project), R"({"builtins": {"tool_policy": {"deny": ["bash"]}}})");
+  const Installation setup = set_up();
+  EXPECT_THAT(setup.report.builtins,
+              ElementsAre(AllOf(::testing::Field(&BuiltinReport::name, "tool_stats"),
+                                ::testing::Field(&BuiltinReport::layer, Layer::user),
+                                ::testing::Field(&BuiltinReport::installed, true)),
+                          AllOf(::testing::Field(&BuiltinReport::name, "tool_policy"),
+                                ::testing::Field(&BuiltinReport::layer, Layer::project),
+                                ::testing::Field(&BuiltinReport::file, config_of(Layer::project)),
+                                ::testing::Field(&BuiltinReport::installed, false),
+                                ::testing::Field(&BuiltinReport::reason, HasSubstr("the project is untrusted")))));
+}
+
+// HooksOptions::nested_ordering reverses the handlers of a closing event, so
+// there the less trusted layer's hooks run first and the more trusted have
+// the last word (docs/security.md, "Layers").
+TEST_F(SetupTest, UnderNestedOrderingAClosingEventRunsTheLessTrustedLayersHooksFirst) {
+  add_hook(Layer::user, "audit", "", "tool_call; echo tool_result");
+  add_hook(Layer::project, "lint", "", "tool_call; echo tool_result");
+  trust_project();
+  Hooks nested({.nested_ordering = true});
+  const Installation installed = setup(nested, {.project_dir = project_.path(), .locations = locations()});
+  (void)nested.emit(tool_call());
+  EXPECT_EQ(ran(), "user:audit\nproject:lint\n");
+  fs::remove(run_log());
+  (void)nested.emit(ToolResultEvent{.context = {.cwd = project_.path().string()}, .tool_call_id = "c1", .tool_name = "bash"});
+  EXPECT_EQ(ran(), "project:lint\nuser:audit\n");
 }
 
 }  // namespace

@@ -11,13 +11,17 @@
 #include <hookbus/tracer.hpp>
 
 #include <gmock/gmock.h>
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 namespace hookbus {
 namespace {
@@ -208,18 +212,133 @@ TEST_F(Traced, TheChromeTraceIsAnArrayOfCompleteEventsPerEmitAndHandlerOnTheirTh
 
 // --------------------------------------------------------------------- OTLP
 
-// Every key of an OTLP/JSON object is a protobuf field's lowerCamelCase JSON
-// name (attribute keys are values, not field names).
-void expect_lower_camel_case_keys(const json::value& value, const std::string& path) {
-  if (value.is_array()) {
-    for (std::size_t i = 0; i < value.as_array().size(); ++i)
-      expect_lower_camel_case_keys(value.as_array()[i], path + "[" + std::to_string(i) + "]");
-  } else if (value.is_object()) {
-    for (const auto& [key, member] : value.as_object()) {
-      EXPECT_THAT(std::string(key), MatchesRegex("[a-z][a-zA-Z]*")) << path << "." << key;
-      expect_lower_camel_case_keys(member, path + "." + std::string(key));
-    }
+// The messages an ExportTraceServiceRequest is made of, as opentelemetry-proto
+// defines them (collector/trace/v1/trace_service.proto, trace/v1/trace.proto,
+// resource/v1/resource.proto, common/v1/common.proto), by the JSON names of
+// their fields (lowerCamelCase, the protobuf JSON mapping) and what each
+// holds: another message, or a value written as OTLP/JSON writes it.
+enum class OtlpValue { message, string, hex_id, decimal_string, integer, boolean, number, base64 };
+struct OtlpField {
+  std::string_view name;
+  OtlpValue value;
+  std::string_view message = {};  // OtlpValue::message: which
+  bool repeated = false;
+};
+const std::map<std::string_view, std::vector<OtlpField>>& otlp_messages() {
+  using enum OtlpValue;
+  static const std::map<std::string_view, std::vector<OtlpField>> messages{
+      {"ExportTraceServiceRequest", {{"resourceSpans", message, "ResourceSpans", true}}},
+      {"ResourceSpans",
+       {{"resource", message, "Resource"}, {"scopeSpans", message, "ScopeSpans", true}, {"schemaUrl", string}}},
+      {"Resource", {{"attributes", message, "KeyValue", true}, {"droppedAttributesCount", integer}}},
+      {"ScopeSpans",
+       {{"scope", message, "InstrumentationScope"}, {"spans", message, "Span", true}, {"schemaUrl", string}}},
+      {"InstrumentationScope",
+       {{"name", string},
+        {"version", string},
+        {"attributes", message, "KeyValue", true},
+        {"droppedAttributesCount", integer}}},
+      {"Span",
+       {{"traceId", hex_id},
+        {"spanId", hex_id},
+        {"traceState", string},
+        {"parentSpanId", hex_id},
+        {"flags", integer},
+        {"name", string},
+        {"kind", integer},  // enums are integers in OTLP/JSON
+        {"startTimeUnixNano", decimal_string},
+        {"endTimeUnixNano", decimal_string},
+        {"attributes", message, "KeyValue", true},
+        {"droppedAttributesCount", integer},
+        {"events", message, "Event", true},
+        {"droppedEventsCount", integer},
+        {"links", message, "Link", true},
+        {"droppedLinksCount", integer},
+        {"status", message, "Status"}}},
+      {"Event",
+       {{"timeUnixNano", decimal_string},
+        {"name", string},
+        {"attributes", message, "KeyValue", true},
+        {"droppedAttributesCount", integer}}},
+      {"Link",
+       {{"traceId", hex_id},
+        {"spanId", hex_id},
+        {"traceState", string},
+        {"attributes", message, "KeyValue", true},
+        {"droppedAttributesCount", integer},
+        {"flags", integer}}},
+      {"Status", {{"message", string}, {"code", integer}}},
+      {"KeyValue", {{"key", string}, {"value", message, "AnyValue"}}},
+      {"AnyValue",
+       {{"stringValue", string},
+        {"boolValue", boolean},
+        {"intValue", decimal_string},  // int64
+        {"doubleValue", number},
+        {"arrayValue", message, "ArrayValue"},
+        {"kvlistValue", message, "KeyValueList"},
+        {"bytesValue", base64}}},
+      {"ArrayValue", {{"values", message, "AnyValue", true}}},
+      {"KeyValueList", {{"values", message, "KeyValue", true}}},
+  };
+  return messages;
+}
+
+void expect_otlp_message(const json::value& value, std::string_view message, const std::string& path);
+
+void expect_otlp_value(const json::value& value, const OtlpField& field, const std::string& path) {
+  switch (field.value) {
+    case OtlpValue::message: return expect_otlp_message(value, field.message, path);
+    case OtlpValue::string: EXPECT_TRUE(value.is_string()) << path; return;
+    case OtlpValue::hex_id:
+      EXPECT_THAT(value.is_string() ? std::string(value.as_string()) : "", MatchesRegex("([0-9a-f]{16}){1,2}"))
+          << path << ": an id is lowercase hex";
+      return;
+    case OtlpValue::decimal_string:
+      EXPECT_THAT(value.is_string() ? std::string(value.as_string()) : "", MatchesRegex("-?[0-9]+"))
+          << path << ": 64-bit integers are decimal strings";
+      return;
+    case OtlpValue::integer: EXPECT_TRUE(value.is_int64() || value.is_uint64()) << path; return;
+    case OtlpValue::boolean: EXPECT_TRUE(value.is_bool()) << path; return;
+    case OtlpValue::number: EXPECT_TRUE(value.is_number()) << path; return;
+    case OtlpValue::base64: EXPECT_TRUE(value.is_string()) << path; return;
   }
+}
+
+// Every key of `value` is a field of `message`, holding what that field holds.
+void expect_otlp_message(const json::value& value, std::string_view message, const std::string& path) {
+  if (!value.is_object()) {
+    ADD_FAILURE() << path << ": a " << message << " is an object";
+    return;
+  }
+  const std::vector<OtlpField>& fields = otlp_messages().at(message);
+  for (const auto& [key, member] : value.as_object()) {
+    const std::string at = path + "." + std::string(key);
+    const auto field = std::ranges::find(fields, std::string_view(key), &OtlpField::name);
+    if (field == fields.end()) {
+      ADD_FAILURE() << at << ": " << message << " has no field '" << std::string_view(key) << "'";
+      continue;
+    }
+    if (!field->repeated) {
+      expect_otlp_value(member, *field, at);
+      continue;
+    }
+    if (!member.is_array()) {
+      ADD_FAILURE() << at << ": a repeated field is an array";
+      continue;
+    }
+    for (std::size_t i = 0; i < member.as_array().size(); ++i)
+      expect_otlp_value(member.as_array()[i], *field, at + "[" + std::to_string(i) + "]");
+  }
+}
+
+TEST(OtlpFieldCheck, AMisspeltOrUnknownFieldFails) {
+  EXPECT_NONFATAL_FAILURE(
+      expect_otlp_message(parse_json(R"({"resourceSpans": [{"scopeSpan": []}]})", "t"), "ExportTraceServiceRequest", "r"),
+      "r.resourceSpans[0].scopeSpan: ResourceSpans has no field 'scopeSpan'");
+  EXPECT_NONFATAL_FAILURE(expect_otlp_message(parse_json(R"({"name": "x", "start_time_unix_nano": "1"})", "t"), "Span", "s"),
+                          "Span has no field 'start_time_unix_nano'");
+  EXPECT_NONFATAL_FAILURE(expect_otlp_message(parse_json(R"({"startTimeUnixNano": 1})", "t"), "Span", "s"),
+                          "64-bit integers are decimal strings");
 }
 
 std::map<std::string, json::value> attributes_of(const json::value& span) {
@@ -241,7 +360,7 @@ std::map<std::string, json::value> attributes_of(const json::value& span) {
 TEST_F(Traced, OtlpLinesAreExportTraceServiceRequestsInTheProtobufJsonMapping) {
   const fs::path file = dir / "session.otlp.jsonl";
   {
-    auto tracing = trace(*hooks, TraceOptions{.otlp = file, .project = dir.path()});
+    auto tracing = trace(*hooks, TraceOptions{.otlp = OtlpTraceOptions{.file = file}, .project = dir.path()});
     emit_session();
   }
   std::ifstream in(file);
@@ -249,7 +368,7 @@ TEST_F(Traced, OtlpLinesAreExportTraceServiceRequestsInTheProtobufJsonMapping) {
   for (std::string line; std::getline(in, line);) requests.push_back(parse_json(line, file.string()));
   ASSERT_THAT(requests, SizeIs(3));
   for (const auto& request : requests) {
-    expect_lower_camel_case_keys(request, "request");
+    expect_otlp_message(request, "ExportTraceServiceRequest", "request");
     const auto& resource_spans = request.at("resourceSpans").as_array();
     ASSERT_THAT(resource_spans, SizeIs(1));
     const auto resource = attributes_of(resource_spans[0].at("resource"));
@@ -301,7 +420,7 @@ TEST_F(Traced, AFailedHandlersSpanHasAnErrorStatusWithItsMessage) {
   auto broken = hooks->on<TurnStartEvent>([](const TurnStartEvent&) { throw std::runtime_error("boom"); },
                                           {.label = "broken"});
   {
-    auto tracing = trace(*hooks, TraceOptions{.otlp = file});
+    auto tracing = trace(*hooks, TraceOptions{.otlp = OtlpTraceOptions{.file = file}});
     hooks->emit(TurnStartEvent{});
   }
   const json::value request = parse_json(testing::read_file(file), file.string());
@@ -315,13 +434,181 @@ TEST_F(Traced, AFileThatCannotBeWrittenIsReportedAndTheOtherFilesStillGetTheReco
   const fs::path jsonl = dir / "session.jsonl";
   {
     auto tracing = trace(*hooks, 
-        TraceOptions{.jsonl = JsonlTraceOptions{.file = jsonl}, .otlp = "/dev/full", .queue = std::nullopt});
+        TraceOptions{.jsonl = JsonlTraceOptions{.file = jsonl}, .otlp = OtlpTraceOptions{.file = "/dev/full"},
+                     .queue = std::nullopt});
     hooks->emit(TurnStartEvent{});
   }
   EXPECT_THAT(read_trace_file(jsonl).records, SizeIs(1));
   ASSERT_THAT(errors, SizeIs(1));
   EXPECT_EQ(errors[0].handler, "trace");
   EXPECT_THAT(errors[0].message, HasSubstr("/dev/full: cannot write: No space left on device"));
+}
+
+TEST_F(Traced, TheOtlpFileIsAppendedToAcrossRuns) {
+  const fs::path file = dir / "session.otlp.jsonl";
+  for (int run = 0; run < 2; ++run) {
+    auto tracing = trace(*hooks, TraceOptions{.otlp = OtlpTraceOptions{.file = file}});
+    hooks->emit(TurnStartEvent{});
+  }
+  std::ifstream in(file);
+  std::size_t lines = 0;
+  for (std::string line; std::getline(in, line); ++lines) (void)parse_json(line, file.string());
+  EXPECT_EQ(lines, 2u);
+  EXPECT_FALSE(fs::exists(file.string() + ".1"));
+}
+
+TEST_F(Traced, TheOtlpFileIsRotatedBySize) {
+  const fs::path file = dir / "session.otlp.jsonl";
+  {
+    auto tracing = trace(*hooks, TraceOptions{.otlp = OtlpTraceOptions{.file = file, .max_bytes = 4096, .max_files = 100}});
+    for (int i = 0; i < 100; ++i) (void)hooks->emit(rm_rf());
+  }
+  std::size_t requests = 0;
+  for (int part = 0; part <= 100; ++part) {
+    const fs::path path = part == 0 ? file : fs::path(file.string() + "." + std::to_string(part));
+    if (!fs::exists(path)) continue;
+    EXPECT_LE(fs::file_size(path), 4096u) << path;
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line); ++requests) (void)parse_json(line, path.string());
+  }
+  EXPECT_TRUE(fs::exists(file.string() + ".2"));
+  EXPECT_EQ(requests, 100u);
+}
+
+// ----------------------------------------------------- where a tracer writes
+
+// A trace file may be named by a repository (its project config), which may
+// also hold symbolic links: each writer must refuse to be led anywhere else.
+enum class Format { jsonl, chrome, otlp };
+
+std::string format_name(const ::testing::TestParamInfo<Format>& info) {
+  switch (info.param) {
+    case Format::jsonl: return "Jsonl";
+    case Format::chrome: return "Chrome";
+    case Format::otlp: return "Otlp";
+  }
+  return "?";
+}
+
+class TraceFileSafety : public ::testing::TestWithParam<Format> {
+ protected:
+  // Recording on the emitting thread to `file` in the format under test.
+  TraceOptions writing(const fs::path& file, std::optional<fs::path> confined_to = std::nullopt) const {
+    TraceOptions options{.queue = std::nullopt, .confined_to = std::move(confined_to)};
+    switch (GetParam()) {
+      case Format::jsonl: options.jsonl = JsonlTraceOptions{.file = file}; break;
+      case Format::chrome: options.chrome = file; break;
+      case Format::otlp: options.otlp = OtlpTraceOptions{.file = file}; break;
+    }
+    return options;
+  }
+  std::string error_making(const TraceOptions& options) const {
+    try {
+      Tracer tracer(options);
+    } catch (const Error& error) {
+      return error.what();
+    }
+    return "no error";
+  }
+  // What the tracer's failures said, one per record it could not write.
+  std::vector<std::string> failures() const {
+    std::vector<std::string> messages;
+    for (const HookError& error : errors) messages.push_back(error.message);
+    return messages;
+  }
+  bool outside_holds_only_the_victim() const {
+    return std::distance(fs::directory_iterator(outside.path()), fs::directory_iterator()) == 1 &&
+           testing::read_file(victim) == "the user's own file\n";
+  }
+
+  TempDir outside;  // where a repository's links point
+  TempDir project;
+  const fs::path victim = testing::write_file(outside / "victim.txt", "the user's own file\n");
+  Hooks hooks;
+  std::vector<HookError> errors;
+  Connection listener = hooks.on_handler_error([this](const HookError& e) { errors.push_back(e); });
+};
+
+INSTANTIATE_TEST_SUITE_P(EachWriter, TraceFileSafety, ::testing::Values(Format::jsonl, Format::chrome, Format::otlp),
+                         format_name);
+
+TEST_P(TraceFileSafety, ALinkAtTheFileIsRefusedAndWhatItPointsToIsLeftAlone) {
+  const fs::path file = project / "session";
+  fs::create_symlink(victim, file);
+  EXPECT_THAT(error_making(writing(file)), HasSubstr(file.string() + " is a symbolic link, which trace files are never written through"));
+  EXPECT_TRUE(outside_holds_only_the_victim());
+}
+
+TEST_P(TraceFileSafety, ALinkPutAtTheFileOnceTheTracerStartedIsNeitherRotatedNorWrittenThrough) {
+  const fs::path file = project / "session";
+  Tracer tracer(writing(file));
+  auto tracing = hooks.add(tracer);
+  fs::create_symlink(victim, file);
+  hooks.emit(TurnStartEvent{});
+  EXPECT_THAT(failures(), ElementsAre(HasSubstr(file.string() + " is a symbolic link")));
+  EXPECT_TRUE(fs::is_symlink(file));
+  EXPECT_FALSE(fs::exists(fs::symlink_status(file.string() + ".1")));
+  EXPECT_TRUE(outside_holds_only_the_victim());
+}
+
+TEST_P(TraceFileSafety, ALinkedDirectoryInsideTheConfiningDirectoryIsRefused) {
+  fs::create_directory_symlink(outside.path(), project / "trace");
+  EXPECT_THAT(error_making(writing(project / "trace" / "session", project.path())),
+              HasSubstr((project / "trace").string() + " is a symbolic link"));
+  EXPECT_TRUE(outside_holds_only_the_victim());
+}
+
+TEST_P(TraceFileSafety, ADirectoryReplacedByALinkOnceTheTracerStartedIsNotWrittenThrough) {
+  testing::make_directories(project / "trace");
+  Tracer tracer(writing(project / "trace" / "session", project.path()));
+  auto tracing = hooks.add(tracer);
+  fs::remove(project / "trace");
+  fs::create_directory_symlink(outside.path(), project / "trace");
+  hooks.emit(TurnStartEvent{});
+  EXPECT_THAT(failures(), ElementsAre(HasSubstr((project / "trace").string() + " is a symbolic link")));
+  EXPECT_TRUE(outside_holds_only_the_victim());
+}
+
+TEST_P(TraceFileSafety, AFileOutsideTheConfiningDirectoryIsRefused) {
+  EXPECT_THAT(error_making(writing(outside / "session", project.path())),
+              HasSubstr((outside / "session").string() + ": is not inside " + project.path().string()));
+  EXPECT_TRUE(outside_holds_only_the_victim());
+}
+
+TEST_P(TraceFileSafety, ALinkAmongTheRotatedFilesIsReplacedNeverFollowed) {
+  const fs::path file = project / "session";
+  testing::write_file(file, "the previous run\n");
+  fs::create_symlink(victim, file.string() + ".1");
+  TraceOptions options = writing(file, project.path());
+  if (options.otlp) options.otlp->max_bytes = 1;  // appended to, so rotated only by size: at once
+  {
+    Tracer tracer(options);
+    auto tracing = hooks.add(tracer);
+    hooks.emit(TurnStartEvent{});
+  }
+  EXPECT_THAT(failures(), ::testing::IsEmpty());
+  EXPECT_FALSE(fs::is_symlink(file.string() + ".1"));
+  EXPECT_EQ(testing::read_file(file.string() + ".1"), "the previous run\n");
+  EXPECT_TRUE(outside_holds_only_the_victim());
+}
+
+TEST_P(TraceFileSafety, AFifoAtAConfinedPathIsAnErrorNotAWait) {
+  const fs::path file = project / "session";
+  ASSERT_EQ(::mkfifo(file.c_str(), 0600), 0);
+  Tracer tracer(writing(file, project.path()));
+  auto tracing = hooks.add(tracer);
+  hooks.emit(TurnStartEvent{});  // opening a FIFO nobody reads would wait forever
+  EXPECT_THAT(failures(), ElementsAre(HasSubstr(file.string() + ": cannot open for writing")));
+}
+
+TEST_P(TraceFileSafety, ANewTraceFileIsReadableByItsOwnerOnly) {
+  const fs::path file = project / "session";
+  {
+    Tracer tracer(writing(file, project.path()));
+    auto tracing = hooks.add(tracer);
+    hooks.emit(TurnStartEvent{});
+  }
+  EXPECT_EQ(fs::status(file).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
 }
 
 // ------------------------------------------------------------------- config
@@ -333,29 +620,85 @@ ConfigObject settings_of(const json::object& object, const fs::path& project) {
 TEST(TraceConfig, EverySettingIsRead) {
   const json::object settings{{"jsonl", {{"file", "trace/s.jsonl"}, {"max_bytes", 1048576}, {"max_files", 3}}},
                               {"chrome", "trace/s.trace.json"},
-                              {"otlp", "/var/log/hookbus/s.otlp.jsonl"},
+                              {"otlp", {{"file", "trace/s.otlp.jsonl"}, {"max_bytes", 8192}, {"max_files", 2}}},
                               {"queue", {{"capacity", 128}, {"overflow", "drop_oldest"}}}};
-  const TraceOptions options = read_trace_options(settings_of(settings, "/p"));
+  const TraceOptions options = read_trace_options(settings_of(settings, "/p"), Layer::project);
   ASSERT_TRUE(options.jsonl);
   EXPECT_EQ(options.jsonl->file, "/p/trace/s.jsonl");
   EXPECT_EQ(options.jsonl->max_bytes, 1048576u);
   EXPECT_EQ(options.jsonl->max_files, 3u);
   EXPECT_EQ(options.chrome, fs::path("/p/trace/s.trace.json"));
-  EXPECT_EQ(options.otlp, fs::path("/var/log/hookbus/s.otlp.jsonl"));
+  ASSERT_TRUE(options.otlp);
+  EXPECT_EQ(options.otlp->file, "/p/trace/s.otlp.jsonl");
+  EXPECT_EQ(options.otlp->max_bytes, 8192u);
+  EXPECT_EQ(options.otlp->max_files, 2u);
   ASSERT_TRUE(options.queue);
   EXPECT_EQ(options.queue->capacity, 128u);
   EXPECT_EQ(options.queue->overflow, Overflow::drop_oldest);
   EXPECT_EQ(options.project, fs::path("/p"));
 }
 
+TEST(TraceConfig, AnOtlpFileGivenAsAPathIsRotatedAt64MiB) {
+  const TraceOptions options = read_trace_options(settings_of({{"otlp", "s.otlp.jsonl"}}, "/p"), Layer::project);
+  ASSERT_TRUE(options.otlp);
+  EXPECT_EQ(options.otlp->max_bytes, std::uintmax_t{64} << 20);
+  EXPECT_EQ(options.otlp->max_files, 5u);
+}
+
+TEST(TraceConfig, AProjectsConfigConfinesItsTraceFilesToTheProject) {
+  for (const Layer layer : {Layer::project, Layer::local}) {
+    const TraceOptions options = read_trace_options(settings_of({{"jsonl", "trace/s.jsonl"}}, "/p"), layer);
+    EXPECT_EQ(options.confined_to, fs::path("/p")) << layer_name(layer);
+  }
+}
+
+TEST(TraceConfig, AnAbsoluteTracePathInAProjectsConfigIsAnErrorNamingTheFileAndKey) {
+  const auto error_of = [](const json::object& settings, Layer layer) {
+    try {
+      (void)read_trace_options(settings_of(settings, "/p"), layer);
+    } catch (const ConfigError& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  for (const Layer layer : {Layer::project, Layer::local}) {
+    EXPECT_THAT(error_of({{"jsonl", "/home/dev/.bashrc"}}, layer),
+                StartsWith("/p/.hookbus/config.json: trace.jsonl: \"/home/dev/.bashrc\" is an absolute path, and a "
+                           "project's config may write trace files only inside the project"))
+        << layer_name(layer);
+    EXPECT_THAT(error_of({{"chrome", "/tmp/t.json"}}, layer), HasSubstr("trace.chrome: \"/tmp/t.json\" is an absolute path"));
+    EXPECT_THAT(error_of({{"otlp", {{"file", "/tmp/t.otlp"}}}}, layer),
+                HasSubstr("trace.otlp.file: \"/tmp/t.otlp\" is an absolute path"));
+  }
+}
+
+TEST(TraceConfig, ATracePathLeavingTheProjectInAProjectsConfigIsAnError) {
+  for (const std::string path : {"../victim.txt", "trace/../../victim.txt"}) {
+    EXPECT_THAT([&] { (void)read_trace_options(settings_of({{"jsonl", path}}, "/p"), Layer::project); },
+                ::testing::ThrowsMessage<ConfigError>(HasSubstr("trace.jsonl: \"" + path + "\" leaves the project directory")))
+        << path;
+  }
+}
+
+TEST(TraceConfig, TheUsersConfigMayTraceAnywhereAndIsAboutNoProject) {
+  const json::object settings{{"jsonl", "/var/log/hookbus/s.jsonl"}, {"otlp", "../s.otlp.jsonl"}};
+  for (const Layer layer : {Layer::user, Layer::managed}) {
+    const TraceOptions options = read_trace_options(settings_of(settings, "/home/dev/.config/hookbus"), layer);
+    EXPECT_EQ(options.jsonl->file, "/var/log/hookbus/s.jsonl");
+    EXPECT_EQ(options.otlp->file, "/home/dev/.config/s.otlp.jsonl");
+    EXPECT_FALSE(options.confined_to) << layer_name(layer);
+    EXPECT_FALSE(options.project) << layer_name(layer);
+  }
+}
+
 TEST(TraceConfig, QueueFalseTracesOnTheEmittingThread) {
-  EXPECT_FALSE(read_trace_options(settings_of({{"jsonl", "t.jsonl"}, {"queue", false}}, "/p")).queue);
+  EXPECT_FALSE(read_trace_options(settings_of({{"jsonl", "t.jsonl"}, {"queue", false}}, "/p"), Layer::project).queue);
 }
 
 TEST(TraceConfig, MistakesAreErrorsNamingTheFileAndPath) {
   const auto error_of = [](const json::object& settings) {
     try {
-      (void)read_trace_options(settings_of(settings, "/p"));
+      (void)read_trace_options(settings_of(settings, "/p"), Layer::project);
     } catch (const ConfigError& error) {
       return std::string(error.what());
     }
@@ -369,7 +712,7 @@ TEST(TraceConfig, MistakesAreErrorsNamingTheFileAndPath) {
   EXPECT_THAT(error_of({{"jsonl", "t.jsonl"}, {"queue", true}}), HasSubstr("trace.queue: expected an object"));
   EXPECT_THAT(error_of({{"jsonl", {{"file", "t.jsonl"}, {"max_bytes", 10}}}}),
               HasSubstr("trace.jsonl.max_bytes: expected integer from 4096"));
-  EXPECT_THAT(error_of({{"otlp", 3}}), HasSubstr("trace.otlp: expected string, got number"));
+  EXPECT_THAT(error_of({{"otlp", 3}}), HasSubstr(R"(trace.otlp: expected a path (string), or an object {"file", "max_bytes", "max_files"}, got number)"));
 }
 
 TEST(TraceConfig, AConfigFileWithTraceInstallsTheTracerWithItsFilesInTheProject) {
@@ -390,6 +733,47 @@ TEST(TraceConfig, AConfigFileWithTraceInstallsTheTracerWithItsFilesInTheProject)
   EXPECT_FALSE(testing::read_file(project / "trace" / "s.otlp.jsonl").empty());
 }
 
+TEST(TraceConfig, AFullQueueSetInConfigDropsRecordsAndDeliveryQueuesCountThem) {
+  TempDir dir;
+  const fs::path fifo = dir / "trace.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // Someone reads the FIFO (so the tracer can open it) but takes nothing until
+  // the end: once its 4 KiB are full, the tracer's thread waits in write().
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  ASSERT_GE(::fcntl(reader, F_SETPIPE_SZ, 4096), 4096);
+  ASSERT_EQ(::fcntl(reader, F_SETFL, 0), 0);  // the drain below waits for data, then for the end
+  testing::write_file(dir / "config.json", R"({"trace": {"jsonl": ")" + fifo.string() +
+                                               R"(", "queue": {"capacity": 1, "overflow": "drop_newest"}}})");
+  const Config config = load_config(dir / "config.json", Layer::user);
+  constexpr std::uint64_t kEmits = 100;
+  std::optional<DeliveryQueueState> queue;
+  std::string written;
+  std::thread drain;
+  {
+    Hooks hooks;
+    const ConnectionGroup installed = install_builtins(hooks, config);
+    for (std::uint64_t i = 0; i < kEmits; ++i) (void)hooks.emit(rm_rf());  // never waits: drops instead
+    for (const DeliveryQueueState& state : hooks.delivery_queues())
+      if (state.label == "trace") queue = state;
+    drain = std::thread([&] {  // until the tracer closes the FIFO
+      char buffer[4096];
+      for (ssize_t n; (n = ::read(reader, buffer, sizeof buffer)) > 0;) written.append(buffer, static_cast<std::size_t>(n));
+    });
+  }  // the bus writes what was queued, then the tracer closes the FIFO
+  drain.join();
+  ::close(reader);
+  ASSERT_TRUE(queue);
+  EXPECT_EQ(queue->capacity, 1u);
+  EXPECT_EQ(queue->overflow, Overflow::drop_newest);
+  EXPECT_GT(queue->dropped, 0u);
+  std::istringstream in(written);
+  TraceReader trace(in, fifo.string());
+  std::uint64_t records = 0;
+  while (trace.next()) ++records;
+  EXPECT_EQ(records, kEmits - queue->dropped);  // each emit is either written or counted as dropped
+}
+
 TEST(TraceConfig, AConfigFileWithABadTraceSettingDoesNotLoad) {
   TempDir project;
   fs::create_directories(project / ".hookbus");
@@ -401,7 +785,7 @@ TEST(TraceConfig, AConfigFileWithABadTraceSettingDoesNotLoad) {
 TEST(TraceConfig, AFileThatCannotBeOpenedIsAConfigError) {
   TempDir project;
   const json::object settings{{"jsonl", "/proc/hookbus-no-such-dir/t.jsonl"}};
-  EXPECT_THAT([&] { Tracer tracer(settings_of(settings, project.path())); },
+  EXPECT_THAT([&] { Tracer tracer(settings_of(settings, project.path()), Layer::user); },
               ::testing::ThrowsMessage<ConfigError>(HasSubstr("/proc/hookbus-no-such-dir/t.jsonl")));
 }
 

@@ -1,14 +1,21 @@
 // Trust in a project: fingerprints over real files, and the trust store on disk
 // (include/hookbus/trust.hpp, docs/security.md).
+#include "log_capture.hpp"
 #include "script_fixture.hpp"
 
+#include <hookbus/process.hpp>
 #include <hookbus/trust.hpp>
 
 #include <boost/json/parse.hpp>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
+
+#include <chrono>
+#include <thread>
 
 namespace hookbus {
 namespace {
@@ -19,6 +26,7 @@ using ::testing::ElementsAre;
 using ::testing::Field;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using testing::TempDir;
 using testing::write_file;
 using testing::write_script;
@@ -125,6 +133,27 @@ TEST_F(Trust, AChangedProjectIsNotTrustedAndSaysWhatChanged) {
                                     HasSubstr("added .hookbus/hooks/new"), HasSubstr("hookctl trust")));
 }
 
+// Regression (issue 9 audit): a project with hundreds of changed files gave a warning as long as all of them.
+TEST_F(Trust, AChangedProjectsWarningListsTheFirstTenChangesAndCountsTheRest) {
+  write_script(hooks() / "guard", "true\n");
+  store_.trust(project_.path(), check().now);
+  for (int i = 0; i < 30; ++i) write_script(hooks() / fmt::format("added-{:02}", i), "true\n");
+  const TrustReport report = check();
+  EXPECT_EQ(report.changes.size(), 30u) << "the report keeps them all";
+  EXPECT_THAT(report.message, AllOf(HasSubstr("added .hookbus/hooks/added-09, and 20 more"),
+                                    Not(HasSubstr("added-10"))));
+}
+
+// Regression (issue 9 audit): a project path with a quote gave a command that the shell could not run.
+TEST_F(Trust, TheSuggestedTrustCommandQuotesAProjectPathWithAQuote) {
+  const fs::path project = project_.path() / "it's";
+  write_script(project / ".hookbus" / "hooks" / "guard", "true\n");
+  const TrustReport report = check_trust(store_, {project, {}, {project / ".hookbus" / "hooks"}}, ProjectTrustPolicy::require);
+  const std::string command = report.message.substr(report.message.find("hookctl trust --project ") + 24);
+  const ProcessResult echoed = run_process({.program = "/bin/sh", .arguments = {"-c", "printf '%s' " + command}});
+  EXPECT_EQ(echoed.stdout_text, project.string());
+}
+
 TEST_F(Trust, AModeChangeIsAChange) {
   write_script(hooks() / "guard", "true\n");
   store_.trust(project_.path(), check().now);
@@ -215,6 +244,67 @@ TEST_F(Trust, AFileThatWasNotTrustedMayNotRun) {
   const TrustedFiles trusted(files(), fingerprint(files()));
   write_script(hooks() / "new", "true\n");
   EXPECT_THAT(trusted.why_not_run(hooks() / "new"), ::testing::Optional(HasSubstr("appeared since the project")));
+}
+
+// The check before each run hashes a file again only when its stat moved
+// (trust.hpp); a file whose times are within the last second is hashed
+// every time, so these files are made older than that first.
+class TrustedFilesFastPath : public Trust {
+ protected:
+  void SetUp() override {
+    write_script(hooks() / "guard", "echo guard\n");
+    write_script(hooks() / "lint", "echo lint\n");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // ages the files, synchronises nothing
+    logger()->set_level(spdlog::level::debug);
+  }
+  bool hashed(const fs::path& file) const { return log_.text().find(file.string() + ": hashed") != std::string::npos; }
+
+  testing::LogCapture log_;
+};
+
+TEST_F(TrustedFilesFastPath, AnUnchangedOldFileIsAcceptedWithoutHashingItAgain) {
+  const TrustedFiles trusted(files(), fingerprint(files()));
+  ASSERT_EQ(trusted.why_not_run(hooks() / "guard"), std::nullopt);
+  ASSERT_TRUE(hashed(hooks() / "guard")) << "the first check hashes it";
+  testing::LogCapture again;
+  logger()->set_level(spdlog::level::debug);
+  EXPECT_EQ(trusted.why_not_run(hooks() / "guard"), std::nullopt);
+  EXPECT_EQ(again.text(), "") << "matched by its stat alone";
+}
+
+TEST_F(TrustedFilesFastPath, AContentChangeWithSizeAndModificationTimeRestoredIsFoundByTheChangeTime) {
+  const TrustedFiles trusted(files(), fingerprint(files()));
+  ASSERT_EQ(trusted.why_not_run(hooks() / "guard"), std::nullopt);
+  struct stat before {};
+  ASSERT_EQ(::stat((hooks() / "guard").c_str(), &before), 0);
+  write_script(hooks() / "guard", "echo GUARD\n");  // same size
+  const timespec times[2] = {before.st_atim, before.st_mtim};
+  ASSERT_EQ(::utimensat(AT_FDCWD, (hooks() / "guard").c_str(), times, 0), 0);
+  EXPECT_THAT(trusted.why_not_run(hooks() / "guard"), ::testing::Optional(HasSubstr("changed content")));
+}
+
+TEST_F(TrustedFilesFastPath, AFileReplacedByAnotherWithItsSizeAndModificationTimeIsFoundByTheInode) {
+  const TrustedFiles trusted(files(), fingerprint(files()));
+  ASSERT_EQ(trusted.why_not_run(hooks() / "lint"), std::nullopt);
+  struct stat before {};
+  ASSERT_EQ(::stat((hooks() / "lint").c_str(), &before), 0);
+  const fs::path replacement = write_script(project_.path() / "replacement", "echo LINT\n");
+  const timespec times[2] = {before.st_atim, before.st_mtim};
+  ASSERT_EQ(::utimensat(AT_FDCWD, replacement.c_str(), times, 0), 0);
+  fs::rename(replacement, hooks() / "lint");
+  EXPECT_THAT(trusted.why_not_run(hooks() / "lint"), ::testing::Optional(HasSubstr("changed content")));
+}
+
+TEST_F(Trust, ContentReadIsAppliedOnlyWhenItIsTheContentTrusted) {
+  write_file(project_.path() / ".hookbus" / "config.json", "{}");
+  const TrustedFiles trusted(files(), fingerprint(files()));
+  const fs::path config = project_.path() / ".hookbus" / "config.json";
+  EXPECT_EQ(trusted.why_not_apply(config, "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"),
+            std::nullopt);  // sha256("{}")
+  EXPECT_THAT(trusted.why_not_apply(config, std::string(64, '0')),
+              ::testing::Optional(HasSubstr("changed content since the project")));
+  EXPECT_THAT(trusted.why_not_apply(project_.path() / ".hookbus" / "config.local.json", std::string(64, '0')),
+              ::testing::Optional(HasSubstr("appeared since the project")));
 }
 
 TEST_F(Trust, ReviewingIsThePolicyFreeViewOfWhatTrustingWouldRecord) {

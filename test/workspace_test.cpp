@@ -1,6 +1,7 @@
 // Workspaces: real directories with hooks, plugins and config loaded into a
 // bus as one unit and switched (include/hookbus/workspace.hpp).
 #include <hookbus/log.hpp>
+#include <hookbus/trace.hpp>
 #include <hookbus/workspace.hpp>
 
 #include "script_fixture.hpp"
@@ -119,8 +120,46 @@ TEST_F(WorkspaceTest, ItsConfigInstallsItsBuiltinsAndSetsItsHooks) {
                                       "hooks": {"absent-guard": {"failure": "fail_closed", "events": ["tool_call"]}}})");
   trust(dir);
   const Installation loaded = load_workspace(hooks_, dir, options());
-  EXPECT_THAT(loaded.report.builtins, ElementsAre(HasSubstr("tool_policy (workspace config")));
+  EXPECT_THAT(loaded.report.builtins, ElementsAre(AllOf(::testing::Field(&BuiltinReport::name, "tool_policy"),
+                                                       ::testing::Field(&BuiltinReport::file, dir / "config.json"),
+                                                       ::testing::Field(&BuiltinReport::installed, true))));
   EXPECT_THAT(emit_reason(), HasSubstr("absent-guard"));  // a fail-closed hook that is missing refuses
+}
+
+TEST_F(WorkspaceTest, ItsConfigsTraceRecordsItsEmitsInsideTheWorkspace) {
+  const fs::path dir = root_ / "workspaces" / "ops";
+  write_file(dir / "config.json", R"({"trace": {"jsonl": "trace/session.jsonl", "queue": false}})");
+  trust(dir);
+  const Installation loaded = load_workspace(hooks_, dir, options());
+  EXPECT_THAT(loaded.report.builtins, ElementsAre(AllOf(::testing::Field(&BuiltinReport::name, "trace"),
+                                                       ::testing::Field(&BuiltinReport::file, dir / "config.json"),
+                                                       ::testing::Field(&BuiltinReport::installed, true))));
+  (void)emit_reason();
+  const Trace trace = read_trace_file(dir / "trace" / "session.jsonl");
+  EXPECT_EQ(trace.header.project, dir);
+  EXPECT_EQ(trace.records.size(), 1u);
+}
+
+TEST_F(WorkspaceTest, LoadedWithTraceFalseItsConfigsTraceRecordsNothing) {
+  const fs::path dir = root_ / "workspaces" / "ops";
+  write_file(dir / "config.json", R"({"trace": {"jsonl": "trace/session.jsonl", "queue": false}})");
+  trust(dir);
+  WorkspaceOptions not_tracing = options();
+  not_tracing.trace = false;
+  const Installation loaded = load_workspace(hooks_, dir, not_tracing);
+  EXPECT_THAT(loaded.report.builtins, ElementsAre(AllOf(::testing::Field(&BuiltinReport::name, "trace"),
+                                                       ::testing::Field(&BuiltinReport::installed, false))));
+  (void)emit_reason();
+  EXPECT_FALSE(fs::exists(dir / "trace" / "session.jsonl"));
+}
+
+TEST_F(WorkspaceTest, ATracePathOfItsConfigOutsideTheWorkspaceIsAConfigErrorNamingIt) {
+  const fs::path dir = root_ / "workspaces" / "ops";
+  write_file(dir / "config.json", R"({"trace": {"jsonl": "../elsewhere.jsonl"}})");
+  trust(dir);
+  EXPECT_THAT([&] { (void)load_workspace(hooks_, dir, options()); },
+              ::testing::ThrowsMessage<ConfigError>(AllOf(HasSubstr((dir / "config.json").string() + ": trace.jsonl:"),
+                                                          HasSubstr("leaves the project directory"))));
 }
 
 TEST_F(WorkspaceTest, AManagedDisableAllHooksStopsAWorkspace) {

@@ -25,8 +25,10 @@ keys) and returns None for no change, or a dict of the event's result fields
 any event that can refuse. An exception fails that one event, which the
 hook's failure policy then handles: under `run` the traceback goes to stderr
 and the hook exits 1; under `serve` the answer is `{"id": N, "error": "..."}`
-and the loop goes on. Under `serve`, what the handlers keep in memory lasts
-from one event to the next.
+and the loop goes on. An answer JSON cannot encode (a set, NaN) fails the
+event the same way. What a handler prints goes to stderr, which hookbus
+logs: stdout carries the answers. Under `serve`, what the handlers keep in
+memory lasts from one event to the next.
 
 This file is a library, not a hook: keep it without its execute bit next to
 the hooks that import it (hookbus ignores files it may not execute), and let
@@ -87,33 +89,35 @@ class Hook:
             for event in self._handlers:
                 print(event)
             sys.exit(0)
-        if command == "run":
-            sys.exit(self._run())
-        if command == "serve":
-            sys.exit(self._serve())
+        if command in ("run", "serve"):
+            # stdout carries the answers alone: a handler's print() goes to stderr
+            answers, sys.stdout = sys.stdout, sys.stderr
+            sys.exit(self._run(answers) if command == "run" else self._serve(answers))
         print(f"usage: {argv[0]} hook|run|serve (a hookbus hook: see docs/external-hooks.md)", file=sys.stderr)
         sys.exit(2)
 
-    def _run(self):
+    def _run(self, answers):
         payload = json.load(sys.stdin)
         try:
             answer = self.handle(payload.get("event") or payload["hook_event_name"], payload)
+            text = "" if answer is None else json.dumps(answer, allow_nan=False)
         except Exception:
             traceback.print_exc()
             return 1
-        if answer is not None:
-            json.dump(answer, sys.stdout)
+        answers.write(text)
+        answers.flush()
         return 0
 
-    def _serve(self):
+    def _serve(self, answers):
         for line in sys.stdin:
             request = json.loads(line)
             try:
                 answer = dict(self.handle(request["event"], request["payload"]) or {})
+                answer["id"] = request["id"]
+                text = json.dumps(answer, allow_nan=False)
             except Exception as error:
                 traceback.print_exc()
-                answer = {"error": f"{type(error).__name__}: {error}"}
-            answer["id"] = request["id"]
-            sys.stdout.write(json.dumps(answer) + "\n")
-            sys.stdout.flush()
+                text = json.dumps({"id": request["id"], "error": f"{type(error).__name__}: {error}"})
+            answers.write(text + "\n")
+            answers.flush()
         return 0

@@ -82,6 +82,9 @@ struct ClaudeCodeSettings {
   // are not Claude Code's.
   std::vector<std::string> skipped{};
   bool disable_all_hooks = false;  // the file's own "disableAllHooks": none of its hooks is imported
+  // SHA-256 of the bytes read (empty for a missing file): a project's
+  // settings apply only when these are the bytes its trust fingerprinted.
+  std::string sha256{};
 
   bool operator==(const ClaudeCodeSettings&) const = default;
 };
@@ -139,9 +142,13 @@ std::span<const std::string_view> claude_code_tool_names() noexcept;
 // Whether a Claude Code matcher matches `value` (a tool name, or for
 // SessionStart, SessionEnd, PreCompact, Notification, SubagentStart and
 // SubagentStop their source, reason, trigger, notification type or agent
-// type): "" and "*" match everything; a plain name matches exactly;
-// anything else is a regular expression that must match the whole value
-// ("Edit|Write", "mcp__memory__.*"). Throws ConfigError for an invalid expression.
+// type), by Claude Code's rules (its hooks reference, "Matcher patterns"):
+// "" and "*" match everything; a matcher of only letters, digits, '_', '-',
+// spaces, ',' and '|' is a list of exact names separated by '|' or ','
+// ("Bash", "Edit|Write", "Edit, Write"); anything else is a regular
+// expression searched for anywhere in the value, unanchored ("^Notebook",
+// "mcp__memory__.*"; "^Bash$" for exactly Bash). Throws ConfigError for an
+// invalid expression, or a list that names nothing ("|").
 class ClaudeCodeMatcher {
  public:
   explicit ClaudeCodeMatcher(std::string_view pattern);
@@ -149,14 +156,21 @@ class ClaudeCodeMatcher {
 
  private:
   struct Expression;
-  std::string exact_{};
-  std::shared_ptr<const Expression> expression_{};  // null: exact_ (or everything when empty)
+  std::vector<std::string> names_{};                 // the exact names; none: everything (unless expression_)
+  std::shared_ptr<const Expression> expression_{};
 };
 
 // The hookbus events a Claude Code event name stands for (PostToolUseFailure:
 // tool_result with an error and tool_execution_failure), or empty when
 // hookbus has no equivalent.
 std::vector<std::size_t> claude_code_event_targets(std::string_view claude_event);
+
+// Checks an event name that config declares for a claude_code hook file
+// (`"hooks": {"NAME": {"protocol": "claude_code", "events": [...]}}`): throws
+// ConfigError at `where` for a name that is not one of the Claude Code events
+// hookbus runs hooks on, listing them, with the Claude Code name of a hookbus
+// event name ("tool_call" is PreToolUse).
+void check_claude_code_event(std::string_view name, const ConfigLocation& where);
 
 // False for the events whose matcher Claude Code ignores (UserPromptSubmit,
 // Stop): their hooks run on every occurrence, whatever matcher they give.
@@ -226,15 +240,16 @@ Connection record_claude_code_transcript(Hooks& hooks, const std::filesystem::pa
 // Code event that match start together, in parallel, when the first of them
 // is called, and the emit goes on once all have finished (as Claude Code
 // runs them: so a deny that stops the chain leaves no run behind); identical
-// commands (the same `command`, or `program`) run once; results fold in
-// declaration order. Give all the commands of one layer in one call: setup()
-// does, and installs the layers' calls so that a command that another layer
-// already ran in the same emit runs once too. `async` commands run in the
-// background, on a pool of this call's (external.hpp, BackgroundOptions'
-// defaults); those still queued or running when the last handler of the call
-// is gone (at the latest with the bus) are cancelled and waited for. An
-// emit's stop token (hooks.hpp) stops its runs. Dropping the group
-// unregisters them.
+// runs (the same `command` or `program`, with the same CLAUDE_PLUGIN_ROOT,
+// project directory and payload) run once, so the same command text in two
+// plugins runs twice; results fold in declaration order. Give all the
+// commands of one layer in one call: setup() does, and installs the layers'
+// calls so that a command that another layer already ran in the same emit
+// runs once too. `async` commands run in the background, on a pool of this
+// call's (external.hpp, BackgroundOptions' defaults); those still queued or
+// running when the last handler of the call is gone (at the latest with the
+// bus) are cancelled and waited for. An emit's stop token (hooks.hpp) stops
+// its runs. Dropping the group unregisters them.
 ConnectionGroup install_claude_code_hooks(Hooks& hooks, const std::vector<ClaudeCodeCommand>& commands,
                                           const ClaudeCodeOptions& options);
 

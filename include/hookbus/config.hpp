@@ -119,9 +119,13 @@ class ConfigObject {
 
 // How an external hook talks to hookbus (docs/external-hooks.md, docs/claude-code.md).
 enum class HookProtocol {
-  hookbus,      // `HOOK hook` / `HOOK run`, JSON on stdin and stdout; kodelet's protocol is the same ("kodelet")
+  hookbus,      // `HOOK hook` / `HOOK run`, JSON on stdin and stdout
   claude_code,  // Claude Code's command hooks: its payload, exit codes and JSON answer
+  kodelet,      // a hook written for kodelet: its protocol is hookbus's, run alike, named as declared
 };
+
+// "hookbus", "claude_code", "kodelet": config's names, also in traces and listings.
+std::string_view hook_protocol_name(HookProtocol protocol) noexcept;
 
 // Which projects' layers run (trust.hpp). Ordered from the most permissive:
 // where several sources set it, the strictest wins.
@@ -130,6 +134,9 @@ enum class ProjectTrustPolicy {
   require,    // the default: a project's hooks and config run once the user trusted it
   ignore,     // the project and local layers never run
 };
+
+// "trust_all", "require", "ignore": as config writes it.
+std::string_view project_trust_name(ProjectTrustPolicy policy) noexcept;
 
 // How a hookbus-protocol hook runs (docs/external-hooks.md).
 enum class HookMode {
@@ -201,17 +208,24 @@ struct Config {
   // "trace": the built-in tracer's settings (tracer.hpp), checked when read,
   // its files opened when installed.
   std::optional<boost::json::object> trace{};
+  // Keys the file's layer may not set (`project_trust` in a project's config),
+  // each naming the file and the key: ignored, not applied.
+  std::vector<std::string> warnings{};
 
   Layer layer = Layer::project;       // the layer the file belongs to
   std::filesystem::path file{};         // what it was read from, for error messages; empty when made in code
   std::filesystem::path project_dir{};  // absolute; relative paths in built-in settings resolve against it
+  // SHA-256 of the bytes it was parsed from, empty when made in code: a
+  // project's config applies only when these are the bytes its trust fingerprinted.
+  std::string sha256{};
 
   bool operator==(const Config&) const = default;
 };
 
 // Reads a config file of a layer (the layer decides which keys it may set:
 // `allow_managed_hooks_only` only in managed config, `project_trust` only in
-// managed and user config). The project directory is the parent of the
+// managed and user config; elsewhere they are ignored, each a warning in
+// Config::warnings). The project directory is the parent of the
 // `.hookbus` directory holding the file, or else the file's own directory.
 // Throws ConfigError for a missing, unreadable or oversized file, one that is
 // not a regular file (a FIFO, a device, a dangling symlink: each named),
@@ -280,6 +294,10 @@ class LayeredConfig {
   // Where that policy comes from: `project_trust` of the most trusted file
   // that set it, or an empty location when the engine's choice stands.
   [[nodiscard]] ConfigLocation project_trust_origin(ProjectTrustPolicy engine_default) const;
+  // Each layer's `project_trust` that is looser than the policy in force
+  // (project_trust(engine_default)), with where it was written: it changes
+  // nothing, since config may make the policy stricter, never looser.
+  [[nodiscard]] std::vector<Sourced<ProjectTrustPolicy>> project_trust_overruled(ProjectTrustPolicy engine_default) const;
   // Every layer's `claude_code` import together: the settings files and
   // plugins of all of them. Its `tool_names` stay empty: which names a
   // command sees depends on its layer (claude_code_tool_names). nullopt when

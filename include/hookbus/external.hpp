@@ -77,8 +77,12 @@ struct ExternalHook {
 // "type") plus, for hooks written for kodelet and others, `hook_event_name`
 // (our wire name), `event` (the name the hook asked for, perhaps an alias),
 // `conv_id`, `cwd` and `invoked_by` (from the context) and kodelet's
-// `tool_input` (tool_call, tool_result) and `message` (input). A key the
-// event itself has is never overwritten (user_bash's own `cwd` stays).
+// `tool_input`, `tool_user_id`, `tool_output`, `message`, `turn_number` and
+// `response`. A key the event itself has is never overwritten (user_bash's
+// own `cwd` stays), but `messages` of agent_end asked for as kodelet's
+// `agent_stop`, which is kodelet's: {role, content} with content a string.
+// A hook run (run_external_hook) gets the hook's project directory as `cwd`
+// when the event's is empty.
 boost::json::object hook_payload(const HookEvent& event, std::string_view requested_name);
 
 // Runs `HOOK run` once for the event and returns what happened, whatever it
@@ -214,6 +218,9 @@ struct ExternalInstallOptions {
   // under its failure policy). Unset: no check (no trust needed, or trust_all).
   std::shared_ptr<const TrustedFiles> trusted_project{};
   BackgroundOptions background{};            // the pool of the async hooks
+  // When the installation goes, each persistent hook's instance gets this long
+  // after its stdin is closed to exit on its own, before SIGTERM.
+  Duration persistent_shutdown_grace = std::chrono::milliseconds(200);
   std::string workspace{};  // the workspace these hooks belong to (ExternalHook::workspace)
 };
 InstalledHooks install_external_hooks(Hooks& hooks, const DiscoveryReport& report, const LayeredConfig& config,

@@ -72,7 +72,7 @@ struct Locations {
   std::filesystem::path project{};  // the project directory (absolute); its layers live in .hookbus/
   std::filesystem::path state{};    // $XDG_STATE_HOME/hookbus or ~/.local/state/hookbus: trust.json
   std::filesystem::path cache{};    // $XDG_CACHE_HOME/hookbus or ~/.cache/hookbus: the hook query cache
-  std::filesystem::path claude{};   // Claude Code's user directory, ~/.claude: its settings.json is the user's
+  std::filesystem::path claude{};   // Claude Code's user directory, $CLAUDE_CONFIG_DIR or ~/.claude: its settings.json is the user's
 
   // From the environment, for `project_dir` (made absolute). XDG variables that
   // are not absolute paths are ignored, as the XDG spec says.

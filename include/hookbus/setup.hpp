@@ -66,6 +66,17 @@ struct PluginReport {
   std::string reason{};  // why it was not loaded
 };
 
+// A built-in a layer's config enables ("builtins", or "trace" for the
+// tracer) and what became of it; an untrusted project's are listed as its
+// config writes them, as what trusting it would install.
+struct BuiltinReport {
+  Layer layer = Layer::user;
+  std::filesystem::path file{};  // the config file that enables it
+  std::string name{};            // "tool_policy"; "trace" for the tracer
+  bool installed = false;
+  std::string reason{};          // why it is not installed
+};
+
 struct SetupReport {
   Locations locations{};
   std::vector<ConfigFileState> config_files{};  // one per layer, most trusted first
@@ -75,7 +86,7 @@ struct SetupReport {
   DiscoveryReport discovery{};
   InstallReport hooks{};                         // external hooks
   std::vector<PluginReport> plugins{};           // every layer's plugin files, most trusted layer first
-  std::vector<std::string> builtins{};           // "tool_policy (user config ~/.config/hookbus/config.json)"
+  std::vector<BuiltinReport> builtins{};         // every layer's built-ins, most trusted layer first
   std::vector<std::string> warnings{};           // everything the user should hear about; also logged
 };
 

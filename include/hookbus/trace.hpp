@@ -45,7 +45,7 @@ enum class HandlerAction {
   handled,    // input or user_bash handled
   stop,       // asked the agent to stop (StopRequest), nothing stronger
   failed,     // threw; `error` says what
-  skipped,    // its tool matcher (HandlerOptions::tools) excluded this tool: not called
+  skipped,    // its tool matcher (HandlerOptions::tools), or its own (a Claude Code matcher), excluded the event
 };
 BOOST_DESCRIBE_ENUM(HandlerAction, no_change, patch, replace, transform, allow, ask, deny, cancel, reject, handled,
                     stop, failed, skipped)

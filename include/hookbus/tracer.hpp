@@ -16,11 +16,13 @@
 // code; docs/tracing.md walks through it.
 //
 //   hookbus::Tracer tracer({.jsonl = hookbus::JsonlTraceOptions{.file = "trace/session.jsonl"},
-//                           .chrome = "trace/session.trace.json"});
+//                           .chrome = "trace/session.trace.json",
+//                           .otlp = hookbus::OtlpTraceOptions{.file = "trace/session.otlp.jsonl"}});
 //   auto tracing = hooks.add(tracer);  // dropping it writes what is queued and stops
 
 #include <hookbus/config.hpp>
 #include <hookbus/hooks.hpp>
+#include <hookbus/layers.hpp>
 #include <hookbus/trace.hpp>
 
 #include <cstdint>
@@ -41,26 +43,46 @@ struct JsonlTraceOptions {
   unsigned max_files = 5;
 };
 
+struct OtlpTraceOptions {
+  std::filesystem::path file{};
+  // Appended to, also across runs (each line stands alone, and a collector
+  // may be reading it), until it would grow past this many bytes: then it is
+  // rotated as the JSONL file is (FILE becomes FILE.1, ...). 0: never.
+  std::uintmax_t max_bytes = std::uintmax_t{64} << 20;
+  unsigned max_files = 5;  // rotated files kept (FILE.1 to FILE.max_files)
+};
+
 struct TraceOptions {
   std::optional<JsonlTraceOptions> jsonl{};
   // Written anew by each tracer (a JSON document); the previous one is kept as FILE.1.
   std::optional<std::filesystem::path> chrome{};
-  // Appended to (each line stands alone, and a collector may be reading it).
-  std::optional<std::filesystem::path> otlp{};
+  std::optional<OtlpTraceOptions> otlp{};
   // The tracer's delivery queue; nullopt records on the emitting thread.
   std::optional<DeliveryQueue> queue = DeliveryQueue{};
   // The project the trace is about: in the JSONL header and the OTLP resource.
   std::optional<std::filesystem::path> project{};
+  // When set, every file must lie inside this directory and be reached
+  // through its own directories: a symbolic link at any directory below it
+  // is refused, and so is anything but a regular file at the file's path.
+  // A project's config sets it to the project (read_trace_options): a
+  // repository must not make the tracer write outside itself. Whatever it
+  // is, a symbolic link at a trace file is refused, never followed.
+  std::optional<std::filesystem::path> confined_to{};
 };
 
-// Reads a config's "trace" object strictly (ConfigError naming the path):
+// Reads the "trace" object of a config of layer `layer` strictly (ConfigError naming the path):
 //   "jsonl":  "PATH" or {"file": "PATH", "max_bytes": N, "max_files": N}
 //   "chrome": "PATH"
-//   "otlp":   "PATH"
+//   "otlp":   "PATH" or {"file": "PATH", "max_bytes": N, "max_files": N}
 //   "queue":  {"capacity": N, "overflow": "drop_newest" | "drop_oldest" | "block"}, or false
 // At least one of jsonl, chrome and otlp. Relative paths are relative to the
-// config's project directory, which is also the trace's project.
-TraceOptions read_trace_options(const ConfigObject& settings);
+// config's project directory (ConfigLocation::project_dir). A project
+// layer's config (is_project_layer: a repository's, or a workspace's) is
+// about that project (TraceOptions::project), and may name only files
+// inside it: an absolute path, or one that leaves the project with "..", is
+// a ConfigError, and the files are confined to the project
+// (TraceOptions::confined_to).
+TraceOptions read_trace_options(const ConfigObject& settings, Layer layer);
 
 // A provider (`hooks.add(tracer)`) registering one emission observer,
 // labelled "trace", that writes each record to every configured file. Making
@@ -74,7 +96,7 @@ TraceOptions read_trace_options(const ConfigObject& settings);
 class Tracer {
  public:
   explicit Tracer(TraceOptions options);
-  explicit Tracer(const ConfigObject& settings);
+  Tracer(const ConfigObject& settings, Layer layer);
   void register_hooks(Registrar& registrar) const;
 
  private:

@@ -22,6 +22,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hookbus {
@@ -149,6 +150,11 @@ class TrustedFiles {
   // content or mode changed since, with the command to review and trust;
   // nullopt when it is as trusted.
   [[nodiscard]] std::optional<std::string> why_not_run(const std::filesystem::path& file) const;
+  // Why content read from `file`, whose SHA-256 is `sha256`, must not be
+  // applied (a config or settings file, read before or after it was hashed):
+  // it is not the content trusted; nullopt when it is.
+  [[nodiscard]] std::optional<std::string> why_not_apply(const std::filesystem::path& file,
+                                                         std::string_view sha256) const;
 
  private:
   struct Seen {  // a stat of a file whose content matched
@@ -157,6 +163,9 @@ class TrustedFiles {
     std::uint32_t mode = 0;
     bool operator==(const Seen&) const = default;
   };
+  // Why `file` may not `use` ("run", "apply"): `what` happened to it since the project was trusted.
+  [[nodiscard]] std::string refusal(const std::filesystem::path& file, std::string_view what, std::string_view use) const;
+
   std::filesystem::path project_{};
   std::string kind_{};
   std::map<std::string, FingerprintedFile> trusted_{};  // by recorded path

@@ -45,6 +45,9 @@ struct WorkspaceOptions {
   const BuiltinRegistry* builtins = nullptr;  // unset: default_builtins()
   Duration query_timeout = default_query_timeout;
   bool query_cache = true;
+  // false: the workspace config's "trace" is read, but no tracer is installed
+  // (hookctl replay emits a recorded session again without recording it).
+  bool trace = true;
 };
 
 // A workspace's name when none is given: its directory's (morphix's workspaces/<name>/).

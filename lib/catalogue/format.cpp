@@ -2,6 +2,7 @@
 // described members (see format.hpp for the shape).
 
 #include "catalogue/instantiations.hpp"
+#include "catalogue/json_text.hpp"
 #include "support/utf8.hpp"
 
 #include <hookbus/format.hpp>
@@ -134,16 +135,8 @@ class LineWriter {
 
   // Only what would break the line or the quoting is escaped; UTF-8 stays as is.
   void escaped(char c) {
-    switch (c) {
-      case '"': line_ += "\\\""; break;
-      case '\\': line_ += "\\\\"; break;
-      case '\n': line_ += "\\n"; break;
-      case '\r': line_ += "\\r"; break;
-      case '\t': line_ += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) fmt::format_to(std::back_inserter(line_), "\\u{:04x}", int(c));
-        else line_ += c;
-    }
+    if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) detail::append_json_escape(line_, c);
+    else line_ += c;
   }
 
   void cut(std::string_view text) {

@@ -19,6 +19,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <iterator>
 #include <optional>
 #include <unordered_set>
 
@@ -272,7 +273,7 @@ class Writer {
         text.remove_prefix(sequence.size);
       } else if (byte < 0x20 || byte == 0x7F || byte == '"' || byte == '\\') {
         flush();
-        escape(static_cast<char>(byte));
+        append_json_escape(out_, static_cast<char>(byte));
         text.remove_prefix(1);
       } else {
         ++plain;
@@ -280,19 +281,6 @@ class Writer {
     }
     flush();
     out_ += '"';
-  }
-
-  void escape(char c) {
-    switch (c) {
-      case '"': out_ += "\\\""; break;
-      case '\\': out_ += "\\\\"; break;
-      case '\b': out_ += "\\b"; break;
-      case '\f': out_ += "\\f"; break;
-      case '\n': out_ += "\\n"; break;
-      case '\r': out_ += "\\r"; break;
-      case '\t': out_ += "\\t"; break;
-      default: out_ += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
-    }
   }
 
   void array(const json::array& array) {
@@ -341,6 +329,19 @@ class Writer {
 };
 
 }  // namespace
+
+void append_json_escape(std::string& out, char c) {
+  switch (c) {
+    case '"': out += "\\\""; break;
+    case '\\': out += "\\\\"; break;
+    case '\b': out += "\\b"; break;
+    case '\f': out += "\\f"; break;
+    case '\n': out += "\\n"; break;
+    case '\r': out += "\\r"; break;
+    case '\t': out += "\\t"; break;
+    default: fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<unsigned char>(c));
+  }
+}
 
 std::string json_path_text(const std::vector<JsonPathStep>& path) {
   std::string text;

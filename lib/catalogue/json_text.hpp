@@ -1,6 +1,7 @@
 #pragma once
-// JSON text: the one strict reader behind parse_json and the config files, and
-// the name of a JSON value's kind for error messages. Internal: not installed.
+// JSON text: the one strict reader behind parse_json and the config files, the
+// escapes of JSON strings, and the name of a JSON value's kind for error
+// messages. Internal: not installed.
 // (The one writer is the public write_json, json.hpp.)
 
 #include <boost/json/value.hpp>
@@ -43,6 +44,10 @@ struct JsonTextProblem {
 // one beyond a double's range is a problem, one below its smallest subnormal
 // reads as a zero of its sign.
 std::variant<boost::json::value, JsonTextProblem> parse_json_text(std::string_view text);
+
+// Appends JSON's escape of `c`, which is '"', '\\' or a control character:
+// its two-character form where JSON has one (\n, \t, ...), else \u00XX.
+void append_json_escape(std::string& out, char c);
 
 // "line 2, column 17 (offset 18)".
 std::string line_and_column(std::string_view text, std::size_t offset);

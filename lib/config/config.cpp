@@ -1,6 +1,7 @@
 // Strict reading of the JSON config file: locations, errors, the duplicate-key
 // check Boost.JSON does not do, and the Config format itself.
 #include <hookbus/builtins.hpp>
+#include <hookbus/claude_code.hpp>
 #include <hookbus/config.hpp>
 #include <hookbus/json.hpp>
 #include <hookbus/tool_matcher.hpp>
@@ -9,6 +10,7 @@
 #include "catalogue/json_text.hpp"
 #include "external/file_safety.hpp"
 #include "support/files.hpp"
+#include "support/sha256.hpp"
 
 
 #include <fmt/format.h>
@@ -181,7 +183,8 @@ FailurePolicy read_failure_policy(const ConfigValue& value) {
 
 HookProtocol read_protocol(const ConfigValue& value) {
   const std::string name = value.as_string();
-  if (name == "hookbus" || name == "kodelet") return HookProtocol::hookbus;
+  if (name == "hookbus") return HookProtocol::hookbus;
+  if (name == "kodelet") return HookProtocol::kodelet;
   if (name == "claude_code") return HookProtocol::claude_code;
   throw ConfigError(value.location(),
                     fmt::format("expected \"hookbus\", \"kodelet\" or \"claude_code\", got \"{}\"", name));
@@ -237,6 +240,16 @@ HookSettings read_hook_settings(const ConfigObject& settings) {
   if (claude && hook.events.empty())
     throw ConfigError(settings.location(), "a claude_code hook must declare its \"events\" (Claude Code event "
                                            "names such as \"PreToolUse\"): Claude Code hooks are never queried");
+  if (claude) {
+    for (const auto& event : settings.find("events")->as_array()) check_claude_code_event(event.as_string(), event.location());
+    if (auto matcher = settings.find("matcher")) {
+      try {
+        (void)ClaudeCodeMatcher(hook.matcher);
+      } catch (const ConfigError& error) {
+        throw ConfigError(matcher->location(), error.what());
+      }
+    }
+  }
   if (!claude && !hook.matcher.empty())
     throw ConfigError(settings.location().key("matcher"),
                       "\"matcher\" is Claude Code's; a hookbus-protocol hook filters tools with \"tools\"");
@@ -284,18 +297,21 @@ ClaudeCodeImport read_claude_code(const ConfigObject& object) {
 
 ProjectTrustPolicy read_trust_policy(const ConfigValue& value) {
   const std::string name = value.as_string();
-  if (name == "require") return ProjectTrustPolicy::require;
-  if (name == "trust_all") return ProjectTrustPolicy::trust_all;
-  if (name == "ignore") return ProjectTrustPolicy::ignore;
+  for (const ProjectTrustPolicy policy : {ProjectTrustPolicy::trust_all, ProjectTrustPolicy::require, ProjectTrustPolicy::ignore})
+    if (name == project_trust_name(policy)) return policy;
   throw ConfigError(value.location(),
                     fmt::format("expected \"require\", \"trust_all\" or \"ignore\", got \"{}\"", name));
 }
 
-// A key only some layers may set: elsewhere it is an error naming who may.
-void check_layer_may_set(const ConfigValue& value, Layer layer, std::initializer_list<Layer> allowed,
-                         std::string_view why) {
-  if (std::find(allowed.begin(), allowed.end(), layer) != allowed.end()) return;
-  throw ConfigError(value.location(), fmt::format("may not be set in {} config: {}", layer_name(layer), why));
+// Whether the file's layer may set a key only some layers may. Where it may
+// not, the key is ignored with a warning naming the file, the key and why: a
+// project that tries must not stop the user's own guards from installing.
+bool layer_may_set(const ConfigValue& value, Config& config, std::initializer_list<Layer> allowed,
+                   std::string_view why) {
+  if (std::find(allowed.begin(), allowed.end(), config.layer) != allowed.end()) return true;
+  config.warnings.push_back(
+      error_message(value.location(), fmt::format("may not be set in {} config ({}); ignored", layer_name(config.layer), why)));
+  return false;
 }
 
 Config read_config(const ConfigValue& document, Layer layer) {
@@ -318,18 +334,16 @@ Config read_config(const ConfigValue& document, Layer layer) {
   }
   if (auto claude = top.find("claude_code")) config.claude_code = read_claude_code(claude->as_object());
   if (auto disable = top.find("disable_all_hooks")) config.disable_all_hooks = disable->as_bool();
-  if (auto managed_only = top.find("allow_managed_hooks_only")) {
-    check_layer_may_set(*managed_only, layer, {Layer::managed}, "only an administrator's managed config decides it");
+  if (auto managed_only = top.find("allow_managed_hooks_only");
+      managed_only && layer_may_set(*managed_only, config, {Layer::managed}, "only an administrator's managed config decides it"))
     config.allow_managed_hooks_only = managed_only->as_bool();
-  }
   if (auto trace = top.find("trace")) {
-    (void)read_trace_options(trace->as_object());
+    (void)read_trace_options(trace->as_object(), layer);
     config.trace = trace->as_object().json();
   }
-  if (auto trust = top.find("project_trust")) {
-    check_layer_may_set(*trust, layer, {Layer::managed, Layer::user}, "a project may not decide its own trust");
+  if (auto trust = top.find("project_trust");
+      trust && layer_may_set(*trust, config, {Layer::managed, Layer::user}, "a project may not decide its own trust"))
     config.project_trust = read_trust_policy(*trust);
-  }
   return config;
 }
 
@@ -339,12 +353,32 @@ ConfigLocation location_of(const Config& config) { return {.file = config.file, 
 
 // ------------------------------------------------------------------- API
 
+std::string_view hook_protocol_name(HookProtocol protocol) noexcept {
+  switch (protocol) {
+    case HookProtocol::hookbus: return "hookbus";
+    case HookProtocol::claude_code: return "claude_code";
+    case HookProtocol::kodelet: return "kodelet";
+  }
+  return "hookbus";
+}
+
+std::string_view project_trust_name(ProjectTrustPolicy policy) noexcept {
+  switch (policy) {
+    case ProjectTrustPolicy::trust_all: return "trust_all";
+    case ProjectTrustPolicy::require: return "require";
+    case ProjectTrustPolicy::ignore: return "ignore";
+  }
+  return "require";
+}
+
 Config load_config(const std::filesystem::path& file, Layer layer) {
   const ConfigLocation root{.file = file, .project_dir = project_dir_of(file)};
-  const boost::json::value document = parse_config_text(read_config_file(file, root), root);
+  const std::string text = read_config_file(file, root);
+  const boost::json::value document = parse_config_text(text, root);
   Config config = read_config(ConfigValue(document, root), layer);
   config.file = root.file;
   config.project_dir = root.project_dir;
+  config.sha256 = detail::sha256_hex(text);
   return config;
 }
 
@@ -375,8 +409,9 @@ ConnectionGroup install_builtins(Hooks& hooks, const Config& config, const Built
   for (const auto& builtin : config.builtins)
     providers.push_back(registry.make(builtin.name, ConfigObject(builtin.settings, builtins.key(builtin.name))));
   if (config.trace)
-    providers.push_back([tracer = Tracer(ConfigObject(*config.trace, location_of(config).key("trace")))](
-                            Registrar& registrar) { tracer.register_hooks(registrar); });
+    providers.push_back(
+        [tracer = Tracer(ConfigObject(*config.trace, location_of(config).key("trace")), config.layer)](
+            Registrar& registrar) { tracer.register_hooks(registrar); });
   // Everything that can fail on bad configuration has happened; should a
   // registration still throw, the groups disconnect what was registered.
   ConnectionGroup installed;

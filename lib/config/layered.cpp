@@ -102,6 +102,15 @@ ConfigLocation LayeredConfig::project_trust_origin(ProjectTrustPolicy engine_def
   return {};
 }
 
+std::vector<Sourced<ProjectTrustPolicy>> LayeredConfig::project_trust_overruled(ProjectTrustPolicy engine_default) const {
+  const ProjectTrustPolicy policy = project_trust(engine_default);
+  std::vector<Sourced<ProjectTrustPolicy>> overruled;
+  for (const Config& config : layers_)
+    if (config.project_trust && *config.project_trust < policy)
+      overruled.push_back({*config.project_trust, {.file = config.file, .project_dir = {}, .path = "project_trust"}});
+  return overruled;
+}
+
 std::optional<ClaudeCodeImport> LayeredConfig::claude_code() const {
   std::optional<ClaudeCodeImport> merged;
   for (const Layer writer : kBySpecificity) {

@@ -63,7 +63,11 @@ Locations Locations::from_environment(const std::filesystem::path& project_dir) 
   where.project = fs::absolute(project_dir).lexically_normal();
   where.state = under(xdg_directory("XDG_STATE_HOME", ".local/state"), "hookbus");
   where.cache = under(xdg_directory("XDG_CACHE_HOME", ".cache"), "hookbus");
-  if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/') where.claude = fs::path(home) / ".claude";
+  // Claude Code's own override of its directory (its environment variables reference), else ~/.claude.
+  if (const char* claude = std::getenv("CLAUDE_CONFIG_DIR"); claude != nullptr && claude[0] != '\0')
+    where.claude = fs::absolute(claude).lexically_normal();
+  else if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/')
+    where.claude = fs::path(home) / ".claude";
   return where;
 }
 

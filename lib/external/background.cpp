@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <optional>
 #include <system_error>
 
 namespace hookbus {
@@ -19,21 +20,44 @@ BackgroundCounts BackgroundRuns::counts() const {
 }
 
 void BackgroundRuns::wait() const {
-  if (!counters_) return;
-  const std::uint64_t queued = counters_->queued.load();
-  for (std::uint64_t ended = counters_->ended.load(); ended < queued; ended = counters_->ended.load())
-    counters_->ended.wait(ended);
+  if (counters_) counters_->wait_for_runs_queued_so_far();
 }
 
 namespace detail {
+
+std::uint64_t BackgroundCounters::take_ticket() {
+  const std::lock_guard lock(mutex_);
+  held_.insert(issued_);  // first: when it throws, nothing has changed
+  ++queued;
+  return issued_++;
+}
+
+void BackgroundCounters::end(std::uint64_t ticket) {
+  {
+    const std::lock_guard lock(mutex_);
+    held_.erase(ticket);
+  }
+  ended_.notify_all();
+}
+
+void BackgroundCounters::wait_for_runs_queued_so_far() const {
+  std::unique_lock lock(mutex_);
+  const std::uint64_t before = issued_;
+  const auto ended = [&] { return held_.empty() || *held_.begin() >= before; };
+  if (ended()) return;
+  log(spdlog::level::debug, "waiting for {} background run{} to end", held_.size(), held_.size() == 1 ? "" : "s");
+  ended_.wait(lock, ended);
+}
 
 BackgroundPool::BackgroundPool(BackgroundOptions options) : options_(options) {}
 
 BackgroundPool::~BackgroundPool() {
   stop_.request_stop();  // wakes the idle workers; running runs stop their processes
   for (auto& worker : workers_) worker.join();
-  counters_->cancelled += queue_.size();
-  counters_->end(queue_.size());
+  for (const Queued& queued : queue_) {
+    ++counters_->cancelled;
+    counters_->end(queued.ticket);
+  }
 }
 
 bool BackgroundPool::submit(std::string_view what, Run run) {
@@ -61,8 +85,13 @@ bool BackgroundPool::submit(std::string_view what, Run run) {
     }
     return false;
   }
-  queue_.push_back(std::move(run));
-  ++counters_->queued;
+  queue_.push_back({0, std::move(run)});
+  try {
+    queue_.back().ticket = counters_->take_ticket();  // once queued: a ticket held by no run would hold wait() up
+  } catch (...) {
+    queue_.pop_back();
+    throw;
+  }
   queued_.notify_one();
   return true;
 }
@@ -70,17 +99,17 @@ bool BackgroundPool::submit(std::string_view what, Run run) {
 void BackgroundPool::work() {
   const std::stop_token stop = stop_.get_token();
   for (;;) {
-    Run run;
+    std::optional<Queued> next;
     {
       std::unique_lock lock(mutex_);
       queued_.wait(lock, stop, [&] { return !queue_.empty(); });
       if (stop.stop_requested()) return;  // the pool goes away: what is queued stays unrun
-      run = std::move(queue_.front());
+      next = std::move(queue_.front());
       queue_.pop_front();
     }
-    run(stop);
+    next->run(stop);
     ++counters_->finished;
-    counters_->end(1);
+    counters_->end(next->ticket);
   }
 }
 

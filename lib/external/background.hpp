@@ -17,6 +17,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <set>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -30,13 +31,21 @@ struct BackgroundCounters {
   std::atomic<std::uint64_t> finished{0};
   std::atomic<std::uint64_t> dropped{0};
   std::atomic<std::uint64_t> cancelled{0};
-  // finished + cancelled, notified on every change: what BackgroundRuns::wait waits on.
-  std::atomic<std::uint64_t> ended{0};
 
-  void end(std::uint64_t runs) {
-    ended.fetch_add(runs);
-    ended.notify_all();
-  }
+  // Each queued run holds a ticket, its place in queueing order, until it
+  // ends (finished or cancelled). Runs end out of order (several workers),
+  // so a count of ends cannot tell whether the runs queued before a moment
+  // have all ended; the tickets still held can.
+  std::uint64_t take_ticket();  // counts the run as queued
+  void end(std::uint64_t ticket);
+  // BackgroundRuns::wait(): until no run queued before the call holds a ticket.
+  void wait_for_runs_queued_so_far() const;
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::condition_variable ended_;
+  std::uint64_t issued_ = 0;
+  std::set<std::uint64_t> held_;  // at most the queue's runs and the workers'
 };
 
 class BackgroundPool {
@@ -62,7 +71,11 @@ class BackgroundPool {
   std::stop_source stop_;  // requested when the pool goes away: waiting workers and running runs see it
   std::mutex mutex_;
   std::condition_variable_any queued_;
-  std::deque<Run> queue_;
+  struct Queued {
+    std::uint64_t ticket;
+    Run run;
+  };
+  std::deque<Queued> queue_;
   std::chrono::steady_clock::time_point last_warning_{};
   std::vector<std::thread> workers_;  // started with the first run
 };

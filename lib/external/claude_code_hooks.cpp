@@ -9,10 +9,12 @@
 
 #include "external/background.hpp"
 #include "external/claude_code_installer.hpp"
+#include "external/file_safety.hpp"
 #include "external/run_log.hpp"
 #include "support/files.hpp"
 #include "support/logging.hpp"
 #include "support/sha256.hpp"
+#include "trace/handler_report.hpp"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -22,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <limits>
 #include <map>
@@ -31,6 +34,7 @@
 #include <stop_token>
 #include <system_error>
 #include <thread>
+#include <tuple>
 
 namespace hookbus {
 namespace {
@@ -39,6 +43,26 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 
 // ------------------------------------------------------------ transcript
+
+// Appends `text` to a transcript file of `directory` (made 0700 when it is
+// created), creating the file (0600) when it is missing, also for no text: a
+// hook that opens transcript_path finds a file, empty before the session's
+// first message.
+void append_to_transcript(const fs::path& directory, const fs::path& file, std::string_view text) {
+  std::error_code ec;
+  if (!fs::is_directory(directory, ec)) {
+    fs::create_directories(directory, ec);
+    ::chmod(directory.c_str(), 0700);
+  }
+  const int fd = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    detail::log(spdlog::level::warn, "transcript {} not written: {}", file.string(), std::generic_category().message(errno));
+    return;
+  }
+  if (!text.empty() && ::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+    detail::log(spdlog::level::warn, "transcript {} not fully written", file.string());
+  ::close(fd);
+}
 
 // A Claude-Code-format JSONL transcript of the messages seen on the bus, one
 // file per session, for hooks that read `transcript_path` (Stop hooks do).
@@ -76,27 +100,12 @@ class Transcript {
       line["type"] = message.role == Role::system ? "system" : "user";
       line["message"] = json::object{{"role", message.role == Role::system ? "system" : "user"}, {"content", std::move(content)}};
     }
-    append(claude_code_transcript_path(directory_, event.context.session_id), write_json(line) + "\n");
+    append_to_transcript(directory_, claude_code_transcript_path(directory_, event.context.session_id),
+                         write_json(line) + "\n");
     parent = uuid;
   }
 
  private:
-  void append(const fs::path& file, const std::string& text) {
-    std::error_code ec;
-    if (!fs::is_directory(directory_, ec)) {
-      fs::create_directories(directory_, ec);
-      ::chmod(directory_.c_str(), 0700);
-    }
-    const int fd = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0) {
-      detail::log(spdlog::level::warn, "transcript {} not written: {}", file.string(), std::generic_category().message(errno));
-      return;
-    }
-    if (::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size()))
-      detail::log(spdlog::level::warn, "transcript {} not fully written", file.string());
-    ::close(fd);
-  }
-
   fs::path directory_;
   ClaudeCodeToolNames names_;
   std::mutex mutex_;
@@ -147,13 +156,52 @@ bool first_run_in_session(Hook& hook, const HookEvent& event) {
   return hook.sessions_run.insert(context_of(event).session_id).second;
 }
 
-ProcessResult run(const Hook& hook, const HookEvent& event, std::stop_token stop = {}) {
+// What running a hook for an event is: two hooks with the same invocation
+// are one run (Claude Code runs identical commands once), whatever settings
+// file or plugin declares them. The same command text in two plugins is two
+// runs: CLAUDE_PLUGIN_ROOT differs; so is one that two layers see under other
+// tool names: the payload differs.
+struct Invocation {
+  fs::path program;
+  std::vector<std::string> arguments;
+  std::vector<std::pair<std::string, std::string>> environment;
+  fs::path working_directory;
+  std::string input;
+  fs::path transcript;  // the transcript file hookbus keeps for the session, or empty
+
+  bool operator<(const Invocation& other) const {
+    return std::tie(program, arguments, environment, working_directory, input) <
+           std::tie(other.program, other.arguments, other.environment, other.working_directory, other.input);
+  }
+};
+
+Invocation invocation_of(const Hook& hook, const HookEvent& event) {
   const ClaudeCodeCommand& c = hook.command;
   const ClaudeCodeOptions& options = *hook.options;
   const fs::path project = options.project_dir.empty() ? fs::current_path() : options.project_dir;
+  Invocation invocation{.program = c.program.empty() ? fs::path("/bin/sh") : c.program,
+                        .arguments = c.program.empty() ? std::vector<std::string>{"-c", c.command} : std::vector<std::string>{},
+                        .environment = {{"CLAUDE_PROJECT_DIR", project.string()}},
+                        .working_directory = project,
+                        .input = {},
+                        .transcript = {}};
+  if (!c.plugin_root.empty()) invocation.environment.emplace_back("CLAUDE_PLUGIN_ROOT", c.plugin_root.string());
   std::string transcript = context_of(event).transcript_path;
-  if (transcript.empty() && !options.transcript_dir.empty())
-    transcript = claude_code_transcript_path(options.transcript_dir, context_of(event).session_id).string();
+  if (transcript.empty() && !options.transcript_dir.empty()) {
+    invocation.transcript = claude_code_transcript_path(options.transcript_dir, context_of(event).session_id);
+    transcript = invocation.transcript.string();
+  }
+  invocation.input = write_json(claude_code_payload(event, c.event, options.tool_names, transcript, project));
+  return invocation;
+}
+
+ProcessResult run(const Hook& hook, Invocation invocation, std::stop_token stop = {}) {
+  const ClaudeCodeCommand& c = hook.command;
+  const fs::path& project = invocation.working_directory;
+  // Every file it runs gets the hook files' checks again, whatever its layer (docs/security.md).
+  for (const auto& file : c.program.empty() ? claude_code_named_files(c, project) : std::vector<fs::path>{c.program})
+    if (auto why = detail::unsafe_path_reason(file))
+      throw ExternalHookError(fmt::format("{} ({}): refused: {}", c.label, c.source, *why));
   if (c.trusted) {
     const std::vector<fs::path> files = c.program.empty() ? claude_code_command_files(c.command, project)
                                                           : std::vector<fs::path>{c.program};
@@ -161,13 +209,13 @@ ProcessResult run(const Hook& hook, const HookEvent& event, std::stop_token stop
       if (auto why = c.trusted->why_not_run(file))
         throw ExternalHookError(fmt::format("{} ({}): {}", c.label, c.source, *why));
   }
-  std::vector<std::pair<std::string, std::string>> environment{{"CLAUDE_PROJECT_DIR", project.string()}};
-  if (!c.plugin_root.empty()) environment.emplace_back("CLAUDE_PLUGIN_ROOT", c.plugin_root.string());
-  ProcessSpec spec{.program = c.program.empty() ? fs::path("/bin/sh") : c.program,
-                   .arguments = c.program.empty() ? std::vector<std::string>{"-c", c.command} : std::vector<std::string>{},
-                   .extra_environment = std::move(environment),
+  // A Stop hook opens transcript_path before the session's first message, too.
+  if (!invocation.transcript.empty()) append_to_transcript(hook.options->transcript_dir, invocation.transcript, "");
+  ProcessSpec spec{.program = std::move(invocation.program),
+                   .arguments = std::move(invocation.arguments),
+                   .extra_environment = std::move(invocation.environment),
                    .working_directory = project,
-                   .input = write_json(claude_code_payload(event, c.event, options.tool_names, transcript, project)),
+                   .input = std::move(invocation.input),
                    .timeout = c.timeout,
                    .stop = std::move(stop)};
   const std::size_t bytes_in = spec.input.size();
@@ -182,21 +230,32 @@ ProcessResult run(const Hook& hook, const HookEvent& event, std::stop_token stop
 
 using RunOutcome = std::variant<ProcessResult, std::exception_ptr>;
 
-RunOutcome run_catching(const Hook& hook, const HookEvent& event, const std::stop_token& stop) {
-  try {
-    return run(hook, event, stop);
-  } catch (...) {
-    return std::current_exception();
-  }
+// One command's run: how it ended, and when it ran (its trace entry's times:
+// a group's commands run at once, in the call of its first member).
+struct Ran {
+  RunOutcome outcome;
+  detail::HandlerReport::Run times;
+};
+
+Ran run_catching(const Hook& hook, Invocation invocation, const std::stop_token& stop) {
+  const auto start = std::chrono::steady_clock::now();
+  RunOutcome outcome = [&]() -> RunOutcome {
+    try {
+      return run(hook, std::move(invocation), stop);
+    } catch (...) {
+      return std::current_exception();
+    }
+  }();
+  return {std::move(outcome), {start, std::chrono::steady_clock::now()}};
 }
 
 // Runs every hook at once, one on this thread and each other on a thread of
 // its own, and returns when all have finished: no run outlives the call. The
 // emit's stop token (hooks.hpp) stops them all.
-std::vector<RunOutcome> run_together(const std::vector<std::shared_ptr<Hook>>& hooks, const HookEvent& event) {
-  std::vector<RunOutcome> outcomes(hooks.size());
+std::vector<Ran> run_together(const std::vector<std::shared_ptr<Hook>>& hooks, std::vector<Invocation> invocations) {
+  std::vector<Ran> outcomes(hooks.size());
   const std::stop_token stop = emit_stop_token();
-  const auto run_one = [&](std::size_t i) { outcomes[i] = run_catching(*hooks[i], event, stop); };
+  const auto run_one = [&](std::size_t i) { outcomes[i] = run_catching(*hooks[i], std::move(invocations[i]), stop); };
   std::vector<std::jthread> threads;
   for (std::size_t i = 1; i < hooks.size(); ++i) {
     try {
@@ -210,14 +269,33 @@ std::vector<RunOutcome> run_together(const std::vector<std::shared_ptr<Hook>>& h
   return outcomes;
 }
 
+// Whether the bus ends the emit's chain of handlers on this outcome: a refusal (deny, cancel, reject, handled).
+bool ends_the_chain(const HookOutcome& outcome) {
+  return std::visit(
+      []<class R>(const R& result) {
+        if constexpr (std::is_same_v<R, std::monostate>) return false;
+        else return result_rules<R>::refusal(result).has_value();
+      },
+      outcome);
+}
+
 // Every installed command of one Claude Code event, across the install calls
-// of one installer (each call a group, in call order), and the emit each
+// of one installer (each call a group, in call order), and the emits each
 // thread is in. On an emit, the bus calls the members' handlers one after the
 // other (in registration order, or its reverse for closing events under
-// nested ordering): a member called a second time begins a new emit. The
-// first member of a group called in an emit runs all its matching members
-// together and keeps their outcomes for the others; a command that another
-// member already ran in this emit (of any group) runs once.
+// nested ordering). The first member of a group called in an emit runs all
+// its matching members together and keeps their outcomes for the others; a
+// run that another member already made in this emit (of any group) is made
+// once.
+//
+// Nothing tells a handler which emit it is in, so each thread keeps a stack
+// of its emits: a member belongs to the innermost emit that has not called it
+// yet, and one that every emit on the stack has called begins a new emit (an
+// emit that a handler of this one makes of the same event, nested in it, or
+// the next one). An emit leaves the stack once every member was called, once
+// one of them ended the chain, or once an emit below it is called again (it
+// was nested, and is over); a chain that another handler ended leaves its
+// emit behind, which the bound on the stack's depth drops in time.
 class EventHooks {
  public:
   explicit EventHooks(std::shared_ptr<detail::BackgroundPool> background) : background_(std::move(background)) {}
@@ -229,15 +307,39 @@ class EventHooks {
   }
 
   HookOutcome call(std::size_t index, const HookEvent& event) {
-    Emit& emit = begin_call(index);
+    const std::shared_ptr<Emit> emit = enter(index);
     const std::shared_ptr<Hook> hook = member(index).hook;
-    if (!matches(*hook, event)) return std::monostate{};
-    if (hook->command.async) return run_in_background(hook, event);
-    if (emit.slots[index].state == Slot::State::not_run) run_group(member(index).group, event, emit);
-    Slot slot = std::exchange(emit.slots[index], Slot{Slot::State::taken, {}});
-    if (slot.state != Slot::State::finished) return std::monostate{};  // a duplicate, or `once` done
-    if (const auto* error = std::get_if<std::exception_ptr>(&slot.outcome)) std::rethrow_exception(*error);
-    return claude_code_outcome(hook->command, event, std::get<ProcessResult>(slot.outcome), hook->options->tool_names);
+    Slot slot{Slot::State::skipped, {}};
+    if (matches(*hook, event)) {
+      if (hook->command.async) {
+        leave(*emit, false);
+        return run_in_background(hook, event);
+      }
+      if (emit->slots[index].state == Slot::State::not_run) run_group(member(index).group, event, *emit);
+      slot = std::exchange(emit->slots[index], Slot{Slot::State::taken, {}});
+    } else if (detail::HandlerReport* report = detail::handler_report()) {
+      report->skipped = true;
+    }
+    if (slot.state != Slot::State::finished) {  // not matching, a duplicate, or `once` done
+      leave(*emit, false);
+      return std::monostate{};
+    }
+    // Its trace entry shows its own process's run, whichever member's call ran the group.
+    if (detail::HandlerReport* report = detail::handler_report()) report->ran = slot.ran.times;
+    if (const auto* error = std::get_if<std::exception_ptr>(&slot.ran.outcome)) {
+      leave(*emit, false);
+      std::rethrow_exception(*error);
+    }
+    HookOutcome outcome;
+    try {
+      outcome = claude_code_outcome(hook->command, event, std::get<ProcessResult>(slot.ran.outcome),
+                                    hook->options->tool_names);
+    } catch (...) {
+      leave(*emit, false);
+      throw;
+    }
+    leave(*emit, ends_the_chain(outcome));
+    return outcome;
   }
 
  private:
@@ -248,50 +350,80 @@ class EventHooks {
   struct Slot {
     enum class State { not_run, skipped, finished, taken };
     State state = State::not_run;
-    RunOutcome outcome;
+    Ran ran;
   };
   struct Emit {
     std::vector<bool> called;
     std::vector<Slot> slots;
-    std::set<std::pair<std::string, fs::path>> started;  // (command, program) run in this emit
+    std::set<Invocation> started;  // the runs made in this emit
   };
+  using Stack = std::vector<std::shared_ptr<Emit>>;  // innermost last
+  // Emits of one event nested deeper than this on one thread are not
+  // expected; past it, the outermost is dropped (one that another handler's
+  // refusal cut short, holding runs nobody will take).
+  static constexpr std::size_t kMaxNesting = 8;
 
   Member member(std::size_t index) {
     const std::lock_guard lock(mutex_);
     return members_[index];
   }
 
-  // This thread's emit, a new one when `index` was called in the current one.
-  // Only this thread touches its entry, so the reference stays valid unlocked.
-  Emit& begin_call(std::size_t index) {
+  // The emit of this thread that the call of `index` belongs to, with `index` marked called.
+  std::shared_ptr<Emit> enter(std::size_t index) {
     const std::lock_guard lock(mutex_);
-    Emit& emit = emits_[std::this_thread::get_id()];
-    if (index < emit.called.size() && emit.called[index]) emit = Emit{};
+    Stack& stack = emits_[std::this_thread::get_id()];
+    auto owner = std::find_if(stack.rbegin(), stack.rend(), [&](const std::shared_ptr<Emit>& emit) {
+      return index >= emit->called.size() || !emit->called[index];
+    });
+    if (owner == stack.rend()) {
+      if (stack.size() == kMaxNesting) stack.erase(stack.begin());
+      stack.push_back(std::make_shared<Emit>());
+    } else {
+      stack.erase(owner.base(), stack.end());  // emits nested in it, which are over
+    }
+    Emit& emit = *stack.back();
     emit.called.resize(members_.size());
     emit.slots.resize(members_.size());
     emit.called[index] = true;
-    return emit;
+    return stack.back();
+  }
+
+  // After a member's call: the emit leaves this thread's stack when it is over.
+  void leave(const Emit& emit, bool chain_ended) {
+    const std::lock_guard lock(mutex_);
+    const bool all_called = std::all_of(emit.called.begin(), emit.called.end(), [](bool called) { return called; });
+    if (!chain_ended && !all_called) return;
+    const auto found = emits_.find(std::this_thread::get_id());
+    if (found == emits_.end()) return;
+    Stack& stack = found->second;
+    if (!stack.empty() && stack.back().get() == &emit) stack.pop_back();
+    if (stack.empty()) emits_.erase(found);
   }
 
   void run_group(std::size_t group, const HookEvent& event, Emit& emit) {
-    std::vector<std::size_t> indexes;
-    std::vector<std::shared_ptr<Hook>> hooks;
+    std::vector<std::size_t> candidates;
     {
       const std::lock_guard lock(mutex_);
-      for (std::size_t i = 0; i < emit.slots.size(); ++i) {  // members added since this emit began are not in it
-        Hook& hook = *members_[i].hook;
-        if (members_[i].group != group || emit.slots[i].state != Slot::State::not_run || hook.command.async ||
-            !matches(hook, event))
-          continue;
-        if (!emit.started.emplace(hook.command.command, hook.command.program).second || !first_run_in_session(hook, event)) {
-          emit.slots[i].state = Slot::State::skipped;
-          continue;
-        }
-        indexes.push_back(i);
-        hooks.push_back(members_[i].hook);
-      }
+      for (std::size_t i = 0; i < emit.slots.size(); ++i)  // members added since this emit began are not in it
+        if (members_[i].group == group && emit.slots[i].state == Slot::State::not_run && !members_[i].hook->command.async)
+          candidates.push_back(i);
     }
-    std::vector<RunOutcome> outcomes = run_together(hooks, event);
+    std::vector<std::size_t> indexes;
+    std::vector<std::shared_ptr<Hook>> hooks;
+    std::vector<Invocation> invocations;
+    for (const std::size_t i : candidates) {
+      const std::shared_ptr<Hook> hook = member(i).hook;
+      if (!matches(*hook, event)) continue;
+      Invocation invocation = invocation_of(*hook, event);
+      if (!emit.started.insert(invocation).second || !first_run_in_session(*hook, event)) {
+        emit.slots[i].state = Slot::State::skipped;
+        continue;
+      }
+      indexes.push_back(i);
+      hooks.push_back(hook);
+      invocations.push_back(std::move(invocation));
+    }
+    std::vector<Ran> outcomes = run_together(hooks, std::move(invocations));
     for (std::size_t k = 0; k < indexes.size(); ++k) emit.slots[indexes[k]] = {Slot::State::finished, std::move(outcomes[k])};
   }
 
@@ -302,7 +434,7 @@ class EventHooks {
                         [hook, event](std::stop_token stop) {
                           const ClaudeCodeCommand& c = hook->command;
                           try {
-                            const ProcessResult result = run(*hook, event, std::move(stop));
+                            const ProcessResult result = run(*hook, invocation_of(*hook, event), std::move(stop));
                             if (result.cancelled)
                               detail::log(spdlog::level::debug,
                                           "Claude Code async hook {} ({}) cancelled: its hooks were uninstalled",
@@ -321,7 +453,7 @@ class EventHooks {
   std::shared_ptr<detail::BackgroundPool> background_;
   std::mutex mutex_;
   std::vector<Member> members_;
-  std::map<std::thread::id, Emit> emits_;
+  std::map<std::thread::id, Stack> emits_;  // only threads in an emit have an entry
 };
 
 }  // namespace

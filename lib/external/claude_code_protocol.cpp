@@ -436,14 +436,27 @@ struct Outcome {
     return result;
   }
 
-  // Events Claude Code's hooks can only observe (SessionEnd, Notification,
-  // SubagentStart): what would be shown to the user is logged.
+  // The events Claude Code hooks run on that have no result on the bus
+  // (SessionEnd, Notification, SubagentStart; every Claude Code event whose
+  // event has a result is answered above): what would be shown to the user is
+  // logged, and so is a stop (`"continue": false`), which no engine can see
+  // on these events.
   template <class E>
   HookOutcome operator()(const E&) const {
-    if (exit_two) detail::log(spdlog::level::warn, "Claude Code hook {} ({}) on {}: {}", hook.label, hook.source, hook.event,
-                                 exit_two_message(hook, run));
-    else if (const auto c = common(); c && !c->system_messages.empty())
-      detail::log(spdlog::level::warn, "Claude Code hook {} ({}) on {}: {}", hook.label, hook.source, hook.event, c->system_messages[0]);
+    const auto warn = [&](std::string_view what) {
+      detail::log(spdlog::level::warn, "Claude Code hook {} ({}) on {}: {}", hook.label, hook.source, hook.event, what);
+    };
+    if (exit_two) {
+      warn(exit_two_message(hook, run));
+      return std::monostate{};
+    }
+    const auto c = common();
+    if (!c) return std::monostate{};
+    for (const auto& message : c->system_messages) warn(message);
+    if (c->stop)
+      warn(fmt::format("asks to stop the agent (\"continue\": false{}), but {} has no result to carry a stop: the agent "
+                       "goes on",
+                       c->stop->reason.empty() ? "" : ", stopReason \"" + c->stop->reason + "\"", hook.event));
     return std::monostate{};
   }
 };

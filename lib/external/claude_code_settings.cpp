@@ -5,9 +5,12 @@
 #include <hookbus/names.hpp>
 
 #include "support/files.hpp"
+#include "support/sha256.hpp"
+#include "support/text.hpp"
 
 #include <boost/regex.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -100,7 +103,8 @@ std::string label_of(const std::string& command) {
 // Replaces each $NAME and ${NAME} in `word` (not $NAMEMORE) by `value`.
 void expand(std::string& word, std::string_view name, const std::string& value) {
   const auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
-  for (const std::string& variable : {"${" + std::string(name) + "}", "$" + std::string(name)}) {
+  // fmt, not operator+: GCC 12's -Wrestrict misreads `"${" + std::string(name)` once inlined here.
+  for (const std::string& variable : {fmt::format("${{{}}}", name), fmt::format("${}", name)}) {
     for (auto at = word.find(variable); at != std::string::npos; at = word.find(variable, at)) {
       const auto end = at + variable.size();
       if (variable[1] != '{' && end < word.size() && name_char(word[end])) {
@@ -186,23 +190,33 @@ struct ClaudeCodeMatcher::Expression {
 
 ClaudeCodeMatcher::ClaudeCodeMatcher(std::string_view pattern) {
   if (pattern.empty() || pattern == "*") return;
-  const bool plain = std::all_of(pattern.begin(), pattern.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-';
+  const bool names = std::all_of(pattern.begin(), pattern.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == ' ' || c == ',' || c == '|';
   });
-  if (plain) {
-    exact_ = pattern;
+  if (names) {
+    std::string_view rest = pattern;
+    while (!rest.empty()) {
+      const std::size_t end = std::min(rest.find_first_of("|,"), rest.size());
+      if (const std::string_view name = detail::trim(rest.substr(0, end)); !name.empty()) names_.emplace_back(name);
+      rest.remove_prefix(std::min(end + 1, rest.size()));
+    }
+    if (names_.empty())
+      throw ConfigError({}, fmt::format("matcher \"{}\" names no tool: write \"*\" (or leave it out) to match every one",
+                                        pattern));
     return;
   }
   try {
-    expression_ = std::make_shared<const Expression>(Expression{boost::regex(pattern.begin(), pattern.end(), boost::regex::perl)});
+    // ECMAScript syntax, as Claude Code's JavaScript RegExp.
+    expression_ = std::make_shared<const Expression>(
+        Expression{boost::regex(pattern.begin(), pattern.end(), boost::regex::ECMAScript)});
   } catch (const boost::regex_error& error) {
     throw ConfigError({}, fmt::format("matcher \"{}\" is not a valid regular expression: {}", pattern, error.what()));
   }
 }
 
 bool ClaudeCodeMatcher::matches(std::string_view value) const {
-  if (expression_) return boost::regex_match(value.begin(), value.end(), expression_->regex);
-  return exact_.empty() || value == exact_;
+  if (expression_) return boost::regex_search(value.begin(), value.end(), expression_->regex);
+  return names_.empty() || std::find(names_.begin(), names_.end(), value) != names_.end();
 }
 
 // ------------------------------------------------------------ the events
@@ -214,6 +228,22 @@ std::vector<std::size_t> claude_code_event_targets(std::string_view claude_event
       for (const auto target : event.targets)
         if (!target.empty()) targets.push_back(*find_event(target));
   return targets;
+}
+
+void check_claude_code_event(std::string_view name, const ConfigLocation& where) {
+  if (!claude_code_event_targets(name).empty()) return;
+  std::vector<std::string_view> valid;
+  std::vector<std::string_view> meant;  // Claude Code's names for what `name` means, in hookbus's words or another case
+  const auto index = find_event(name);
+  for (const auto& event : kClaudeEvents) {
+    valid.push_back(event.name);
+    const bool targets_it = index && std::find(event.targets.begin(), event.targets.end(), event_name(*index)) != event.targets.end();
+    if (targets_it || equal_ignoring_case(event.name, name)) meant.push_back(event.name);
+  }
+  const std::string hint = meant.empty() ? "" : fmt::format(" (did you mean {}?)", fmt::join(meant, " or "));
+  throw ConfigError(where, fmt::format("\"{}\" is not a Claude Code event that hookbus runs hooks on{}; a claude_code "
+                                       "hook declares Claude Code's event names: {}",
+                                       name, hint, fmt::join(valid, ", ")));
 }
 
 bool claude_code_event_has_matcher(std::string_view claude_event) {
@@ -245,7 +275,7 @@ std::filesystem::path claude_code_settings_file(const Locations& locations, Laye
 
 ClaudeCodeSettings read_claude_code_settings(const std::filesystem::path& file, Layer layer,
                                              const std::filesystem::path& plugin_root) {
-  ClaudeCodeSettings settings{file, {}, {}, false};
+  ClaudeCodeSettings settings{file, {}, {}, false, {}};
   const ConfigLocation root{.file = file, .project_dir = {}, .path = {}};
   std::optional<std::string> text;
   try {
@@ -254,6 +284,7 @@ ClaudeCodeSettings read_claude_code_settings(const std::filesystem::path& file, 
     throw ConfigError(root, error.what());
   }
   if (!text) return settings;
+  settings.sha256 = detail::sha256_hex(*text);
   boost::json::value document;
   try {
     document = parse_json(*text, "");

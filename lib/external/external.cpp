@@ -12,6 +12,7 @@
 #include "catalogue/json_text.hpp"
 #include "external/background.hpp"
 #include "external/claude_code_installer.hpp"
+#include "external/file_safety.hpp"
 #include "external/run_log.hpp"
 #include "external/hook_answer.hpp"
 #include "external/persistent.hpp"
@@ -160,6 +161,10 @@ HookOutcome detail::outcome_from_answer(const HookEvent& event, boost::json::val
 namespace detail {
 boost::json::object hook_payload_for(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name) {
   boost::json::object payload = hook_payload(event, requested_name);
+  // An event without a cwd of its own (user_bash has one) runs in the project: its cwd says so.
+  const bool own_cwd = std::visit([]<class E>(const E&) { return requires(const E& e) { e.cwd; }; }, event);
+  if (!own_cwd && payload.at("cwd").as_string().empty())
+    payload["cwd"] = (hook.project_dir.empty() ? fs::current_path() : hook.project_dir).string();
   if (!hook.workspace.empty() && context_of(event).workspace.empty())
     payload.at("context").as_object()["workspace"] = hook.workspace;
   return payload;
@@ -268,7 +273,7 @@ class Installer {
     const ResolvedHookSettings settings = config_.hook_settings(found.layer, found.name);
     const auto not_installed = [&](std::string reason) {
       std::vector<std::string> events = found.declared_events;
-      if (found.protocol == HookProtocol::hookbus) {
+      if (found.protocol != HookProtocol::claude_code) {
         events.clear();
         for (const auto& event : found.events) events.emplace_back(event_name(event.index));
       }
@@ -279,13 +284,10 @@ class Installer {
     if (settings.disabled.value)
       return not_installed("disabled by " + describe_location(settings.disabled.origin));
     if (found.protocol == HookProtocol::claude_code) {
+      // A name config reads is checked there; this catches events and protocol that different layers set.
+      for (std::size_t i = 0; i < found.declared_events.size(); ++i)
+        check_claude_code_event(found.declared_events[i], settings.events.origin.element(i));
       for (const auto& event : found.declared_events) {
-        if (claude_code_event_targets(event).empty()) {
-          warn(fmt::format("{}: hook '{}' declares the Claude Code event '{}', which hookbus has no equivalent of; "
-                           "not installed for it",
-                           describe_location(settings.events.origin), found.name, event));
-          continue;
-        }
         claude.push_back({.event = event,
                           .matcher = settings.matcher.value,
                           .command = {},
@@ -310,14 +312,14 @@ class Installer {
       return;
     }
     const RunHook run = runner(ExternalHook{found.name, found.path, settings.timeout.value, project_dir_, options_.workspace},
-                               settings, trusted_files(found.layer));
+                               settings, trusted_files(found.layer), options_.persistent_shutdown_grace);
     const HandlerOptions options{.label = found.name,
                                  .failure = settings.failure.value,
                                  .kind = HandlerKind::external,
                                  .source = found.path.string(),
                                  .layer = found.layer,
-                                 .protocol = "hookbus"};
-    InstallReport::Installed record{found.name, found.layer, found.path, {}, settings, HookProtocol::hookbus, "", "",
+                                 .protocol = std::string(hook_protocol_name(found.protocol))};
+    InstallReport::Installed record{found.name, found.layer, found.path, {}, settings, found.protocol, "", "",
                                     found.source};
     bool filters_a_tool_event = false;
     std::vector<std::size_t> events;
@@ -347,20 +349,22 @@ class Installer {
   }
 
   // One run of the hook for an event: `HOOK run`, or a request to its
-  // persistent instances, which the handlers of all its events share. A
-  // project hook's file is checked against `trusted` first, every run: one
-  // that changed since it was trusted fails instead (and a persistent hook's
-  // running instance, started from the trusted file, is asked nothing).
+  // persistent instances, which the handlers of all its events share. The
+  // hook's file is checked first, every run (detail::why_not_start): one
+  // that others could write by now, or a project file that changed since it
+  // was trusted, fails instead (and a persistent hook's running instance is
+  // asked nothing).
   using RunHook = std::function<HookOutcome(const HookEvent&, std::string_view requested_name, std::stop_token)>;
   static RunHook runner(const ExternalHook& hook, const ResolvedHookSettings& settings,
-                        std::shared_ptr<const TrustedFiles> trusted) {
+                        std::shared_ptr<const TrustedFiles> trusted, Duration shutdown_grace) {
     RunHook run;
     if (settings.mode.value == HookMode::persistent) {
-      // An eager start runs the file now, so a project file is checked first;
-      // one that changed since it was trusted starts nothing (its runs fail).
-      const bool eager = settings.start.value == HookStart::eager && !(trusted && trusted->why_not_run(hook.path));
+      // An eager start runs the file now, so it is checked first; one that
+      // may not run starts nothing (its runs fail).
+      const bool eager = settings.start.value == HookStart::eager && !detail::why_not_start(hook.path, trusted.get());
       auto persistent = std::make_shared<detail::PersistentHook>(
-          hook, detail::PersistentOptions{.instances = settings.instances.value, .eager = eager});
+          hook, detail::PersistentOptions{
+                    .instances = settings.instances.value, .eager = eager, .shutdown_grace = shutdown_grace});
       run = [persistent](const HookEvent& event, std::string_view requested_name, std::stop_token stop) {
         return persistent->call(event, requested_name, std::move(stop));
       };
@@ -369,10 +373,9 @@ class Installer {
         return hook_outcome(hook, event, run_external_hook(hook, event, requested_name, std::move(stop)));
       };
     }
-    if (!trusted) return run;
     return [run = std::move(run), trusted = std::move(trusted), path = hook.path](
                const HookEvent& event, std::string_view requested_name, std::stop_token stop) {
-      if (auto why = trusted->why_not_run(path)) throw ExternalHookError(detail::valid_utf8(*why));
+      if (auto why = detail::why_not_start(path, trusted.get())) throw ExternalHookError(detail::valid_utf8(*why));
       return run(event, requested_name, std::move(stop));
     };
   }
@@ -421,12 +424,20 @@ class Installer {
                        where, name, fmt::join(gating, ", ")));
   }
 
-  // A command of a Claude Code settings file or plugin.
+  // A command of a Claude Code settings file or plugin. The files it names
+  // get the hook files' checks (docs/security.md, "File checks"), as
+  // discovery gives them: one that fails them is refused, with a warning.
   void install(const ClaudeCodeCommand& command, std::vector<ClaudeCodeCommand>& claude) {
-    if (auto forbidden = config_.hooks_forbidden(command.layer)) {
-      what_.not_installed.push_back({command.label, command.layer, command.program, *forbidden + " (" + command.source + ")",
+    const auto not_installed = [&](const std::string& reason) {
+      what_.not_installed.push_back({command.label, command.layer, command.program, reason + " (" + command.source + ")",
                                      HookProtocol::claude_code, {command.event}, command.command, command.source});
-      return;
+    };
+    if (auto forbidden = config_.hooks_forbidden(command.layer)) return not_installed(*forbidden);
+    for (const auto& file : claude_code_named_files(command, project_dir_)) {
+      if (auto why = detail::unsafe_path_reason(file)) {
+        warn(fmt::format("Claude Code hook {} ({}) refused: {}", command.label, command.source, *why));
+        return not_installed("refused: " + *why);
+      }
     }
     claude.push_back(command);
     claude.back().trusted = trusted_files(command.layer);

@@ -123,4 +123,14 @@ std::optional<std::string> unsafe_path_reason(const std::filesystem::path& path)
   return unsafe_entry(resolved, true);
 }
 
+std::optional<std::string> why_not_start(const std::filesystem::path& file, const TrustedFiles* trusted) {
+  // What is not there cannot be replaced by others: it fails to start, saying so, unless trust says more.
+  struct stat st {};
+  const bool missing = ::lstat(file.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR);
+  if (!missing)
+    if (auto why = unsafe_path_reason(file)) return "refused: " + *why;
+  if (trusted != nullptr) return trusted->why_not_run(file);
+  return std::nullopt;
+}
+
 }  // namespace hookbus::detail

@@ -3,6 +3,8 @@
 // the ownership and write checks of docs/security.md, as sshd's StrictModes
 // makes them for key files.
 
+#include <hookbus/trust.hpp>
+
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -19,5 +21,12 @@ namespace hookbus::detail {
 // the link), each link must be yours or root's, and each target with every
 // directory on its way.
 std::optional<std::string> unsafe_path_reason(const std::filesystem::path& path);
+
+// Why the hook file `file` must not be started now, checked right before
+// each run (and a persistent hook's each request): it fails the checks above,
+// or, for a trusted project's file (`trusted` given), it is no longer what was
+// trusted (TrustedFiles::why_not_run). A file that is gone is left to fail
+// its start with its own error (or trust's "disappeared"). nullopt: it may run.
+std::optional<std::string> why_not_start(const std::filesystem::path& file, const TrustedFiles* trusted);
 
 }  // namespace hookbus::detail

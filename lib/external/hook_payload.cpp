@@ -4,6 +4,7 @@
 #include <hookbus/external.hpp>
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>
+#include <hookbus/types.hpp>
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 #include <variant>
 
 namespace hookbus {
@@ -42,6 +44,27 @@ boost::json::object kodelet_tool_output(const ToolResultEvent& event) {
   return output;
 }
 
+// kodelet's agent_stop `messages`: one {role, content} per text, content a
+// string (kodelet's llmtypes.Message); tool calls and results as kodelet
+// writes them into the same list, as text.
+boost::json::array kodelet_messages(const std::vector<Message>& messages) {
+  boost::json::array list;
+  const auto add = [&](std::string_view role, std::string content) {
+    list.push_back(boost::json::object{{"role", role}, {"content", std::move(content)}});
+  };
+  for (const Message& message : messages) {
+    const std::string text = text_of(message.content);
+    if (message.role == Role::tool) {
+      add("user", "\U0001F504 Tool result:\n" + text);
+      continue;
+    }
+    if (!text.empty()) add(message.role == Role::assistant ? "assistant" : message.role == Role::system ? "system" : "user", text);
+    for (const ToolCall& call : message.tool_calls)
+      add("assistant", fmt::format("\U0001F527 Using tool: {} with input: {}", call.name, write_json(call.input)));
+  }
+  return list;
+}
+
 }  // namespace
 
 boost::json::object hook_payload(const HookEvent& event, std::string_view requested_name) {
@@ -68,6 +91,9 @@ boost::json::object hook_payload(const HookEvent& event, std::string_view reques
       add("turn_number", e.turn_index + 1);  // kodelet counts turns from 1
       add("response", boost::json::string(text_of(e.message.content)));
     }
+    // Asked for by kodelet's name, agent_end's messages are kodelet's: content a string, not parts.
+    if constexpr (std::is_same_v<E, AgentEndEvent>)
+      if (requested_name == "agent_stop") payload["messages"] = kodelet_messages(e.messages);
   }, event);
   return payload;
 }

@@ -73,6 +73,7 @@ struct PersistentHook::State {
         .arguments = {"serve"},
         .extra_environment = {{"HOOKBUS_PROJECT_DIR", hook.project_dir.string()}, {"HOOKBUS_HOOK_NAME", hook.name}},
         .working_directory = hook.project_dir,
+        .shutdown_grace = options.shutdown_grace,
         .on_stderr = [name = hook.name, index](std::string_view line) {
           log(spdlog::level::info, "hook '{}' (instance {}): {}", name, index + 1, line);
         }});
@@ -162,9 +163,12 @@ PersistentHook::State::Lease PersistentHook::State::acquire(const std::stop_toke
     lock.unlock();
     fail(what);
   };
+  bool waited = false;
   for (;;) {
     if (refused) leave(*refused);
-    if (stop.stop_requested()) leave("cancelled by the engine while waiting for a free instance");
+    if (stop.stop_requested())
+      leave(waited ? "cancelled by the engine while waiting for a free instance"
+                   : "cancelled by the engine before the request was sent");
     const auto now = Clock::now();
     if (queue.front() == ticket) {
       const auto picked = pick(now);
@@ -182,6 +186,13 @@ PersistentHook::State::Lease PersistentHook::State::acquire(const std::stop_toke
     if (now >= deadline)
       leave(fmt::format("no instance was free within its timeout of {} ms ({} instance{}, all busy)",
                         hook.timeout.count(), instances.size(), instances.size() == 1 ? "" : "s"));
+    if (!waited) {  // still last in the queue: the lock has been held since it joined
+      waited = true;
+      const auto busy = std::ranges::count_if(instances, [](const Instance& instance) { return instance.busy; });
+      log(spdlog::level::debug,
+          "persistent hook '{}': a request waits its turn ({} ahead of it; {} of {} instance{} busy)", hook.name,
+          queue.size() - 1, busy, instances.size(), instances.size() == 1 ? "" : "s");
+    }
     const std::uint64_t seen = generation;
     changed.wait_until(lock, stop, std::min(deadline, next_restart()), [&] { return generation != seen; });
   }

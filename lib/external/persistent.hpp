@@ -24,6 +24,7 @@ namespace hookbus::detail {
 struct PersistentOptions {
   int instances = 1;   // processes serving the hook
   bool eager = false;  // start them all now, rather than each when a request first needs it
+  Duration shutdown_grace = std::chrono::milliseconds(200);  // CoProcessSpec::shutdown_grace
   // After an instance ends unexpectedly, the next start is immediate; after
   // each further end in a row (no answer in between) it waits twice as long,
   // from first_backoff up to max_backoff. A request that finds no instance

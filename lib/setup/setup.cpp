@@ -22,27 +22,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A project layer's config, read as data before trust is decided: a broken
-// file of an untrusted project must not stop the engine.
-struct ProjectLayerConfig {
-  Layer layer;
-  fs::path file;
-  std::optional<Config> config;
-  std::exception_ptr error;
-};
-
-ProjectLayerConfig read_project_layer(const Locations& locations, Layer layer) {
-  ProjectLayerConfig read{layer, locations.config_file(layer), std::nullopt, nullptr};
-  try {
-    read.config = load_layer_config(read.file, layer);
-  } catch (const ConfigError&) {
-    read.error = std::current_exception();
-  }
-  return read;
-}
+using detail::ProjectLayerConfig;
 
 std::vector<ProjectLayerConfig> read_project_layers(const Locations& locations) {
-  return {read_project_layer(locations, Layer::project), read_project_layer(locations, Layer::local)};
+  return {detail::read_project_layer(Layer::project, locations.config_file(Layer::project)),
+          detail::read_project_layer(Layer::local, locations.config_file(Layer::local))};
 }
 
 // Everything the project layers would read or run (trust.hpp's fingerprint
@@ -89,6 +73,8 @@ std::optional<Config> engine_claude_code(const SetupOptions& options) {
   Config config;
   config.layer = Layer::user;
   config.claude_code = options.claude_code->import;
+  if (config.claude_code->location.file.empty() && config.claude_code->location.path.empty())
+    config.claude_code->location.path = "SetupOptions::claude_code.import";  // where its errors point
   return config;
 }
 
@@ -108,15 +94,30 @@ void report_not_run(const ClaudeCodeSources& sources, const std::string& why, Se
   }
 }
 
+// A Claude Code plugin that "plugins" names: a directory with hooks/hooks.json.
+void check_plugin(const fs::path& plugin, const ConfigLocation& where) {
+  std::error_code ec;
+  if (!fs::is_directory(plugin, ec))
+    throw ConfigError(where, fmt::format("the Claude Code plugin directory {} {}; fix the path, or remove it from "
+                                         "\"plugins\" to run without its hooks",
+                                         plugin.string(), fs::exists(plugin, ec) ? "is not a directory" : "does not exist"));
+  if (!fs::exists(plugin / "hooks" / "hooks.json", ec))
+    throw ConfigError(where, fmt::format("the Claude Code plugin {} has no hooks/hooks.json, where hookbus reads a "
+                                         "plugin's hooks; fix the path, or remove it from \"plugins\"",
+                                         plugin.string()));
+}
+
 // The Claude Code commands the engine and every applying layer's config
 // import, each in the layer of its settings file (a plugin: the layer that
 // named it). What is skipped is a warning, logged. Those of the project
 // layers of a project that may not run (imported by any config, the
 // project's own as written too) go to `not_run` instead.
+// A trusted project's settings apply only as they were fingerprinted
+// (`trusted`), whenever they are read again.
 std::vector<ClaudeCodeCommand> claude_code_commands(const Locations& locations, const std::vector<const Config*>& importers,
                                                     const std::vector<ProjectLayerConfig>& project_layers,
-                                                    bool project_may_run, SetupReport& report,
-                                                    ClaudeCodeSources& not_run) {
+                                                    bool project_may_run, const TrustedFiles* trusted,
+                                                    SetupReport& report, ClaudeCodeSources& not_run) {
   ClaudeCodeSources sources;
   const auto add = [&](fs::path file, Layer layer, fs::path plugin_root, bool applied) {
     ClaudeCodeSources& list = is_project_layer(layer) && !project_may_run ? not_run : sources;
@@ -128,17 +129,18 @@ std::vector<ClaudeCodeCommand> claude_code_commands(const Locations& locations, 
   const auto add_imports = [&](const Config& layer, bool applied) {
     if (!layer.claude_code) return;
     for (const Layer scope : layer.claude_code->settings) add(claude_code_settings_file(locations, scope), scope, {}, applied);
-    for (const auto& plugin : layer.claude_code->plugins)
-      add(plugin / "hooks" / "hooks.json", layer.layer, plugin, applied);
+    const std::vector<fs::path>& plugins = layer.claude_code->plugins;
+    for (std::size_t i = 0; i < plugins.size(); ++i) {
+      // A plugin asked for is a guard asked for: one that is not there must not silently vanish.
+      if (applied) check_plugin(plugins[i], layer.claude_code->location.key("plugins").element(i));
+      add(plugins[i] / "hooks" / "hooks.json", layer.layer, plugins[i], applied);
+    }
   };
   for (const Config* layer : importers) add_imports(*layer, true);
   if (!project_may_run)
     for (const auto& read : project_layers)
       if (read.config) add_imports(*read.config, false);
-  const auto warn = [&](std::string message) {
-    detail::log(spdlog::level::warn, "{}", message);
-    report.warnings.push_back(std::move(message));
-  };
+  const auto warn = [&](std::string message) { detail::warn(report, std::move(message)); };
   std::vector<ClaudeCodeCommand> commands;
   for (const auto& [file, where] : sources) {
     // Settings decide what runs as the user: they get the hook files' checks, as config files do.
@@ -146,7 +148,14 @@ std::vector<ClaudeCodeCommand> claude_code_commands(const Locations& locations, 
     if (fs::exists(file, ec))
       if (auto why = unsafe_hook_file(file))
         throw ConfigError({.file = file, .project_dir = {}, .path = {}}, "not safe: " + *why);
+    detail::log(spdlog::level::debug, "reading the Claude Code hooks of {} ({} layer)", file.string(),
+                layer_name(where.first));
     ClaudeCodeSettings settings = read_claude_code_settings(file, where.first, where.second);
+    if (is_project_layer(where.first) && trusted != nullptr && !settings.sha256.empty())
+      if (auto why = trusted->why_not_apply(file, settings.sha256)) {
+        warn(std::move(*why));
+        continue;
+      }
     for (auto& note : settings.skipped) warn(std::move(note));
     if (settings.disable_all_hooks) {
       warn(fmt::format("{}: disableAllHooks is set: none of its {} hook(s) is imported", file.string(),
@@ -205,13 +214,19 @@ bool matches_tool_names(const InstallReport::Installed& hook) {
   });
 }
 
-std::string describe(const Config& config) {
-  return fmt::format("{} config {}", layer_name(config.layer), config.file.string());
-}
+using detail::warn;
 
-void warn(SetupReport& report, std::string message) {
-  detail::log(spdlog::level::warn, "{}", message);
-  report.warnings.push_back(std::move(message));
+// A layer's `project_trust` looser than the policy in force changes nothing: it is said.
+void warn_about_overruled_trust_policies(const LayeredConfig& config, ProjectTrustPolicy engine_default,
+                                         SetupReport& report) {
+  const ProjectTrustPolicy policy = config.project_trust(engine_default);
+  const ConfigLocation origin = config.project_trust_origin(engine_default);
+  for (const auto& overruled : config.project_trust_overruled(engine_default))
+    warn(report, fmt::format("{}: {}: \"{}\" is looser than the policy in force (\"{}\", from {}), so it is ignored: "
+                             "config may make the trust policy stricter, never looser",
+                             overruled.origin.file.string(), overruled.origin.path, project_trust_name(overruled.value),
+                             project_trust_name(policy),
+                             origin.file.empty() ? "the engine" : origin.file.string()));
 }
 
 // `disable_all_hooks` of a layer that may not stop a more trusted one, while
@@ -286,6 +301,7 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
   // The managed and user layers always apply: their errors stop setup.
   std::vector<Config> applied = detail::read_always_applying_layers(locations, report);
   const ProjectTrustPolicy policy = LayeredConfig(applied).project_trust(options.project_trust);
+  warn_about_overruled_trust_policies(LayeredConfig(applied), options.project_trust, report);
 
   // The project layers apply only in a trusted project.
   std::vector<ProjectLayerConfig> project_layers = read_project_layers(locations);
@@ -296,30 +312,19 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
   const ProjectFiles inputs = fingerprint_inputs(locations, always_applying, project_layers);
   report.trust = check_trust(TrustStore(locations.state.empty() ? fs::path() : locations.state / "trust.json"),
                              inputs, policy);
+  // The config was read before it was hashed: it applies only if it is what was hashed.
+  std::vector<const Config*> read_configs;
+  for (const auto& read : project_layers) read_configs.push_back(read.config ? &*read.config : nullptr);
+  detail::check_read_as_trusted(read_configs, detail::trusted_files(report.trust, inputs).get(), report.trust);
   const bool project_may_run = report.trust.project_may_run();
   // What the project runs is checked against what was trusted right before
   // it runs, for as long as this installation lasts.
   const std::shared_ptr<const TrustedFiles> trusted = detail::trusted_files(report.trust, inputs);
-  if (!project_may_run && !report.trust.message.empty()) {
-    detail::log(spdlog::level::warn, "{}", report.trust.message);
-    report.warnings.push_back(report.trust.message);
-  }
-  for (auto& read : project_layers) {
-    ConfigFileState state{read.layer, read.file, ConfigFileState::State::absent, ""};
-    if (read.config || read.error) {
-      if (project_may_run) {
-        if (read.error) std::rethrow_exception(read.error);
-        applied.push_back(std::move(*read.config));
-        state.state = ConfigFileState::State::applied;
-      } else {
-        state.state = ConfigFileState::State::not_applied;
-        state.note = std::string(trust_state_name(report.trust.state));
-      }
-    }
-    report.config_files.push_back(std::move(state));
-  }
+  detail::apply_project_layers(project_layers, report, applied);
   report.config = LayeredConfig(std::move(applied));
   const LayeredConfig& config = report.config;
+  for (const Config& layer : config.layers())
+    for (const auto& warning : layer.warnings) warn(report, warning);
 
   // Discovery: a layer runs nothing when it may not run at all.
   const std::string untrusted = fmt::format("the project is {}: {}", trust_state_name(report.trust.state),
@@ -343,7 +348,8 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
   for (const Config& layer : config.layers()) claude_importers.push_back(&layer);
   ClaudeCodeSources claude_not_run;
   std::vector<ClaudeCodeCommand> claude_commands =
-      claude_code_commands(locations, claude_importers, project_layers, project_may_run, report, claude_not_run);
+      claude_code_commands(locations, claude_importers, project_layers, project_may_run, trusted.get(), report,
+                           claude_not_run);
   const std::map<fs::path, std::string> run_by_claude = files_run_by(claude_commands, locations.project);
   // Every layer's own directory is listed, an untrusted project's too, so its hooks show as not run.
   report.directories = layer_hook_directories(locations, config);
@@ -370,18 +376,13 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
   // before any is installed, so a bad one leaves nothing installed.
   const BuiltinRegistry registry = options.builtins != nullptr ? *options.builtins : default_builtins();
   ConnectionGroup builtins;
-  for (const Config& layer : config.layers()) {
-    if (layer.builtins.empty() && !layer.trace) continue;
-    if (auto why = config.hooks_forbidden(layer.layer)) {
-      report.warnings.push_back(fmt::format("built-ins of {} not installed: {}", describe(layer), *why));
-      continue;
-    }
-    Config installed = layer;
-    if (!options.trace) installed.trace.reset();
-    builtins.add(install_builtins(hooks, installed, registry));
-    for (const auto& builtin : layer.builtins) report.builtins.push_back(fmt::format("{} ({})", builtin.name, describe(layer)));
-    if (layer.trace && options.trace) report.builtins.push_back(fmt::format("trace ({})", describe(layer)));
-  }
+  for (const Config& layer : config.layers())
+    detail::install_layer_builtins(hooks, layer, config.hooks_forbidden(layer.layer), registry, options.trace, builtins,
+                                   report);
+  // An untrusted project's, as its config writes them: what trusting it would install.
+  if (!project_may_run)
+    for (const auto& read : project_layers)
+      if (read.config) detail::report_builtins_not_run(*read.config, untrusted, report);
   // Plugins of every layer that may run, most trusted first.
   for (const Layer layer : {Layer::managed, Layer::user, Layer::project})
     detail::load_layer_plugins(hooks, layer, locations.plugin_directory(layer), why_not_run(layer),

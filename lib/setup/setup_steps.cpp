@@ -31,6 +31,46 @@ std::vector<Config> read_always_applying_layers(const Locations& locations, Setu
   return applied;
 }
 
+ProjectLayerConfig read_project_layer(Layer layer, const fs::path& file) {
+  ProjectLayerConfig read{layer, file, std::nullopt, nullptr};
+  try {
+    read.config = load_layer_config(read.file, layer);
+  } catch (const ConfigError&) {
+    read.error = std::current_exception();
+  }
+  if (read.config)
+    detail::log(spdlog::level::debug, "read the {} config {} (SHA-256 {})", layer_name(layer), read.file.string(),
+                read.config->sha256);
+  return read;
+}
+
+void apply_project_layers(std::vector<ProjectLayerConfig>& layers, SetupReport& report, std::vector<Config>& applied) {
+  const bool may_run = report.trust.project_may_run();
+  if (!may_run && !report.trust.message.empty()) warn(report, report.trust.message);
+  for (auto& read : layers) {
+    ConfigFileState state{read.layer, read.file, ConfigFileState::State::absent, ""};
+    if (read.config || read.error) {
+      if (may_run) {
+        if (read.error) std::rethrow_exception(read.error);
+        applied.push_back(std::move(*read.config));
+        state.state = ConfigFileState::State::applied;
+      } else {
+        state.state = ConfigFileState::State::not_applied;
+        state.note = std::string(trust_state_name(report.trust.state));
+        // Shown before the project is trusted, as the error it will be once it is.
+        if (read.error) {
+          try {
+            std::rethrow_exception(read.error);
+          } catch (const ConfigError& error) {
+            state.note += fmt::format("; it has an error: {}", error.what());
+          }
+        }
+      }
+    }
+    report.config_files.push_back(std::move(state));
+  }
+}
+
 std::shared_ptr<const TrustedFiles> trusted_files(const TrustReport& trust, const ProjectFiles& files) {
   if (trust.state != TrustState::trusted && trust.state != TrustState::nothing_to_trust) return nullptr;
   return std::make_shared<const TrustedFiles>(files, trust.now);
@@ -41,6 +81,57 @@ std::function<std::optional<std::string>(Layer, const fs::path&)> why_file_not_r
     if (trusted == nullptr || !is_project_layer(layer)) return std::nullopt;
     return trusted->why_not_run(file);
   };
+}
+
+void warn(SetupReport& report, std::string message) {
+  detail::log(spdlog::level::warn, "{}", message);
+  report.warnings.push_back(std::move(message));
+}
+
+namespace {
+// Each built-in of the layer (and its tracer) in report.builtins, installed or not.
+void report_builtins(const Config& layer, const std::string& why_not, bool trace, SetupReport& report) {
+  for (const auto& builtin : layer.builtins)
+    report.builtins.push_back({layer.layer, layer.file, builtin.name, why_not.empty(), why_not});
+  if (!layer.trace) return;
+  const std::string why_no_trace = !why_not.empty() ? why_not : trace ? "" : "tracing is off for this run";
+  report.builtins.push_back({layer.layer, layer.file, "trace", why_no_trace.empty(), why_no_trace});
+}
+}  // namespace
+
+void install_layer_builtins(Hooks& hooks, const Config& layer, const std::optional<std::string>& why_not,
+                            const BuiltinRegistry& registry, bool trace, ConnectionGroup& installed,
+                            SetupReport& report) {
+  if (layer.builtins.empty() && !layer.trace) return;
+  if (why_not) {
+    warn(report, fmt::format("built-ins of {} config {} not installed: {}", layer_name(layer.layer), layer.file.string(),
+                             *why_not));
+  } else {
+    Config to_install = layer;
+    if (!trace) to_install.trace.reset();
+    installed.add(install_builtins(hooks, to_install, registry));
+  }
+  report_builtins(layer, why_not.value_or(""), trace, report);
+}
+
+void report_builtins_not_run(const Config& layer, const std::string& why, SetupReport& report) {
+  report_builtins(layer, why, true, report);
+}
+
+void check_read_as_trusted(const std::vector<const Config*>& read, const TrustedFiles* trusted, TrustReport& trust) {
+  if (trusted == nullptr) return;
+  for (const Config* config : read) {
+    if (config == nullptr) continue;
+    auto why = trusted->why_not_apply(config->file, config->sha256);
+    if (!why) continue;
+    const fs::path relative = config->file.lexically_relative(trust.project);
+    trust.state = TrustState::changed;
+    trust.changes.push_back({FileChange::Kind::modified,
+                             relative.empty() || *relative.begin() == ".." ? config->file.generic_string()
+                                                                             : relative.generic_string(),
+                             "content changed while it was read"});
+    trust.message = std::move(*why);
+  }
 }
 
 namespace {

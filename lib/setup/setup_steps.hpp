@@ -3,6 +3,7 @@
 
 #include <hookbus/setup.hpp>
 
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -11,6 +12,24 @@
 #include <vector>
 
 namespace hookbus::detail {
+
+// A project layer's config file (a project's, or a workspace's), read as data
+// before trust is decided: a broken file of an untrusted project must not stop
+// the engine.
+struct ProjectLayerConfig {
+  Layer layer;
+  std::filesystem::path file;
+  std::optional<Config> config;
+  std::exception_ptr error;
+};
+ProjectLayerConfig read_project_layer(Layer layer, const std::filesystem::path& file);
+
+// The project layers' config files once trust is decided (report.trust): when
+// the project may run they apply (a read error is then thrown: a ConfigError
+// naming the file) and are appended to `applied`; otherwise none applies and
+// the trust check's message is a warning (logged too). Each is recorded in
+// report.config_files.
+void apply_project_layers(std::vector<ProjectLayerConfig>& layers, SetupReport& report, std::vector<Config>& applied);
 
 // The managed and user layers' config files, which always apply: their errors
 // are the caller's (a ConfigError naming the file). Records each in `report`.
@@ -24,6 +43,26 @@ std::shared_ptr<const TrustedFiles> trusted_files(const TrustReport& trust, cons
 
 // DiscoveryOptions::why_file_not_run for a project's files (`trusted` may be null: no check).
 std::function<std::optional<std::string>(Layer, const std::filesystem::path&)> why_file_not_run(const TrustedFiles* trusted);
+
+// A warning for the report, logged too.
+void warn(SetupReport& report, std::string message);
+
+// Installs the built-ins and tracer of one applied layer's config (the
+// tracer only with `trace`), unless `why_not` says the layer may not run
+// (then a warning names the file and why); records each in report.builtins.
+void install_layer_builtins(Hooks& hooks, const Config& layer, const std::optional<std::string>& why_not,
+                            const BuiltinRegistry& registry, bool trace, ConnectionGroup& installed,
+                            SetupReport& report);
+
+// Records the built-ins of a config that does not apply (an untrusted
+// project's, read as data) as not installed, with why.
+void report_builtins_not_run(const Config& layer, const std::string& why, SetupReport& report);
+
+// The project's config files as read, against the fingerprint just taken
+// (`trusted`: its files, null when nothing needs checking): one whose bytes
+// read are not the bytes hashed, because it changed in between, makes the
+// project `changed`, so nothing of it applies. What applies is what was trusted.
+void check_read_as_trusted(const std::vector<const Config*>& read, const TrustedFiles* trusted, TrustReport& trust);
 
 // Loads every plugin of `directory` (a layer's plugins/) unless `why_not`
 // says the layer may not run, or `trusted` (when given) that the file changed

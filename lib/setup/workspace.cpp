@@ -73,39 +73,24 @@ Installation install_workspace(Hooks& hooks, const fs::path& directory, const Wo
 
   // The workspace's config, read as data until trust is decided.
   const fs::path config_file = workspace / "config.json";
-  std::optional<Config> config;
-  std::exception_ptr config_error;
-  try {
-    config = load_layer_config(config_file, Layer::project);
-  } catch (const ConfigError&) {
-    config_error = std::current_exception();
-  }
+  std::vector<detail::ProjectLayerConfig> own_config{detail::read_project_layer(Layer::project, config_file)};
+  const std::optional<Config>& config = own_config.front().config;
   const ProjectFiles files = workspace_files(workspace);
   // The user's and the administrator's own directories hold their files already.
   const bool owned = inside(workspace, locations.user) || inside(workspace, locations.managed);
   report.trust = check_trust(TrustStore(locations.state.empty() ? fs::path() : locations.state / "trust.json"), files,
                              owned ? ProjectTrustPolicy::trust_all : policy);
   if (owned) report.trust.message.clear();
+  // The config was read before it was hashed: it applies only if it is what was hashed.
+  detail::check_read_as_trusted({config ? &*config : nullptr}, detail::trusted_files(report.trust, files).get(),
+                                report.trust);
   const bool may_run = report.trust.project_may_run();
   const std::shared_ptr<const TrustedFiles> trusted = detail::trusted_files(report.trust, files);
-  if (!may_run && !report.trust.message.empty()) {
-    detail::log(spdlog::level::warn, "{}", report.trust.message);
-    report.warnings.push_back(report.trust.message);
-  }
-  ConfigFileState state{Layer::project, config_file, ConfigFileState::State::absent, ""};
-  if (config || config_error) {
-    if (may_run) {
-      if (config_error) std::rethrow_exception(config_error);
-      applied.push_back(std::move(*config));
-      state.state = ConfigFileState::State::applied;
-    } else {
-      state.state = ConfigFileState::State::not_applied;
-      state.note = std::string(trust_state_name(report.trust.state));
-    }
-  }
-  report.config_files.push_back(std::move(state));
+  detail::apply_project_layers(own_config, report, applied);
   report.config = LayeredConfig(std::move(applied));
   const LayeredConfig& layered = report.config;
+  if (const Config* own = layered.layer(Layer::project))
+    for (const auto& warning : own->warnings) detail::warn(report, warning);
 
   const std::optional<std::string> why_not = [&]() -> std::optional<std::string> {
     if (!may_run)
@@ -130,17 +115,11 @@ Installation install_workspace(Hooks& hooks, const fs::path& directory, const Wo
        },
        .why_file_not_run = detail::why_file_not_run(trusted.get())});
 
-  if (const Config* own = layered.layer(Layer::project); own != nullptr && (!own->builtins.empty() || own->trace)) {
-    if (why_not) {
-      report.warnings.push_back(fmt::format("built-ins of workspace config {} not installed: {}",
-                                            config_file.string(), *why_not));
-    } else {
-      const BuiltinRegistry registry = options.builtins != nullptr ? *options.builtins : default_builtins();
-      result.connections.add(install_builtins(hooks, *own, registry));
-      for (const auto& builtin : own->builtins)
-        report.builtins.push_back(fmt::format("{} (workspace config {})", builtin.name, config_file.string()));
-      if (own->trace) report.builtins.push_back(fmt::format("trace (workspace config {})", config_file.string()));
-    }
+  if (const Config* own = layered.layer(Layer::project)) {
+    const BuiltinRegistry registry = options.builtins != nullptr ? *options.builtins : default_builtins();
+    detail::install_layer_builtins(hooks, *own, why_not, registry, options.trace, result.connections, report);
+  } else if (config && why_not) {
+    detail::report_builtins_not_run(*config, *why_not, report);  // what trusting it would install
   }
   detail::load_layer_plugins(hooks, Layer::project, workspace / "plugins", why_not, trusted.get(), result, replacing);
   InstalledHooks external =

@@ -84,17 +84,20 @@ std::string read_regular_file(const std::filesystem::path& file, std::uintmax_t 
   return text;
 }
 
+void create_private_directory(const std::filesystem::path& directory) {
+  std::error_code ec;
+  if (directory.empty() || fs::is_directory(directory, ec)) return;
+  fs::create_directories(directory, ec);
+  if (ec) throw Error(fmt::format("{}: cannot create the directory: {}", directory.string(), error_text(ec.value())));
+  ::chmod(directory.c_str(), 0700);
+}
+
 void write_file_atomically(const std::filesystem::path& file, const std::string& content, mode_t mode) {
   const auto fail = [&](std::string_view what, int error) {
     throw Error(fmt::format("{}: cannot {}: {}", file.string(), what, error_text(error)));
   };
   const fs::path directory = file.parent_path();
-  std::error_code ec;
-  if (!directory.empty() && !fs::is_directory(directory, ec)) {
-    fs::create_directories(directory, ec);
-    if (ec) fail("create its directory", ec.value());
-    ::chmod(directory.c_str(), 0700);
-  }
+  create_private_directory(directory);
   // Built with fmt: GCC 12 at -O3 misreads `"." + std::string` as an overlapping copy (-Wrestrict).
   std::string temporary = (directory / fmt::format(".{}.XXXXXX", file.filename().string())).string();
   Descriptor fd(::mkostemp(temporary.data(), O_CLOEXEC));

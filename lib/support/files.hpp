@@ -32,9 +32,14 @@ std::string read_regular_file(const std::filesystem::path& file, std::uintmax_t 
 // (a dangling symlink is still an error).
 std::optional<std::string> read_regular_file_if_exists(const std::filesystem::path& file, std::uintmax_t max_size);
 
+// Creates `directory` when it does not exist (and its missing parents), the
+// directory itself with mode 0700: hookbus's state and caches are the user's
+// alone. Throws Error naming it on failure.
+void create_private_directory(const std::filesystem::path& directory);
+
 // Replaces `file` with `content` atomically (a temporary file in the same
-// directory, fsync, rename), with permissions `mode`; creates missing parent
-// directories with mode 0700. Throws Error naming the file on failure.
+// directory, fsync, rename), with permissions `mode`; creates its directory
+// with create_private_directory. Throws Error naming the file on failure.
 void write_file_atomically(const std::filesystem::path& file, const std::string& content, mode_t mode);
 
 // Writes all of `bytes` to `fd`, going on after a partial write or EINTR.

@@ -1,6 +1,7 @@
 #pragma once
 // Small text helpers shared by the process runner and the external hooks.
 
+#include <string>
 #include <string_view>
 
 namespace hookbus::detail {
@@ -11,6 +12,17 @@ inline std::string_view trim(std::string_view text) noexcept {
   const auto first = text.find_first_not_of(whitespace);
   if (first == std::string_view::npos) return {};
   return text.substr(first, text.find_last_not_of(whitespace) - first + 1);
+}
+
+// `text` as one word of a POSIX shell command: in single quotes, each quote
+// in it written '\'' (so a suggested command can be pasted as it is).
+inline std::string shell_quoted(std::string_view text) {
+  std::string quoted = "'";
+  for (const char c : text) {
+    if (c == '\'') quoted += "'\\''";
+    else quoted += c;
+  }
+  return quoted + "'";
 }
 
 }  // namespace hookbus::detail

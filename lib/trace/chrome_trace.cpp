@@ -41,18 +41,22 @@ std::string decider_text(const Decider& decider) {
 
 }  // namespace
 
-ChromeTraceWriter::ChromeTraceWriter(std::filesystem::path file, std::int64_t pid, std::string process_name)
-    : file_(std::move(file)),
-      process_name_(std::move(process_name)),
-      pid_(pid),
-      origin_(time_point_cast<nanoseconds>(system_clock::now())) {
-  check_trace_file(file_);
-}
+ChromeTraceWriter::ChromeTraceWriter(std::filesystem::path file, std::filesystem::path confined_to, std::int64_t pid,
+                                     const std::string& process_name)
+    : pid_(pid),
+      // What a previous tracer left becomes FILE.1.
+      file_({.file = std::move(file),
+             .confined_to = std::move(confined_to),
+             .header = "[\n" + write_json(metadata("process_name", pid, 0, process_name)),
+             .max_bytes = 0,
+             .max_files = kChromeFilesKept,
+             .found = TraceFile::Found::kept}),
+      origin_(time_point_cast<nanoseconds>(system_clock::now())) {}
 
 ChromeTraceWriter::~ChromeTraceWriter() {
-  if (!output_) return;
+  if (!file_.started()) return;
   try {
-    output_->write("\n]\n");
+    file_.write("\n]\n");
   } catch (const Error& error) {
     detail::log(spdlog::level::err, "trace: the Chrome trace is left without its closing bracket: {}", error.what());
   }
@@ -64,12 +68,6 @@ void ChromeTraceWriter::write_event(const json::object& event, std::string& text
 }
 
 void ChromeTraceWriter::write(const EmissionRecord& record) {
-  if (!output_) {
-    // What a previous tracer left becomes FILE.1.
-    rotate_trace_file(file_, kChromeFilesKept);
-    output_.emplace(file_, TraceOutput::Mode::truncate);
-    output_->write("[\n" + write_json(metadata("process_name", pid_, 0, process_name_)));
-  }
   std::string text;
   if (named_threads_.insert(record.thread).second)
     write_event(metadata("thread_name", pid_, record.thread, fmt::format("hookbus thread {}", record.thread)), text);
@@ -110,7 +108,7 @@ void ChromeTraceWriter::write(const EmissionRecord& record) {
                  {"args", std::move(handler_args)}},
                 text);
   }
-  output_->write(text);
+  file_.write(text);
 }
 
 }  // namespace hookbus::detail

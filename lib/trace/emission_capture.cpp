@@ -41,8 +41,10 @@ std::uint32_t this_thread_number() noexcept {
 }
 
 void HandlerTrace::end(HandlerAction action, std::string_view reason, std::string_view error) {
-  capture_->add({*registration_, subscriber_, start_, std::chrono::steady_clock::now(), action, std::string(reason),
-                 std::string(error)});
+  // A handler that reported its own run (handler_report.hpp) is recorded with it.
+  const SteadyTime start = report_.ran ? report_.ran->start : start_;
+  const SteadyTime finish = report_.ran ? report_.ran->end : steady_clock::now();
+  capture_->add({*registration_, subscriber_, start, finish, action, std::string(reason), std::string(error)});
 }
 
 EmissionRecord EmissionCapture::record() const {

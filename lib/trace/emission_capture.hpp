@@ -15,12 +15,14 @@
 
 #include "bus/reducers.hpp"
 #include "bus/registration.hpp"
+#include "trace/handler_report.hpp"
 
 #include <boost/container/small_vector.hpp>
 
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -109,13 +111,20 @@ std::pair<HandlerAction, std::string_view> action_of(const result_t<E>& result) 
 
 // One handler's call, reported to the emit's capture; inert (and trivial to
 // make) when the emit is not recorded. Made just before the handler runs or
-// is skipped.
+// is skipped. While it lives, a recorded handler may tell more through
+// handler_report() (handler_report.hpp): that its own matcher skipped the
+// event, or when its work really ran.
 class HandlerTrace {
  public:
   HandlerTrace(EmissionCapture* capture, const std::shared_ptr<Registration>& registration,
                bool subscriber = false) noexcept
       : capture_(capture), registration_(&registration), subscriber_(subscriber) {
-    if (capture_ != nullptr) start_ = std::chrono::steady_clock::now();
+    if (capture_ != nullptr) {
+      start_ = std::chrono::steady_clock::now();
+      scope_.emplace(&report_);
+    } else if (handler_report() != nullptr) [[unlikely]] {
+      scope_.emplace(nullptr);  // an unrecorded emit inside a recorded call: its handlers report to nobody
+    }
   }
   HandlerTrace(const HandlerTrace&) = delete;
   HandlerTrace& operator=(const HandlerTrace&) = delete;
@@ -125,7 +134,7 @@ class HandlerTrace {
     if (capture_ != nullptr) end(HandlerAction::skipped);
   }
   void no_change() {
-    if (capture_ != nullptr) end(HandlerAction::no_change);
+    if (capture_ != nullptr) end(report_.skipped ? HandlerAction::skipped : HandlerAction::no_change);
   }
   // Called before the result is folded (which moves from it).
   template <Event E>
@@ -145,6 +154,8 @@ class HandlerTrace {
   const std::shared_ptr<Registration>* registration_;
   bool subscriber_;
   SteadyTime start_{};
+  HandlerReport report_{};
+  std::optional<HandlerReportScope> scope_{};  // after report_, which it points to
 };
 
 }  // namespace hookbus::detail

@@ -42,9 +42,16 @@ std::string unix_nanos(sys_time<nanoseconds> time) { return std::to_string(time.
 
 }  // namespace
 
-OtlpTraceWriter::OtlpTraceWriter(std::filesystem::path file, const TraceHeader& about)
-    : file_(std::move(file)), random_(std::random_device{}()) {
-  check_trace_file(file_);
+OtlpTraceWriter::OtlpTraceWriter(const OtlpTraceOptions& options, std::filesystem::path confined_to,
+                                 const TraceHeader& about)
+    // Appended to: each line stands alone, and a collector may be reading the file.
+    : file_({.file = options.file,
+             .confined_to = std::move(confined_to),
+             .header = {},
+             .max_bytes = options.max_bytes,
+             .max_files = options.max_files,
+             .found = TraceFile::Found::appended}),
+      random_(std::random_device{}()) {
   resource_attributes_.push_back(text("service.name", "hookbus"));
   resource_attributes_.push_back(integer("process.pid", about.pid));
   resource_attributes_.push_back(text("host.name", about.host));
@@ -126,8 +133,7 @@ void OtlpTraceWriter::write(const EmissionRecord& record) {
            {"resource", json::object{{"attributes", resource_attributes_}}},
            {"scopeSpans", json::array{json::object{{"scope", json::object{{"name", "hookbus"}, {"version", HOOKBUS_VERSION}}},
                                                    {"spans", std::move(spans)}}}}}}}};
-  if (!output_) output_.emplace(file_, TraceOutput::Mode::append);
-  output_->write(write_json(request) + '\n');
+  file_.write(write_json(request) + '\n');
 }
 
 }  // namespace hookbus::detail

@@ -20,12 +20,18 @@
 
 namespace hookbus::detail {
 
-// A trace file: created with its directories, mode 0600, close-on-exec (hooks
-// must not inherit it). Errors are hookbus::Errors naming the file.
+// An open trace file. Errors are hookbus::Errors naming the file.
 class TraceOutput {
  public:
   enum class Mode { append, truncate };
-  TraceOutput(std::filesystem::path file, Mode mode);
+  // Opens `file`, creating it with mode 0600 (it holds what hooks were
+  // given), close-on-exec (hooks must not inherit it). A symbolic link at
+  // `file` is refused, never followed. With `confined_to` (a project's
+  // config, TraceOptions::confined_to), `file` must lie inside that
+  // directory and be reached through real directories: a link at any
+  // directory below it is refused too, and so is a file that is not a
+  // regular file.
+  TraceOutput(const std::filesystem::path& file, const std::filesystem::path& confined_to, Mode mode);
   ~TraceOutput();
   TraceOutput(const TraceOutput&) = delete;
   TraceOutput& operator=(const TraceOutput&) = delete;
@@ -34,7 +40,6 @@ class TraceOutput {
   // never left in a buffer of ours.
   void write(std::string_view bytes);
   [[nodiscard]] std::uintmax_t size() const noexcept { return size_; }
-  [[nodiscard]] const std::filesystem::path& file() const noexcept { return file_; }
 
  private:
   std::filesystem::path file_;
@@ -42,16 +47,41 @@ class TraceOutput {
   std::uintmax_t size_ = 0;
 };
 
-// Checks, without touching the file, that a tracer will be able to write it:
-// creates its missing directories; the file, or else its directory, must be
-// writable. Files are created only once there is a record to write, so a
-// tracer that records nothing (`hookctl list`) leaves them alone.
-void check_trace_file(const std::filesystem::path& file);
+// One trace file as its writer sees it. Made, it has checked that the file
+// can be written (its missing directories created; the file, or else its
+// directory, writable; no link at the file). The file itself is created or
+// rotated only by the first write, so a tracer that records nothing
+// (`hookctl list`) leaves what is there alone. Each file it starts begins
+// with `header`. Text that would take the file past `max_bytes` (0: no
+// limit) goes to a new file, unless the file holds nothing but its header;
+// FILE becomes FILE.1, FILE.1 becomes FILE.2, ..., FILE.max_files is the
+// last kept. Only regular files are rotated: links are never followed, and
+// a device (/dev/null) is written as it is.
+class TraceFile {
+ public:
+  enum class Found {
+    kept,      // a FILE found at the first write becomes FILE.1: each tracer has a file of its own
+    appended,  // a FILE found at the first write is appended to
+  };
+  struct Options {
+    std::filesystem::path file{};
+    std::filesystem::path confined_to{};  // TraceOptions::confined_to; empty: anywhere
+    std::string header{};
+    std::uintmax_t max_bytes = 0;
+    unsigned max_files = 5;
+    Found found = Found::kept;
+  };
+  explicit TraceFile(Options options);
 
-// FILE becomes FILE.1, FILE.1 becomes FILE.2, ..., up to FILE.keep; what would
-// become FILE.(keep+1) is removed (with keep 0, FILE itself). Nothing when FILE
-// is not a regular file (absent, or a device such as /dev/stdout).
-void rotate_trace_file(const std::filesystem::path& file, unsigned keep);
+  void write(std::string_view text);
+  [[nodiscard]] bool started() const noexcept { return output_.has_value(); }
+
+ private:
+  void start(TraceOutput::Mode mode);
+
+  Options options_;
+  std::optional<TraceOutput> output_;
+};
 
 // The tool a tool event is about, for the formats that name it.
 struct ToolOfEvent {
@@ -60,25 +90,21 @@ struct ToolOfEvent {
 };
 std::optional<ToolOfEvent> tool_of(const HookEvent& event);
 
-// hookbus's trace file.
+// hookbus's trace file: a header line, then one line per record.
 class JsonlTraceWriter {
  public:
-  JsonlTraceWriter(JsonlTraceOptions options, TraceHeader header);
+  JsonlTraceWriter(const JsonlTraceOptions& options, std::filesystem::path confined_to, const TraceHeader& header);
   void write(const EmissionRecord& record);
 
  private:
-  void start_file();
-
-  JsonlTraceOptions options_;
-  TraceHeader header_;
-  std::optional<TraceOutput> output_;
-  std::uintmax_t header_bytes_ = 0;
+  TraceFile file_;
 };
 
 // The Chrome trace event format, JSON array form: "[", one event per line, "]".
 class ChromeTraceWriter {
  public:
-  ChromeTraceWriter(std::filesystem::path file, std::int64_t pid, std::string process_name);
+  ChromeTraceWriter(std::filesystem::path file, std::filesystem::path confined_to, std::int64_t pid,
+                    const std::string& process_name);
   ~ChromeTraceWriter();  // writes the closing bracket
   ChromeTraceWriter(const ChromeTraceWriter&) = delete;
   ChromeTraceWriter& operator=(const ChromeTraceWriter&) = delete;
@@ -87,10 +113,8 @@ class ChromeTraceWriter {
  private:
   void write_event(const boost::json::object& event, std::string& text) const;
 
-  std::filesystem::path file_;
-  std::optional<TraceOutput> output_;
-  std::string process_name_;
   std::int64_t pid_;
+  TraceFile file_;
   std::chrono::sys_time<std::chrono::nanoseconds> origin_;  // ts 0
   std::set<std::uint32_t> named_threads_;
 };
@@ -98,14 +122,13 @@ class ChromeTraceWriter {
 // OTLP/JSON lines: one ExportTraceServiceRequest per emit.
 class OtlpTraceWriter {
  public:
-  OtlpTraceWriter(std::filesystem::path file, const TraceHeader& about);
+  OtlpTraceWriter(const OtlpTraceOptions& options, std::filesystem::path confined_to, const TraceHeader& about);
   void write(const EmissionRecord& record);
 
  private:
   std::string new_id(std::size_t bytes);
 
-  std::filesystem::path file_;
-  std::optional<TraceOutput> output_;
+  TraceFile file_;
   boost::json::array resource_attributes_;
   std::mt19937_64 random_;
 };

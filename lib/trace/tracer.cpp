@@ -36,17 +36,44 @@ namespace {
 
 constexpr std::int64_t kMaxQueueCapacity = 1 << 20;
 
-std::filesystem::path file_of(const ConfigValue& value) { return value.as_path(); }
+// A file named in the "trace" settings. In a project layer's config it must
+// stay inside the project: the repository chose it.
+std::filesystem::path file_of(const ConfigValue& value, bool in_project) {
+  if (in_project) {
+    const std::filesystem::path written = value.as_nonempty_string();
+    if (written.is_absolute())
+      throw ConfigError(value.location(),
+                        fmt::format("\"{}\" is an absolute path, and a project's config may write trace files only "
+                                    "inside the project: give a path relative to the project directory, or set "
+                                    "\"trace\" in your user config to write elsewhere",
+                                    written.string()));
+    if (const std::filesystem::path normal = written.lexically_normal(); !normal.empty() && *normal.begin() == "..")
+      throw ConfigError(value.location(),
+                        fmt::format("\"{}\" leaves the project directory, and a project's config may write trace "
+                                    "files only inside the project: give a path inside it, or set \"trace\" in your "
+                                    "user config to write elsewhere",
+                                    written.string()));
+  }
+  return value.as_path();
+}
 
-JsonlTraceOptions read_jsonl(const ConfigValue& value) {
-  if (value.json().is_string()) return {.file = value.as_path()};
+// "PATH" or {"file": "PATH", "max_bytes": N, "max_files": N}, over the defaults of Options.
+template <class Options>
+Options read_rotated_file(const ConfigValue& value, bool in_project) {
+  Options options;
+  if (value.json().is_string()) {
+    options.file = file_of(value, in_project);
+    return options;
+  }
+  if (!value.json().is_object()) value.fail_expected(R"(a path (string), or an object {"file", "max_bytes", "max_files"})");
   const ConfigObject object = value.as_object();
   object.allow_only({"file", "max_bytes", "max_files"});
-  JsonlTraceOptions jsonl{.file = object.required("file", "the trace file's path (string)").as_path()};
+  options.file = file_of(object.required("file", "the trace file's path (string)"), in_project);
   if (auto max_bytes = object.find("max_bytes"))
-    jsonl.max_bytes = static_cast<std::uintmax_t>(max_bytes->as_integer(4096, std::numeric_limits<std::int64_t>::max()));
-  if (auto max_files = object.find("max_files")) jsonl.max_files = static_cast<unsigned>(max_files->as_integer(0, 1000));
-  return jsonl;
+    options.max_bytes =
+        static_cast<std::uintmax_t>(max_bytes->as_integer(4096, std::numeric_limits<std::int64_t>::max()));
+  if (auto max_files = object.find("max_files")) options.max_files = static_cast<unsigned>(max_files->as_integer(0, 1000));
+  return options;
 }
 
 std::optional<DeliveryQueue> read_queue(const ConfigValue& value) {
@@ -80,16 +107,22 @@ std::string host_name() {
 
 }  // namespace
 
-TraceOptions read_trace_options(const ConfigObject& settings) {
+TraceOptions read_trace_options(const ConfigObject& settings, Layer layer) {
   settings.allow_only({"jsonl", "chrome", "otlp", "queue"});
+  const bool in_project = is_project_layer(layer);
   TraceOptions options;
-  if (auto jsonl = settings.find("jsonl")) options.jsonl = read_jsonl(*jsonl);
-  if (auto chrome = settings.find("chrome")) options.chrome = file_of(*chrome);
-  if (auto otlp = settings.find("otlp")) options.otlp = file_of(*otlp);
+  if (auto jsonl = settings.find("jsonl")) options.jsonl = read_rotated_file<JsonlTraceOptions>(*jsonl, in_project);
+  if (auto chrome = settings.find("chrome")) options.chrome = file_of(*chrome, in_project);
+  if (auto otlp = settings.find("otlp")) options.otlp = read_rotated_file<OtlpTraceOptions>(*otlp, in_project);
   if (auto queue = settings.find("queue")) options.queue = read_queue(*queue);
   if (!options.jsonl && !options.chrome && !options.otlp)
     throw ConfigError(settings.location(), "nothing to write: give at least one of \"jsonl\", \"chrome\" and \"otlp\"");
-  if (!settings.location().project_dir.empty()) options.project = settings.location().project_dir;
+  // A project's config is about its project; the user's and the administrator's are about none.
+  if (in_project) {
+    const std::filesystem::path& project = settings.location().project_dir;
+    options.project = project.empty() ? std::filesystem::current_path() : project;
+    options.confined_to = options.project;
+  }
   return options;
 }
 
@@ -127,15 +160,16 @@ Tracer::Tracer(TraceOptions options) : sinks_(std::make_shared<Sinks>()), queue_
                            .pid = ::getpid(),
                            .host = host_name(),
                            .project = options.project};
-  if (options.jsonl) sinks_->jsonl.emplace(*options.jsonl, header);
+  const std::filesystem::path confined_to = options.confined_to.value_or(std::filesystem::path());
+  if (options.jsonl) sinks_->jsonl.emplace(*options.jsonl, confined_to, header);
   if (options.chrome)
-    sinks_->chrome.emplace(*options.chrome, header.pid,
+    sinks_->chrome.emplace(*options.chrome, confined_to, header.pid,
                            header.project ? fmt::format("hookbus {}", header.project->string()) : "hookbus");
-  if (options.otlp) sinks_->otlp.emplace(*options.otlp, header);
+  if (options.otlp) sinks_->otlp.emplace(*options.otlp, confined_to, header);
 }
 
 // A file the tracer cannot open is an error of the config's "trace" settings.
-Tracer::Tracer(const ConfigObject& settings) try : Tracer(read_trace_options(settings)) {
+Tracer::Tracer(const ConfigObject& settings, Layer layer) try : Tracer(read_trace_options(settings, layer)) {
 } catch (const ConfigError&) {
   throw;
 } catch (const Error& error) {

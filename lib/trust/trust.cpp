@@ -5,10 +5,13 @@
 #include "external/file_safety.hpp"
 #include "support/directory_tree.hpp"
 #include "support/files.hpp"
+#include "support/logging.hpp"
 #include "support/sha256.hpp"
+#include "support/text.hpp"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -19,6 +22,7 @@
 #include <chrono>
 #include <map>
 #include <set>
+#include <span>
 #include <system_error>
 
 namespace hookbus {
@@ -185,8 +189,11 @@ void write_store(const fs::path& store, const Records& records) {
 class StoreLock {
  public:
   explicit StoreLock(const fs::path& store) {
-    std::error_code ec;
-    fs::create_directories(store.parent_path(), ec);
+    try {
+      detail::create_private_directory(store.parent_path());
+    } catch (const Error& error) {
+      throw TrustError(error.what());
+    }
     const fs::path lock = fs::path(store).concat(".lock");
     fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0)
@@ -228,15 +235,20 @@ std::vector<FileChange> changes_between(const ProjectFingerprint& trusted, const
   return changes;
 }
 
+// The first changes a warning lists; the rest are counted (`hookctl trust --dry-run` lists them all).
+constexpr std::size_t kChangesListed = 10;
+
 std::string change_summary(const std::vector<FileChange>& changes) {
   std::vector<std::string> parts;
-  for (const auto& change : changes) {
+  for (const auto& change : std::span(changes).first(std::min(changes.size(), kChangesListed))) {
     switch (change.kind) {
       case FileChange::Kind::added: parts.push_back("added " + change.path); break;
       case FileChange::Kind::removed: parts.push_back("removed " + change.path); break;
       case FileChange::Kind::modified: parts.push_back(fmt::format("modified {} ({})", change.path, change.detail)); break;
     }
   }
+  if (changes.size() > kChangesListed)
+    parts.push_back(fmt::format("and {} more (hookctl trust --dry-run lists them all)", changes.size() - kChangesListed));
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
@@ -244,7 +256,7 @@ std::string change_summary(const std::vector<FileChange>& changes) {
 // trusted or changed, with the changes and the message.
 void compare_with_record(TrustReport& report, const std::optional<TrustStore::Record>& record, const ProjectFiles& files) {
   const std::string review =
-      fmt::format("review them, then run: hookctl trust --{} '{}'", files.kind, files.project.string());
+      fmt::format("review them, then run: hookctl trust --{} {}", files.kind, detail::shell_quoted(files.project.string()));
   if (!record) {
     report.state = TrustState::untrusted;
     report.message = fmt::format("the {} {} is not trusted, so its {} file(s) with hooks and config do not run; {}",
@@ -364,13 +376,22 @@ TrustedFiles::TrustedFiles(const ProjectFiles& files, ProjectFingerprint trusted
   }
 }
 
+std::string TrustedFiles::refusal(const std::filesystem::path& file, std::string_view what, std::string_view use) const {
+  return fmt::format("{} {} since the {} {} was trusted, so it does not {}; review it, then run: hookctl trust "
+                     "--{} {}",
+                     file.string(), what, kind_, project_.string(), use, kind_, detail::shell_quoted(project_.string()));
+}
+
+std::optional<std::string> TrustedFiles::why_not_apply(const std::filesystem::path& file, std::string_view sha256) const {
+  const auto trusted = trusted_.find(recorded_path(project_, file.lexically_normal()));
+  if (trusted == trusted_.end()) return refusal(file, "appeared", "apply");
+  if (trusted->second.sha256 != sha256) return refusal(file, "changed content", "apply");
+  return std::nullopt;
+}
+
 std::optional<std::string> TrustedFiles::why_not_run(const std::filesystem::path& file) const {
   const std::string name = recorded_path(project_, file.lexically_normal());
-  const auto refuse = [&](std::string_view what) {
-    return fmt::format("{} {} since the {} {} was trusted, so it does not run; review it, then run: hookctl trust "
-                       "--{} '{}'",
-                       file.string(), what, kind_, project_.string(), kind_, project_.string());
-  };
+  const auto refuse = [&](std::string_view what) { return refusal(file, what, "run"); };
   const auto trusted = trusted_.find(name);
   if (trusted == trusted_.end()) return refuse("appeared");
   struct stat st {};
@@ -387,6 +408,8 @@ std::optional<std::string> TrustedFiles::why_not_run(const std::filesystem::path
   }
   if (now.mode != trusted->second.mode)
     return refuse(fmt::format("changed mode ({:04o} -> {:04o})", trusted->second.mode, now.mode));
+  detail::log(spdlog::level::debug, "{}: hashed to check it against the trusted {} (no earlier check matches its stat)",
+              file.string(), kind_);
   std::string digest;
   try {
     digest = detail::sha256_hex(detail::read_regular_file(file, max_fingerprinted_bytes));

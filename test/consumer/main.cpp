@@ -20,4 +20,6 @@ int main() {
       {.label = "guard", .failure = hookbus::FailurePolicy::fail_closed, .tools = "bash"});
   const hookbus::ToolCallResult outcome = hooks.emit(call);
   std::cout << "denied by " << outcome.decided_by->handler << ": " << outcome.reason << '\n';
+  // Where the library looks for its voice plugins: as a subproject, the build's own plugins/.
+  std::cout << "built-in plugins in " << hookbus::builtin_plugin_directory().string() << '\n';
 }

@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <ranges>
 #include <span>
 #include <system_error>
 
@@ -241,22 +242,27 @@ void print_group_help(std::string_view group) {
   fmt::print("\nRun '{} {} COMMAND --help' for a command's arguments and options.\n", program, group);
 }
 
+// README.md's table says the same (HookctlHelp.ReadmesExitCodesAreHookctlHelps).
 constexpr std::string_view exit_codes_help =
     "exit codes:\n"
-    "  0  done; emit and run-hook also when a hook refused the event, unless --exit-code\n"
-    "  1  a hook refused the event (denied, cancelled, rejected), with --exit-code;\n"
-    "     replay: a decision differs from the recording\n"
-    "  2  usage or input error: unknown command or option, missing or extra argument,\n"
-    "     invalid event JSON, a path that does not exist or is of the wrong kind,\n"
-    "     a trace file that does not read\n"
-    "  3  config error: .hookbus/config.json, or a built-in's settings in it\n"
-    "  4  failure: the hook failed (run-hook), stdout or stderr could not be written,\n"
-    "     any other error\n";
+    "  0  done; for emit and run-hook, also when a hook refused the event, unless\n"
+    "     --exit-code\n"
+    "  1  a hook refused the event (denied, cancelled, rejected) and --exit-code was\n"
+    "     given; replay: a decision differs from the recording\n"
+    "  2  usage or input error: unknown command or option, a missing or extra argument,\n"
+    "     invalid event JSON, a path that does not exist or is of the wrong kind, a trace\n"
+    "     file that does not read\n"
+    "  3  config error: .hookbus/config.json, or a built-in's settings in it (list checks\n"
+    "     them as emit does)\n"
+    "  4  failure: the hook failed (run-hook), stdout could not be written (a full disk,\n"
+    "     a closed stdout), a message or log line could not be written to stderr (when\n"
+    "     the command would otherwise exit 0), any other error\n";
 
 constexpr std::string_view environment_help =
     "environment:\n"
     "  SPDLOG_LEVEL     log level of the hookbus logger: trace, debug, info (default), warn,\n"
-    "                   error, off; or per logger, as SPDLOG_LEVEL=hookbus=debug\n"
+    "                   error, critical, off; or per logger, as SPDLOG_LEVEL=hookbus=debug;\n"
+    "                   a level it does not know is a warning, and ignored\n"
     "  NO_COLOR         set and not empty: no colour (colour is only used on a terminal)\n"
     "  XDG_CONFIG_HOME  the user's hook directory is $XDG_CONFIG_HOME/hookbus/hooks\n";
 
@@ -537,10 +543,42 @@ bool standard_streams_usable() {
   return true;
 }
 
+// What spdlog's cfg helpers would silently skip in SPDLOG_LEVEL ("LEVEL" or
+// "LEVEL,LOGGER=LEVEL,..."): each level they do not know, or the whole value
+// when it is longer than they read; one warning each, naming the valid levels.
+std::vector<std::string> spdlog_level_warnings(std::string_view value) {
+  constexpr std::size_t longest_read = 512;  // spdlog::cfg::helpers::load_levels ignores a longer value
+  constexpr std::string_view valid = "trace, debug, info, warning (warn), error (err), critical, off";
+  if (value.size() > longest_read)
+    return {fmt::format("SPDLOG_LEVEL is longer than {} characters and is ignored; it holds a level (one of: {}) "
+                        "or LOGGER=LEVEL pairs separated by commas",
+                        longest_read, valid)};
+  std::vector<std::string> warnings;
+  const auto trimmed = [](std::string_view text) {
+    const auto first = text.find_first_not_of(" \n\r\t");
+    return first == std::string_view::npos ? std::string_view() : text.substr(first, text.find_last_not_of(" \n\r\t") - first + 1);
+  };
+  for (const auto part : std::views::split(value, ',')) {
+    const std::string_view setting(part.begin(), part.end());
+    if (setting.empty()) continue;
+    const auto equals = setting.find('=');
+    std::string level(trimmed(equals == std::string_view::npos ? setting : setting.substr(equals + 1)));
+    std::ranges::transform(level, level.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (spdlog::level::from_str(level) != spdlog::level::off || level == "off") continue;
+    const std::string logger =
+        equals == std::string_view::npos ? "" : fmt::format(" for logger '{}'", printable(trimmed(setting.substr(0, equals))));
+    warnings.push_back(fmt::format("SPDLOG_LEVEL: unknown level '{}'{}, ignored; valid levels are: {}", printable(level),
+                                   logger, valid));
+  }
+  return warnings;
+}
+
 // The hookbus logger for a command-line tool: on stderr, "hookbus: warning: ...",
 // coloured only on a terminal and never with NO_COLOR, at the level SPDLOG_LEVEL
-// gives (spdlog's cfg helpers), off with -q.
+// gives (spdlog's cfg helpers; a level they do not know is a warning), off with -q.
 void set_up_logging(bool quiet) {
+  if (const char* levels = std::getenv("SPDLOG_LEVEL"); levels != nullptr && !quiet)
+    for (const std::string& warning : spdlog_level_warnings(levels)) print_to_stderr("{}: warning: {}\n", program, warning);
   const char* no_color = std::getenv("NO_COLOR");
   const auto mode = no_color != nullptr && *no_color != '\0' ? spdlog::color_mode::never : spdlog::color_mode::automatic;
   auto logger = std::make_shared<spdlog::logger>("hookbus", std::make_shared<spdlog::sinks::stderr_color_sink_mt>(mode));

@@ -23,6 +23,14 @@ namespace hookctl {
 // read; written by hookbus::write_json (valid UTF-8, no non-finite number).
 std::string pretty_json(const boost::json::value& value);
 
+// ---- partial_event.cpp
+
+// The event at `event_index` from JSON that may leave out any member, at any
+// depth (in the elements of arrays too): what it leaves out takes the
+// catalogue's default. A value of the wrong type is a hookbus::JsonError
+// naming its path, as from hookbus::event_from_json.
+hookbus::HookEvent event_with_defaults(std::size_t event_index, const boost::json::value& given);
+
 // ---- catalogue_commands.cpp
 
 int events_command(const Invocation& invocation);  // events [--json]
@@ -35,7 +43,8 @@ hookbus::ProjectTrustPolicy trust_policy(const Invocation& invocation);
 
 // The bus set up for the project as an engine would, with the workspace that
 // --workspace names active. A bad config file is a ConfigError: exit_config.
-// `trace` false: config's "trace" installs no tracer.
+// `trace` false: config's "trace" installs no tracer, which would create the
+// trace files' directories (list and config, which only read, and replay).
 struct SetUp {
   hookbus::Installation project;
   std::optional<hookbus::Installation> workspace;

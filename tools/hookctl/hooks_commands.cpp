@@ -47,18 +47,6 @@ std::optional<fs::path> workspace_of(const Invocation& invocation) {
 }
 
 
-// `given` over `defaults`: every key `given` lacks takes its default, in nested
-// objects too; what `given` has wins (arrays are taken whole).
-json::value with_defaults(const json::value& defaults, const json::value& given) {
-  if (!defaults.is_object() || !given.is_object()) return given;
-  json::object merged = defaults.as_object();
-  for (const auto& [key, value] : given.as_object()) {
-    const auto* fallback = merged.if_contains(key);
-    merged[key] = fallback != nullptr ? with_defaults(*fallback, value) : value;
-  }
-  return merged;
-}
-
 // The most of stdin an event's JSON may take: far more than any event, far
 // less than a mistaken `cat /dev/zero |` could fill memory with.
 constexpr std::size_t max_event_json_size = 64 << 20;
@@ -75,17 +63,16 @@ std::string read_event_json_from_stdin() {
 }
 
 // The event NAME from JSON given as an argument, or read from stdin for "-";
-// no JSON is the empty object. A field the JSON leaves out takes the
-// catalogue's default (an empty string, zero, the first enum value), so a
-// command line needs only the fields that matter; the library's own reader
-// stays strict (json.hpp).
+// no JSON is the empty object. A field the JSON leaves out, at any depth,
+// takes the catalogue's default (event_with_defaults), so a command line needs
+// only the fields that matter; the library's own reader stays strict (json.hpp).
 HookEvent read_event(std::string_view name, std::optional<std::string_view> json_argument) {
   const std::size_t index = resolve_event(name);  // UnknownEventError: a usage error, listing the names
   try {
     json::value given = json::object{};
     if (json_argument == "-") given = parse_json(read_event_json_from_stdin(), "stdin");
     else if (json_argument) given = parse_json(*json_argument, "the JSON argument");
-    return event_from_json(index, with_defaults(to_json(make_event(index)), given));
+    return event_with_defaults(index, given);
   } catch (const JsonError& error) {
     throw UsageError(printable(error.what()));
   }
@@ -138,10 +125,6 @@ std::string event_list(const DiscoveredHook& hook) {
                           : fmt::format("{} (= {})", printable(event.name), event_name(event.index)));
   }
   return fmt::format("{}", fmt::join(names, ", "));
-}
-
-std::string_view protocol_name(HookProtocol protocol) {
-  return protocol == HookProtocol::claude_code ? "claude_code" : "hookbus";
 }
 
 // A skipped file that is a hook (shadowed, refused or not run), which has a protocol; not an ignored file or a directory.
@@ -217,6 +200,15 @@ std::string from_source(Layer layer, const std::string& source) {
   return source.empty() || source == layer_name(layer) ? "" : ", from " + printable(source);
 }
 
+// What `list` says plugins and built-ins speak, beside the hooks' protocols.
+constexpr std::string_view kPluginProtocol = "plugin";
+constexpr std::string_view kBuiltinProtocol = "built-in";
+
+// A plugin's own name once loaded, else its file's.
+std::string plugin_name(const PluginReport& plugin) {
+  return plugin.loaded ? plugin.name : plugin.file.filename().string();
+}
+
 // "project DIR: trusted" (or "workspace DIR: ...").
 void print_trust(const SetupReport& report, std::string_view kind = "project") {
   fmt::print("{} {}: {}\n", kind, shown_path(report.trust.project), trust_state_name(report.trust.state));
@@ -271,7 +263,7 @@ void print_list_text(const SetupReport& report, std::string_view kind = "project
       fmt::print("  {}: {}\n    {}  ({}, {} protocol)\n    {}\n", printable(hook.name),
                  printable(fmt::format("{}", fmt::join(hook.events, ", "))),
                  hook.command.empty() ? shown_path(hook.path) : printable(hook.source + ": " + hook.command),
-                 layer_and_trust(report, hook.layer), protocol_name(hook.protocol), printable(hook.reason));
+                 layer_and_trust(report, hook.layer), hook_protocol_name(hook.protocol), printable(hook.reason));
   }
   if (!report.discovery.skipped.empty()) {
     fmt::print("\nskipped:\n");
@@ -279,18 +271,22 @@ void print_list_text(const SetupReport& report, std::string_view kind = "project
       fmt::print("  {} {}: {}\n    {}  ({}{}{})\n", skip_reason_name(file.why),
                  file.name.empty() ? "directory" : printable(file.name), printable(file.reason), shown_path(file.path),
                  layer_and_trust(report, file.layer),
-                 is_a_hook(file) ? fmt::format(", {} protocol", protocol_name(file.protocol)) : "",
+                 is_a_hook(file) ? fmt::format(", {} protocol", hook_protocol_name(file.protocol)) : "",
                  from_source(file.layer, file.source));
   }
   if (!report.plugins.empty()) {
     fmt::print("\nplugins:\n");
     for (const auto& plugin : report.plugins)
-      fmt::print("  {} ({}): {}\n    {}\n", plugin.loaded ? printable(plugin.name) : "not loaded", layer_name(plugin.layer),
-                 plugin.loaded ? "loaded" : printable(plugin.reason), shown_path(plugin.file));
+      fmt::print("  {}: {}\n    {}  ({}, {})\n", printable(plugin_name(plugin)),
+                 plugin.loaded ? "loaded" : "not loaded: " + printable(plugin.reason), shown_path(plugin.file),
+                 layer_and_trust(report, plugin.layer), kPluginProtocol);
   }
   if (!report.builtins.empty()) {
     fmt::print("\nbuilt-ins:\n");
-    for (const auto& builtin : report.builtins) fmt::print("  {}\n", printable(builtin));
+    for (const auto& builtin : report.builtins)
+      fmt::print("  {}: {}\n    {}  ({}, {})\n", printable(builtin.name),
+                 builtin.installed ? "installed" : "not installed: " + printable(builtin.reason), shown_path(builtin.file),
+                 layer_and_trust(report, builtin.layer), kBuiltinProtocol);
   }
   if (!report.warnings.empty()) {
     fmt::print("\nwarnings:\n");
@@ -326,7 +322,7 @@ json::object list_json(const SetupReport& report) {
         {"events", strings_json(installed.events)},
         {"path", installed.path.string()},
         {"source", claude_code ? installed.source : discovered(report, installed).source},
-        {"protocol", protocol_name(installed.protocol)},
+        {"protocol", hook_protocol_name(installed.protocol)},
         {"events_from", claude_code ? "settings" : events_from_name(discovered(report, installed).events_from)},
         {"matcher", installed.matcher},
         {"command", installed.command},
@@ -346,7 +342,7 @@ json::object list_json(const SetupReport& report) {
     not_installed.push_back(json::object{{"name", hook.name},
                                          {"layer", layer_name(hook.layer)},
                                          {"trust", hook_trust(hook.layer, report.trust.state)},
-                                         {"protocol", protocol_name(hook.protocol)},
+                                         {"protocol", hook_protocol_name(hook.protocol)},
                                          {"events", strings_json(hook.events)},
                                          {"path", hook.path.string()},
                                          {"command", hook.command},
@@ -358,17 +354,28 @@ json::object list_json(const SetupReport& report) {
                                    {"name", file.name},
                                    {"layer", layer_name(file.layer)},
                                    {"trust", hook_trust(file.layer, report.trust.state)},
-                                   {"protocol", is_a_hook(file) ? json::value(protocol_name(file.protocol)) : json::value(nullptr)},
+                                   {"protocol", is_a_hook(file) ? json::value(hook_protocol_name(file.protocol)) : json::value(nullptr)},
                                    {"path", file.path.string()},
                                    {"source", file.source},
                                    {"reason", file.reason}});
   json::array plugins;
   for (const auto& plugin : report.plugins)
-    plugins.push_back(json::object{{"name", plugin.name},
+    plugins.push_back(json::object{{"name", plugin_name(plugin)},
                                    {"layer", layer_name(plugin.layer)},
+                                   {"trust", hook_trust(plugin.layer, report.trust.state)},
+                                   {"protocol", kPluginProtocol},
                                    {"file", plugin.file.string()},
                                    {"loaded", plugin.loaded},
                                    {"reason", plugin.reason}});
+  json::array builtins;
+  for (const auto& builtin : report.builtins)
+    builtins.push_back(json::object{{"name", builtin.name},
+                                    {"layer", layer_name(builtin.layer)},
+                                    {"trust", hook_trust(builtin.layer, report.trust.state)},
+                                    {"protocol", kBuiltinProtocol},
+                                    {"file", builtin.file.string()},
+                                    {"installed", builtin.installed},
+                                    {"reason", builtin.reason}});
   return json::object{
                          {"project", report.trust.project.string()},
                          {"trust", json::object{{"state", trust_state_name(report.trust.state)},
@@ -381,7 +388,7 @@ json::object list_json(const SetupReport& report) {
                          {"not_installed", std::move(not_installed)},
                          {"skipped", std::move(skipped)},
                          {"plugins", std::move(plugins)},
-                         {"builtins", strings_json(report.builtins)},
+                         {"builtins", std::move(builtins)},
                          {"warnings", strings_json(report.warnings)},
                      };
 }
@@ -471,10 +478,6 @@ struct MergedSetting {
   std::string default_name = "default";  // what `from` is when no file set it
 };
 
-std::string_view protocol_value(HookProtocol protocol) {
-  return protocol == HookProtocol::claude_code ? "claude_code" : "hookbus";
-}
-
 // What became of the hook of `name` in `layer`: installed, not installed, skipped.
 std::string hook_state(const SetupReport& report, Layer layer, const std::string& name) {
   for (const auto& hook : report.hooks.installed)
@@ -511,7 +514,7 @@ void add_hook_settings(const SetupReport& report, std::vector<MergedSetting>& ou
     out.push_back({key + "timeout_ms", of, s.timeout.value.count(), s.timeout.origin});
     out.push_back({key + "failure", of, json::string(failure_name(s.failure.value)), s.failure.origin});
     out.push_back({key + "disabled", of, s.disabled.value, s.disabled.origin});
-    out.push_back({key + "protocol", of, json::string(protocol_value(s.protocol.value)), s.protocol.origin});
+    out.push_back({key + "protocol", of, json::string(hook_protocol_name(s.protocol.value)), s.protocol.origin});
     out.push_back({key + "events", of, strings_json(s.events.value), s.events.origin, "default (asked)"});
     out.push_back({key + "matcher", of, json::string(s.matcher.value), s.matcher.origin});
     out.push_back({key + "tools", of, json::string(s.tools.value), s.tools.origin, "default (every tool)"});
@@ -528,10 +531,11 @@ std::vector<MergedSetting> merged_settings(const SetupReport& report, ProjectTru
   const LayeredConfig& config = report.config;
   std::vector<MergedSetting> out;
   const ProjectTrustPolicy policy = config.project_trust(engine_policy);
-  out.push_back({"project_trust", "", json::string(policy == ProjectTrustPolicy::trust_all ? "trust_all"
-                                                   : policy == ProjectTrustPolicy::ignore  ? "ignore"
-                                                                                           : "require"),
-                 config.project_trust_origin(engine_policy), "the engine (hookctl --project-trust)"});
+  out.push_back({"project_trust", "", json::string(project_trust_name(policy)), config.project_trust_origin(engine_policy),
+                 "the engine (hookctl --project-trust)"});
+  for (const auto& overruled : config.project_trust_overruled(engine_policy))
+    out.push_back({"project_trust", fmt::format("ignored: looser than {}", project_trust_name(policy)),
+                   json::string(project_trust_name(overruled.value)), overruled.origin});
   for (const Layer layer : all_layers) {
     const auto timeout = config.default_timeout(layer);
     out.push_back({"timeout_ms", fmt::format("{} hooks", layer_name(layer)), timeout.value.count(), timeout.origin});
@@ -636,8 +640,23 @@ std::optional<std::string> policy_note(const Locations& locations) {
                      config.project_trust_origin(ProjectTrustPolicy::require).file.string());
 }
 
+// What of the config that trust records would not apply (a key its layer
+// may not set) or stops the engine once trusted (an error): said before it runs.
+std::vector<std::string> config_warnings(const std::vector<std::pair<fs::path, Layer>>& files) {
+  std::vector<std::string> warnings;
+  for (const auto& [file, layer] : files) {
+    try {
+      if (auto config = load_layer_config(file, layer))
+        for (auto& warning : config->warnings) warnings.push_back(std::move(warning));
+    } catch (const ConfigError& error) {
+      warnings.push_back(std::string(error.what()) + " (once trusted, this stops the engine)");
+    }
+  }
+  return warnings;
+}
+
 void print_trust_json(const TrustReport& report, bool recorded, const TrustStore& store,
-                      const std::optional<std::string>& note) {
+                      const std::optional<std::string>& note, const std::vector<std::string>& warnings) {
   json::array changes;
   for (const auto& change : report.changes)
     changes.push_back(json::object{{"kind", change_name(change.kind)}, {"path", change.path}, {"detail", change.detail}});
@@ -648,16 +667,16 @@ void print_trust_json(const TrustReport& report, bool recorded, const TrustStore
                                                {"changes", std::move(changes)},
                                                {"recorded", recorded},
                                                {"store", store.file().string()},
-                                               {"note", note ? json::value(*note) : json::value(nullptr)}}));
+                                               {"note", note ? json::value(*note) : json::value(nullptr)},
+                                               {"warnings", strings_json(warnings)}}));
 }
 
 }  // namespace
 
 ProjectTrustPolicy trust_policy(const Invocation& invocation) {
   const std::string_view name = invocation.value("--project-trust").value_or("require");
-  if (name == "require") return ProjectTrustPolicy::require;
-  if (name == "trust_all") return ProjectTrustPolicy::trust_all;
-  if (name == "ignore") return ProjectTrustPolicy::ignore;
+  for (const ProjectTrustPolicy policy : {ProjectTrustPolicy::trust_all, ProjectTrustPolicy::require, ProjectTrustPolicy::ignore})
+    if (name == project_trust_name(policy)) return policy;
   throw UsageError(fmt::format("--project-trust must be require, trust_all or ignore, not '{}'", printable(name)));
 }
 
@@ -665,7 +684,8 @@ SetUp set_up(Hooks& hooks, const Invocation& invocation, ProjectTrustPolicy poli
   SetUp bus{setup(hooks, {.project_dir = invocation.project_dir(), .project_trust = policy, .trace = trace}),
             std::nullopt};
   if (const auto workspace = workspace_of(invocation))
-    bus.workspace = load_workspace(hooks, *workspace, {.locations = bus.project.report.locations, .trust = policy});
+    bus.workspace = load_workspace(hooks, *workspace,
+                                   {.locations = bus.project.report.locations, .trust = policy, .trace = trace});
   return bus;
 }
 
@@ -680,7 +700,7 @@ std::string verdict(const HookEvent& event, const HookOutcome& outcome) {
 int list_command(const Invocation& invocation) {
   logger()->set_level(spdlog::level::off);  // everything is in the report: no second copy on stderr
   Hooks hooks;
-  const SetUp bus = set_up(hooks, invocation, trust_policy(invocation));
+  const SetUp bus = set_up(hooks, invocation, trust_policy(invocation), /*trace=*/false);  // creates no trace directory
   if (invocation.json()) {
     json::object listing = list_json(bus.project.report);
     if (bus.workspace) listing["workspace"] = list_json(bus.workspace->report);
@@ -777,8 +797,13 @@ int trust_command(const Invocation& invocation) {
   const bool record = !dry_run && report.state != TrustState::nothing_to_trust;
   if (record) store.trust(subject, report.now);
   const std::optional<std::string> note = policy_note(locations);
+  const std::vector<std::string> warnings =
+      config_warnings(workspace ? std::vector<std::pair<fs::path, Layer>>{{*workspace / "config.json", Layer::project}}
+                                : std::vector<std::pair<fs::path, Layer>>{
+                                      {locations.config_file(Layer::project), Layer::project},
+                                      {locations.config_file(Layer::local), Layer::local}});
   if (invocation.json()) {
-    print_trust_json(report, record, store, note);
+    print_trust_json(report, record, store, note, warnings);
     return exit_ok;
   }
   if (report.state == TrustState::nothing_to_trust) {
@@ -795,6 +820,7 @@ int trust_command(const Invocation& invocation) {
                  change.detail.empty() ? "" : " (" + printable(change.detail) + ")");
   }
   if (record) fmt::print("recorded in {}\n", shown_path(store.file()));
+  for (const auto& warning : warnings) fmt::print("warning: {}\n", printable(warning));
   if (note) fmt::print("note: {}\n", printable(*note));
   return exit_ok;
 }
@@ -803,7 +829,7 @@ int config_command(const Invocation& invocation) {
   logger()->set_level(spdlog::level::off);
   Hooks hooks;
   const ProjectTrustPolicy engine_policy = trust_policy(invocation);
-  const SetUp bus = set_up(hooks, invocation, engine_policy);
+  const SetUp bus = set_up(hooks, invocation, engine_policy, /*trace=*/false);  // creates no trace directory
   const SetupReport& report = bus.project.report;
   const std::vector<MergedSetting> settings = merged_settings(report, engine_policy);
   if (invocation.json()) {

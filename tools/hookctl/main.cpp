@@ -104,12 +104,15 @@ const std::vector<Command> commands{
              R"("result": {"recorded", "now", "recorded_verdict", "now_verdict"} or null, )"
              R"("handlers": [{"handler", "source", "recorded", "now"}]}]})",
      .project = true,
-     .details = "The project is set up as emit sets it up (its trace config records nothing), and\n"
-                "each recorded event is emitted again. A handler whose action or reason differs,\n"
-                "that did not run then or does not run now, is reported, and so is a result that\n"
-                "differs (compared when no in-process handler of the engine changed the recorded\n"
-                "one: those are not in the project). Exit 1 when anything differs, so a recording\n"
-                "is a regression test of the project's hooks.",
+     .details = "The project (and the workspace) is set up as emit sets it up (its trace config\n"
+                "records nothing), and each recorded event is emitted again. A handler whose\n"
+                "action or reason differs, that did not run then or does not run now, is\n"
+                "reported, and so is a result that differs (compared when no in-process handler\n"
+                "of the engine changed the recorded one: those are not in the project). Exit 1\n"
+                "when anything differs, so a recording is a regression test of the project's hooks.\n"
+                "The hooks really run, with whatever they do besides answering (files they\n"
+                "write, commands they start): replay a recording only where that is wanted. A\n"
+                "recording of another project is replayed, with a warning.",
      .run = replay_command},
     {.name = "trace view",
      .summary = "write a trace file as one self-contained HTML page: a timeline of the session",

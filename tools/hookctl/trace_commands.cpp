@@ -131,11 +131,29 @@ void print_difference(const Replayed& replayed) {
                shown_answer(change.recorded), shown_answer(change.now));
 }
 
+// A directory as a comparable path: absolute, normal, without a trailing separator.
+fs::path directory_key(const fs::path& directory) {
+  const fs::path normal = fs::absolute(directory).lexically_normal();
+  return normal.has_filename() ? normal : normal.parent_path();
+}
+
+// A recording of another project is replayed through this one's hooks: that is said, not refused.
+void warn_if_recorded_elsewhere(const Recording& recording, const fs::path& file, const Invocation& invocation) {
+  if (!recording.header.project) return;
+  const fs::path recorded = directory_key(*recording.header.project);
+  const auto workspace = invocation.path("--workspace");
+  if (recorded == directory_key(invocation.project_dir()) || (workspace && recorded == directory_key(*workspace))) return;
+  print_to_stderr("hookctl replay: warning: {} was recorded in {}; it is replayed through the hooks of {}\n",
+                  printable(file.string()), printable(recording.header.project->string()),
+                  printable(invocation.project_dir().string()));
+}
+
 }  // namespace
 
 int replay_command(const Invocation& invocation) {
   const fs::path file = trace_file(invocation);
   const Recording recording = read_recording(file);  // before the project's hooks run: a bad file runs nothing
+  warn_if_recorded_elsewhere(recording, file, invocation);
 
   Hooks hooks;
   const SetUp bus = set_up(hooks, invocation, trust_policy(invocation), /*trace=*/false);
@@ -271,13 +289,15 @@ json::array page_data(const Recording& recording) {
   return emits;
 }
 
-// JSON inside a <script> element: "</" never closes it, and the two line
-// separators JavaScript once took for line ends are escaped.
-std::string script_safe(std::string text) {
+// JSON inside a <script> element, which must not end or change the element:
+// every "<" is written as \u003c (so neither "</script>" nor "<!--<script>",
+// which would keep the element open past its end, can occur), and the two
+// line separators JavaScript once took for line ends are escaped.
+std::string script_safe(std::string_view text) {
   std::string safe;
   safe.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') safe += "<\\";
+    if (text[i] == '<') safe += "\\u003c";
     else if (text.compare(i, 3, "\xE2\x80\xA8") == 0) safe += "\\u2028", i += 2;
     else if (text.compare(i, 3, "\xE2\x80\xA9") == 0) safe += "\\u2029", i += 2;
     else safe += text[i];

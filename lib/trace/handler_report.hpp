@@ -1,0 +1,52 @@
+#pragma once
+// Internal: what a handler tells the trace about its own call, where the bus
+// cannot see it. The bus times each call and reads what it returned
+// (emission_capture.hpp); a handler says more through this report:
+//   - that its own matcher left the event out, which HandlerOptions::tools
+//     cannot express (a Claude Code hook's matcher, a regular expression
+//     over tool names, or over a session's source): recorded as `skipped`;
+//   - when its work really ran, where that was not during its call (the
+//     Claude Code hooks of a group run at once, each in a process of its own,
+//     in the call of the group's first member): recorded as its start and
+//     duration.
+//
+// The bus opens a HandlerReportScope around each handler call of a recorded
+// emit and reads the report once the call ended; the handler writes through
+// handler_report(), null whenever nobody records the call.
+
+#include <chrono>
+#include <optional>
+
+namespace hookbus::detail {
+
+struct HandlerReport {
+  using Time = std::chrono::steady_clock::time_point;
+  struct Run {
+    Time start{};
+    Time end{};
+  };
+  bool skipped = false;    // the handler's matcher excluded the event (it returned nothing)
+  std::optional<Run> ran{};  // its own run, in place of its call's start and end
+};
+
+// The report of the handler call this thread is in; null when none is
+// recorded. Inline: the bus reads it on each handler call of an unrecorded
+// emit (emission_capture.hpp, HandlerTrace).
+inline constinit thread_local HandlerReport* current_handler_report = nullptr;
+[[nodiscard]] inline HandlerReport* handler_report() noexcept { return current_handler_report; }
+
+// While alive, handler_report() is `report` (null: no call is recorded,
+// which an unrecorded emit nested in a recorded call must say); the report
+// before is restored at the end, so scopes nest.
+class HandlerReportScope {
+ public:
+  explicit HandlerReportScope(HandlerReport* report) noexcept;
+  ~HandlerReportScope();
+  HandlerReportScope(const HandlerReportScope&) = delete;
+  HandlerReportScope& operator=(const HandlerReportScope&) = delete;
+
+ private:
+  HandlerReport* previous_;
+};
+
+}  // namespace hookbus::detail
