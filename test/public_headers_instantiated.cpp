@@ -87,7 +87,7 @@ std::string hookbus_public_headers_instantiated() {
   ConnectionGroup connections;
   std::string text;
   reflect::for_each_type<HookEvent>([&]<class E>(std::type_identity<E>) { use_event<E>(hooks, connections); });
-  reflect::for_each_type<reflect::CatalogueTypes>([&]<class T>(std::type_identity<T>) { text += use_type(T{}); });
+  reflect::for_each_type<reflect::CatalogueTypes<>>([&]<class T>(std::type_identity<T>) { text += use_type(T{}); });
   for (const std::string_view name : reflect::enum_wire_names<Decision>()) text += name;
   text += reflect::enum_wire_name(InputAction::continue_).value_or("");
   text += std::to_string(static_cast<int>(reflect::enum_from_wire_name<Decision>("deny").value_or(Decision::none)));
