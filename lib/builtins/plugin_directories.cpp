@@ -76,7 +76,7 @@ std::vector<BuiltinPluginDirectory> builtin_plugin_directories() {
   if (const void* recorded = ::dlsym(RTLD_DEFAULT, "hookbus_package_plugin_directory"))
     directories.push_back({fs::path(static_cast<const char*>(recorded)),
                            "the hookbus package the engine was built against (hookbus_enable_plugins)"});
-  directories.push_back({fs::path(HOOKBUS_BUILTIN_PLUGIN_DIR), "the install prefix hookbus was configured with"});
+  directories.push_back({fs::path(HOOKBUS_BUILTIN_PLUGIN_DIR), HOOKBUS_BUILTIN_PLUGIN_DIR_WHY});
   // One place found two ways is looked in once, under its first reason.
   std::vector<BuiltinPluginDirectory> distinct;
   for (auto& directory : directories)

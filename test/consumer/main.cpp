@@ -20,6 +20,7 @@ int main() {
       {.label = "guard", .failure = hookbus::FailurePolicy::fail_closed, .tools = "bash"});
   const hookbus::ToolCallResult outcome = hooks.emit(call);
   std::cout << "denied by " << outcome.decided_by->handler << ": " << outcome.reason << '\n';
-  // Where the library looks for its voice plugins: as a subproject, the build's own plugins/.
-  std::cout << "built-in plugins in " << hookbus::builtin_plugin_directory().string() << '\n';
+  // The last place the library looks for its voice plugins: the configured
+  // install prefix's, or, as a subproject, the build's own plugins/.
+  std::cout << "built-in plugins in " << hookbus::builtin_plugin_directories().back().path.string() << '\n';
 }
