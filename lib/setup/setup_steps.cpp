@@ -179,8 +179,7 @@ void load_layer_plugins(Hooks& hooks, Layer layer, const fs::path& directory, co
         installation.plugins.push_back(std::move(loaded));
       } catch (const PluginError& error) {
         plugin.reason = error.what();
-        detail::log(spdlog::level::warn, "{}", plugin.reason);
-        installation.report.warnings.push_back(plugin.reason);
+        warn(installation.report, plugin.reason);
       }
     }
     installation.report.plugins.push_back(std::move(plugin));
