@@ -784,6 +784,23 @@ TEST_F(ClaudeCode, ACommandItsMatcherExcludesIsRecordedAsSkipped) {
   EXPECT_FALSE(fs::exists(file("ran")));
 }
 
+// A command's report goes to its own emit's record only: run by an emit
+// nobody records, nested in a recorded handler's call (another bus's), its
+// matcher's skip does not mark that handler skipped.
+TEST_F(ClaudeCode, ACommandSkippedInAnUnrecordedEmitNestedInARecordedCallLeavesThatCallsRecordAlone) {
+  settings(one("PreToolUse", "Edit|Write", "touch " + file("ran").string()));
+  install();
+  Hooks recorded;
+  std::vector<EmissionRecord> records;
+  const Connection observer = recorded.on_emission([&](const EmissionRecord& r) { records.push_back(r); });
+  const Connection outer = recorded.on<TurnStartEvent>([&](const TurnStartEvent&) { (void)hooks_.emit(bash("ls")); });
+  recorded.emit(TurnStartEvent{});
+  ASSERT_EQ(records.size(), 1u);
+  ASSERT_EQ(records[0].handlers.size(), 1u);
+  EXPECT_EQ(records[0].handlers[0].action, HandlerAction::no_change);
+  EXPECT_FALSE(fs::exists(file("ran")));
+}
+
 // Two commands that each wait for the other's mark run at the same time
 // (TheMatchingHooksOfOneSettingsFileRunInParallel): each entry is its own
 // process's run, so the two overlap, although the bus called the second

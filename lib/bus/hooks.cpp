@@ -450,6 +450,7 @@ result_t<E> emit_through(BusState& bus, Arg&& event, const Origin&... origin) {
     result_t<E> result;
     Emission<E> emission(std::forward<Arg>(event), origin..., result);
     auto capture = bus.start_capture(emission);
+    const EmitReportScope reports(capture != nullptr);
     run_handlers(bus, emission);
     std::move(emission).finish();
     if (capture) bus.finish_capture(std::move(capture), result);
@@ -457,6 +458,7 @@ result_t<E> emit_through(BusState& bus, Arg&& event, const Origin&... origin) {
   } else {
     Emission<E> emission(std::as_const(event), origin...);
     auto capture = bus.start_capture(emission);
+    const EmitReportScope reports(capture != nullptr);
     run_handlers(bus, emission);
     if (capture) bus.finish_capture(std::move(capture), std::monostate{});
   }

@@ -42,8 +42,9 @@ std::uint32_t this_thread_number() noexcept {
 
 void HandlerTrace::end(HandlerAction action, std::string_view reason, std::string_view error) {
   // A handler that reported its own run (handler_report.hpp) is recorded with it.
-  const SteadyTime start = report_.ran ? report_.ran->start : start_;
-  const SteadyTime finish = report_.ran ? report_.ran->end : steady_clock::now();
+  const HandlerReport& report = capture_->handler_report();
+  const SteadyTime start = report.ran ? report.ran->start : start_;
+  const SteadyTime finish = report.ran ? report.ran->end : steady_clock::now();
   capture_->add({*registration_, subscriber_, start, finish, action, std::string(reason), std::string(error)});
 }
 

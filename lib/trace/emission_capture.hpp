@@ -55,6 +55,10 @@ class EmissionCapture {
   };
   void add(Run run) { runs_.push_back(std::move(run)); }
 
+  // What the handler being called reports (handler_report.hpp): one at a
+  // time, since an emit calls its handlers one after another.
+  HandlerReport& handler_report() noexcept { return handler_report_; }
+
   // The emit ended with `result` (monostate for an observe-only event).
   template <class Result>
   void finish(const Result& result) {
@@ -77,6 +81,7 @@ class EmissionCapture {
   boost::container::small_vector<Run, 4> runs_;
   HookOutcome result_{};
   std::optional<Decider> decided_by_{};
+  HandlerReport handler_report_{};
 };
 
 // What a handler's result means for the trace, and the reason it gave.
@@ -109,11 +114,12 @@ std::pair<HandlerAction, std::string_view> action_of(const result_t<E>& result) 
           {}};
 }
 
-// One handler's call, reported to the emit's capture; inert (and trivial to
-// make) when the emit is not recorded. Made just before the handler runs or
-// is skipped. While it lives, a recorded handler may tell more through
-// handler_report() (handler_report.hpp): that its own matcher skipped the
-// event, or when its work really ran.
+// One handler's call, reported to the emit's capture; inert (one null check
+// on making and ending it) when the emit is not recorded. Made just before
+// the handler runs or is skipped. While it lives, a recorded handler may tell
+// more through handler_report() (handler_report.hpp): that its own matcher
+// skipped the event, or when its work really ran. (An unrecorded emit has
+// handler_report() null for all its handlers: EmitReportScope.)
 class HandlerTrace {
  public:
   HandlerTrace(EmissionCapture* capture, const std::shared_ptr<Registration>& registration,
@@ -121,10 +127,12 @@ class HandlerTrace {
       : capture_(capture), registration_(&registration), subscriber_(subscriber) {
     if (capture_ != nullptr) {
       start_ = std::chrono::steady_clock::now();
-      scope_.emplace(&report_);
-    } else if (handler_report() != nullptr) [[unlikely]] {
-      scope_.emplace(nullptr);  // an unrecorded emit inside a recorded call: its handlers report to nobody
+      capture_->handler_report() = {};
+      previous_report_ = std::exchange(current_handler_report, &capture_->handler_report());
     }
+  }
+  ~HandlerTrace() {
+    if (capture_ != nullptr) current_handler_report = previous_report_;
   }
   HandlerTrace(const HandlerTrace&) = delete;
   HandlerTrace& operator=(const HandlerTrace&) = delete;
@@ -134,7 +142,8 @@ class HandlerTrace {
     if (capture_ != nullptr) end(HandlerAction::skipped);
   }
   void no_change() {
-    if (capture_ != nullptr) end(report_.skipped ? HandlerAction::skipped : HandlerAction::no_change);
+    if (capture_ != nullptr)
+      end(capture_->handler_report().skipped ? HandlerAction::skipped : HandlerAction::no_change);
   }
   // Called before the result is folded (which moves from it).
   template <Event E>
@@ -154,8 +163,7 @@ class HandlerTrace {
   const std::shared_ptr<Registration>* registration_;
   bool subscriber_;
   SteadyTime start_{};
-  HandlerReport report_{};
-  std::optional<HandlerReportScope> scope_{};  // after report_, which it points to
+  HandlerReport* previous_report_ = nullptr;  // restored when the call ends: calls nest
 };
 
 }  // namespace hookbus::detail

@@ -10,9 +10,10 @@
 //     in the call of the group's first member): recorded as its start and
 //     duration.
 //
-// The bus opens a HandlerReportScope around each handler call of a recorded
-// emit and reads the report once the call ended; the handler writes through
-// handler_report(), null whenever nobody records the call.
+// The bus points handler_report() at the emit's capture around each handler
+// call of a recorded emit (HandlerTrace, emission_capture.hpp) and reads the
+// report once the call ended; the handler writes through handler_report(),
+// null whenever nobody records the call.
 
 #include <chrono>
 #include <optional>
@@ -35,15 +36,18 @@ struct HandlerReport {
 inline constinit thread_local HandlerReport* current_handler_report = nullptr;
 [[nodiscard]] inline HandlerReport* handler_report() noexcept { return current_handler_report; }
 
-// While alive, handler_report() is `report` (null: no call is recorded,
-// which an unrecorded emit nested in a recorded call must say); the report
-// before is restored at the end, so scopes nest.
-class HandlerReportScope {
+// One emit's part: while an unrecorded emit runs, handler_report() is null,
+// also when the emit is nested in a recorded handler's call (whose report its
+// handlers must not write); a recorded emit leaves it to its HandlerTraces.
+// The report before is restored at the end, so emits nest.
+class EmitReportScope {
  public:
-  explicit HandlerReportScope(HandlerReport* report) noexcept;
-  ~HandlerReportScope();
-  HandlerReportScope(const HandlerReportScope&) = delete;
-  HandlerReportScope& operator=(const HandlerReportScope&) = delete;
+  explicit EmitReportScope(bool recorded) noexcept : previous_(current_handler_report) {
+    if (!recorded) current_handler_report = nullptr;
+  }
+  ~EmitReportScope() { current_handler_report = previous_; }
+  EmitReportScope(const EmitReportScope&) = delete;
+  EmitReportScope& operator=(const EmitReportScope&) = delete;
 
  private:
   HandlerReport* previous_;
