@@ -247,6 +247,12 @@ ProcessResult run_process(const ProcessSpec& spec) {
   if (const auto& status = program.wait_status()) detail::record_wait_status(*status, result.exit_code, result.signal);
   result.supervision_lost = program.lost();
   result.duration = std::chrono::duration_cast<Duration>(Clock::now() - start);
+  // Lost supervision ends a run by the library's own kill, wherever the loop
+  // was: a stop or a deadline that came meanwhile still says why it ended.
+  if (result.supervision_lost && !result.cancelled && !result.timed_out) {
+    if (stop.requested()) result.cancelled = true;
+    else if (result.duration >= spec.timeout) result.timed_out = true;
+  }
   return result;
 }
 
