@@ -85,6 +85,9 @@ class EventRef {
   template <Event E>
   friend class Emission;
 
+  // The emit was given `variant` (null: none), which holds the viewed event.
+  void share(const HookEvent* variant) noexcept { variant_ = variant; }
+
   // The emit's handlers changed the event: the view now shows `event`.
   template <Event E>
   void rebind(const E& event) noexcept {

@@ -441,14 +441,19 @@ void run_handlers(BusState& bus, Emission<E>& emission) {
   subscribers.each([&](const SubscriberSlot& slot, std::size_t) { return slot(call); });
 }
 
-// One emit of E: `event` (const E& or E&&) and, when the emit was given one,
-// the HookEvent it came in (`origin`). Reduces into a named local returned
+// One emit of E: `event` (const E& or, for an event with a result, E&&)
+// and, when the emit was given one, the HookEvent it came in (`origin`, else
+// null). So each event has one instantiation for const E& and the variant,
+// plus one for E&& when it has a result. Reduces into a named local returned
 // whole (NRVO): the result is never moved.
-template <Event E, class Arg, class... Origin>
-result_t<E> emit_through(BusState& bus, Arg&& event, const Origin&... origin) {
+template <Event E, class Arg>
+result_t<E> emit_through(BusState& bus, Arg&& event, const HookEvent* origin) {
   if constexpr (EventWithResult<E>) {
     result_t<E> result;
-    Emission<E> emission(std::forward<Arg>(event), origin..., result);
+    auto emission = [&] {
+      if constexpr (std::is_same_v<Arg, E>) return Emission<E>(std::move(event), result);
+      else return Emission<E>(event, origin, result);
+    }();
     auto capture = bus.start_capture(emission);
     const EmitReportScope reports(capture != nullptr);
     run_handlers(bus, emission);
@@ -456,7 +461,7 @@ result_t<E> emit_through(BusState& bus, Arg&& event, const Origin&... origin) {
     if (capture) bus.finish_capture(std::move(capture), result);
     return result;
   } else {
-    Emission<E> emission(std::as_const(event), origin...);
+    Emission<E> emission(event, origin);
     auto capture = bus.start_capture(emission);
     const EmitReportScope reports(capture != nullptr);
     run_handlers(bus, emission);
@@ -467,12 +472,13 @@ result_t<E> emit_through(BusState& bus, Arg&& event, const Origin&... origin) {
 
 template <Event E>
 result_t<E> Hooks::dispatch(const E& event) {
-  return detail::emit_through<E>(*state_, event);
+  return detail::emit_through<E>(*state_, event, nullptr);
 }
 
 template <Event E>
 result_t<E> Hooks::dispatch(E&& event) {
-  return detail::emit_through<E>(*state_, std::move(event));
+  if constexpr (EventWithResult<E>) return detail::emit_through<E>(*state_, std::move(event), nullptr);
+  else detail::emit_through<E>(*state_, std::as_const(event), nullptr);  // nothing changes an observed event
 }
 
 HookOutcome Hooks::dispatch_variant(const HookEvent& event) {
@@ -481,9 +487,9 @@ HookOutcome Hooks::dispatch_variant(const HookEvent& event) {
         using E = std::decay_t<decltype(alternative)>;
         if constexpr (EventWithResult<E>) {
           if (!listened(event_index<E>)) return detail::Neutral<result_t<E>>::make();
-          return detail::emit_through<E>(*state_, alternative, event);
+          return detail::emit_through<E>(*state_, alternative, &event);
         } else {
-          if (listened(event_index<E>)) detail::emit_through<E>(*state_, alternative, event);
+          if (listened(event_index<E>)) detail::emit_through<E>(*state_, alternative, &event);
           return std::monostate{};
         }
       },

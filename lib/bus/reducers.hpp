@@ -165,10 +165,9 @@ class ChangeLog {
 template <Event E>
 class Emission {
  public:
-  explicit Emission(const E& event) noexcept : event_(&event), view_(event) {}
-  // `origin`: the HookEvent the emit was given, which by-name handlers and
-  // catch-all subscribers then see without a copy.
-  Emission(const E& event, const HookEvent& origin) noexcept : event_(&event), view_(origin) {}
+  // `origin`: the HookEvent the emit was given (null if none), which by-name
+  // handlers and catch-all subscribers then see without a copy.
+  Emission(const E& event, const HookEvent* origin) noexcept : event_(&event), view_(event) { view_.share(origin); }
   Emission(const Emission&) = delete;
   Emission& operator=(const Emission&) = delete;
 
@@ -192,11 +191,13 @@ class Emission<E> {
   using Result = result_t<E>;
 
   // Handlers' changes go to a private copy made on the first change.
-  Emission(const E& event, Result& result) noexcept : event_(&event), view_(event), result_(result) {}
-  // `origin`: the HookEvent the emit was given, which by-name handlers and
-  // catch-all subscribers see without a copy until a handler changes the event.
-  Emission(const E& event, const HookEvent& origin, Result& result) noexcept
-      : event_(&event), view_(origin), result_(result) {}
+  // `origin`: the HookEvent the emit was given (null if none), which by-name
+  // handlers and catch-all subscribers see without a copy until a handler
+  // changes the event.
+  Emission(const E& event, const HookEvent* origin, Result& result) noexcept
+      : event_(&event), view_(event), result_(result) {
+    view_.share(origin);
+  }
   // The caller gave the event up (it must outlive the emission): handlers'
   // changes are made in place.
   Emission(E&& owned_event, Result& result) noexcept
