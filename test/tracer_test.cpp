@@ -743,6 +743,10 @@ TEST(TraceConfig, AFullQueueSetInConfigDropsRecordsAndDeliveryQueuesCountThem) {
   ASSERT_GE(reader, 0);
   ASSERT_GE(::fcntl(reader, F_SETPIPE_SZ, 4096), 4096);
   ASSERT_EQ(::fcntl(reader, F_SETFL, 0), 0);  // the drain below waits for data, then for the end
+  // The tracer opens the FIFO on its first record, on its own thread; until the
+  // test's writer closes, the drain cannot mistake "not open yet" for the end.
+  const int writer_until_the_end = ::open(fifo.c_str(), O_WRONLY | O_CLOEXEC);
+  ASSERT_GE(writer_until_the_end, 0);
   testing::write_file(dir / "config.json", R"({"trace": {"jsonl": ")" + fifo.string() +
                                                R"(", "queue": {"capacity": 1, "overflow": "drop_newest"}}})");
   const Config config = load_config(dir / "config.json", Layer::user);
@@ -756,11 +760,12 @@ TEST(TraceConfig, AFullQueueSetInConfigDropsRecordsAndDeliveryQueuesCountThem) {
     for (std::uint64_t i = 0; i < kEmits; ++i) (void)hooks.emit(rm_rf());  // never waits: drops instead
     for (const DeliveryQueueState& state : hooks.delivery_queues())
       if (state.label == "trace") queue = state;
-    drain = std::thread([&] {  // until the tracer closes the FIFO
+    drain = std::thread([&] {  // until the tracer and the test have closed the FIFO
       char buffer[4096];
       for (ssize_t n; (n = ::read(reader, buffer, sizeof buffer)) > 0;) written.append(buffer, static_cast<std::size_t>(n));
     });
   }  // the bus writes what was queued, then the tracer closes the FIFO
+  ::close(writer_until_the_end);
   drain.join();
   ::close(reader);
   ASSERT_TRUE(queue);
