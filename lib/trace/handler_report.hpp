@@ -31,21 +31,24 @@ struct HandlerReport {
 };
 
 // The report of the handler call this thread is in; null when none is
-// recorded. Inline: the bus reads it on each handler call of an unrecorded
-// emit (emission_capture.hpp, HandlerTrace).
+// recorded. Inline: every emit reads it once (EmitReportScope).
 inline constinit thread_local HandlerReport* current_handler_report = nullptr;
 [[nodiscard]] inline HandlerReport* handler_report() noexcept { return current_handler_report; }
 
 // One emit's part: while an unrecorded emit runs, handler_report() is null,
 // also when the emit is nested in a recorded handler's call (whose report its
 // handlers must not write); a recorded emit leaves it to its HandlerTraces.
-// The report before is restored at the end, so emits nest.
+// The report before is restored at the end, so emits nest. In the common
+// case, no recorded call around the emit, that is one thread-local load: a
+// recorded emit's HandlerTraces restore what they changed themselves.
 class EmitReportScope {
  public:
   explicit EmitReportScope(bool recorded) noexcept : previous_(current_handler_report) {
-    if (!recorded) current_handler_report = nullptr;
+    if (!recorded && previous_ != nullptr) [[unlikely]] current_handler_report = nullptr;
   }
-  ~EmitReportScope() { current_handler_report = previous_; }
+  ~EmitReportScope() {
+    if (previous_ != nullptr) [[unlikely]] current_handler_report = previous_;
+  }
   EmitReportScope(const EmitReportScope&) = delete;
   EmitReportScope& operator=(const EmitReportScope&) = delete;
 
