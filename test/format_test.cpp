@@ -58,7 +58,7 @@ TEST(FormatLine, TimestampIsIso8601AndDurationMilliseconds) {
 }
 
 TEST(FormatLine, TimestampBeyondTheCalendarIsRawMilliseconds) {
-  const Timestamp far(Duration(std::numeric_limits<Duration::rep>::max()));
+  const Timestamp far{Duration(std::numeric_limits<Duration::rep>::max())};
   EXPECT_THAT(format_line(TurnStartEvent{.timestamp = far}), HasSubstr("timestamp=9223372036854775807ms"));
 }
 

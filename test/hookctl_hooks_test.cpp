@@ -1183,7 +1183,7 @@ TEST_F(Hookctl, TrustOfTwoProjectsAtOnceRecordsBothAndLeavesNoTemporaryFile) {
   write_file(other.path() / ".hookbus" / "hooks" / "block-rm-rf", testing::read_file(kExamples / "block-rm-rf"), 0755);
   std::vector<std::pair<std::string, std::string>> variables = environment();
   const auto start = [&](const fs::path& project) {
-    return std::jthread([&variables, project, this] {
+    return std::jthread([&variables, project] {
       EXPECT_EQ(run_process({.program = kHookctl, .arguments = {"trust", "--project", project.string()},
                              .extra_environment = variables, .timeout = std::chrono::seconds(20)})
                     .exit_code,
