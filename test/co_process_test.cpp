@@ -61,6 +61,42 @@ TEST_F(CoProcessCleanup, EachRequestGetsTheNextAnswerLine) {
   EXPECT_TRUE(testing::process_gone(pid));
 }
 
+// After writing a request the thread reads for the answer for answer_spin
+// before it sleeps in poll; either way ends with the answer.
+TEST_F(CoProcessCleanup, WithNoSpinTheAnswerIsReadAfterSleepingInPoll) {
+  CoProcessSpec spec = server("while IFS= read -r line; do sleep 0.05; printf '%s\\n' \"$line\"; done\n");
+  spec.answer_spin = 0us;
+  CoProcess slow(spec);
+  EXPECT_EQ(slow.request("one", kPatient).line, "one");
+  EXPECT_EQ(slow.request("two", kPatient).line, "two");
+}
+
+TEST_F(CoProcessCleanup, AnAnswerThatComesWhileTheThreadSpinsIsRead) {
+  CoProcessSpec spec = server("while IFS= read -r line; do sleep 0.05; printf '%s\\n' \"$line\"; done\n");
+  spec.answer_spin = 600s;  // longer than the whole test: the answer can only be read by the spin
+  CoProcess slow(spec);
+  EXPECT_EQ(slow.request("one", kPatient).line, "one");
+  EXPECT_EQ(slow.request("two", kPatient).line, "two");
+}
+
+TEST_F(CoProcessCleanup, ASpinLongerThanTheTimeoutStillTimesOut) {
+  CoProcessSpec spec = server("read -r line\nexec sleep 60\n");
+  spec.answer_spin = 600s;
+  CoProcess silent(spec);
+  EXPECT_EQ(silent.request("hello", 200ms).outcome, Outcome::timed_out);
+  EXPECT_TRUE(testing::process_gone(pid_in("server.pid")));
+}
+
+TEST_F(CoProcessCleanup, AnAnswerLineOverTheLimitReadWhileSpinningEndsTheInstance) {
+  CoProcessSpec spec = server("read -r line\nhead -c 1000 /dev/zero | tr '\\0' 'a'\nexec sleep 60\n");
+  spec.line_limit = 100;
+  spec.answer_spin = 600s;  // no newline ever comes: only the check after the spin can end the request
+  CoProcess verbose(spec);
+  const CoProcessReply reply = verbose.request("hello", kPatient);
+  EXPECT_EQ(reply.outcome, Outcome::line_too_long);
+  EXPECT_TRUE(testing::process_gone(pid_in("server.pid")));
+}
+
 TEST_F(CoProcessCleanup, AnswersAreMovedAsTheyAreNotParsed) {
   CoProcess garbage(server("while read -r line; do printf '\\377\\376 not json {\\n'; done\n"));
   const CoProcessReply reply = garbage.request("{}", kPatient);
@@ -221,6 +257,19 @@ TEST_F(CoProcessCleanup, CancellationFromAnotherThreadKillsTheInstanceAndSaysSo)
   EXPECT_EQ(reply.outcome, Outcome::cancelled);
   EXPECT_EQ(reply.status(), "cancelled (killed)");
   EXPECT_FALSE(stuck.running());
+  EXPECT_TRUE(testing::process_gone(pid_in("server.pid")));
+}
+
+TEST_F(CoProcessCleanup, CancellationWhileTheThreadSpinsEndsTheRequest) {
+  CoProcessSpec spec = server("read -r line\necho > " + file("got-request") + "\nexec sleep 60\n");
+  spec.answer_spin = 600s;  // a spin deaf to the stop would outlast the test's timeout
+  CoProcess stuck(spec);
+  std::stop_source stop;
+  std::jthread canceller([&] {
+    testing::wait_for_file(dir_ / "got-request");
+    stop.request_stop();
+  });
+  EXPECT_EQ(stuck.request("hello", 600s, stop.get_token()).outcome, Outcome::cancelled);
   EXPECT_TRUE(testing::process_gone(pid_in("server.pid")));
 }
 

@@ -65,6 +65,11 @@ struct CoProcessSpec {
   std::size_t line_limit = default_output_limit;
   Duration shutdown_grace = std::chrono::milliseconds(200);  // after stdin is closed, before SIGTERM
   Duration kill_grace = std::chrono::milliseconds(200);      // after SIGTERM, before SIGKILL
+  // How long the requesting thread keeps reading for the answer before it
+  // sleeps in poll. A program that answers within it costs one process wake-up
+  // per request instead of two (docs/performance.md); the thread waits for the
+  // answer either way. Zero: sleep at once.
+  std::chrono::microseconds answer_spin{50};
   // Each line the program writes to stderr, without its '\n'. Empty: stderr is read and dropped.
   std::function<void(std::string_view line)> on_stderr{};
 };

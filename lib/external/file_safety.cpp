@@ -26,14 +26,9 @@ std::string user_name(uid_t uid) {
   return std::to_string(uid);
 }
 
-// Why one path (no symlink of its own to follow: it was resolved) is unsafe.
-std::optional<std::string> unsafe_entry(const fs::path& path, bool is_the_hook) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    const int error = errno;
-    return fmt::format("cannot check '{}': {}", path.string(), std::generic_category().message(error));
-  }
-  const uid_t me = ::geteuid();
+// Why one path (no symlink of its own to follow: it was resolved), whose
+// stat is `st`, is unsafe.
+std::optional<std::string> unsafe_entry(const fs::path& path, const struct stat& st, bool is_the_hook, uid_t me) {
   const std::string what =
       is_the_hook ? fmt::format("'{}'", path.string()) : fmt::format("the directory '{}' on its path", path.string());
   if (st.st_uid != me && st.st_uid != 0)
@@ -51,8 +46,7 @@ std::optional<std::string> unsafe_entry(const fs::path& path, bool is_the_hook) 
 
 // A symlink met on the way: who may replace it. Its directory was checked on
 // the way in; in a sticky directory (/tmp) its owner may still replace it.
-std::optional<std::string> unsafe_link(const fs::path& link, const struct stat& st) {
-  const uid_t me = ::geteuid();
+std::optional<std::string> unsafe_link(const fs::path& link, const struct stat& st, uid_t me) {
   if (st.st_uid == me || st.st_uid == 0) return std::nullopt;
   return fmt::format("the symlink '{}' on its path is owned by user {}, not by you (user {}) or root, so that user "
                      "could point it elsewhere; replace it with a link of your own",
@@ -85,30 +79,34 @@ std::optional<std::string> unsafe_path_reason(const std::filesystem::path& path)
     return fmt::format("cannot check '{}': {}", what.string(), std::generic_category().message(error));
   };
 
+  const uid_t me = ::geteuid();
   std::set<fs::path> checked;  // directories passed through, checked once each
-  const auto check_directory = [&](const fs::path& directory) -> std::optional<std::string> {
+  const auto check_directory = [&](const fs::path& directory, const struct stat& st) -> std::optional<std::string> {
     if (!checked.insert(directory).second) return std::nullopt;
-    return unsafe_entry(directory, false);
+    return unsafe_entry(directory, st, false, me);
   };
   fs::path resolved = absolute.root_path();  // no symlink in it, ever
   const std::vector<fs::path> given = steps_of(absolute);
   std::deque<fs::path> rest(given.begin(), given.end());
+  // Each entry is stat'ed once: an lstat that finds no symlink is its stat.
+  struct stat st {};
+  if (::stat(resolved.c_str(), &st) != 0) return cannot_check(resolved, errno);
   if (!rest.empty())
-    if (auto why = check_directory(resolved)) return why;
+    if (auto why = check_directory(resolved, st)) return why;
   int links = 0;
   while (!rest.empty()) {
     const fs::path step = std::move(rest.front());
     rest.pop_front();
     if (step == "..") {
       resolved = resolved.parent_path();  // `resolved` is physical: its lexical parent is its real one
+      if (::stat(resolved.c_str(), &st) != 0) return cannot_check(resolved, errno);  // if the path ends here
       continue;
     }
     const fs::path entry = resolved / step;
-    struct stat st {};
     if (::lstat(entry.c_str(), &st) != 0) return cannot_check(entry, errno);
     if (S_ISLNK(st.st_mode)) {
       if (++links > kMaxSymlinks) return cannot_check(absolute, ELOOP);
-      if (auto why = unsafe_link(entry, st)) return why;
+      if (auto why = unsafe_link(entry, st, me)) return why;
       const fs::path target = fs::read_symlink(entry, ec);
       if (ec) return fmt::format("cannot check '{}': {}", entry.string(), ec.message());
       if (target.is_absolute()) resolved = target.root_path();
@@ -118,9 +116,9 @@ std::optional<std::string> unsafe_path_reason(const std::filesystem::path& path)
     }
     resolved = entry;
     if (!rest.empty())
-      if (auto why = check_directory(resolved)) return why;
+      if (auto why = check_directory(resolved, st)) return why;
   }
-  return unsafe_entry(resolved, true);
+  return unsafe_entry(resolved, st, true, me);
 }
 
 std::optional<std::string> why_not_start(const std::filesystem::path& file, const TrustedFiles* trusted) {
