@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -53,6 +54,32 @@ TEST_F(Recorded, EveryEmitGivesOneRecordWithItsEventAndASequenceNumberInEmitOrde
   EXPECT_EQ(records[1].payload, HookEvent(call("bash")));
 }
 
+// The bus reuses what it records an emit in (lib/trace/emission_capture.hpp):
+// nothing of an emit reaches the record of the next.
+TEST_F(Recorded, EachRecordHoldsOnlyItsOwnEmitsEventHandlersAndResult) {
+  auto guard = hooks.on<ToolCallEvent>(
+      [](const ToolCallEvent& call) -> ToolCallResult {
+        if (call.tool_name == "rm") return ToolCallResult{.decision = Decision::deny, .reason = "no rm"};
+        return {};
+      },
+      {.label = "guard"});
+  const ToolCallResult denied = hooks.emit(call("rm", "rm -rf /"));
+  const TurnStartEvent turn_start{.turn_index = 3};
+  hooks.emit(turn_start);
+  const ToolCallResult allowed = hooks.emit(call("ls"));
+  ASSERT_THAT(records, SizeIs(3));
+  EXPECT_EQ(records[0].result, HookOutcome(denied));
+  EXPECT_EQ(records[0].decided_by->handler, "guard");
+  EXPECT_EQ(records[1].payload, HookEvent(turn_start));
+  EXPECT_THAT(records[1].handlers, IsEmpty());
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(records[1].result));
+  EXPECT_FALSE(records[1].decided_by);
+  EXPECT_EQ(records[2].payload, HookEvent(call("ls")));
+  EXPECT_THAT(actions(2), ElementsAre(HandlerAction::no_change));
+  EXPECT_EQ(records[2].result, HookOutcome(allowed));
+  EXPECT_FALSE(records[2].decided_by);
+}
+
 TEST_F(Recorded, AnEmitNobodyHandlesIsRecordedToo) {
   const ToolCallResult outcome = hooks.emit(call("bash"));
   ASSERT_THAT(records, SizeIs(1));
@@ -91,6 +118,20 @@ TEST_F(Recorded, HandlerTimesLieWithinTheEmit) {
   const auto& handler = records.at(0).handlers.at(0);
   EXPECT_GE(handler.start_offset.count(), 0);
   EXPECT_LE(handler.start_offset + handler.duration, records[0].duration);
+}
+
+TEST_F(Recorded, ConsecutiveHandlersTimesAbutAndTheEmitEndsWithTheLast) {
+  auto first = hooks.on<TurnStartEvent>([](const TurnStartEvent&) {}, {.label = "first", .priority = 1});
+  auto second = hooks.on<TurnStartEvent>(
+      [](const TurnStartEvent&) { std::this_thread::sleep_for(std::chrono::milliseconds(2)); },
+      {.label = "second", .priority = 2});
+  hooks.emit(TurnStartEvent{});
+  const auto& handlers = records.at(0).handlers;
+  ASSERT_THAT(handlers, SizeIs(2));
+  EXPECT_EQ(handlers[0].start_offset.count(), 0);
+  EXPECT_EQ(handlers[1].start_offset, handlers[0].start_offset + handlers[0].duration);
+  EXPECT_GE(handlers[1].duration, std::chrono::milliseconds(2));
+  EXPECT_EQ(records[0].duration, handlers[1].start_offset + handlers[1].duration);
 }
 
 TEST_F(Recorded, AHandlerItsToolMatcherExcludesIsRecordedAsSkipped) {

@@ -40,7 +40,7 @@ struct CatchAllCall {
 };
 
 // What emission observers are called with: the finished emit's capture.
-using FinishedEmission = const std::shared_ptr<const EmissionCapture>;
+using FinishedEmission = const boost::intrusive_ptr<const EmissionCapture>;
 
 template <Event E> struct TypedSlot;
 struct SubscriberSlot;
@@ -76,6 +76,7 @@ struct BusState {
   std::atomic<std::uint32_t> error_listeners{0};
   Channel<ObserverSlot<FinishedEmission>> emissions;
   std::atomic<std::uint64_t> emit_sequence{0};  // numbers the recorded emits
+  std::shared_ptr<CapturePool> captures = std::make_shared<CapturePool>();
 
   // Queued registrations' queues, for introspection, flush and shutdown.
   mutable std::mutex queues_mutex;
@@ -107,17 +108,16 @@ struct BusState {
 
   // The capture of an emit starting now, or null when nobody observes emits.
   template <Event E>
-  std::shared_ptr<EmissionCapture> start_capture(Emission<E>& emission) {
+  boost::intrusive_ptr<EmissionCapture> start_capture(Emission<E>& emission) {
     if (counts.observers.load(std::memory_order_relaxed) == 0) return nullptr;
-    auto capture = std::make_shared<EmissionCapture>(emit_sequence.fetch_add(1, std::memory_order_relaxed),
-                                                     emission.event());
+    auto capture = captures->take(emit_sequence.fetch_add(1, std::memory_order_relaxed), emission.event());
     emission.record_into(capture.get());
     return capture;
   }
 
   // The emit ended with `result`: its record goes to the observers.
   template <class Result>
-  void finish_capture(std::shared_ptr<EmissionCapture> capture, const Result& result);
+  void finish_capture(boost::intrusive_ptr<EmissionCapture> capture, const Result& result);
 
   template <Event E>
   Channel<TypedSlot<E>>& channel() {
@@ -314,9 +314,9 @@ struct SubscriberSlot : SlotBase {
 };
 
 template <class Result>
-void BusState::finish_capture(std::shared_ptr<EmissionCapture> capture, const Result& result) {
+void BusState::finish_capture(boost::intrusive_ptr<EmissionCapture> capture, const Result& result) {
   capture->finish(result);
-  const std::shared_ptr<const EmissionCapture> finished = std::move(capture);
+  const boost::intrusive_ptr<const EmissionCapture> finished = std::move(capture);
   const Channel<ObserverSlot<FinishedEmission>>::Reading observers(emissions);
   observers.each([&](const ObserverSlot<FinishedEmission>& slot, std::size_t) { return slot(finished); });
 }
@@ -527,7 +527,7 @@ Connection Hooks::subscribe(Subscriber subscriber, HandlerOptions options) {
 
 Connection Hooks::on_emission(EmissionObserver observer, HandlerOptions options) {
   if (!observer) throw std::invalid_argument("hookbus: empty emission observer");
-  using Finished = std::shared_ptr<const detail::EmissionCapture>;
+  using Finished = boost::intrusive_ptr<const detail::EmissionCapture>;
   using Slot = detail::ObserverSlot<detail::FinishedEmission>;
   return detail::connect_slot(state_, state_->emissions, counts_->observers, "on_emission", options, false,
                               [&](detail::SlotBase base) {

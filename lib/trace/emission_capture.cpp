@@ -43,9 +43,43 @@ std::uint32_t this_thread_number() noexcept {
 void HandlerTrace::end(HandlerAction action, std::string_view reason, std::string_view error) {
   // A handler that reported its own run (handler_report.hpp) is recorded with it.
   const HandlerReport& report = capture_->handler_report();
-  const SteadyTime start = report.ran ? report.ran->start : start_;
-  const SteadyTime finish = report.ran ? report.ran->end : steady_clock::now();
+  const SteadyTime called = capture_->handler_ended();
+  const SteadyTime start = report.ran ? report.ran->start : called;
+  const SteadyTime finish = report.ran ? report.ran->end : capture_->boundary();
   capture_->add({*registration_, subscriber_, start, finish, action, std::string(reason), std::string(error)});
+}
+
+void EmissionCapture::done() noexcept {
+  // A waiting capture holds no registration: those hold the bus, which holds the pool.
+  runs_.clear();
+  if (const std::shared_ptr<CapturePool> pool = pool_.lock()) pool->give_back(this);
+  else delete this;
+}
+
+CapturePool::~CapturePool() {
+  for (EmissionCapture* capture : free_) delete capture;
+}
+
+EmissionCapture* CapturePool::reusable() noexcept {
+  const std::lock_guard lock(mutex_);
+  if (free_.empty()) return nullptr;
+  EmissionCapture* capture = free_.back();
+  free_.pop_back();
+  return capture;
+}
+
+void CapturePool::give_back(EmissionCapture* capture) noexcept {
+  {
+    const std::lock_guard lock(mutex_);
+    if (free_.size() < kept) {
+      try {
+        free_.push_back(capture);
+        return;
+      } catch (...) {  // no memory to keep it: it is deleted
+      }
+    }
+  }
+  delete capture;
 }
 
 EmissionRecord EmissionCapture::record() const {

@@ -6,10 +6,10 @@
 // time, is made from that when an observer asks (on its own thread when it is
 // queued).
 //
-// The bus's part is two calls: an EmissionCapture made when the emit starts
-// (carried by the Emission, null when nobody observes) and finish() when it
-// ends; each slot reports through a HandlerTrace, which does nothing when the
-// capture is null.
+// The bus's part is two calls: an EmissionCapture taken from the bus's
+// CapturePool when the emit starts (carried by the Emission, null when nobody
+// observes) and finish() when it ends; each slot reports through a
+// HandlerTrace, which does nothing when the capture is null.
 
 #include <hookbus/trace.hpp>
 
@@ -18,14 +18,18 @@
 #include "trace/handler_report.hpp"
 
 #include <boost/container/small_vector.hpp>
+#include <boost/smart_ptr/intrusive_ptr.hpp>
 
 #include <chrono>
 #include <cstdint>
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace hookbus::detail {
 
@@ -34,14 +38,40 @@ using SteadyTime = std::chrono::steady_clock::time_point;
 // hookbus's number of the calling thread: 1 for the first thread that asked.
 std::uint32_t this_thread_number() noexcept;
 
+class CapturePool;
+
+// Counted by boost::intrusive_ptr (no control block to allocate); the last
+// reference dropped gives it back to its pool, which reuses it.
 class EmissionCapture {
  public:
-  template <Event E>
-  EmissionCapture(std::uint64_t seq, const E& event)
-      : seq_(seq), thread_(this_thread_number()), payload_(std::in_place_type<E>, event),
-        start_(std::chrono::steady_clock::now()) {}
+  explicit EmissionCapture(std::weak_ptr<CapturePool> pool) : pool_(std::move(pool)) {}
   EmissionCapture(const EmissionCapture&) = delete;
   EmissionCapture& operator=(const EmissionCapture&) = delete;
+
+  // Starts the record of an emit of `event`, over what an earlier emit left:
+  // an event of the same type is copied into the memory of the one before.
+  template <Event E>
+  void begin(std::uint64_t seq, const E& event) {
+    seq_ = seq;
+    thread_ = this_thread_number();
+    if (E* same = std::get_if<E>(&payload_)) *same = event;
+    else payload_.template emplace<E>(event);
+    handler_report_ = {};
+    start_ = std::chrono::steady_clock::now();
+    boundary_ = start_;
+  }
+
+  // The clock is read once per handler, when it returns: a handler's time
+  // runs from the end of the one before it (the emit's start for the first),
+  // and the emit ends with its last handler. The bus's own few nanoseconds
+  // between two handlers count to the second; each read saved is about 25 ns
+  // of the emit's cost while it is recorded.
+  SteadyTime handler_ended() noexcept {
+    const SteadyTime start = boundary_;
+    boundary_ = std::chrono::steady_clock::now();
+    return start;
+  }
+  SteadyTime boundary() const noexcept { return boundary_; }
 
   // One handler reached, as its slot saw it.
   struct Run {
@@ -62,26 +92,75 @@ class EmissionCapture {
   // The emit ended with `result` (monostate for an observe-only event).
   template <class Result>
   void finish(const Result& result) {
-    end_ = std::chrono::steady_clock::now();
-    if constexpr (!std::is_same_v<Result, std::monostate>) {
-      result_.template emplace<Result>(result);
-      if constexpr (requires { result.decided_by; }) decided_by_ = result.decided_by;
-    }
+    end_ = runs_.empty() ? std::chrono::steady_clock::now() : boundary_;
+    if (Result* same = std::get_if<Result>(&result_)) *same = result;
+    else result_.template emplace<Result>(result);
+    if constexpr (requires { result.decided_by; }) decided_by_ = result.decided_by;
+    else decided_by_.reset();
   }
 
   // The record, made anew for each call.
   [[nodiscard]] EmissionRecord record() const;
 
+  friend void intrusive_ptr_add_ref(const EmissionCapture* capture) noexcept {
+    capture->references_.fetch_add(1, std::memory_order_relaxed);
+  }
+  friend void intrusive_ptr_release(const EmissionCapture* capture) noexcept {
+    if (capture->references_.fetch_sub(1, std::memory_order_acq_rel) == 1) const_cast<EmissionCapture*>(capture)->done();
+  }
+
  private:
-  std::uint64_t seq_;
-  std::uint32_t thread_;
-  HookEvent payload_;
-  SteadyTime start_;
+  void done() noexcept;  // back to the pool, or deleted when the pool is gone
+
+  mutable std::atomic<std::uint32_t> references_{0};
+  std::weak_ptr<CapturePool> pool_;
+  std::uint64_t seq_ = 0;
+  std::uint32_t thread_ = 0;
+  HookEvent payload_{};
+  SteadyTime start_{};
+  SteadyTime boundary_{};  // the last handler's end, or the start
   SteadyTime end_{};
   boost::container::small_vector<Run, 4> runs_;
   HookOutcome result_{};
   std::optional<Decider> decided_by_{};
   HandlerReport handler_report_{};
+};
+
+// The captures of one bus, reused. A capture is given back by whichever
+// thread drops its last reference (a queued observer's thread, usually) and
+// taken again by an emitting thread, which copies the next event over the
+// last one. So the memory of captures is allocated and freed on the emitting
+// threads, where the allocator's per-thread caches serve it, instead of being
+// freed on the observer's thread and allocated anew on the emitting one, the
+// slow path of glibc's allocator and most of what a queued tracer cost the
+// emit (docs/performance.md, "Tracing"). At most `kept` captures wait to be
+// reused: the memory of the largest burst of records in flight stays
+// reserved for the next one, up to that many.
+class CapturePool : public std::enable_shared_from_this<CapturePool> {
+ public:
+  static constexpr std::size_t kept = 256;
+
+  CapturePool() = default;
+  CapturePool(const CapturePool&) = delete;
+  CapturePool& operator=(const CapturePool&) = delete;
+  ~CapturePool();
+
+  template <Event E>
+  boost::intrusive_ptr<EmissionCapture> take(std::uint64_t seq, const E& event) {
+    EmissionCapture* capture = reusable();
+    if (capture == nullptr) capture = new EmissionCapture(weak_from_this());
+    boost::intrusive_ptr<EmissionCapture> taken(capture);
+    capture->begin(seq, event);
+    return taken;
+  }
+
+  void give_back(EmissionCapture* capture) noexcept;
+
+ private:
+  EmissionCapture* reusable() noexcept;
+
+  std::mutex mutex_;
+  std::vector<EmissionCapture*> free_;  // owned
 };
 
 // What a handler's result means for the trace, and the reason it gave.
@@ -126,7 +205,6 @@ class HandlerTrace {
                bool subscriber = false) noexcept
       : capture_(capture), registration_(&registration), subscriber_(subscriber) {
     if (capture_ != nullptr) {
-      start_ = std::chrono::steady_clock::now();
       capture_->handler_report() = {};
       previous_report_ = std::exchange(current_handler_report, &capture_->handler_report());
     }
@@ -162,7 +240,6 @@ class HandlerTrace {
   EmissionCapture* capture_;
   const std::shared_ptr<Registration>* registration_;
   bool subscriber_;
-  SteadyTime start_{};
   HandlerReport* previous_report_ = nullptr;  // restored when the call ends: calls nest
 };
 
