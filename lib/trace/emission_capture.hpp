@@ -20,9 +20,9 @@
 #include <boost/container/small_vector.hpp>
 #include <boost/smart_ptr/intrusive_ptr.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -127,13 +127,12 @@ class EmissionCapture {
 };
 
 // The captures of one bus, reused. A capture is given back by whichever
-// thread drops its last reference (a queued observer's thread, usually) and
-// taken again by an emitting thread, which copies the next event over the
-// last one. So the memory of captures is allocated and freed on the emitting
-// threads, where the allocator's per-thread caches serve it, instead of being
-// freed on the observer's thread and allocated anew on the emitting one, the
-// slow path of glibc's allocator and most of what a queued tracer cost the
-// emit (docs/performance.md, "Tracing"). At most `kept` captures wait to be
+// thread drops its last reference (a queued observer's thread, usually),
+// which lets go of its handlers' registrations, and taken again by an
+// emitting thread, which copies the next event over the last one. So a
+// capture and its event's memory are not freed on the observer's thread and
+// allocated anew on the emitting one, the slow path of glibc's allocator
+// (docs/performance.md, "Tracing"). At most `kept` captures wait to be
 // reused: the memory of the largest burst of records in flight stays
 // reserved for the next one, up to that many.
 class CapturePool : public std::enable_shared_from_this<CapturePool> {
