@@ -43,9 +43,9 @@ std::uint32_t this_thread_number() noexcept {
 void HandlerTrace::end(HandlerAction action, std::string_view reason, std::string_view error) {
   // A handler that reported its own run (handler_report.hpp) is recorded with it.
   const HandlerReport& report = capture_->handler_report();
-  const SteadyTime previous_end = capture_->handler_ended();
-  const SteadyTime start = report.ran ? report.ran->start : previous_end;
-  const SteadyTime finish = report.ran ? report.ran->end : capture_->boundary();
+  const EmissionCapture::Span call = capture_->handler_ended();
+  const SteadyTime start = report.ran ? report.ran->start : call.start;
+  const SteadyTime finish = report.ran ? report.ran->end : call.end;
   capture_->add({*registration_, subscriber_, start, finish, action, std::string(reason), std::string(error)});
 }
 
