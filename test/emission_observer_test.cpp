@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -78,6 +79,29 @@ TEST_F(Recorded, EachRecordHoldsOnlyItsOwnEmitsEventHandlersAndResult) {
   EXPECT_THAT(actions(2), ElementsAre(HandlerAction::no_change));
   EXPECT_EQ(records[2].result, HookOutcome(allowed));
   EXPECT_FALSE(records[2].decided_by);
+}
+
+// Consecutive emits of one type are recorded over each other, member by member.
+TEST_F(Recorded, TheRecordOfAnEventLikeTheOneBeforeHoldsEachOfItsOwnValues) {
+  auto denier = hooks.on<ToolCallEvent>([](const ToolCallEvent& call) -> ToolCallResult {
+    if (call.input.at("command") == "rm -rf /") return ToolCallResult{.decision = Decision::deny, .reason = "no"};
+    return ToolCallResult{.input = boost::json::object{{"command", "ls -l"}}};
+  });
+  const ToolCallEvent first{.context = {.session_id = "s", .cwd = "/a"},
+                            .tool_call_id = "c1",
+                            .tool_name = "bash",
+                            .input = {{"command", "rm -rf /"}, {"timeout", 0.0}}};
+  const ToolCallEvent second{.context = {.session_id = "s", .cwd = "/b"},
+                             .tool_call_id = "c2",
+                             .tool_name = "bash",
+                             .input = {{"command", "ls"}, {"timeout", -0.0}}};
+  const ToolCallResult denied = hooks.emit(first);
+  const ToolCallResult patched = hooks.emit(second);
+  ASSERT_THAT(records, SizeIs(2));
+  EXPECT_EQ(records[1].payload, HookEvent(second));
+  EXPECT_TRUE(std::signbit(std::get<ToolCallEvent>(records[1].payload).input.at("timeout").as_double()));
+  EXPECT_EQ(records[0].result, HookOutcome(denied));
+  EXPECT_EQ(records[1].result, HookOutcome(patched));
 }
 
 TEST_F(Recorded, AnEmitNobodyHandlesIsRecordedToo) {

@@ -15,6 +15,7 @@
 
 #include "bus/reducers.hpp"
 #include "bus/registration.hpp"
+#include "trace/copy_over.hpp"
 #include "trace/handler_report.hpp"
 
 #include <boost/container/small_vector.hpp>
@@ -49,12 +50,13 @@ class EmissionCapture {
   EmissionCapture& operator=(const EmissionCapture&) = delete;
 
   // Starts the record of an emit of `event`, over what an earlier emit left:
-  // an event of the same type is copied into the memory of the one before.
+  // an event of the same type is copied over the one before, writing only
+  // what differs (copy_over.hpp).
   template <Event E>
   void begin(std::uint64_t seq, const E& event) {
     seq_ = seq;
     thread_ = this_thread_number();
-    if (E* same = std::get_if<E>(&payload_)) *same = event;
+    if (E* same = std::get_if<E>(&payload_)) copy_over(*same, event);
     else payload_.template emplace<E>(event);
     handler_report_ = {};
     start_ = std::chrono::steady_clock::now();
@@ -95,9 +97,9 @@ class EmissionCapture {
   template <class Result>
   void finish(const Result& result) {
     end_ = runs_.empty() ? std::chrono::steady_clock::now() : boundary_;
-    if (Result* same = std::get_if<Result>(&result_)) *same = result;
+    if (Result* same = std::get_if<Result>(&result_)) copy_over(*same, result);
     else result_.template emplace<Result>(result);
-    if constexpr (requires { result.decided_by; }) decided_by_ = result.decided_by;
+    if constexpr (requires { result.decided_by; }) copy_over(decided_by_, result.decided_by);
     else decided_by_.reset();
   }
 
