@@ -116,18 +116,22 @@ class EmissionCapture {
  private:
   void done() noexcept;  // back to the pool, or deleted when the pool is gone
 
+  // What every emit writes comes first, together: the lines a queued
+  // observer's thread read since the last emit, which the emitting core must
+  // take back to write, are as few as they can be. The event and the result
+  // (copy_over: mostly only read) come after.
   mutable std::atomic<std::uint32_t> references_{0};
-  std::weak_ptr<CapturePool> pool_;
-  std::uint64_t seq_ = 0;
   std::uint32_t thread_ = 0;
-  HookEvent payload_{};
+  std::uint64_t seq_ = 0;
   SteadyTime start_{};
   SteadyTime boundary_{};  // the last handler's end, or the start
   SteadyTime end_{};
-  boost::container::small_vector<Run, 4> runs_;
-  HookOutcome result_{};
-  std::optional<Decider> decided_by_{};
   HandlerReport handler_report_{};
+  boost::container::small_vector<Run, 4> runs_;
+  std::optional<Decider> decided_by_{};
+  HookOutcome result_{};
+  HookEvent payload_{};
+  std::weak_ptr<CapturePool> pool_;
 };
 
 // The captures of one bus, reused. A capture is given back by whichever
