@@ -2,10 +2,54 @@
 
 #include "trace/copy_over.hpp"
 
+#include "catalogue/instantiations.hpp"
+
+#include <hookbus/reflect.hpp>
+
+#include <boost/mp11/algorithm.hpp>
+
 #include <bit>
+#include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <type_traits>
+#include <variant>
 
 namespace hookbus::detail {
+
+// Every member is reached: the catalogue is fully described (instantiations.hpp checks it).
+template <class T>
+void copy_over(T& older, const T& newer) {
+  if constexpr (reflect::DescribedStruct<T>) {
+    boost::mp11::mp_for_each<reflect::members_of<T>>(
+        [&](auto member) { copy_over(older.*member.pointer, newer.*member.pointer); });
+  } else if constexpr (reflect::is_vector_v<T>) {
+    if (older.size() != newer.size()) {
+      older = newer;
+      return;
+    }
+    for (std::size_t i = 0; i < older.size(); ++i) copy_over(older[i], newer[i]);
+  } else if constexpr (reflect::is_optional_v<T>) {
+    if (older.has_value() && newer.has_value()) copy_over(*older, *newer);
+    else if (older.has_value() != newer.has_value()) older = newer;
+  } else if constexpr (is_variant_v<T>) {
+    if (older.index() != newer.index()) {
+      older = newer;
+      return;
+    }
+    std::visit([&]<class Alternative>(Alternative& old) { copy_over(old, *std::get_if<Alternative>(&newer)); }, older);
+  } else {
+    // == would keep 0.0 over -0.0 (JSON numbers are compared as bits below).
+    static_assert(!std::is_floating_point_v<T>, "compare a floating-point member by its bits");
+    if (!(older == newer)) older = newer;
+  }
+}
+
+[[gnu::used]] constexpr auto instantiated_for_events =
+    addresses_for<HookEvent>([]<class T>(std::type_identity<T>) { return &copy_over<T>; });
+[[gnu::used]] constexpr auto instantiated_for_outcomes =
+    addresses_for<HookOutcome>([]<class T>(std::type_identity<T>) { return &copy_over<T>; });
+[[gnu::used]] constexpr auto instantiated_for_decider = &copy_over<std::optional<Decider>>;
 
 void copy_over(boost::json::object& older, const boost::json::object& newer) {
   // Members are stored in order, so begin() + i is the i-th.
