@@ -1,4 +1,4 @@
-// copy_over for JSON values (lib/trace/copy_over.hpp).
+// copy_over (lib/trace/copy_over.hpp): the catalogue template, its instantiations, and JSON values.
 
 #include "trace/copy_over.hpp"
 
