@@ -2,9 +2,10 @@
 // Internal: a channel of the bus, the handlers of one event type (or the
 // catch-all subscribers, the emission observers, the error listeners).
 //
-// Boost.Signals2 is the channel's registry: who is connected, in which
-// priority group and in which order (at the front of its group for a closing
-// event under nested ordering). The emit does not call Signals2. It walks the
+// Its registry (bus/slot_registry.hpp, a Boost.Signals2 signal) says who is
+// connected, in which priority group and in which order (at the front of its
+// group for a closing event under nested ordering). The emit does not call
+// Signals2. It walks the
 // channel's dispatch snapshot: the connected slots in call order, an
 // immutable vector made from the registry by calling its signal once, after
 // any change the first time an emit needs it, and read through a
@@ -15,9 +16,8 @@
 // holds the slots it lists, so a slot outlives every emit that may call it.
 
 #include "bus/registration.hpp"
+#include "bus/slot_registry.hpp"
 #include "bus/snapshot_cell.hpp"
-
-#include <boost/signals2/signal.hpp>
 
 #include <atomic>
 #include <cstdint>
@@ -26,14 +26,6 @@
 #include <vector>
 
 namespace hookbus::detail {
-
-// What every slot has besides its handler.
-struct SlotBase {
-  // First: released after the handler (in the derived slot) is destroyed, so
-  // the code the handler lives in (a plugin's library) outlives its destructor.
-  std::shared_ptr<const void> keep_alive;
-  std::shared_ptr<Registration> identity;
-};
 
 template <class Slot>
 class Channel final : public ChannelBase {
@@ -58,15 +50,14 @@ class Channel final : public ChannelBase {
 
   // Connects a slot whose identity was made for this channel.
   boost::signals2::connection connect(std::shared_ptr<const Slot> slot, int priority, bool at_front) {
-    auto connection = registry_.connect(priority, Listing{std::move(slot)},
-                                        at_front ? boost::signals2::at_front : boost::signals2::at_back);
+    auto connection = registry_.connect(std::move(slot), priority, at_front);
     changed();
     return connection;
   }
 
   void changed() noexcept override { snapshot_.clear(); }
 
-  std::size_t slot_count() const override { return registry_.num_slots(); }
+  std::size_t slot_count() const override { return registry_.size(); }
 
   std::vector<std::string> labels_in_call_order() override {
     std::vector<std::string> labels;
@@ -81,13 +72,18 @@ class Channel final : public ChannelBase {
   // The connected slots in call order, made from the registry now. Slots
   // whose tracked owner is gone are retired and left out.
   Snapshot connected_slots() {
-    Collected collected;
-    registry_(collected);
-    for (const auto& identity : collected.expired) identity->retire();
-    collected.snapshot.entries.reserve(collected.snapshot.slots.size());
-    for (const auto& slot : collected.snapshot.slots)
-      collected.snapshot.entries.push_back({slot.get(), slot->identity.get(), slot->identity->track().has_value()});
-    return std::move(collected.snapshot);
+    SlotRegistry::Listed listed = registry_.list();
+    for (const auto& identity : listed.expired) identity->retire();
+    Snapshot snapshot;
+    snapshot.slots.reserve(listed.connected.size());
+    snapshot.entries.reserve(listed.connected.size());
+    for (auto& base : listed.connected) {
+      // Every slot this channel connected is a Slot.
+      auto slot = std::static_pointer_cast<const Slot>(std::move(base));
+      snapshot.entries.push_back({slot.get(), slot->identity.get(), slot->identity->track().has_value()});
+      snapshot.slots.push_back(std::move(slot));
+    }
+    return snapshot;
   }
 
   // One emit's read of the snapshot: while it lives, the slots it lists stay
@@ -130,27 +126,6 @@ class Channel final : public ChannelBase {
   };
 
  private:
-  // What the registry holds for each connected slot. Called, it adds the slot
-  // to the snapshot being made: calling the signal lists the slots in order.
-  struct Collected {
-    Snapshot snapshot;
-    std::vector<std::shared_ptr<Registration>> expired;  // tracked owner gone, or retired meanwhile
-  };
-  struct Listing {
-    std::shared_ptr<const Slot> slot;
-    void operator()(Collected& collected) const {
-      if (!slot->identity->connected()) collected.expired.push_back(slot->identity);
-      else collected.snapshot.slots.push_back(slot);
-    }
-  };
-  struct CallEvery {
-    using result_type = void;
-    template <class Iterator>
-    void operator()(Iterator first, Iterator last) const {
-      for (; first != last; ++first) *first;
-    }
-  };
-
   // Makes the snapshot from the registry and publishes it, unless the channel
   // changed meanwhile: then the caller keeps it in `built` for its own emit.
   const Snapshot* rebuild(std::unique_ptr<Snapshot>& built) {
@@ -161,7 +136,7 @@ class Channel final : public ChannelBase {
     return slots;
   }
 
-  boost::signals2::signal<void(Collected&), CallEvery, int> registry_;
+  SlotRegistry registry_;
   SnapshotCell<Snapshot> snapshot_;
   std::atomic<std::uint64_t> sequence_{0};
 };
