@@ -5,21 +5,27 @@
 // Its registry (bus/slot_registry.hpp, a Boost.Signals2 signal) says who is
 // connected, in which priority group and in which order (at the front of its
 // group for a closing event under nested ordering). The emit does not call
-// Signals2. It walks the
-// channel's dispatch snapshot: the connected slots in call order, an
-// immutable vector made from the registry by calling its signal once, after
-// any change the first time an emit needs it, and read through a
-// SnapshotCell, so that an emit takes no lock and copies no shared_ptr.
+// Signals2. It walks the channel's dispatch snapshot: the connected slots in
+// call order, an immutable vector made from the registry by calling its
+// signal once, after any change the first time an emit needs it, and read
+// through a SnapshotCell, so that an emit takes no lock and copies no
+// shared_ptr.
 //
 // A slot (bus/hooks.cpp) is a handler with its identity: it derives from
 // SlotBase. The registry holds each slot while it is connected; a snapshot
 // holds the slots it lists, so a slot outlives every emit that may call it.
+//
+// A Channel holds its slots as SlotBase, so that its code is the same for
+// every channel and compiled once (bus/channel.cpp), not once per event type.
+// Each channel's slots are all of one type, which only SlotsOf<Slot>, the
+// typed view the bus connects and reads through, knows.
 
 #include "bus/registration.hpp"
 #include "bus/slot_registry.hpp"
 #include "bus/snapshot_cell.hpp"
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -27,19 +33,18 @@
 
 namespace hookbus::detail {
 
-template <class Slot>
 class Channel final : public ChannelBase {
  public:
   // The connected slots in call order. An emit reads each entry's slot and
   // registration without following a shared_ptr: `slots` only keeps them alive.
   struct Entry {
-    const Slot* slot;
+    const SlotBase* slot;
     const Registration* identity;
     bool tracked;  // has a tracked owner to lock for the call
   };
   struct Snapshot {
     std::vector<Entry> entries;
-    std::vector<std::shared_ptr<const Slot>> slots;
+    std::vector<std::shared_ptr<const SlotBase>> slots;
   };
 
   Channel() = default;
@@ -49,42 +54,18 @@ class Channel final : public ChannelBase {
   std::uint64_t next_sequence() noexcept { return sequence_.fetch_add(1, std::memory_order_relaxed); }
 
   // Connects a slot whose identity was made for this channel.
-  boost::signals2::connection connect(std::shared_ptr<const Slot> slot, int priority, bool at_front) {
-    auto connection = registry_.connect(std::move(slot), priority, at_front);
-    changed();
-    return connection;
-  }
+  boost::signals2::connection connect(std::shared_ptr<const SlotBase> slot, int priority, bool at_front);
 
   void changed() noexcept override { snapshot_.clear(); }
 
-  std::size_t slot_count() const override { return registry_.size(); }
-
-  std::vector<std::string> labels_in_call_order() override {
-    std::vector<std::string> labels;
-    for (const auto& slot : connected_slots().slots) labels.push_back(slot->identity->label());
-    return labels;
-  }
-
-  void clear() override {
-    for (const auto& slot : connected_slots().slots) slot->identity->retire();
-  }
+  [[nodiscard]] std::size_t slot_count() const { return registry_.size(); }
+  [[nodiscard]] std::vector<std::string> labels_in_call_order();
+  // Retires every connected slot.
+  void clear();
 
   // The connected slots in call order, made from the registry now. Slots
   // whose tracked owner is gone are retired and left out.
-  Snapshot connected_slots() {
-    SlotRegistry::Listed listed = registry_.list();
-    for (const auto& identity : listed.expired) identity->retire();
-    Snapshot snapshot;
-    snapshot.slots.reserve(listed.connected.size());
-    snapshot.entries.reserve(listed.connected.size());
-    for (auto& base : listed.connected) {
-      // Every slot this channel connected is a Slot.
-      auto slot = std::static_pointer_cast<const Slot>(std::move(base));
-      snapshot.entries.push_back({slot.get(), slot->identity.get(), slot->identity->track().has_value()});
-      snapshot.slots.push_back(std::move(slot));
-    }
-    return snapshot;
-  }
+  Snapshot connected_slots();
 
   // One emit's read of the snapshot: while it lives, the slots it lists stay
   // alive. Every pass of an emit over its handlers walks the same snapshot,
@@ -98,9 +79,10 @@ class Channel final : public ChannelBase {
     // Calls `call(slot, position)` for every slot still connected, in call
     // order, until it returns Step::stop; `position` is the slot's place in
     // this snapshot. A slot whose tracked owner is gone is retired instead;
-    // a live owner is held for the length of the call.
+    // a live owner is held for the length of the call. Inlined into the
+    // emit, as the handlers' calls are into it (bus/hooks.cpp).
     template <class Call>
-    void each(Call&& call) const {
+    [[gnu::always_inline]] void each(Call&& call) const {
       const std::vector<Entry>& entries = slots_->entries;
       const std::size_t count = entries.size();
       for (std::size_t position = 0; position < count; ++position) {
@@ -121,24 +103,51 @@ class Channel final : public ChannelBase {
 
    private:
     std::unique_ptr<Snapshot> built_;  // a snapshot this read made and could not publish; freed last
-    typename SnapshotCell<Snapshot>::Read read_;
+    SnapshotCell<Snapshot>::Read read_;
     const Snapshot* slots_;
   };
 
  private:
   // Makes the snapshot from the registry and publishes it, unless the channel
   // changed meanwhile: then the caller keeps it in `built` for its own emit.
-  const Snapshot* rebuild(std::unique_ptr<Snapshot>& built) {
-    const std::uint64_t version = snapshot_.version();
-    built = std::make_unique<Snapshot>(connected_slots());
-    const Snapshot* slots = built.get();
-    snapshot_.publish_if_unchanged(built, version);
-    return slots;
-  }
+  const Snapshot* rebuild(std::unique_ptr<Snapshot>& built);
 
   SlotRegistry registry_;
   SnapshotCell<Snapshot> snapshot_;
   std::atomic<std::uint64_t> sequence_{0};
+};
+
+// A channel whose slots are all Slots: the bus connects them and reads them
+// back through it, so a channel is never given, or read as, another type.
+template <class Slot>
+class SlotsOf {
+ public:
+  explicit SlotsOf(Channel& channel) noexcept : channel_(channel) {}
+
+  Channel& channel() const noexcept { return channel_; }
+
+  boost::signals2::connection connect(std::shared_ptr<const Slot> slot, int priority, bool at_front) const {
+    return channel_.connect(std::move(slot), priority, at_front);
+  }
+
+  // Channel::Reading, calling each slot as the Slot it is.
+  class Reading {
+   public:
+    explicit Reading(SlotsOf slots) : read_(slots.channel_) {}
+
+    template <class Call>
+    [[gnu::always_inline]] void each(Call&& call) const {
+      read_.each([&](const SlotBase& slot, std::size_t position) __attribute__((always_inline)) {
+        return call(static_cast<const Slot&>(slot), position);
+      });
+    }
+
+   private:
+    Channel::Reading read_;
+  };
+
+ private:
+  Channel& channel_;
 };
 
 }  // namespace hookbus::detail

@@ -46,22 +46,15 @@ template <Event E> struct TypedSlot;
 struct SubscriberSlot;
 template <class Arg> struct ObserverSlot;
 
-template <class V> struct typed_channels;
-template <class... E> struct typed_channels<std::variant<E...>> {
-  using type = std::tuple<Channel<TypedSlot<E>>...>;
-};
-
 struct BusState {
-  explicit BusState(HooksOptions o) : options(o) {
-    std::apply([this](auto&... channel) { by_index = {&channel...}; }, typed);
-  }
+  explicit BusState(HooksOptions o) : options(o) {}
   BusState(const BusState&) = delete;
   BusState& operator=(const BusState&) = delete;
 
   // Every registration is retired before the channels go, so that none
   // touches the bus afterwards (registration.hpp).
   void retire_all() {
-    for (auto* channel : by_index) channel->clear();
+    for (auto& channel : typed) channel.clear();
     catch_all.clear();
     emissions.clear();
     errors.clear();
@@ -69,12 +62,12 @@ struct BusState {
 
   ListenerCounts counts;
   HooksOptions options;
-  typed_channels<HookEvent>::type typed;
-  std::array<ChannelBase*, event_count> by_index{};
-  Channel<SubscriberSlot> catch_all;
-  Channel<ObserverSlot<const HookError>> errors;
+  // Each channel is read and connected to through its typed view below.
+  std::array<Channel, event_count> typed;  // by event index
+  Channel catch_all;
+  Channel errors;
   std::atomic<std::uint32_t> error_listeners{0};
-  Channel<ObserverSlot<FinishedEmission>> emissions;
+  Channel emissions;
   std::atomic<std::uint64_t> emit_sequence{0};  // numbers the recorded emits
   std::shared_ptr<CapturePool> captures = std::make_shared<CapturePool>();
 
@@ -120,8 +113,15 @@ struct BusState {
   void finish_capture(boost::intrusive_ptr<EmissionCapture> capture, const Result& result);
 
   template <Event E>
-  Channel<TypedSlot<E>>& channel() {
-    return std::get<event_index<E>>(typed);
+  SlotsOf<TypedSlot<E>> channel() noexcept {
+    return SlotsOf<TypedSlot<E>>(typed[event_index<E>]);
+  }
+  SlotsOf<SubscriberSlot> subscribers() noexcept { return SlotsOf<SubscriberSlot>(catch_all); }
+  SlotsOf<ObserverSlot<FinishedEmission>> observers() noexcept {
+    return SlotsOf<ObserverSlot<FinishedEmission>>(emissions);
+  }
+  SlotsOf<ObserverSlot<const HookError>> listeners() noexcept {
+    return SlotsOf<ObserverSlot<const HookError>>(errors);
   }
 
   // Logs a handler failure and tells the error listeners.
@@ -317,7 +317,7 @@ template <class Result>
 void BusState::finish_capture(boost::intrusive_ptr<EmissionCapture> capture, const Result& result) {
   capture->finish(result);
   const boost::intrusive_ptr<const EmissionCapture> finished = std::move(capture);
-  const Channel<ObserverSlot<FinishedEmission>>::Reading observers(emissions);
+  const SlotsOf<ObserverSlot<FinishedEmission>>::Reading observers(this->observers());
   observers.each([&](const ObserverSlot<FinishedEmission>& slot, std::size_t) { return slot(finished); });
 }
 
@@ -325,7 +325,7 @@ void BusState::report(const HookError& error) {
   detail::log(spdlog::level::err, "hook '{}' failed on '{}': {}", error.handler, error.event, error.message);
   if (error_listeners.load(std::memory_order_relaxed) == 0) return;
   HookError copy = error;
-  const Channel<ObserverSlot<const HookError>>::Reading listeners(errors);
+  const SlotsOf<ObserverSlot<const HookError>>::Reading listeners(this->listeners());
   listeners.each([&](const ObserverSlot<const HookError>& slot, std::size_t) { return slot(copy); });
 }
 
@@ -359,13 +359,14 @@ std::shared_ptr<DeliveryQueueOf<Item>> start_queue(BusState& bus, const HandlerO
 // group when `at_front`) and counts it in `listeners`. `make_slot(base)`
 // builds the slot from its SlotBase (keep_alive, identity).
 template <class Slot, class MakeSlot>
-Connection connect_slot(const std::shared_ptr<BusState>& bus, Channel<Slot>& channel, std::atomic<std::uint32_t>& listeners,
+Connection connect_slot(const std::shared_ptr<BusState>& bus, SlotsOf<Slot> slots, std::atomic<std::uint32_t>& listeners,
                         std::string_view event, const HandlerOptions& options, bool at_front, MakeSlot&& make_slot) {
+  Channel& channel = slots.channel();
   auto identity =
       std::make_shared<Registration>(RegistrationSite{bus, &channel, &listeners, event, channel.next_sequence()}, options);
   std::shared_ptr<const Slot> slot = make_slot(SlotBase{options.keep_alive, identity});
   listeners.fetch_add(1, std::memory_order_relaxed);
-  identity->attach(channel.connect(std::move(slot), options.priority, at_front));
+  identity->attach(slots.connect(std::move(slot), options.priority, at_front));
   return Connection(std::move(identity));
 }
 
@@ -416,7 +417,7 @@ namespace detail {
 template <Event E>
 void run_typed_handlers(BusState& bus, Emission<E>& emission) {
   if (bus.counts.typed[event_index<E>].load(std::memory_order_relaxed) == 0) return;
-  const typename Channel<TypedSlot<E>>::Reading handlers(bus.channel<E>());
+  const typename SlotsOf<TypedSlot<E>>::Reading handlers(bus.channel<E>());
   const auto call = [&](const TypedSlot<E>& slot, std::size_t position) __attribute__((always_inline)) {
     return slot(emission, position);
   };
@@ -435,7 +436,7 @@ void run_handlers(BusState& bus, Emission<E>& emission) {
     run_typed_handlers(bus, emission);
     return;
   }
-  const Channel<SubscriberSlot>::Reading subscribers(bus.catch_all);
+  const SlotsOf<SubscriberSlot>::Reading subscribers(bus.subscribers());
   run_typed_handlers(bus, emission);
   const CatchAllCall call{emission.view(), emission.capture()};
   subscribers.each([&](const SubscriberSlot& slot, std::size_t) { return slot(call); });
@@ -511,7 +512,7 @@ Connection Hooks::on(std::string_view event_name, NamedHandler handler, HandlerO
 
 Connection Hooks::subscribe(Subscriber subscriber, HandlerOptions options) {
   if (!subscriber) throw std::invalid_argument("hookbus: empty catch-all subscriber");
-  return detail::connect_slot(state_, state_->catch_all, counts_->catch_all, "*", options, false,
+  return detail::connect_slot(state_, state_->subscribers(), counts_->catch_all, "*", options, false,
                               [&](detail::SlotBase base) {
                                 std::shared_ptr<detail::DeliveryQueueOf<HookEvent>> queue;
                                 if (options.queued) {
@@ -529,7 +530,7 @@ Connection Hooks::on_emission(EmissionObserver observer, HandlerOptions options)
   if (!observer) throw std::invalid_argument("hookbus: empty emission observer");
   using Finished = boost::intrusive_ptr<const detail::EmissionCapture>;
   using Slot = detail::ObserverSlot<detail::FinishedEmission>;
-  return detail::connect_slot(state_, state_->emissions, counts_->observers, "on_emission", options, false,
+  return detail::connect_slot(state_, state_->observers(), counts_->observers, "on_emission", options, false,
                               [&](detail::SlotBase base) {
                                 std::function<void(const Finished&)> deliver;
                                 if (!options.queued) {
@@ -552,33 +553,33 @@ Connection Hooks::on_emission(EmissionObserver observer, HandlerOptions options)
 Connection Hooks::on_handler_error(ErrorListener listener) {
   if (!listener) throw std::invalid_argument("hookbus: empty error listener");
   using Slot = detail::ObserverSlot<const HookError>;
-  return detail::connect_slot(state_, state_->errors, state_->error_listeners, "on_handler_error", HandlerOptions{},
+  return detail::connect_slot(state_, state_->listeners(), state_->error_listeners, "on_handler_error", HandlerOptions{},
                               false, [&](detail::SlotBase base) {
                                 return std::make_shared<const Slot>(std::move(base), std::move(listener));
                               });
 }
 
 std::size_t Hooks::handler_count(std::string_view event_name) const {
-  return state_->by_index[resolve_event(event_name)]->slot_count();
+  return state_->typed[resolve_event(event_name)].slot_count();
 }
 
 std::vector<std::string> Hooks::registered_events() const {
   std::vector<std::string> names;
   for (std::size_t i = 0; i < event_count; ++i)
-    if (state_->by_index[i]->slot_count() != 0) names.emplace_back(event_name(i));
+    if (state_->typed[i].slot_count() != 0) names.emplace_back(event_name(i));
   return names;
 }
 
 std::vector<std::string> Hooks::handlers(std::string_view event_name) const {
-  return state_->by_index[resolve_event(event_name)]->labels_in_call_order();
+  return state_->typed[resolve_event(event_name)].labels_in_call_order();
 }
 
 std::size_t Hooks::subscriber_count() const { return state_->catch_all.slot_count(); }
 
-void Hooks::clear(std::string_view event_name) { state_->by_index[resolve_event(event_name)]->clear(); }
+void Hooks::clear(std::string_view event_name) { state_->typed[resolve_event(event_name)].clear(); }
 
 void Hooks::clear() {
-  for (auto* channel : state_->by_index) channel->clear();
+  for (auto& channel : state_->typed) channel.clear();
 }
 
 void Hooks::clear_subscribers() { state_->catch_all.clear(); }

@@ -45,17 +45,13 @@ class QueueControl {
   [[nodiscard]] virtual DeliveryQueueState state() const = 0;
 };
 
-// A channel of the bus (bus/channel.hpp), as its registrations and the
-// bus's introspection see it.
+// A channel of the bus (bus/channel.hpp), as its registrations see it (the
+// channel's header includes this one).
 class ChannelBase {
  public:
   virtual ~ChannelBase() = default;
   // A slot was connected or disconnected: the dispatch snapshot is out of date.
   virtual void changed() noexcept = 0;
-  [[nodiscard]] virtual std::size_t slot_count() const = 0;
-  [[nodiscard]] virtual std::vector<std::string> labels_in_call_order() = 0;
-  // Retires every connected slot.
-  virtual void clear() = 0;
 };
 
 // What connecting a handler needs to know besides the handler.

@@ -1,0 +1,42 @@
+#include "bus/channel.hpp"
+
+#include <utility>
+
+namespace hookbus::detail {
+
+boost::signals2::connection Channel::connect(std::shared_ptr<const SlotBase> slot, int priority, bool at_front) {
+  auto connection = registry_.connect(std::move(slot), priority, at_front);
+  changed();
+  return connection;
+}
+
+std::vector<std::string> Channel::labels_in_call_order() {
+  std::vector<std::string> labels;
+  for (const auto& slot : connected_slots().slots) labels.push_back(slot->identity->label());
+  return labels;
+}
+
+void Channel::clear() {
+  for (const auto& slot : connected_slots().slots) slot->identity->retire();
+}
+
+Channel::Snapshot Channel::connected_slots() {
+  SlotRegistry::Listed listed = registry_.list();
+  for (const auto& identity : listed.expired) identity->retire();
+  Snapshot snapshot;
+  snapshot.entries.reserve(listed.connected.size());
+  for (const auto& slot : listed.connected)
+    snapshot.entries.push_back({slot.get(), slot->identity.get(), slot->identity->track().has_value()});
+  snapshot.slots = std::move(listed.connected);
+  return snapshot;
+}
+
+const Channel::Snapshot* Channel::rebuild(std::unique_ptr<Snapshot>& built) {
+  const std::uint64_t version = snapshot_.version();
+  built = std::make_unique<Snapshot>(connected_slots());
+  const Snapshot* slots = built.get();
+  snapshot_.publish_if_unchanged(built, version);
+  return slots;
+}
+
+}  // namespace hookbus::detail
