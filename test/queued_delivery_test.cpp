@@ -9,11 +9,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+
 #include <atomic>
 #include <memory>
 #include <condition_variable>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -178,6 +181,31 @@ TEST(QueuedDelivery, DropOldestMakesRoomByDroppingTheOldestQueuedAndCountsIt) {
   held.gate.open();
   held.hooks.flush();
   EXPECT_EQ(held.seen.turns(), (std::vector<std::uint32_t>{0, 3, 4, 5}));
+}
+
+TEST(QueuedDelivery, DropOldestKeepsTheNewestThroughAFloodManyTimesItsCapacity) {
+  HeldSubscriber held(DeliveryQueue{.capacity = 3, .overflow = Overflow::drop_oldest});
+  held.emit_turns(1, 20);  // the places of those dropped are reclaimed along the way
+  EXPECT_EQ(held.queue_state().dropped, 17u);
+  EXPECT_EQ(held.queue_state().queued, 3u);
+  held.gate.open();
+  held.hooks.flush();
+  EXPECT_EQ(held.seen.turns(), (std::vector<std::uint32_t>{0, 18, 19, 20}));
+}
+
+TEST(QueuedDelivery, TheDeliveringThreadIsNamedForDebuggersAndProfilers) {
+  Hooks hooks;
+  std::string name;
+  auto subscriber = hooks.subscribe(
+      [&](const HookEvent&) {
+        char buffer[16] = {};
+        pthread_getname_np(pthread_self(), buffer, sizeof buffer);
+        name = buffer;
+      },
+      {.queued = DeliveryQueue{}});
+  hooks.emit(TurnStartEvent{});
+  hooks.flush();
+  EXPECT_EQ(name, "hookbus-queue");
 }
 
 TEST(QueuedDelivery, BlockMakesTheEmitWaitForRoomAndDropsNothing) {

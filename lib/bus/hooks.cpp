@@ -339,10 +339,12 @@ struct QueuedCall {
 
 // Starts the queue of a registration: deliveries call `deliver(function,
 // item)`; a delivery that throws is reported like a failing subscriber.
+// `idle` is called each time the queue's thread goes idle.
 template <class Item, class Function, class Deliver>
 std::shared_ptr<DeliveryQueueOf<Item>> start_queue(BusState& bus, const HandlerOptions& options,
                                                    const std::shared_ptr<const Registration>& identity,
-                                                   Function function, Deliver deliver) {
+                                                   Function function, Deliver deliver,
+                                                   typename DeliveryQueueOf<Item>::Idle idle = {}) {
   auto call = std::make_shared<QueuedCall<Function>>(QueuedCall<Function>{options.keep_alive, std::move(function)});
   auto queue = DeliveryQueueOf<Item>::start(
       *options.queued, identity->label(),
@@ -350,7 +352,8 @@ std::shared_ptr<DeliveryQueueOf<Item>> start_queue(BusState& bus, const HandlerO
         const KeptAliveCall kept(call->keep_alive.get());
         deliver(call->function, item);
       },
-      [identity](const std::string& message) { identity->bus().report(identity->error(identity->label(), message)); });
+      [identity](const std::string& message) { identity->bus().report(identity->error(identity->label(), message)); },
+      std::move(idle));
   bus.add_queue(queue);
   return queue;
 }
@@ -538,10 +541,15 @@ Connection Hooks::on_emission(EmissionObserver observer, HandlerOptions options)
                                     observer(emission->record());
                                   };
                                 } else {
+                                  // A flood's captures are kept while it lasts, and let go
+                                  // once the queue is idle (CapturePool).
                                   auto queue = detail::start_queue<Finished>(
                                       *state_, options, base.identity, std::move(observer),
                                       [](const EmissionObserver& call, const Finished& emission) {
                                         call(emission->record());
+                                      },
+                                      [pool = std::weak_ptr<detail::CapturePool>(state_->captures)] {
+                                        if (const auto captures = pool.lock()) captures->trim();
                                       });
                                   base.identity->attach(queue);
                                   deliver = [queue = std::move(queue)](const Finished& emission) { queue->push(emission); };

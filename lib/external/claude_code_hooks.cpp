@@ -238,7 +238,7 @@ struct Ran {
 };
 
 Ran run_catching(const Hook& hook, Invocation invocation, const std::stop_token& stop) {
-  const auto start = std::chrono::steady_clock::now();
+  const detail::TraceTicks start = detail::trace_ticks();
   RunOutcome outcome = [&]() -> RunOutcome {
     try {
       return run(hook, std::move(invocation), stop);
@@ -246,7 +246,7 @@ Ran run_catching(const Hook& hook, Invocation invocation, const std::stop_token&
       return std::current_exception();
     }
   }();
-  return {std::move(outcome), {start, std::chrono::steady_clock::now()}};
+  return {std::move(outcome), {start, detail::trace_ticks()}};
 }
 
 // Runs every hook at once, one on this thread and each other on a thread of

@@ -44,8 +44,8 @@ void HandlerTrace::end(HandlerAction action, std::string_view reason, std::strin
   // A handler that reported its own run (handler_report.hpp) is recorded with it.
   const HandlerReport& report = capture_->handler_report();
   const EmissionCapture::Span call = capture_->handler_ended();
-  const SteadyTime start = report.ran ? report.ran->start : call.start;
-  const SteadyTime finish = report.ran ? report.ran->end : call.end;
+  const TraceTicks start = report.ran ? report.ran->start : call.start;
+  const TraceTicks finish = report.ran ? report.ran->end : call.end;
   capture_->add({*registration_, subscriber_, start, finish, action, std::string(reason), std::string(error)});
 }
 
@@ -71,23 +71,39 @@ EmissionCapture* CapturePool::reusable() noexcept {
 void CapturePool::give_back(EmissionCapture* capture) noexcept {
   {
     const std::lock_guard lock(mutex_);
-    if (free_.size() < kept) {
-      try {
-        free_.push_back(capture);
-        return;
-      } catch (...) {  // no memory to keep it: it is deleted
-      }
+    try {
+      free_.push_back(capture);
+      return;
+    } catch (...) {  // no memory to keep it: it is deleted
     }
   }
   delete capture;
+}
+
+void CapturePool::trim() noexcept {
+  std::vector<EmissionCapture*> surplus;
+  {
+    const std::lock_guard lock(mutex_);
+    if (free_.size() <= kept_when_idle) return;
+    // The most recently given back stay: their memory is the warmest.
+    surplus.assign(free_.begin(), free_.end() - kept_when_idle);
+    free_.erase(free_.begin(), free_.end() - kept_when_idle);
+  }
+  for (EmissionCapture* capture : surplus) delete capture;  // outside the lock
+}
+
+std::size_t CapturePool::kept() const noexcept {
+  const std::lock_guard lock(mutex_);
+  return free_.size();
 }
 
 EmissionRecord EmissionCapture::record() const {
   EmissionRecord record;
   record.seq = seq_;
   record.thread = thread_;
-  record.start = wall_clock_at(start_);
-  record.duration = duration_cast<nanoseconds>(end_ - start_);
+  const SteadyTime start = steady_time_at(start_);
+  record.start = wall_clock_at(start);
+  record.duration = duration_cast<nanoseconds>(steady_time_at(end_) - start);
   record.payload = payload_;
   record.handlers.reserve(runs_.size());
   for (const Run& run : runs_) {
@@ -98,8 +114,8 @@ EmissionRecord EmissionCapture::record() const {
         .source = registration.source(),
         .protocol = registration.protocol(),
         .layer = registration.layer(),
-        .start_offset = duration_cast<nanoseconds>(run.start - start_),
-        .duration = duration_cast<nanoseconds>(run.end - run.start),
+        .start_offset = duration_cast<nanoseconds>(steady_time_at(run.start) - start),
+        .duration = duration_cast<nanoseconds>(steady_time_at(run.end) - steady_time_at(run.start)),
         .action = run.action,
         .reason = run.reason,
         .error = run.error,

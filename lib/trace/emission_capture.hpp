@@ -4,7 +4,8 @@
 // reads the steady clock around each handler and keeps a reference to each
 // handler's registration; the EmissionRecord, with its labels and wall-clock
 // time, is made from that when an observer asks (on its own thread when it is
-// queued).
+// queued). Its times are the trace clock's ticks (trace_clock.hpp), converted
+// when the record is made.
 //
 // The bus's part is two calls: an EmissionCapture taken from the bus's
 // CapturePool when the emit starts (carried by the Emission, null when nobody
@@ -17,6 +18,7 @@
 #include "bus/registration.hpp"
 #include "trace/copy_over.hpp"
 #include "trace/handler_report.hpp"
+#include "trace/trace_clock.hpp"
 
 #include <boost/container/small_vector.hpp>
 #include <boost/smart_ptr/intrusive_ptr.hpp>
@@ -33,8 +35,6 @@
 #include <vector>
 
 namespace hookbus::detail {
-
-using SteadyTime = std::chrono::steady_clock::time_point;
 
 // hookbus's number of the calling thread: 1 for the first thread that asked.
 std::uint32_t this_thread_number() noexcept;
@@ -59,21 +59,21 @@ class EmissionCapture {
     if (E* same = std::get_if<E>(&payload_)) copy_over(*same, event);
     else payload_.template emplace<E>(event);
     handler_report_ = {};
-    start_ = std::chrono::steady_clock::now();
+    start_ = trace_ticks();
     boundary_ = start_;
   }
 
   // The clock is read once per handler, when it returns: a handler's time
   // runs from the end of the one before it (the emit's start for the first),
   // and the emit ends with its last handler. The bus's own few nanoseconds
-  // between two handlers count to the second; each read saved is about 25 ns
-  // of the emit's cost while it is recorded.
+  // between two handlers count to the second; each read saved is about 10 ns
+  // of the emit's cost while it is recorded (25 ns on the steady clock).
   struct Span {
-    SteadyTime start;
-    SteadyTime end;
+    TraceTicks start;
+    TraceTicks end;
   };
   Span handler_ended() noexcept {
-    const SteadyTime start = std::exchange(boundary_, std::chrono::steady_clock::now());
+    const TraceTicks start = std::exchange(boundary_, trace_ticks());
     return {start, boundary_};
   }
 
@@ -81,8 +81,8 @@ class EmissionCapture {
   struct Run {
     std::shared_ptr<const Registration> registration;
     bool subscriber = false;
-    SteadyTime start{};
-    SteadyTime end{};
+    TraceTicks start{};
+    TraceTicks end{};
     HandlerAction action = HandlerAction::no_change;
     std::string reason{};
     std::string error{};
@@ -96,7 +96,7 @@ class EmissionCapture {
   // The emit ended with `result` (monostate for an observe-only event).
   template <class Result>
   void finish(const Result& result) {
-    end_ = runs_.empty() ? std::chrono::steady_clock::now() : boundary_;
+    end_ = runs_.empty() ? trace_ticks() : boundary_;
     if (Result* same = std::get_if<Result>(&result_)) copy_over(*same, result);
     else result_.template emplace<Result>(result);
     if constexpr (requires { result.decided_by; }) copy_over(decided_by_, result.decided_by);
@@ -123,9 +123,9 @@ class EmissionCapture {
   mutable std::atomic<std::uint32_t> references_{0};
   std::uint32_t thread_ = 0;
   std::uint64_t seq_ = 0;
-  SteadyTime start_{};
-  SteadyTime boundary_{};  // the last handler's end, or the start
-  SteadyTime end_{};
+  TraceTicks start_{};
+  TraceTicks boundary_{};  // the last handler's end, or the start
+  TraceTicks end_{};
   HandlerReport handler_report_{};
   boost::container::small_vector<Run, 4> runs_;
   std::optional<Decider> decided_by_{};
@@ -140,12 +140,15 @@ class EmissionCapture {
 // emitting thread, which copies the next event over the last one. So a
 // capture and its event's memory are not freed on the observer's thread and
 // allocated anew on the emitting one, the slow path of glibc's allocator
-// (docs/performance.md, "Tracing"). At most `kept` captures wait to be
-// reused: the memory of the largest burst of records in flight stays
-// reserved for the next one, up to that many.
+// (docs/performance.md, "Tracing"). Every capture given back is kept, so
+// the pool holds as many as were ever in flight at once: an engine that
+// emits faster than a queued observer delivers (its queue full, up to twice
+// its capacity in flight with the batch being delivered) reuses them too.
+// A queued observer's thread trims the pool to `kept_when_idle` each time
+// its queue goes idle, so a flood's memory is not held after it.
 class CapturePool : public std::enable_shared_from_this<CapturePool> {
  public:
-  static constexpr std::size_t kept = 256;
+  static constexpr std::size_t kept_when_idle = 256;
 
   CapturePool() = default;
   CapturePool(const CapturePool&) = delete;
@@ -162,11 +165,13 @@ class CapturePool : public std::enable_shared_from_this<CapturePool> {
   }
 
   void give_back(EmissionCapture* capture) noexcept;
+  void trim() noexcept;  // to kept_when_idle
+  [[nodiscard]] std::size_t kept() const noexcept;
 
  private:
   EmissionCapture* reusable() noexcept;
 
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::vector<EmissionCapture*> free_;  // owned
 };
 

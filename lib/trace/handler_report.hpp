@@ -15,16 +15,16 @@
 // report once the call ended; the handler writes through handler_report(),
 // null whenever nobody records the call.
 
-#include <chrono>
+#include "trace/trace_clock.hpp"
+
 #include <optional>
 
 namespace hookbus::detail {
 
 struct HandlerReport {
-  using Time = std::chrono::steady_clock::time_point;
-  struct Run {
-    Time start{};
-    Time end{};
+  struct Run {  // on the trace clock (trace_clock.hpp)
+    TraceTicks start{};
+    TraceTicks end{};
   };
   bool skipped = false;    // the handler's matcher excluded the event (it returned nothing)
   std::optional<Run> ran{};  // its own run, in place of its call's start and end
