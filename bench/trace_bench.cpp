@@ -27,8 +27,10 @@
 // builds every line and makes every write(). Times are the emitting thread's
 // CPU time (Google Benchmark's default): a queued tracer's own thread, and
 // the time an emit waits for room in a full queue, are not in it.
-// tools/bench-report reports queued - none against the target of 150 ns, and
-// queued_burst - none_burst beside it.
+// tools/bench-report reports queued_burst - none_burst against the target of
+// 150 ns, and queued - none beside it: back to back, the engine waits for the
+// tracer on every emit whatever the queue costs, and the captures in flight
+// (twice the queue's capacity) do not fit in the caches.
 
 #include "common.hpp"
 
