@@ -86,10 +86,15 @@ void CapturePool::trim() noexcept {
     const std::lock_guard lock(mutex_);
     if (free_.size() <= kept_when_idle) return;
     // The most recently given back stay: their memory is the warmest.
-    surplus.assign(free_.begin(), free_.end() - kept_when_idle);
-    free_.erase(free_.begin(), free_.end() - kept_when_idle);
+    const auto kept_from = free_.end() - kept_when_idle;
+    try {
+      surplus.assign(free_.begin(), kept_from);
+    } catch (...) {  // no memory for the list: trimmed when it next goes idle
+      return;
+    }
+    free_.erase(free_.begin(), kept_from);
   }
-  for (EmissionCapture* capture : surplus) delete capture;  // outside the lock
+  for (EmissionCapture* capture : surplus) delete capture;  // outside the lock: emits may take meanwhile
 }
 
 std::size_t CapturePool::kept() const noexcept {

@@ -1,11 +1,11 @@
 #pragma once
 // Internal: what the bus records of one emit while emission observers are
 // registered (Hooks::on_emission). The emitting thread only copies the event,
-// reads the steady clock around each handler and keeps a reference to each
-// handler's registration; the EmissionRecord, with its labels and wall-clock
-// time, is made from that when an observer asks (on its own thread when it is
-// queued). Its times are the trace clock's ticks (trace_clock.hpp), converted
-// when the record is made.
+// reads the trace clock (trace_clock.hpp) when the emit starts and as each
+// handler returns, and keeps a reference to each handler's registration; the
+// EmissionRecord, with its labels and wall-clock time, is made from that when
+// an observer asks (on its own thread when it is queued), where the clock's
+// ticks are converted.
 //
 // The bus's part is two calls: an EmissionCapture taken from the bus's
 // CapturePool when the emit starts (carried by the Emission, null when nobody
