@@ -113,14 +113,15 @@ EmissionRecord EmissionCapture::record() const {
   record.handlers.reserve(runs_.size());
   for (const Run& run : runs_) {
     const Registration& registration = *run.registration;
+    const SteadyTime run_start = steady_time_at(run.start);
     record.handlers.push_back(HandlerRecord{
         .label = registration.label(),
         .kind = run.subscriber ? RecordedKind::subscriber : recorded_kind(registration.kind()),
         .source = registration.source(),
         .protocol = registration.protocol(),
         .layer = registration.layer(),
-        .start_offset = duration_cast<nanoseconds>(steady_time_at(run.start) - start),
-        .duration = duration_cast<nanoseconds>(steady_time_at(run.end) - steady_time_at(run.start)),
+        .start_offset = duration_cast<nanoseconds>(run_start - start),
+        .duration = duration_cast<nanoseconds>(steady_time_at(run.end) - run_start),
         .action = run.action,
         .reason = run.reason,
         .error = run.error,
