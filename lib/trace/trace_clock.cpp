@@ -57,8 +57,8 @@ bool linux_keeps_time_with_tsc() {
 }
 
 // The first reading, taken when the ticks were decided.
-std::optional<ClockReading>& first_reading() {
-  static std::optional<ClockReading> reading;
+ClockReading& first_reading() {
+  static ClockReading reading;
   return reading;
 }
 
@@ -127,14 +127,17 @@ SteadyTime steady_time_at(TraceTicks ticks) {
   static std::optional<TickTimeline> timeline;
   const std::lock_guard lock(mutex);
   if (!timeline) {
-    const ClockReading first = *first_reading();
+    const ClockReading first = first_reading();
     const std::int64_t waited = steady_ns_now() - first.steady_ns;
     if (waited < first_span_ns) std::this_thread::sleep_for(std::chrono::nanoseconds(first_span_ns - waited));
     timeline.emplace(first, read_both_clocks());
-  } else if (timeline->due(steady_ns_now())) {
-    timeline->observe(read_both_clocks());
   }
-  return SteadyTime(std::chrono::nanoseconds(timeline->steady_ns_at(ticks)));
+  const std::int64_t at = timeline->steady_ns_at(ticks);
+  // Ticks a resync past the latest piece mean a reading now is due too: so
+  // a conversion reads the clocks only when it recalibrates. The new piece
+  // starts after `ticks`, whose time it leaves as it was.
+  if (timeline->due(at)) timeline->observe(read_both_clocks());
+  return SteadyTime(std::chrono::nanoseconds(at));
 #else
   return {};  // not reached: the ticks are the counter only on x86-64
 #endif

@@ -40,7 +40,8 @@ inline TraceTicks trace_ticks() noexcept {
   // The builtin, not <x86intrin.h>: every file that records includes this one.
   if (trace_ticks_are_tsc()) return __builtin_ia32_rdtsc();
 #endif
-  return static_cast<TraceTicks>(std::chrono::steady_clock::now().time_since_epoch().count());
+  const auto since_epoch = std::chrono::steady_clock::now().time_since_epoch();
+  return static_cast<TraceTicks>(std::chrono::duration_cast<std::chrono::nanoseconds>(since_epoch).count());
 }
 
 // The steady time at `ticks` read in this process (by trace_ticks): the
