@@ -1,0 +1,121 @@
+#pragma once
+// The attack suite's fixture: the repository is the attacker. An upstream
+// repository (the attacker's) is cloned into the user's checkout (the
+// project); the attacker commits whatever git can carry (any file name but
+// NUL and '/', modes, links) and the user pulls it, before or after
+// `hookctl trust`. The user has the example guard `block-rm-rf` in their own
+// hook directory. Each attack is acted out end to end, through hookctl as a
+// program (HookctlFixture) and through setup() on a bus in this process, with
+// the same directories.
+#include "hookctl_fixture.hpp"
+#include "log_capture.hpp"
+#include "script_fixture.hpp"
+
+#include <hookbus/events.hpp>
+#include <hookbus/hooks.hpp>
+#include <hookbus/json.hpp>
+#include <hookbus/reflect.hpp>
+#include <hookbus/process.hpp>
+#include <hookbus/setup.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hookbus::testing {
+
+class HostileRepository : public HookctlFixture {
+ protected:
+  void SetUp() override {
+    HookctlFixture::SetUp();
+    if (IsSkipped()) return;
+    git(upstream_.path(), {"init", "-q", "-b", "main"});
+    attacker_commits("an empty start");
+    std::filesystem::remove(project_.path());
+    git(upstream_.path().parent_path(), {"clone", "-q", upstream_.path().string(), project_.path().string()});
+  }
+
+  // The user's directories, as hookctl sees them (HookctlFixture::environment()).
+  Locations locations() const {
+    return {.managed = home_.path() / "managed",
+            .user = user_config_.path() / "hookbus",
+            .project = project_.path(),
+            .state = home_.path() / "state" / "hookbus",
+            .cache = home_.path() / "cache" / "hookbus",
+            .claude = home_.path() / ".claude"};
+  }
+
+  // A file of the attacker's upstream work tree (committed by attacker_commits).
+  std::filesystem::path upstream(const std::string& relative) const { return upstream_.path() / relative; }
+  std::filesystem::path in_project(const std::string& relative) const { return project_.path() / relative; }
+
+  // Commits everything in the upstream work tree (additions, changes, removals).
+  void attacker_commits(const std::string& message) const {
+    git(upstream_.path(), {"add", "-A"});
+    git(upstream_.path(), {"commit", "-q", "--allow-empty", "-m", message});
+  }
+  // The user's `git pull`: what the attacker committed lands in the project.
+  void user_pulls() const { git(project_.path(), {"pull", "-q", "--ff-only"}); }
+
+  // The user's own guard (examples/hooks/block-rm-rf) in their hook directory.
+  void install_users_guard() const {
+    write_file(locations().hook_directory(Layer::user) / "block-rm-rf", read_file(kExamples / "block-rm-rf"), 0755);
+  }
+
+  // `hookctl emit tool_call` for a bash command: the decision it prints in JSON
+  // ("allow", "ask", "deny"), or "exit N: stderr" when hookctl failed.
+  std::string hookctl_decides(const std::string& command) const {
+    const ProcessResult r = hookctl({"emit", "tool_call", bash_call_json(command), "--json"});
+    if (r.exit_code != 0) return "exit " + std::to_string(r.exit_code.value_or(-1)) + ": " + r.stderr_text;
+    return decision_in(r.stdout_text);
+  }
+
+  // setup() on a fresh bus with the user's directories, then one emit of a
+  // bash tool_call: the decision's wire name ("allow", "ask", "deny").
+  std::string setup_decides(const std::string& command) const {
+    Hooks hooks;
+    const Installation installed = setup(hooks, {.project_dir = project_.path(), .locations = locations()});
+    const ToolCallResult result = hooks.emit(bash_call(command));
+    return std::string(reflect::enum_wire_name(result.decision).value_or("?"));
+  }
+
+  ToolCallEvent bash_call(const std::string& command) const {
+    return {.context = {.cwd = project_.path().string()},
+            .tool_call_id = "c1",
+            .tool_name = "bash",
+            .input = {{"command", command}}};
+  }
+
+  TempDir upstream_;
+  LogCapture setup_log_;  // what setup() warned about (setup_decides)
+
+ private:
+  static std::string bash_call_json(const std::string& command) {
+    return write_json(boost::json::object{{"tool_call_id", "c1"},
+                                          {"tool_name", "bash"},
+                                          {"input", boost::json::object{{"command", command}}}});
+  }
+  // `hookctl emit --json`'s result.decision ("none" when the result has none).
+  static std::string decision_in(const std::string& emit_json) {
+    const boost::json::value printed = boost::json::parse(emit_json);
+    const boost::json::value* decision = printed.at("result").as_object().if_contains("decision");
+    return decision != nullptr && decision->is_string() ? std::string(decision->get_string()) : "none";
+  }
+
+  static void git(const std::filesystem::path& where, std::vector<std::string> args) {
+    std::vector<std::string> all{"-C", where.string(), "-c", "user.name=attacker", "-c", "user.email=a@example.com",
+                                 "-c", "core.symlinks=true", "-c", "init.defaultBranch=main"};
+    all.insert(all.end(), std::make_move_iterator(args.begin()), std::make_move_iterator(args.end()));
+    const ProcessResult r = run_process({.program = "/usr/bin/git",
+                                         .arguments = std::move(all),
+                                         .extra_environment = {{"GIT_CONFIG_NOSYSTEM", "1"}, {"HOME", "/nonexistent"}},
+                                         .timeout = std::chrono::seconds(30)});
+    ASSERT_EQ(r.exit_code, 0) << "git failed: " << r.stderr_text;
+  }
+};
+
+}  // namespace hookbus::testing
