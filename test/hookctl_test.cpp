@@ -4,6 +4,7 @@
 
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>
+#include <hookbus/version.hpp>
 
 #include <boost/json/value.hpp>
 
@@ -290,9 +291,10 @@ TEST(HookctlHelp, HelpOfAnUnknownCommandExits2) {
   EXPECT_THAT(run.err, HasSubstr("hookctl help: unknown command 'frobnicate'"));
 }
 
-TEST(HookctlHelp, VersionPrintsTheVersion) {
+TEST(HookctlHelp, VersionPrintsTheLibrarysVersion) {
   const Output run = hookctl("--version");
   EXPECT_EQ(run.exit_code, 0);
+  EXPECT_EQ(run.out, fmt::format("hookctl {}\n", hookbus::version().string));
   EXPECT_THAT(run.out, ContainsRegex("^hookctl [0-9]+\\.[0-9]+\\.[0-9]+\n$"));
 }
 

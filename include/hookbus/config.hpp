@@ -170,6 +170,11 @@ struct HookSettings {
   bool operator==(const HookSettings&) const = default;
 };
 
+// The name of 0.1.0, deprecated in 0.2.0 and removed in 0.3.0 (CHANGELOG.md).
+// `disabled` is a std::optional<bool> now: read it as `disabled.value_or(false)`.
+using HookOverride [[deprecated("use hookbus::HookSettings (HookOverride was renamed in 0.2.0 and goes in 0.3.0)")]] =
+    HookSettings;
+
 // The most processes one persistent hook may have.
 inline constexpr int max_hook_instances = 16;
 

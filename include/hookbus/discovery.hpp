@@ -46,6 +46,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace hookbus {
@@ -150,6 +151,17 @@ struct DiscoveryOptions {
 // Scans the directories and learns each candidate's events. Refusals are also
 // logged through hookbus::logger(). Thread-safe; runs the queries one by one.
 DiscoveryReport discover_hooks(const HookDirectories& directories, const DiscoveryOptions& options = {});
+
+// The form of 0.1.0, deprecated in 0.2.0 and removed in 0.3.0 (CHANGELOG.md).
+// A template, so that `discover_hooks(directories, {})` still means the options.
+template <class Rep, class Period>
+[[deprecated("use discover_hooks(directories, {.query_timeout = timeout}) (hookbus::DiscoveryOptions since 0.2.0; "
+             "this overload goes in 0.3.0)")]]
+DiscoveryReport discover_hooks(const HookDirectories& directories, std::chrono::duration<Rep, Period> query_timeout)
+  requires std::is_convertible_v<std::chrono::duration<Rep, Period>, Duration>
+{
+  return discover_hooks(directories, DiscoveryOptions{.query_timeout = query_timeout});
+}
 
 // Why a hook file must not be run (ownership and write checks of
 // docs/security.md, on the file and every directory on its path, symlinks

@@ -39,3 +39,6 @@
 #include <hookbus/setup.hpp>
 #include <hookbus/trust.hpp>
 #include <hookbus/workspace.hpp>
+
+// The version of the library the program runs with.
+#include <hookbus/version.hpp>

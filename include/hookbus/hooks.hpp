@@ -28,6 +28,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace hookbus {
@@ -284,6 +285,9 @@ class Hooks {
   // Called when a handler or subscriber throws (a failure of hookbus's
   // handlers; the agent's own errors are the agent_error event, alias "on_error").
   Connection on_handler_error(ErrorListener listener);
+  // The name of 0.1.0, deprecated in 0.2.0 and removed in 0.3.0 (CHANGELOG.md).
+  [[deprecated("use hookbus::Hooks::on_handler_error (on_error was renamed in 0.2.0 and goes in 0.3.0)")]]
+  Connection on_error(ErrorListener listener) { return on_handler_error(std::move(listener)); }
 
   // Called with an EmissionRecord (trace.hpp) once every emit has finished:
   // the event as emitted, every handler reached with what it did and how long

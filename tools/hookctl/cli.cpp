@@ -8,6 +8,7 @@
 #include <hookbus/errors.hpp>
 #include <hookbus/log.hpp>
 #include <hookbus/names.hpp>
+#include <hookbus/version.hpp>
 
 #include <fmt/format.h>
 #include <spdlog/cfg/env.h>
@@ -659,7 +660,7 @@ int run(const std::vector<Command>& commands, std::vector<std::string_view> args
       return exit_ok;
     }
     if (std::ranges::find(args, "--version") != args.end()) {
-      fmt::print("{} {}\n", program, HOOKBUS_VERSION);
+      fmt::print("{} {}\n", program, hookbus::version().string);
       return exit_ok;
     }
     print_to_stderr("{}: missing command\nRun '{} help' for the commands.\n", program, program);
