@@ -796,10 +796,13 @@ TEST_F(Hookctl, AWorkspaceThatIsAFileIsAUsageError) {
 
 // Issue 10, point 7: `.hookbus/config.json` as a FIFO blocked hookctl forever.
 // Each run here has a timeout of its own (20 s): a regression fails, never hangs.
+// These configs are trusted, so that they apply: an untrusted project's does
+// not, and does not stop the engine (attack 8, SetupTest).
 TEST_F(Hookctl, Issue10Point7AConfigFileThatIsAFifoIsAConfigErrorNotAHang) {
   const fs::path config = project_.path() / ".hookbus" / "config.json";
   testing::make_directories(config.parent_path());
   ASSERT_EQ(::mkfifo(config.c_str(), 0600), 0);
+  trust();
   for (const std::string command : {"list", "emit"}) {
     std::vector<std::string> args{command};
     if (command == "emit") args.emplace_back("agent_start");
@@ -815,6 +818,7 @@ TEST_F(Hookctl, AConfigFileThatIsASymlinkToDevZeroIsAConfigErrorNotAnEndlessRead
   const fs::path config = project_.path() / ".hookbus" / "config.json";
   testing::make_directories(config.parent_path());
   fs::create_symlink("/dev/zero", config);
+  trust();
   const ProcessResult r = hookctl({"emit", "agent_start"});
   EXPECT_FALSE(r.timed_out);
   EXPECT_EQ(r.exit_code, 3);
@@ -825,6 +829,7 @@ TEST_F(Hookctl, ADanglingConfigSymlinkIsAConfigErrorNamingItsTarget) {
   const fs::path config = project_.path() / ".hookbus" / "config.json";
   testing::make_directories(config.parent_path());
   fs::create_symlink(project_.path() / "gone.json", config);
+  trust();
   const ProcessResult r = hookctl({"emit", "agent_start"});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_THAT(r.stderr_text, HasSubstr("is a symlink to '" + (project_.path() / "gone.json").string() +

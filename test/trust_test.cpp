@@ -244,6 +244,40 @@ TEST_F(Trust, ARecordWhoseDigestIsNotThatOfItsFilesTrustsNothing) {
   EXPECT_THAT(report.message, HasSubstr("'fingerprint' is not the digest of its 'files'"));
 }
 
+// ------------------------------------------ what is no regular file
+
+// Regression (attack 8): a config that is a FIFO, a device, a directory or a
+// dangling link was left out, so a project with nothing else needed no trust,
+// and its config stopped the engine.
+TEST_F(Trust, WhatIsAtAConfigsPathButIsNoRegularFileCountsAsWhatItIs) {
+  const fs::path config = project_.path() / ".hookbus" / "config.json";
+  testing::make_directories(config.parent_path());
+  const auto recorded = [&] {
+    const ProjectFingerprint print = fingerprint(files());
+    return print.files.size() == 1 && print.files[0].path == ".hookbus/config.json" ? print.files[0].sha256 : "?";
+  };
+  ASSERT_EQ(::mkfifo(config.c_str(), 0644), 0);
+  EXPECT_EQ(recorded(), "unreadable: is a FIFO, not a regular file");
+  fs::remove(config);
+  fs::create_symlink("/dev/zero", config);
+  EXPECT_EQ(recorded(), "unreadable: is a character device, not a regular file");
+  fs::remove(config);
+  fs::create_symlink("gone.json", config);
+  EXPECT_EQ(recorded(), "unreadable: is a symlink to 'gone.json', which does not exist");
+  fs::remove(config);
+  fs::create_directory(config);
+  EXPECT_EQ(recorded(), "unreadable: is a directory, not a regular file");
+}
+
+TEST_F(Trust, AConfigThatAppearsAsAFifoAfterTrustIsAChange) {
+  write_script(hooks() / "guard", "true\n");
+  store_.trust(project_.path(), check().now);
+  ASSERT_EQ(::mkfifo((project_.path() / ".hookbus" / "config.json").c_str(), 0644), 0);
+  const TrustReport report = check();
+  EXPECT_EQ(report.state, TrustState::changed);
+  EXPECT_THAT(report.changes, ElementsAre(FileChange{FileChange::Kind::added, ".hookbus/config.json", ""}));
+}
+
 // Regression (issue 9 audit): the fingerprint did not enter symlinked
 // directories, but discovery does (a plugin directory linked from elsewhere).
 TEST_F(Trust, AFingerprintEntersSymlinkedDirectoriesAsDiscoveryDoes) {

@@ -39,7 +39,7 @@ struct ProjectFiles {
 struct FingerprintedFile {
   std::string path{};         // relative to the project when inside it, else absolute
   std::uint32_t mode = 0;   // permission bits (07777) of what the path resolves to
-  std::string sha256{};       // of the content, or "unreadable: <why>"
+  std::string sha256{};       // of the content, or "unreadable: <why>" (no regular file, or one that cannot be read)
   bool operator==(const FingerprintedFile&) const = default;
 };
 
@@ -62,8 +62,11 @@ inline constexpr std::size_t max_fingerprinted_files = 10'000;
 inline constexpr std::uintmax_t max_fingerprinted_bytes = std::uintmax_t{256} << 20;
 
 // Hashes every file of `files` (symlinks followed; missing files are left
-// out). Directories are walked the way discovery and plugin loading list them,
-// symlinked subdirectories entered, so everything they could run is covered.
+// out, and what is there but is no regular file, a FIFO, a device, a
+// directory or a dangling symlink, counts as "unreadable: <what it is>",
+// never opened). Directories are walked the way discovery and plugin loading
+// list them, symlinked subdirectories entered, so everything they could run
+// is covered.
 // Throws TrustError past the limits above or for a directory that cannot be
 // listed, naming the project.
 ProjectFingerprint fingerprint(const ProjectFiles& files);

@@ -54,14 +54,20 @@ class Fingerprinter {
   }
 
   void add_file(const fs::path& file) {
+    struct stat link {};
+    if (::lstat(file.c_str(), &link) != 0 && (errno == ENOENT || errno == ENOTDIR)) return;  // nothing there
+    // Whatever else is there counts, a regular file or not: a config that is
+    // a FIFO, a device, a directory or a dangling link stops the engine once
+    // its project may run, so its appearing after trust must be a change.
+    // read_regular_file refuses what is not a regular file without opening it.
     struct stat st {};
-    if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;  // missing, or not a file: nothing runs from it
+    const bool resolved = ::stat(file.c_str(), &st) == 0;
     const std::string name = recorded_path(project_, file.lexically_normal());
     if (files_.contains(name)) return;
     if (files_.size() == max_fingerprinted_files)
       throw TrustError(fmt::format("{}: more than {} files to fingerprint; hook directories should hold hooks",
                                    project_.string(), max_fingerprinted_files));
-    bytes_ += static_cast<std::uintmax_t>(st.st_size);
+    if (resolved && S_ISREG(st.st_mode)) bytes_ += static_cast<std::uintmax_t>(st.st_size);
     if (bytes_ > max_fingerprinted_bytes)
       throw TrustError(fmt::format("{}: more than {} bytes to fingerprint; hook directories should hold hooks",
                                    project_.string(), max_fingerprinted_bytes));
@@ -71,7 +77,8 @@ class Fingerprinter {
     } catch (const detail::FileReadError& error) {
       digest = std::string("unreadable: ") + error.what();
     }
-    files_.emplace(name, FingerprintedFile{name, static_cast<std::uint32_t>(st.st_mode & 07777), std::move(digest)});
+    files_.emplace(name, FingerprintedFile{name, static_cast<std::uint32_t>((resolved ? st : link).st_mode & 07777),
+                                           std::move(digest)});
   }
 
   // Every regular file below `directory`, walked as discovery and plugin

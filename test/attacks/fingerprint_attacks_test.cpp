@@ -15,6 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using testing::make_directories;
 using testing::write_file;
 
 class FingerprintAttacks : public testing::HostileRepository {
@@ -91,6 +92,48 @@ TEST_F(FingerprintAttacks, Attack1AFileNamedLikeAPluginsRecordCannotCarryTheTrus
   const Installation installed = setup(hooks, {.project_dir = project_.path(), .locations = locations()});
   EXPECT_EQ(hooks.emit(ToolCallEvent{.tool_call_id = "c1", .tool_name = "deploy"}).decision, Decision::none)
       << "the plugin was loaded";
+}
+
+// Attack 8: a project never trusted applies no config, but a config that was
+// no regular file (a link to a device, a dangling link, a directory) was not
+// fingerprinted: the project needed no trust, its config applied, and its
+// error stopped the engine, with the user's own guard. The same for the
+// Claude Code project settings the user's config imports.
+TEST_F(FingerprintAttacks, Attack8ConfigsThatAreNoFilesCannotStopTheUsersGuardBeforeTrust) {
+  install_users_guard();
+  write_file(user_config_.path() / "hookbus" / "config.json", R"({"claude_code": {"settings": ["project", "local"]}})");
+  make_directories(upstream(".hookbus"));
+  make_directories(upstream(".claude"));
+  fs::create_symlink("/dev/zero", upstream(".hookbus/config.json"));
+  fs::create_symlink("nowhere.json", upstream(".hookbus/config.local.json"));
+  write_file(upstream(".claude/settings.json/README"), "a directory\n");
+  fs::create_symlink("/dev/zero", upstream(".claude/settings.local.json"));
+  attacker_commits("settings");
+  user_pulls();
+
+  EXPECT_EQ(hookctl_decides("rm -rf /"), "deny");
+  EXPECT_EQ(setup_decides("rm -rf /"), "deny");
+  EXPECT_THAT(hookctl({"list"}).stdout_text, HasSubstr(": untrusted"));
+}
+
+// A config that appears as a link after trust is a change: nothing of the
+// project runs, and the rest is installed.
+TEST_F(FingerprintAttacks, Attack8AConfigLinkPulledAfterTrustIsAChangeAndTheUsersGuardStillRuns) {
+  install_users_guard();
+  const fs::path ran = home_.path() / "lint-ran";
+  testing::write_script(upstream(".hookbus/hooks/lint"),
+                        "[ \"$1\" = hook ] && { echo tool_call; exit 0; }\necho ran > '" + ran.string() + "'\n");
+  attacker_commits("a linter");
+  user_pulls();
+  trust();
+  fs::create_symlink("/dev/zero", upstream(".hookbus/config.json"));
+  attacker_commits("config");
+  user_pulls();
+
+  EXPECT_THAT(hookctl({"list"}).stdout_text, HasSubstr("(added .hookbus/config.json)"));
+  EXPECT_EQ(hookctl_decides("rm -rf /"), "deny");
+  EXPECT_EQ(setup_decides("rm -rf /"), "deny");
+  EXPECT_FALSE(fs::exists(ran)) << "the project's hook ran";
 }
 
 }  // namespace
