@@ -670,6 +670,17 @@ TEST_F(SetupTest, AUsersClaudeCodeSettingsOthersCanWriteAreAnError) {
                                                           HasSubstr("writable by group or others"))));
 }
 
+// Regression: a link to /dev/zero was refused as "writable by group or
+// others", with advice to chmod the device.
+TEST_F(SetupTest, AUsersClaudeCodeSettingsThatAreALinkToADeviceAreAnErrorNamingWhatTheyAre) {
+  add_users_claude_code_hook();
+  fs::remove(root_.path() / "claude" / "settings.json");
+  fs::create_symlink("/dev/zero", root_.path() / "claude" / "settings.json");
+  EXPECT_THAT([&] { const auto installed = set_up(); },
+              ::testing::ThrowsMessage<ConfigError>(
+                  (root_.path() / "claude" / "settings.json").string() + ": is a character device, not a regular file"));
+}
+
 TEST_F(SetupTest, AUserConfigOthersCanWriteIsAnErrorNotASilentlyMissingGuard) {
   write_file(config_of(Layer::user), R"({"builtins": {"tool_policy": {"deny": ["bash"]}}})", 0664);
   EXPECT_THAT([&] { const auto installed = set_up(); },
