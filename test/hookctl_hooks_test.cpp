@@ -1081,6 +1081,29 @@ TEST_F(Hookctl, TrustWarnsAboutSettingsTheProjectsConfigMayNotSet) {
               HasSubstr(": project_trust: may not be set in project config"));
 }
 
+TEST_F(Hookctl, TrustShowsAConfigThatIsNoRegularFileAsUnreadableWithWhy) {
+  use_example("block-rm-rf");
+  fs::create_symlink("/dev/zero", project_.path() / ".hookbus" / "config.json");
+  EXPECT_THAT(hookctl({"trust", "--dry-run"}).stdout_text,
+              HasSubstr("  0666  unreadable        .hookbus/config.json (is a character device, not a regular file)\n"));
+}
+
+// Regression: trust recorded a hook in a directory others can write without
+// a word, and every emit then refused it.
+TEST_F(Hookctl, TrustSaysWhichFileItRecordsIsNotSafeAndHowToFixIt) {
+  use_example("block-rm-rf");
+  const fs::path hooks = hook("block-rm-rf").parent_path();
+  ASSERT_EQ(::chmod(hooks.c_str(), 0777), 0);
+  const std::string warning = hook("block-rm-rf").string() + " is not safe: the directory '" + hooks.string() +
+                              "' on its path is writable by group or others (mode 0777)";
+  const ProcessResult r = hookctl({"trust"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, AllOf(HasSubstr("warning: " + warning), HasSubstr("fix with: chmod go-w '" + hooks.string() + "'"),
+                                   HasSubstr("hookbus refuses to run a hook, plugin or script")));
+  const ProcessResult json = hookctl({"trust", "--dry-run", "--json"});
+  EXPECT_THAT(boost::json::parse(json.stdout_text).at("warnings").at(0).as_string(), HasSubstr(warning));
+}
+
 TEST_F(Hookctl, TrustOfTwoProjectsAtOnceRecordsBothAndLeavesNoTemporaryFile) {
   use_example("block-rm-rf");
   TempDir other;
