@@ -296,6 +296,32 @@ TEST_F(SetupTest, AHookbusDirectoryThatIsAFileOrALinkDoesNotStopTheEngine) {
   }
 }
 
+// Trust is of the whole project: once any of its files changes, none of it
+// runs, its own fail-closed setting neither (docs/security.md, "Trust").
+TEST_F(SetupTest, AProjectsOwnFailClosedGuardStopsRefusingOnceAnyProjectFileChanges) {
+  add_hook(Layer::project, "guard", "exit 2\n");
+  write_file(config_of(Layer::project), R"({"hooks": {"guard": {"failure": "fail_closed"}}})");
+  trust_project();
+  write_file(hooks_of(Layer::project) / "lib" / "notes.txt", "a helper\n");
+  const Installation setup = set_up();
+  EXPECT_EQ(setup.report.trust.state, TrustState::changed);
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
+}
+
+// The remedy: the user's config makes the project's guard fail closed.
+TEST_F(SetupTest, AFailClosedSettingOfTheUsersConfigKeepsAProjectGuardRefusingOnceTheProjectChanged) {
+  add_hook(Layer::project, "guard", "exit 2\n");
+  write_file(config_of(Layer::user), R"({"hooks": {"guard": {"failure": "fail_closed"}}})");
+  trust_project();
+  write_file(hooks_of(Layer::project) / "lib" / "notes.txt", "a helper\n");
+  const Installation setup = set_up();
+  EXPECT_EQ(setup.report.trust.state, TrustState::changed);
+  const ToolCallResult outcome = hooks_.emit(tool_call());
+  EXPECT_EQ(outcome.decision, Decision::deny);
+  EXPECT_THAT(outcome.reason, AllOf(HasSubstr("it cannot run, and config makes it fail closed"),
+                                    HasSubstr("the project is changed since trusted")));
+}
+
 TEST_F(SetupTest, ATrustedProjectRunsItsHooksAndConfig) {
   add_hook(Layer::project, "guard", "echo 'no' >&2; exit 2\n");
   write_file(config_of(Layer::project), R"({"builtins": {"tool_stats": {}}})");
