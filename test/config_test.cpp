@@ -12,7 +12,9 @@
 
 #include <fmt/format.h>
 
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -377,6 +379,22 @@ TEST_F(ConfigTest, ADeviceIsRefused) {
   fs::create_symlink("/dev/zero", file);
   EXPECT_THAT([&] { (void)load_config(file); },
               ThrowsMessage<ConfigError>(file.string() + ": is a character device, not a regular file"));
+}
+
+// Opening a device can act (a watchdog arms, a tape rewinds), and a
+// repository's config may be a link to one: what is no regular file is
+// refused before it is opened. A FIFO shows it, as inotify sees every open.
+TEST_F(ConfigTest, WhatIsNoRegularFileIsRefusedWithoutBeingOpened) {
+  fs::create_directories(project_ / ".hookbus");
+  const fs::path file = project_ / ".hookbus" / "config.json";
+  ASSERT_EQ(::mkfifo(file.c_str(), 0600), 0);
+  const int watch = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  ASSERT_GE(watch, 0);
+  ASSERT_GE(::inotify_add_watch(watch, file.c_str(), IN_OPEN), 0);
+  EXPECT_THROW((void)load_config(file), ConfigError);
+  char event[sizeof(inotify_event) + 256];
+  EXPECT_EQ(::read(watch, event, sizeof event), -1) << "the FIFO was opened";
+  ::close(watch);
 }
 
 TEST_F(ConfigTest, AFileOverTheSizeLimitIsRefused) {

@@ -796,10 +796,13 @@ TEST_F(Hookctl, AWorkspaceThatIsAFileIsAUsageError) {
 
 // Issue 10, point 7: `.hookbus/config.json` as a FIFO blocked hookctl forever.
 // Each run here has a timeout of its own (20 s): a regression fails, never hangs.
+// These configs are trusted, so that they apply: an untrusted project's does
+// not, and does not stop the engine (attack 8, SetupTest).
 TEST_F(Hookctl, Issue10Point7AConfigFileThatIsAFifoIsAConfigErrorNotAHang) {
   const fs::path config = project_.path() / ".hookbus" / "config.json";
   testing::make_directories(config.parent_path());
   ASSERT_EQ(::mkfifo(config.c_str(), 0600), 0);
+  trust();
   for (const std::string command : {"list", "emit"}) {
     std::vector<std::string> args{command};
     if (command == "emit") args.emplace_back("agent_start");
@@ -815,6 +818,7 @@ TEST_F(Hookctl, AConfigFileThatIsASymlinkToDevZeroIsAConfigErrorNotAnEndlessRead
   const fs::path config = project_.path() / ".hookbus" / "config.json";
   testing::make_directories(config.parent_path());
   fs::create_symlink("/dev/zero", config);
+  trust();
   const ProcessResult r = hookctl({"emit", "agent_start"});
   EXPECT_FALSE(r.timed_out);
   EXPECT_EQ(r.exit_code, 3);
@@ -825,6 +829,7 @@ TEST_F(Hookctl, ADanglingConfigSymlinkIsAConfigErrorNamingItsTarget) {
   const fs::path config = project_.path() / ".hookbus" / "config.json";
   testing::make_directories(config.parent_path());
   fs::create_symlink(project_.path() / "gone.json", config);
+  trust();
   const ProcessResult r = hookctl({"emit", "agent_start"});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_THAT(r.stderr_text, HasSubstr("is a symlink to '" + (project_.path() / "gone.json").string() +
@@ -1074,6 +1079,29 @@ TEST_F(Hookctl, TrustWarnsAboutSettingsTheProjectsConfigMayNotSet) {
                                        "its own trust); ignored"));
   EXPECT_THAT(boost::json::parse(hookctl({"trust", "--dry-run", "--json"}).stdout_text).at("warnings").at(0).as_string(),
               HasSubstr(": project_trust: may not be set in project config"));
+}
+
+TEST_F(Hookctl, TrustShowsAConfigThatIsNoRegularFileAsUnreadableWithWhy) {
+  use_example("block-rm-rf");
+  fs::create_symlink("/dev/zero", project_.path() / ".hookbus" / "config.json");
+  EXPECT_THAT(hookctl({"trust", "--dry-run"}).stdout_text,
+              HasSubstr("  0666  unreadable        .hookbus/config.json (is a character device, not a regular file)\n"));
+}
+
+// Regression: trust recorded a hook in a directory others can write without
+// a word, and every emit then refused it.
+TEST_F(Hookctl, TrustSaysWhichFileItRecordsIsNotSafeAndHowToFixIt) {
+  use_example("block-rm-rf");
+  const fs::path hooks = hook("block-rm-rf").parent_path();
+  ASSERT_EQ(::chmod(hooks.c_str(), 0777), 0);
+  const std::string warning = hook("block-rm-rf").string() + " is not safe: the directory '" + hooks.string() +
+                              "' on its path is writable by group or others (mode 0777)";
+  const ProcessResult r = hookctl({"trust"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, AllOf(HasSubstr("warning: " + warning), HasSubstr("fix with: chmod go-w '" + hooks.string() + "'"),
+                                   HasSubstr("hookbus refuses to run a hook, plugin or script")));
+  const ProcessResult json = hookctl({"trust", "--dry-run", "--json"});
+  EXPECT_THAT(boost::json::parse(json.stdout_text).at("warnings").at(0).as_string(), HasSubstr(warning));
 }
 
 TEST_F(Hookctl, TrustOfTwoProjectsAtOnceRecordsBothAndLeavesNoTemporaryFile) {

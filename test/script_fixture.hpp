@@ -74,6 +74,21 @@ inline std::filesystem::path write_script(const std::filesystem::path& file, con
   return write_file(file, "#!/bin/sh\n" + body, mode);
 }
 
+// What a repository can leave where hookbus expects a config or settings
+// file, besides one: each kind, named for messages, and how to put it at a path.
+struct NoRegularFile {
+  std::string_view what;
+  void (*put)(const std::filesystem::path& file);
+};
+inline const std::vector<NoRegularFile>& no_regular_files() {
+  static const std::vector<NoRegularFile> kinds{
+      {"a dangling link", [](const std::filesystem::path& file) { std::filesystem::create_symlink("gone.json", file); }},
+      {"a link to /dev/zero", [](const std::filesystem::path& file) { std::filesystem::create_symlink("/dev/zero", file); }},
+      {"a FIFO", [](const std::filesystem::path& file) { ASSERT_EQ(::mkfifo(file.c_str(), 0644), 0); }},
+      {"a directory", [](const std::filesystem::path& file) { make_directories(file); }}};
+  return kinds;
+}
+
 inline std::string read_file(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   std::ostringstream text;

@@ -15,6 +15,7 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <functional>
 #include <sstream>
 #include <string_view>
 
@@ -225,6 +226,100 @@ TEST_F(SetupTest, ATrustedProjectsBrokenConfigIsAnError) {
   EXPECT_NO_THROW(const auto installed = set_up()) << "changed since trusted: not applied";
   trust_project();
   EXPECT_THROW(const auto installed = set_up(), ConfigError);
+}
+
+// Regression (attack 8): a project config that was no regular file was not
+// fingerprinted, so the project needed no trust, and the config's error
+// stopped setup(): nothing was installed, the user's guard neither.
+TEST_F(SetupTest, AnUntrustedProjectsConfigThatIsNoRegularFileDoesNotStopTheEngine) {
+  add_hook(Layer::user, "guard", "exit 2\n");
+  for (const Layer layer : {Layer::project, Layer::local})
+    for (const auto& kind : testing::no_regular_files()) {
+      testing::make_directories(config_of(layer).parent_path());
+      kind.put(config_of(layer));
+      Hooks hooks;
+      const Installation setup = hookbus::setup(hooks, {.project_dir = project_.path(), .locations = locations()});
+      EXPECT_EQ(setup.report.trust.state, TrustState::untrusted) << layer_name(layer) << " config: " << kind.what;
+      EXPECT_EQ(hooks.emit(tool_call()).decision, Decision::deny) << layer_name(layer) << " config: " << kind.what;
+      fs::remove_all(config_of(layer));
+    }
+}
+
+TEST_F(SetupTest, ATrustedProjectsConfigReplacedByALinkToADeviceIsAChangeAndTheRestIsInstalled) {
+  add_hook(Layer::user, "guard", "exit 2\n");
+  add_hook(Layer::project, "lint");
+  write_file(config_of(Layer::project), "{}");
+  trust_project();
+  fs::remove(config_of(Layer::project));
+  fs::create_symlink("/dev/zero", config_of(Layer::project));
+  const Installation setup = set_up();
+  EXPECT_EQ(setup.report.trust.state, TrustState::changed);
+  EXPECT_THAT(setup.report.trust.changes,
+              ElementsAre(FileChange{FileChange::Kind::modified, ".hookbus/config.json", "content and mode 0644 -> 0666"}));
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
+  EXPECT_EQ(ran(), "user:guard\n") << "the project's hook did not run";
+  EXPECT_THAT(log_.str(), HasSubstr("changed since it was trusted"));
+}
+
+TEST_F(SetupTest, AnUntrustedProjectsClaudeCodeSettingsThatAreNoRegularFileDoNotStopTheEngine) {
+  add_hook(Layer::user, "guard", "exit 2\n");
+  write_file(config_of(Layer::user), R"({"claude_code": {"settings": ["project", "local"]}})");
+  testing::make_directories(project_.path() / ".claude");
+  for (const fs::path& settings : {project_.path() / ".claude" / "settings.json",
+                                   project_.path() / ".claude" / "settings.local.json"})
+    for (const auto& kind : testing::no_regular_files()) {
+      kind.put(settings);
+      Hooks hooks;
+      const Installation setup = hookbus::setup(hooks, {.project_dir = project_.path(), .locations = locations()});
+      EXPECT_EQ(setup.report.trust.state, TrustState::untrusted) << settings.filename() << ": " << kind.what;
+      EXPECT_EQ(hooks.emit(tool_call()).decision, Decision::deny) << settings.filename() << ": " << kind.what;
+      fs::remove_all(settings);
+    }
+}
+
+// `.hookbus` itself may be anything a repository can hold: there is then no
+// config (or what a link reaches, fingerprinted as any), and the user's guard runs.
+TEST_F(SetupTest, AHookbusDirectoryThatIsAFileOrALinkDoesNotStopTheEngine) {
+  add_hook(Layer::user, "guard", "exit 2\n");
+  const fs::path hookbus = project_.path() / ".hookbus";
+  const std::vector<std::pair<std::string_view, std::function<void()>>> kinds{
+      {"a file", [&] { write_file(hookbus, "{}"); }},
+      {"a dangling link", [&] { fs::create_symlink("gone", hookbus); }},
+      {"a link to /dev/zero", [&] { fs::create_symlink("/dev/zero", hookbus); }},
+      {"a link to itself", [&] { fs::create_symlink(".hookbus", hookbus); }}};
+  for (const auto& [what, put] : kinds) {
+    put();
+    Hooks hooks;
+    const Installation setup = hookbus::setup(hooks, {.project_dir = project_.path(), .locations = locations()});
+    EXPECT_EQ(hooks.emit(tool_call()).decision, Decision::deny) << ".hookbus is " << what;
+    fs::remove(hookbus);
+  }
+}
+
+// Trust is of the whole project: once any of its files changes, none of it
+// runs, its own fail-closed setting neither (docs/security.md, "Trust").
+TEST_F(SetupTest, AProjectsOwnFailClosedGuardStopsRefusingOnceAnyProjectFileChanges) {
+  add_hook(Layer::project, "guard", "exit 2\n");
+  write_file(config_of(Layer::project), R"({"hooks": {"guard": {"failure": "fail_closed"}}})");
+  trust_project();
+  write_file(hooks_of(Layer::project) / "lib" / "notes.txt", "a helper\n");
+  const Installation setup = set_up();
+  EXPECT_EQ(setup.report.trust.state, TrustState::changed);
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
+}
+
+// The remedy: the user's config makes the project's guard fail closed.
+TEST_F(SetupTest, AFailClosedSettingOfTheUsersConfigKeepsAProjectGuardRefusingOnceTheProjectChanged) {
+  add_hook(Layer::project, "guard", "exit 2\n");
+  write_file(config_of(Layer::user), R"({"hooks": {"guard": {"failure": "fail_closed"}}})");
+  trust_project();
+  write_file(hooks_of(Layer::project) / "lib" / "notes.txt", "a helper\n");
+  const Installation setup = set_up();
+  EXPECT_EQ(setup.report.trust.state, TrustState::changed);
+  const ToolCallResult outcome = hooks_.emit(tool_call());
+  EXPECT_EQ(outcome.decision, Decision::deny);
+  EXPECT_THAT(outcome.reason, AllOf(HasSubstr("it cannot run, and config makes it fail closed"),
+                                    HasSubstr("the project is changed since trusted")));
 }
 
 TEST_F(SetupTest, ATrustedProjectRunsItsHooksAndConfig) {
@@ -599,6 +694,17 @@ TEST_F(SetupTest, AUsersClaudeCodeSettingsOthersCanWriteAreAnError) {
   EXPECT_THAT([&] { const auto installed = set_up(); },
               ::testing::ThrowsMessage<ConfigError>(AllOf(HasSubstr((root_.path() / "claude" / "settings.json").string()),
                                                           HasSubstr("writable by group or others"))));
+}
+
+// Regression: a link to /dev/zero was refused as "writable by group or
+// others", with advice to chmod the device.
+TEST_F(SetupTest, AUsersClaudeCodeSettingsThatAreALinkToADeviceAreAnErrorNamingWhatTheyAre) {
+  add_users_claude_code_hook();
+  fs::remove(root_.path() / "claude" / "settings.json");
+  fs::create_symlink("/dev/zero", root_.path() / "claude" / "settings.json");
+  EXPECT_THAT([&] { const auto installed = set_up(); },
+              ::testing::ThrowsMessage<ConfigError>(
+                  (root_.path() / "claude" / "settings.json").string() + ": is a character device, not a regular file"));
 }
 
 TEST_F(SetupTest, AUserConfigOthersCanWriteIsAnErrorNotASilentlyMissingGuard) {

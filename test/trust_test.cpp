@@ -2,11 +2,13 @@
 // (include/hookbus/trust.hpp, docs/security.md).
 #include "log_capture.hpp"
 #include "script_fixture.hpp"
+#include "support/sha256.hpp"
 
 #include <hookbus/process.hpp>
 #include <hookbus/trust.hpp>
 
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -15,6 +17,8 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <map>
+#include <random>
 #include <thread>
 
 namespace hookbus {
@@ -39,6 +43,40 @@ class Trust : public ::testing::Test {
   }
   TrustReport check(ProjectTrustPolicy policy = ProjectTrustPolicy::require) const {
     return check_trust(store_, files(), policy);
+  }
+
+  // Attack 1's two projects, which the fingerprint's first encoding could not
+  // tell apart: a hook `allow-all` with a harmless `zz-notes` beside it, and
+  // one file named like allow-all's record followed by zz-notes's path, with
+  // zz-notes's content.
+  inline static const std::string kAllowAll = "#!/bin/sh\necho '{\"decision\": \"allow\"}'\n";
+  fs::path named_like_two_records() const {
+    return hooks() / fmt::format("allow-all\n0755\n{}\n.hookbus", detail::sha256_hex(kAllowAll)) / "hooks" / "zz-notes";
+  }
+  void write_one_file_named_like_two_records() const { write_file(named_like_two_records(), "notes\n"); }
+  void write_the_two_files() const {
+    fs::remove_all(named_like_two_records().parent_path().parent_path());
+    write_file(hooks() / "allow-all", kAllowAll, 0755);
+    write_file(hooks() / "zz-notes", "notes\n");
+  }
+
+  // trust.json as version 1 wrote it, with the project's record of `print`.
+  void write_first_version_store(const ProjectFingerprint& print) const {
+    boost::json::object files;
+    for (const auto& file : print.files)
+      files.emplace(file.path, boost::json::object{{"mode", fmt::format("{:04o}", file.mode)}, {"sha256", file.sha256}});
+    const boost::json::object record{
+        {"fingerprint", first_encoding_digest(print.files)}, {"trusted_at", "2025-01-01T00:00:00Z"}, {"files", files}};
+    write_file(store_.file(),
+               boost::json::serialize(boost::json::object{
+                   {"version", 1}, {"projects", boost::json::object{{project_.path().string(), record}}}}),
+               0600);
+  }
+  // The fingerprint's first encoding, "{path}\n{mode}\n{sha256}\n" a file, which version 1 recorded the digest of.
+  static std::string first_encoding_digest(const std::vector<FingerprintedFile>& files) {
+    std::string bytes;
+    for (const auto& file : files) bytes += fmt::format("{}\n{:04o}\n{}\n", file.path, file.mode, file.sha256);
+    return detail::sha256_hex(bytes);
   }
 
   TempDir project_;
@@ -71,6 +109,173 @@ TEST_F(Trust, TheFingerprintChangesWithContentModeOrAnAddedFile) {
   EXPECT_NE(original, content);
   EXPECT_NE(content, mode);
   EXPECT_NE(mode, added);
+}
+
+// Regression (attack 1): the first encoding joined each file's path, mode
+// and hash with newlines, which a path may hold; one harmless file trusted
+// had the digest of a hook and that file pulled later.
+TEST_F(Trust, OneFileNamedLikeTheRecordsOfTwoHasAnotherDigestThanTheTwo) {
+  write_one_file_named_like_two_records();
+  const ProjectFingerprint one = fingerprint(files());
+  write_the_two_files();
+  const ProjectFingerprint two = fingerprint(files());
+  ASSERT_EQ(one.files.size(), 1u);
+  ASSERT_EQ(two.files.size(), 2u);
+  ASSERT_EQ(first_encoding_digest(one.files), first_encoding_digest(two.files)) << "the first encoding's collision";
+  EXPECT_NE(one.digest, two.digest);
+}
+
+// A property of fingerprint_digest: whatever the paths and hashes hold, two
+// different file lists never give the same digest. The lists are made of the
+// pieces an ambiguous encoding confuses (newlines, colons, digits, control
+// bytes, text like a record or a length, empty parts), and each list's
+// neighbouring files are also merged into one named like their records.
+TEST(FingerprintDigest, DifferentFileListsNeverShareADigest) {
+  const std::vector<std::string> pieces{"", "a", "e", "0", "4", "0755", ":", "3:", "4:0755", "\n", "\n0755\n", "\r", "\t",
+                                        "\x01", "\x1b[2K", "/", "%", "\xff", "unreadable: is a FIFO"};
+  const std::vector<std::uint32_t> modes{0, 0644, 0755, 07777};
+  std::mt19937 random(20250601);  // fixed, so that a failure repeats
+  const auto pick = [&](std::size_t n) { return static_cast<std::size_t>(random() % n); };
+  const auto text = [&] {
+    std::string made;
+    for (std::size_t n = pick(4); n > 0; --n) made += pieces[pick(pieces.size())];
+    return made;
+  };
+  std::map<std::string, std::vector<FingerprintedFile>> seen;  // digest -> the list that gave it
+  const auto check = [&](std::map<std::string, FingerprintedFile> by_path) {
+    std::vector<FingerprintedFile> list;
+    for (auto& [path, file] : by_path) list.push_back(std::move(file));
+    const auto [known, added] = seen.emplace(fingerprint_digest(list), list);
+    ASSERT_TRUE(added || known->second == list) << "two lists share the digest " << known->first;
+  };
+  for (int round = 0; round < 5000; ++round) {
+    std::map<std::string, FingerprintedFile> by_path;
+    for (std::size_t n = pick(4); n > 0; --n) {
+      std::string path = text();
+      by_path.insert_or_assign(path, FingerprintedFile{path, modes[pick(modes.size())], text()});
+    }
+    check(by_path);
+    for (auto first = by_path.begin(); first != by_path.end() && std::next(first) != by_path.end(); ++first) {
+      const FingerprintedFile& second = std::next(first)->second;
+      std::map<std::string, FingerprintedFile> merged = by_path;
+      merged.erase(first->first);
+      merged.erase(second.path);
+      const std::string path =
+          fmt::format("{}\n{:04o}\n{}\n{}", first->second.path, first->second.mode, first->second.sha256, second.path);
+      merged.insert_or_assign(path, FingerprintedFile{path, second.mode, second.sha256});
+      check(merged);
+    }
+  }
+  EXPECT_GT(seen.size(), 5000u);
+}
+
+// Regression (attack 1): a version 1 record's digest, of the first encoding,
+// is matched by other files; the recorded files are not.
+TEST_F(Trust, AFirstVersionRecordWhoseDigestOtherFilesMatchDoesNotTrustThem) {
+  write_one_file_named_like_two_records();
+  write_first_version_store(fingerprint(files()));
+  write_the_two_files();
+  const TrustReport report = check();
+  EXPECT_EQ(report.state, TrustState::changed);
+  EXPECT_THAT(report.changes, ElementsAre(Field(&FileChange::path, ".hookbus/hooks/allow-all"),
+                                          Field(&FileChange::path, named_like_two_records().lexically_relative(project_.path()).string()),
+                                          Field(&FileChange::path, ".hookbus/hooks/zz-notes")));
+}
+
+// Records written before the encoding changed still trust what they recorded
+// (no project becomes changed with nothing to show), and the store is
+// written as version 2 at its next change.
+TEST_F(Trust, AFirstVersionRecordOfAnUnchangedProjectStillTrustsIt) {
+  write_script(hooks() / "guard", "true\n");
+  write_first_version_store(fingerprint(files()));
+  const TrustReport report = check();
+  EXPECT_EQ(report.state, TrustState::trusted);
+  EXPECT_EQ(report.trusted, report.now) << "its digest computed again";
+  TempDir other;
+  store_.trust(other.path(), {});
+  EXPECT_EQ(boost::json::parse(testing::read_file(store_.file())).at("version"), 2);
+  EXPECT_EQ(check().state, TrustState::trusted);
+}
+
+TEST_F(Trust, TheReportHoldsTheFilesTheStoreRecorded) {
+  write_script(hooks() / "guard", "true\n");
+  store_.trust(project_.path(), check().now);
+  const ProjectFingerprint recorded = store_.find(project_.path())->fingerprint;
+  EXPECT_EQ(check().trusted, recorded);
+  write_script(hooks() / "guard", "false\n");
+  EXPECT_EQ(check().trusted, recorded) << "changed";
+  EXPECT_NE(check().now, recorded);
+}
+
+// Regression: trust.json wrote a path's bytes that are not UTF-8 as U+FFFD,
+// so two such paths shared one record, and a path no longer matched its own.
+TEST_F(Trust, PathsThatAreNotUtf8AreEachRecordedUnderTheirOwnName) {
+  write_script(hooks() / "a\xff", "true\n");
+  write_script(hooks() / "a\xfe", "false\n");
+  write_script(hooks() / "50%", "true\n");
+  store_.trust(project_.path(), check().now);
+  EXPECT_EQ(check().state, TrustState::trusted);
+  const auto document = boost::json::parse(testing::read_file(store_.file()));
+  const auto& recorded = document.at("projects").at(project_.path().string()).at("files").as_object();
+  EXPECT_TRUE(recorded.contains(".hookbus/hooks/a%FF"));
+  EXPECT_TRUE(recorded.contains(".hookbus/hooks/a%FE"));
+  EXPECT_TRUE(recorded.contains(".hookbus/hooks/50%25"));
+}
+
+TEST_F(Trust, AStoreOfANewerVersionTrustsNothingAndSaysSo) {
+  write_script(hooks() / "guard", "true\n");
+  store_.trust(project_.path(), check().now);
+  write_file(store_.file(), R"({"version": 3, "projects": {}})", 0600);
+  const TrustReport report = check();
+  EXPECT_EQ(report.state, TrustState::store_unusable);
+  EXPECT_THAT(report.message, AllOf(HasSubstr("'version' must be 1 or 2 (a newer hookbus may have written it)"),
+                                    HasSubstr("fix or remove the file")));
+}
+
+TEST_F(Trust, ARecordWhoseDigestIsNotThatOfItsFilesTrustsNothing) {
+  write_script(hooks() / "guard", "true\n");
+  store_.trust(project_.path(), check().now);
+  std::string text = testing::read_file(store_.file());
+  const std::string digest = check().now.digest;
+  text.replace(text.find(digest), digest.size(), std::string(64, '0'));
+  write_file(store_.file(), text, 0600);
+  const TrustReport report = check();
+  EXPECT_EQ(report.state, TrustState::store_unusable);
+  EXPECT_THAT(report.message, HasSubstr("'fingerprint' is not the digest of its 'files'"));
+}
+
+// ------------------------------------------ what is no regular file
+
+// Regression (attack 8): a config that is a FIFO, a device, a directory or a
+// dangling link was left out, so a project with nothing else needed no trust,
+// and its config stopped the engine.
+TEST_F(Trust, WhatIsAtAConfigsPathButIsNoRegularFileCountsAsWhatItIs) {
+  const fs::path config = project_.path() / ".hookbus" / "config.json";
+  testing::make_directories(config.parent_path());
+  const auto recorded = [&] {
+    const ProjectFingerprint print = fingerprint(files());
+    return print.files.size() == 1 && print.files[0].path == ".hookbus/config.json" ? print.files[0].sha256 : "?";
+  };
+  ASSERT_EQ(::mkfifo(config.c_str(), 0644), 0);
+  EXPECT_EQ(recorded(), "unreadable: is a FIFO, not a regular file");
+  fs::remove(config);
+  fs::create_symlink("/dev/zero", config);
+  EXPECT_EQ(recorded(), "unreadable: is a character device, not a regular file");
+  fs::remove(config);
+  fs::create_symlink("gone.json", config);
+  EXPECT_EQ(recorded(), "unreadable: is a symlink to 'gone.json', which does not exist");
+  fs::remove(config);
+  fs::create_directory(config);
+  EXPECT_EQ(recorded(), "unreadable: is a directory, not a regular file");
+}
+
+TEST_F(Trust, AConfigThatAppearsAsAFifoAfterTrustIsAChange) {
+  write_script(hooks() / "guard", "true\n");
+  store_.trust(project_.path(), check().now);
+  ASSERT_EQ(::mkfifo((project_.path() / ".hookbus" / "config.json").c_str(), 0644), 0);
+  const TrustReport report = check();
+  EXPECT_EQ(report.state, TrustState::changed);
+  EXPECT_THAT(report.changes, ElementsAre(FileChange{FileChange::Kind::added, ".hookbus/config.json", ""}));
 }
 
 // Regression (issue 9 audit): the fingerprint did not enter symlinked
@@ -190,7 +395,7 @@ TEST_F(Trust, AStoreWritableByOthersTrustsNothing) {
 
 TEST_F(Trust, AMalformedStoreTrustsNothingAndSaysHowToFixIt) {
   write_script(hooks() / "guard", "true\n");
-  write_file(store_.file(), R"({"projects": {"/x": {"fingerprint": 7, "trusted_at": "2026-01-01T00:00:00Z", "files": {}}}})", 0600);
+  write_file(store_.file(), R"({"version": 2, "projects": {"/x": {"fingerprint": 7, "trusted_at": "2026-01-01T00:00:00Z", "files": {}}}})", 0600);
   const TrustReport report = check();
   EXPECT_EQ(report.state, TrustState::store_unusable);
   EXPECT_THAT(report.message, AllOf(HasSubstr("'fingerprint' must be a string"), HasSubstr("fix or remove the file")));

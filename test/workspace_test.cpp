@@ -183,6 +183,32 @@ TEST_F(WorkspaceTest, ABrokenConfigOfATrustedWorkspaceIsAConfigErrorNamingIt) {
   }
 }
 
+// Regression (attack 8): a config that was no regular file was not
+// fingerprinted, so the workspace needed no trust, and the config's error
+// stopped load_workspace().
+TEST_F(WorkspaceTest, AnUntrustedWorkspacesConfigThatIsNoRegularFileDoesNotStopTheEngine) {
+  const fs::path dir = root_ / "workspaces" / "odd";
+  testing::make_directories(dir);
+  for (const auto& kind : testing::no_regular_files()) {
+    kind.put(dir / "config.json");
+    const Installation loaded = load_workspace(hooks_, dir, options());
+    EXPECT_EQ(loaded.report.trust.state, TrustState::untrusted) << "config.json is " << kind.what;
+    fs::remove_all(dir / "config.json");
+  }
+}
+
+TEST_F(WorkspaceTest, ATrustedWorkspacesConfigReplacedByALinkToADeviceIsAChange) {
+  const fs::path research = workspace_denying("research", "research-guard");
+  write_file(research / "config.json", "{}");
+  trust(research);
+  fs::remove(research / "config.json");
+  fs::create_symlink("/dev/zero", research / "config.json");
+  const Installation loaded = load_workspace(hooks_, research, options());
+  EXPECT_EQ(loaded.report.trust.state, TrustState::changed);
+  EXPECT_THAT(loaded.report.trust.message, HasSubstr("modified config.json"));
+  EXPECT_EQ(emit_reason(), "");
+}
+
 // ------------------------------------------------------- the workspace's name
 
 TEST_F(WorkspaceTest, ItsHooksFindTheActiveWorkspacesNameInTheEventContext) {

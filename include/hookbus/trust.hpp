@@ -39,15 +39,22 @@ struct ProjectFiles {
 struct FingerprintedFile {
   std::string path{};         // relative to the project when inside it, else absolute
   std::uint32_t mode = 0;   // permission bits (07777) of what the path resolves to
-  std::string sha256{};       // of the content, or "unreadable: <why>"
+  std::string sha256{};       // of the content, or "unreadable: <why>" (no regular file, or one that cannot be read)
   bool operator==(const FingerprintedFile&) const = default;
 };
 
 struct ProjectFingerprint {
-  std::string digest{};                     // SHA-256 over every file's path, mode and content hash
+  std::string digest{};                     // fingerprint_digest(files)
   std::vector<FingerprintedFile> files{};   // sorted by path
   bool operator==(const ProjectFingerprint&) const = default;
 };
+
+// The SHA-256 of `files` (sorted by path, as ProjectFingerprint holds them) in
+// an encoding with one reading only: a version tag, then each file's path,
+// mode (four octal digits) and content hash, each field preceded by its
+// length. Different lists never give the same bytes to hash, whatever the
+// paths hold (a newline, text that looks like another file's record).
+std::string fingerprint_digest(const std::vector<FingerprintedFile>& files);
 
 // Limits that keep fingerprinting a hostile project bounded (the file count
 // bounds the directories entered too).
@@ -55,8 +62,11 @@ inline constexpr std::size_t max_fingerprinted_files = 10'000;
 inline constexpr std::uintmax_t max_fingerprinted_bytes = std::uintmax_t{256} << 20;
 
 // Hashes every file of `files` (symlinks followed; missing files are left
-// out). Directories are walked the way discovery and plugin loading list them,
-// symlinked subdirectories entered, so everything they could run is covered.
+// out, and what is there but is no regular file, a FIFO, a device, a
+// directory or a dangling symlink, counts as "unreadable: <what it is>",
+// never opened). Directories are walked the way discovery and plugin loading
+// list them, symlinked subdirectories entered, so everything they could run
+// is covered.
 // Throws TrustError past the limits above or for a directory that cannot be
 // listed, naming the project.
 ProjectFingerprint fingerprint(const ProjectFiles& files);
@@ -90,6 +100,7 @@ struct TrustReport {
   TrustState state = TrustState::untrusted;
   std::filesystem::path project{};
   ProjectFingerprint now{};           // the project's files as they are
+  ProjectFingerprint trusted{};       // for `trusted` and `changed`: the files as the store recorded them
   std::vector<FileChange> changes{};  // for `changed`: what differs from the trusted fingerprint
   std::string message{};              // for people: what is the case and the command to review and trust
 
@@ -102,7 +113,10 @@ struct TrustReport {
 
 // The user's record of trusted projects: a JSON file, mode 0600, replaced
 // atomically (and under a lock) on every change. A store that is writable by
-// others or cannot be read trusts nothing.
+// others or cannot be read trusts nothing. A project is trusted while its
+// files are exactly those recorded, each with its path, mode and content
+// hash: the recorded list decides, not a digest (docs/security.md, "The trust
+// store" has the format and its versions).
 class TrustStore {
  public:
   struct Record {
@@ -120,7 +134,8 @@ class TrustStore {
   // Throws TrustError when the store cannot be read, is malformed or is writable by others.
   [[nodiscard]] std::optional<Record> find(const std::filesystem::path& project) const;
   [[nodiscard]] std::vector<Record> list() const;
-  // Records the project as trusted with this fingerprint, replacing an earlier record.
+  // Records the project as trusted with the fingerprint's files (its digest
+  // computed again from them), replacing an earlier record.
   void trust(const std::filesystem::path& project, const ProjectFingerprint& fingerprint);
   // Forgets the project; false when it was not trusted.
   bool revoke(const std::filesystem::path& project);
@@ -129,14 +144,16 @@ class TrustStore {
   std::filesystem::path file_{};
 };
 
-// Whether the project's layers may run: fingerprints `files` and compares with
-// the store under `policy`. Never throws for what it finds: an unusable store
-// is TrustState::store_unusable, with the reason in the message.
+// Whether the project's layers may run: fingerprints `files` and compares the
+// files with those the store recorded, under `policy`. Never throws for what
+// it finds: an unusable store is TrustState::store_unusable, with the reason
+// in the message.
 TrustReport check_trust(const TrustStore& store, const ProjectFiles& files, ProjectTrustPolicy policy);
 
-// A trusted project's files as they were trusted, checked again right before
-// one of them runs (a hook's query and each run, a Claude Code command's
-// script, a plugin's load): a file changed after setup() must not run until
+// A trusted project's files as they were trusted (TrustReport::trusted: the
+// store's record), checked again right before one of them runs (a hook's
+// query and each run, a Claude Code command's script, a plugin's load): a
+// file changed after setup() must not run until
 // the project is trusted again. Checking costs a stat per run; the content is
 // hashed again only when the file's size, modification or change time, inode
 // or mode differ from when it last matched. Thread-safe.

@@ -143,9 +143,11 @@ std::vector<ClaudeCodeCommand> claude_code_commands(const Locations& locations, 
   const auto warn = [&](std::string message) { detail::warn(report, std::move(message)); };
   std::vector<ClaudeCodeCommand> commands;
   for (const auto& [file, where] : sources) {
-    // Settings decide what runs as the user: they get the hook files' checks, as config files do.
+    // Settings decide what runs as the user: they get the hook files' checks, as
+    // config files do. What is no regular file is refused by the read below,
+    // naming what it is (never with advice to change a device's mode).
     std::error_code ec;
-    if (fs::exists(file, ec))
+    if (fs::is_regular_file(file, ec))
       if (auto why = unsafe_hook_file(file))
         throw ConfigError({.file = file, .project_dir = {}, .path = {}}, "not safe: " + *why);
     detail::log(spdlog::level::debug, "reading the Claude Code hooks of {} ({} layer)", file.string(),

@@ -72,8 +72,10 @@ void apply_project_layers(std::vector<ProjectLayerConfig>& layers, SetupReport& 
 }
 
 std::shared_ptr<const TrustedFiles> trusted_files(const TrustReport& trust, const ProjectFiles& files) {
-  if (trust.state != TrustState::trusted && trust.state != TrustState::nothing_to_trust) return nullptr;
-  return std::make_shared<const TrustedFiles>(files, trust.now);
+  // Exactly what the store recorded; nothing for a project that brought nothing.
+  if (trust.state == TrustState::trusted) return std::make_shared<const TrustedFiles>(files, trust.trusted);
+  if (trust.state == TrustState::nothing_to_trust) return std::make_shared<const TrustedFiles>(files, ProjectFingerprint{});
+  return nullptr;
 }
 
 std::function<std::optional<std::string>(Layer, const fs::path&)> why_file_not_run(const TrustedFiles* trusted) {

@@ -35,10 +35,10 @@ void apply_project_layers(std::vector<ProjectLayerConfig>& layers, SetupReport& 
 // are the caller's (a ConfigError naming the file). Records each in `report`.
 std::vector<Config> read_always_applying_layers(const Locations& locations, SetupReport& report);
 
-// The trusted files a trust check found, for checking them again before
-// they run: for a trusted project, and for one that brought nothing (so a
-// file that appears later does not run); none for a project trusted by
-// policy or one that may not run at all.
+// The trusted files, for checking them again before they run: for a trusted
+// project those the store recorded (TrustReport::trusted), for one that
+// brought nothing none (so a file that appears later does not run); no check
+// for a project trusted by policy or one that may not run at all.
 std::shared_ptr<const TrustedFiles> trusted_files(const TrustReport& trust, const ProjectFiles& files);
 
 // DiscoveryOptions::why_file_not_run for a project's files (`trusted` may be null: no check).

@@ -42,7 +42,7 @@ class Descriptor {
   int fd_;
 };
 
-// Why `file` could not be opened: a dangling symlink is named as one.
+// Why `file` could not be reached or opened: a dangling symlink is named as one.
 [[noreturn]] void fail_open(const fs::path& file, int error) {
   struct stat link {};
   if (error == ENOENT && ::lstat(file.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
@@ -62,10 +62,15 @@ std::optional<std::string> read_regular_file_if_exists(const std::filesystem::pa
 }
 
 std::string read_regular_file(const std::filesystem::path& file, std::uintmax_t max_size) {
-  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
+  // What is not a regular file is refused before it is opened: opening a
+  // device can act (a watchdog arms, a tape rewinds), and a repository's
+  // config may be a link to one.
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) fail_open(file, errno);
+  if (!S_ISREG(st.st_mode)) throw FileReadError(fmt::format("is {}, not a regular file", file_kind(st.st_mode)));
+  // O_NONBLOCK: should it have become a FIFO since, opening it must not wait for a writer.
   Descriptor fd(::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
   if (fd.get() < 0) fail_open(file, errno);
-  struct stat st {};
   if (::fstat(fd.get(), &st) != 0) throw FileReadError("cannot read: " + error_text(errno));
   if (!S_ISREG(st.st_mode)) throw FileReadError(fmt::format("is {}, not a regular file", file_kind(st.st_mode)));
   if (static_cast<std::uintmax_t>(st.st_size) > max_size)

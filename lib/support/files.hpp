@@ -23,9 +23,10 @@ class FileReadError : public Error {
 };
 
 // The whole content of a regular file of at most `max_size` bytes. Symlinks
-// are followed. Throws FileReadError "is not a regular file (a FIFO)", "is a
-// symlink to '/x', which does not exist", "is 5000000 bytes, over the limit of
-// 1048576", "cannot read: Permission denied", ...
+// are followed; what is not a regular file is refused without being opened.
+// Throws FileReadError "is a FIFO, not a regular file", "is a symlink to
+// '/x', which does not exist", "is 5000000 bytes, over the limit of 1048576",
+// "cannot read: Permission denied", ...
 std::string read_regular_file(const std::filesystem::path& file, std::uintmax_t max_size);
 
 // Like read_regular_file, but nullopt when nothing is at the path at all

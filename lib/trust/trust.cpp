@@ -8,6 +8,7 @@
 #include "support/logging.hpp"
 #include "support/sha256.hpp"
 #include "support/text.hpp"
+#include "support/utf8.hpp"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <map>
 #include <set>
@@ -52,14 +54,20 @@ class Fingerprinter {
   }
 
   void add_file(const fs::path& file) {
+    struct stat link {};
+    if (::lstat(file.c_str(), &link) != 0 && (errno == ENOENT || errno == ENOTDIR)) return;  // nothing there
+    // Whatever else is there counts, a regular file or not: a config that is
+    // a FIFO, a device, a directory or a dangling link stops the engine once
+    // its project may run, so its appearing after trust must be a change.
+    // read_regular_file refuses what is not a regular file without opening it.
     struct stat st {};
-    if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;  // missing, or not a file: nothing runs from it
+    const bool resolved = ::stat(file.c_str(), &st) == 0;
     const std::string name = recorded_path(project_, file.lexically_normal());
     if (files_.contains(name)) return;
     if (files_.size() == max_fingerprinted_files)
       throw TrustError(fmt::format("{}: more than {} files to fingerprint; hook directories should hold hooks",
                                    project_.string(), max_fingerprinted_files));
-    bytes_ += static_cast<std::uintmax_t>(st.st_size);
+    if (resolved && S_ISREG(st.st_mode)) bytes_ += static_cast<std::uintmax_t>(st.st_size);
     if (bytes_ > max_fingerprinted_bytes)
       throw TrustError(fmt::format("{}: more than {} bytes to fingerprint; hook directories should hold hooks",
                                    project_.string(), max_fingerprinted_bytes));
@@ -69,7 +77,8 @@ class Fingerprinter {
     } catch (const detail::FileReadError& error) {
       digest = std::string("unreadable: ") + error.what();
     }
-    files_.emplace(name, FingerprintedFile{name, static_cast<std::uint32_t>(st.st_mode & 07777), std::move(digest)});
+    files_.emplace(name, FingerprintedFile{name, static_cast<std::uint32_t>((resolved ? st : link).st_mode & 07777),
+                                           std::move(digest)});
   }
 
   // Every regular file below `directory`, walked as discovery and plugin
@@ -92,12 +101,8 @@ class Fingerprinter {
 
   ProjectFingerprint take() && {
     ProjectFingerprint result;
-    detail::Sha256 hash;
-    for (auto& [name, file] : files_) {
-      hash.update(fmt::format("{}\n{:04o}\n{}\n", name, file.mode, file.sha256));
-      result.files.push_back(std::move(file));
-    }
-    result.digest = hash.hex_digest();
+    for (auto& [name, file] : files_) result.files.push_back(std::move(file));
+    result.digest = fingerprint_digest(result.files);
     return result;
   }
 
@@ -110,10 +115,52 @@ class Fingerprinter {
 
 // ---------------------------------------------------------------- store
 
+// trust.json's format (docs/security.md, "The trust store"). Version 1
+// recorded a digest of an encoding with more than one reading
+// (fingerprint_digest) and wrote a path's bytes that are not UTF-8 as
+// U+FFFD. Trust is decided by the recorded files, which a version 1 record
+// holds as they were trusted: it is read as it is, its digest computed again,
+// and the whole store is written as version 2 at its next change.
+constexpr std::int64_t kStoreVersion = 2;
+
+// A path as trust.json writes it. JSON text is UTF-8 and a path may hold any
+// byte but NUL: '%' and each byte of what is not well-formed UTF-8 are written
+// %XX, the rest as it is, so no two paths share a name in the store.
+std::string stored_name(std::string_view path) {
+  std::string name;
+  while (!path.empty()) {
+    const detail::Utf8Sequence next = detail::first_utf8_sequence(path);
+    if (next.well_formed && path.front() != '%') {
+      name.append(path.substr(0, next.size));
+    } else {
+      for (const char c : path.substr(0, next.size)) name += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    }
+    path.remove_prefix(next.size);
+  }
+  return name;
+}
+
+// The path a stored name stands for; nullopt when a '%' is not followed by two hex digits.
+std::optional<std::string> path_of_stored_name(std::string_view name) {
+  std::string path;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (name[i] != '%') {
+      path += name[i];
+      continue;
+    }
+    unsigned byte = 0;
+    const char* const digits = name.data() + i + 1;
+    if (name.size() - i < 3 || std::from_chars(digits, digits + 2, byte, 16).ptr != digits + 2) return std::nullopt;
+    path += static_cast<char>(byte);
+    i += 2;
+  }
+  return path;
+}
+
 json::object to_json(const TrustStore::Record& record) {
   json::object files;
   for (const auto& file : record.fingerprint.files)
-    files.emplace(file.path, json::object{{"mode", fmt::format("{:04o}", file.mode)}, {"sha256", file.sha256}});
+    files.emplace(stored_name(file.path), json::object{{"mode", fmt::format("{:04o}", file.mode)}, {"sha256", file.sha256}});
   return {{"fingerprint", record.fingerprint.digest}, {"trusted_at", record.trusted_at}, {"files", std::move(files)}};
 }
 
@@ -129,11 +176,20 @@ const json::string& string_at(const json::object& object, std::string_view key, 
   return value->get_string();
 }
 
-TrustStore::Record record_from_json(const fs::path& store, const std::string& project, const json::value& value) {
+// A path as a store of `version` writes it: version 1 wrote paths as they are.
+std::string path_in_store(const fs::path& store, std::int64_t version, std::string_view name, std::string_view where) {
+  if (version == 1) return std::string(name);
+  auto path = path_of_stored_name(name);
+  if (!path) malformed(store, where, "a '%' must be followed by two hex digits (a byte of the path)");
+  return std::move(*path);
+}
+
+TrustStore::Record record_from_json(const fs::path& store, std::int64_t version, const std::string& project,
+                                    const json::value& value) {
   if (!value.is_object()) malformed(store, project, "expected an object");
   const json::object& object = value.get_object();
   TrustStore::Record record{project, {}, std::string(string_at(object, "trusted_at", store, project))};
-  record.fingerprint.digest = string_at(object, "fingerprint", store, project);
+  const std::string digest(string_at(object, "fingerprint", store, project));
   const json::value* files = object.if_contains("files");
   if (files == nullptr || !files->is_object()) malformed(store, project, "'files' must be an object");
   for (const auto& [name, file] : files->get_object()) {
@@ -145,9 +201,14 @@ TrustStore::Record record_from_json(const fs::path& store, const std::string& pr
       if (c < '0' || c > '7' || mode.size() > 4) malformed(store, where, "'mode' must be octal, like \"0755\"");
       bits = bits * 8 + static_cast<std::uint32_t>(c - '0');
     }
-    record.fingerprint.files.push_back(
-        {std::string(name), bits, std::string(string_at(file.get_object(), "sha256", store, where))});
+    record.fingerprint.files.push_back({path_in_store(store, version, name, where), bits,
+                                        std::string(string_at(file.get_object(), "sha256", store, where))});
   }
+  std::ranges::sort(record.fingerprint.files, {}, &FingerprintedFile::path);
+  record.fingerprint.digest = fingerprint_digest(record.fingerprint.files);
+  // Version 2's digest is of its files: one that is not was edited, or is damaged.
+  if (version == kStoreVersion && digest != record.fingerprint.digest)
+    malformed(store, project, "'fingerprint' is not the digest of its 'files'");
   return record;
 }
 
@@ -170,18 +231,25 @@ Records read_store(const fs::path& store) {
     throw TrustError(std::string(error.what()) + "; fix or remove the file (every project is then untrusted)");
   }
   if (!document.is_object()) malformed(store, "the document", "expected an object");
+  const json::value* version = document.get_object().if_contains("version");
+  if (version == nullptr || !version->is_int64() || version->get_int64() < 1 || version->get_int64() > kStoreVersion)
+    malformed(store, "the document",
+              fmt::format("'version' must be 1 or {} (a newer hookbus may have written it)", kStoreVersion));
   const json::value* projects = document.get_object().if_contains("projects");
   if (projects == nullptr || !projects->is_object()) malformed(store, "the document", "'projects' must be an object");
   Records records;
-  for (const auto& [project, value] : projects->get_object())
-    records.emplace(std::string(project), record_from_json(store, std::string(project), value));
+  for (const auto& [name, value] : projects->get_object()) {
+    std::string project = path_in_store(store, version->get_int64(), name, name);
+    TrustStore::Record record = record_from_json(store, version->get_int64(), project, value);
+    records.insert_or_assign(std::move(project), std::move(record));
+  }
   return records;
 }
 
 void write_store(const fs::path& store, const Records& records) {
   json::object projects;
-  for (const auto& [project, record] : records) projects.emplace(project, to_json(record));
-  const json::object document{{"version", 1}, {"projects", std::move(projects)}};
+  for (const auto& [project, record] : records) projects.emplace(stored_name(project), to_json(record));
+  const json::object document{{"version", kStoreVersion}, {"projects", std::move(projects)}};
   detail::write_file_atomically(store, write_json(document) + "\n", 0600);
 }
 
@@ -263,7 +331,10 @@ void compare_with_record(TrustReport& report, const std::optional<TrustStore::Re
                                  files.kind, files.project.string(), report.now.files.size(), review);
     return;
   }
-  if (record->fingerprint.digest == report.now.digest) {
+  report.trusted = record->fingerprint;
+  // The recorded files decide, each with its path, mode and content hash, not
+  // a digest: a version 1 record's digest can be matched by other files.
+  if (record->fingerprint.files == report.now.files) {
     report.state = TrustState::trusted;
     return;
   }
@@ -276,6 +347,28 @@ void compare_with_record(TrustReport& report, const std::optional<TrustStore::Re
 }
 
 }  // namespace
+
+// The bytes hashed have one reading only: paths may hold any byte but NUL (a
+// newline too, which git carries), so fields joined by a separator could be
+// read two ways. The first encoding, "{path}\n{mode}\n{sha256}\n" for each
+// file, gave one file named "a\n0755\n<sha256>\nb" the digest of the two
+// files "a" and "b": a harmless file trusted could carry the record of a hook
+// pulled later. Each field is preceded by its length, after a tag naming the
+// encoding.
+std::string fingerprint_digest(const std::vector<FingerprintedFile>& files) {
+  detail::Sha256 hash;
+  hash.update("hookbus fingerprint 2\n");
+  const auto field = [&](std::string_view bytes) {
+    hash.update(fmt::format("{}:", bytes.size()));
+    hash.update(bytes);
+  };
+  for (const auto& file : files) {
+    field(file.path);
+    field(fmt::format("{:04o}", file.mode));
+    field(file.sha256);
+  }
+  return hash.hex_digest();
+}
 
 ProjectFingerprint fingerprint(const ProjectFiles& files) {
   Fingerprinter fingerprinter(files.project);
@@ -320,7 +413,11 @@ void TrustStore::trust(const std::filesystem::path& project, const ProjectFinger
   const StoreLock lock(file_);
   Records records = read_store(file_);
   const std::string key = key_of(project);
-  records.insert_or_assign(key, Record{key, fingerprint, now_utc()});
+  // The digest is of the files, as the store reads them back (sorted by path).
+  ProjectFingerprint recorded{{}, fingerprint.files};
+  std::ranges::sort(recorded.files, {}, &FingerprintedFile::path);
+  recorded.digest = fingerprint_digest(recorded.files);
+  records.insert_or_assign(key, Record{key, std::move(recorded), now_utc()});
   write_store(file_, records);
 }
 

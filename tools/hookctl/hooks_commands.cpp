@@ -589,9 +589,17 @@ std::vector<MergedSetting> merged_settings(const SetupReport& report, ProjectTru
 
 // ------------------------------------------------------------------ trust
 
+// A fingerprinted file whose content was not hashed: its sha256 holds why.
+constexpr std::string_view kUnreadable = "unreadable: ";
+
 void print_files(const ProjectFingerprint& fingerprint) {
-  for (const auto& file : fingerprint.files)
-    fmt::print("  {:04o}  {}  {}\n", file.mode, file.sha256.substr(0, 16), printable(file.path));
+  for (const auto& file : fingerprint.files) {
+    if (file.sha256.starts_with(kUnreadable))
+      fmt::print("  {:04o}  {:<16}  {} ({})\n", file.mode, "unreadable", printable(file.path),
+                 printable(std::string_view(file.sha256).substr(kUnreadable.size())));
+    else
+      fmt::print("  {:04o}  {}  {}\n", file.mode, file.sha256.substr(0, 16), printable(file.path));
+  }
 }
 
 std::string_view change_name(FileChange::Kind kind) {
@@ -651,6 +659,22 @@ std::vector<std::string> config_warnings(const std::vector<std::pair<fs::path, L
     } catch (const ConfigError& error) {
       warnings.push_back(std::string(error.what()) + " (once trusted, this stops the engine)");
     }
+  }
+  return warnings;
+}
+
+// The files trusting records that fail the file checks (docs/security.md,
+// "File checks"), with why and the fix: trust does not make a file safe, and
+// what is not safe is refused when it would run or apply.
+std::vector<std::string> unsafe_file_warnings(const TrustReport& report) {
+  std::vector<std::string> warnings;
+  for (const auto& file : report.now.files) {
+    if (file.sha256.starts_with(kUnreadable)) continue;  // no file to run or read: a config's error is said with its warnings
+    const fs::path path = fs::path(file.path).is_absolute() ? fs::path(file.path) : report.project / file.path;
+    if (auto why = unsafe_hook_file(path))
+      warnings.push_back(fmt::format("{} is not safe: {} (hookbus refuses to run a hook, plugin or script, or to apply "
+                                     "a config, that is not safe)",
+                                     path.string(), *why));
   }
   return warnings;
 }
@@ -797,11 +821,12 @@ int trust_command(const Invocation& invocation) {
   const bool record = !dry_run && report.state != TrustState::nothing_to_trust;
   if (record) store.trust(subject, report.now);
   const std::optional<std::string> note = policy_note(locations);
-  const std::vector<std::string> warnings =
+  std::vector<std::string> warnings =
       config_warnings(workspace ? std::vector<std::pair<fs::path, Layer>>{{*workspace / "config.json", Layer::project}}
                                 : std::vector<std::pair<fs::path, Layer>>{
                                       {locations.config_file(Layer::project), Layer::project},
                                       {locations.config_file(Layer::local), Layer::local}});
+  for (auto& warning : unsafe_file_warnings(report)) warnings.push_back(std::move(warning));
   if (invocation.json()) {
     print_trust_json(report, record, store, note, warnings);
     return exit_ok;
