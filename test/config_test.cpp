@@ -697,6 +697,7 @@ TEST_F(ConfigTest, CustomRegistryFactoryReceivesTheSettingsAndTheirLocation) {
     EXPECT_EQ(settings.location().file, file);
     EXPECT_EQ(settings.location().path, "builtins.marker");
     EXPECT_EQ(settings.location().project_dir, project_);
+    EXPECT_EQ(settings.location().layer, Layer::project);
     return [](Registrar&) {};
   });
   BuiltinRegistry registry;

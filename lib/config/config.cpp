@@ -347,7 +347,9 @@ Config read_config(const ConfigValue& document, Layer layer) {
   return config;
 }
 
-ConfigLocation location_of(const Config& config) { return {.file = config.file, .project_dir = config.project_dir}; }
+ConfigLocation location_of(const Config& config) {
+  return {.file = config.file, .project_dir = config.project_dir, .path = {}, .layer = config.layer};
+}
 
 }  // namespace
 
@@ -372,7 +374,7 @@ std::string_view project_trust_name(ProjectTrustPolicy policy) noexcept {
 }
 
 Config load_config(const std::filesystem::path& file, Layer layer) {
-  const ConfigLocation root{.file = file, .project_dir = project_dir_of(file)};
+  const ConfigLocation root{.file = file, .project_dir = project_dir_of(file), .path = {}, .layer = layer};
   const std::string text = read_config_file(file, root);
   const boost::json::value document = parse_config_text(text, root);
   Config config = read_config(ConfigValue(document, root), layer);
