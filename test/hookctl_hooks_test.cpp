@@ -1548,6 +1548,29 @@ TEST_F(Hookctl, ExampleAuditLogAppendsOneJsonLinePerEvent) {
   EXPECT_EQ(records[1].at("event"), "agent_end");
 }
 
+// Installed as the user's own hook, the example writes into every project,
+// trusted or not: a repository's committed link must not lead it to the
+// user's file (docs/security.md, "Files a project names").
+TEST_F(Hookctl, ExampleAuditLogAsTheUsersHookNeverAppendsThroughALinkAtItsFile) {
+  write_file(user_config_.path() / "hookbus" / "hooks" / "audit-log", testing::read_file(kExamples / "audit-log"), 0755);
+  const fs::path victim = write_file(home_.path() / ".bashrc", "# the user's shell\n");
+  testing::make_directories(project_.path() / ".hookbus");
+  fs::create_symlink(victim, project_.path() / ".hookbus" / "audit.jsonl");
+  const ProcessResult r = hookctl({"emit", "tool_call", kCall});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(testing::read_file(victim), "# the user's shell\n");
+}
+
+TEST_F(Hookctl, ExampleAuditLogAsTheUsersHookNeverWritesThroughALinkedHookbusDirectory) {
+  write_file(user_config_.path() / "hookbus" / "hooks" / "audit-log", testing::read_file(kExamples / "audit-log"), 0755);
+  const fs::path outside = home_.path() / "outside";
+  testing::make_directories(outside);
+  fs::create_directory_symlink(outside, project_.path() / ".hookbus");
+  const ProcessResult r = hookctl({"emit", "tool_call", kCall});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_TRUE(fs::is_empty(outside));
+}
+
 // ----------------------------------------------------------------- tracing
 
 TEST_F(Hookctl, AnUntrustedProjectsTraceSettingWritesNothing) {
