@@ -688,6 +688,51 @@ TEST_F(ConfigTest, RelativeBuiltinFilePathsResolveAgainstTheProjectDir) {
   EXPECT_TRUE(fs::exists(project_ / "audit.jsonl"));
 }
 
+// The audit log's file is checked when the config is read, as the trace's
+// are: a repository's config naming a file outside the project never loads,
+// so nothing of it runs (docs/security.md, "Files a project names").
+TEST_F(ConfigTest, AProjectsAuditFileOutsideTheProjectIsAnErrorWhenTheConfigIsRead) {
+  for (const Layer layer : {Layer::project, Layer::local}) {
+    for (const auto& [path, why] : {std::pair<std::string, std::string>{"/home/dev/.bashrc", "is an absolute path"},
+                                    {"../.bashrc", "leaves the project directory"},
+                                    {"logs/../../.bashrc", "leaves the project directory"}}) {
+      const fs::path file = write(".hookbus/config.json", R"({"builtins": {"audit": {"file": ")" + path + R"("}}})");
+      EXPECT_THAT([&] { (void)load_config(file, layer); },
+                  ThrowsMessage<ConfigError>(StartsWith(file.string() + ": builtins.audit.file: \"" + path + "\" " +
+                                                        why + ", and a project's config may have hookbus write only "
+                                                              "inside the project")))
+          << layer_name(layer) << " " << path;
+    }
+  }
+}
+
+TEST_F(ConfigTest, AProjectsAuditFileInVersionControlMetadataIsAnErrorWhenTheConfigIsRead) {
+  for (const auto& [path, metadata] :
+       {std::pair<std::string, std::string>{".git/config", ".git"}, {"sub/.Git/hooks/pre-commit", ".Git"}, {".git", ".git"},
+        {".hg/hgrc", ".hg"}, {".svn/entries", ".svn"}, {".bzr/branch/branch.conf", ".bzr"},
+        {"_darcs/prefs/defaults", "_darcs"}, {".jj/repo/config.toml", ".jj"}, {".pijul/config", ".pijul"}}) {
+    EXPECT_EQ(load_error(R"({"builtins": {"audit": {"file": ")" + path + R"("}}})"),
+              "builtins.audit.file: \"" + path + "\" is in version-control metadata (" + metadata +
+                  "), and a project's config may have hookbus write only inside the project, outside "
+                  "version-control metadata: give a path relative to the project directory, or set this in your "
+                  "user config to write elsewhere");
+  }
+}
+
+TEST_F(ConfigTest, AFileToWriteNamingADirectoryIsAnErrorWhateverTheLayer) {
+  for (const Layer layer : {Layer::managed, Layer::user, Layer::project}) {
+    for (const std::string path : {".", "logs/", "logs/.."}) {
+      const fs::path file = write(".hookbus/config.json", R"({"builtins": {"audit": {"file": ")" + path +
+                                                              R"("}}, "trace": {"jsonl": ")" + path + R"("}})");
+      EXPECT_THAT([&] { (void)load_config(file, layer); },
+                  ThrowsMessage<ConfigError>(file.string() + ": builtins.audit.file: \"" + path +
+                                             "\" names a directory, not a file: give the path of a file, such as "
+                                             "\"trace/session.jsonl\""))
+          << layer_name(layer) << " " << path;
+    }
+  }
+}
+
 TEST_F(ConfigTest, CustomRegistryFactoryReceivesTheSettingsAndTheirLocation) {
   Hooks hooks;
   const fs::path file = write_config(R"({"builtins": {"marker": {"colour": "red"}}})");
@@ -697,6 +742,7 @@ TEST_F(ConfigTest, CustomRegistryFactoryReceivesTheSettingsAndTheirLocation) {
     EXPECT_EQ(settings.location().file, file);
     EXPECT_EQ(settings.location().path, "builtins.marker");
     EXPECT_EQ(settings.location().project_dir, project_);
+    EXPECT_EQ(settings.location().layer, Layer::project);
     return [](Registrar&) {};
   });
   BuiltinRegistry registry;

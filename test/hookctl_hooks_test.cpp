@@ -1548,6 +1548,29 @@ TEST_F(Hookctl, ExampleAuditLogAppendsOneJsonLinePerEvent) {
   EXPECT_EQ(records[1].at("event"), "agent_end");
 }
 
+// Installed as the user's own hook, the example writes into every project,
+// trusted or not: a repository's committed link must not lead it to the
+// user's file (docs/security.md, "Files a project names").
+TEST_F(Hookctl, ExampleAuditLogAsTheUsersHookNeverAppendsThroughALinkAtItsFile) {
+  write_file(user_config_.path() / "hookbus" / "hooks" / "audit-log", testing::read_file(kExamples / "audit-log"), 0755);
+  const fs::path victim = write_file(home_.path() / ".bashrc", "# the user's shell\n");
+  testing::make_directories(project_.path() / ".hookbus");
+  fs::create_symlink(victim, project_.path() / ".hookbus" / "audit.jsonl");
+  const ProcessResult r = hookctl({"emit", "tool_call", kCall});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(testing::read_file(victim), "# the user's shell\n");
+}
+
+TEST_F(Hookctl, ExampleAuditLogAsTheUsersHookNeverWritesThroughALinkedHookbusDirectory) {
+  write_file(user_config_.path() / "hookbus" / "hooks" / "audit-log", testing::read_file(kExamples / "audit-log"), 0755);
+  const fs::path outside = home_.path() / "outside";
+  testing::make_directories(outside);
+  fs::create_directory_symlink(outside, project_.path() / ".hookbus");
+  const ProcessResult r = hookctl({"emit", "tool_call", kCall});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_TRUE(fs::is_empty(outside));
+}
+
 // ----------------------------------------------------------------- tracing
 
 TEST_F(Hookctl, AnUntrustedProjectsTraceSettingWritesNothing) {
@@ -1559,7 +1582,8 @@ TEST_F(Hookctl, AnUntrustedProjectsTraceSettingWritesNothing) {
 
 // A repository that commits a link where its config puts the trace file: the
 // user's file it points to must not be written (a project's trace files stay
-// inside the project, reached through its own directories).
+// inside the project, reached through its own directories), and the link
+// does not stop the engine: the emit is decided, and the trace's failure said.
 TEST_F(Hookctl, ARepositorysLinkAtItsTraceFileCannotMakeEmitWriteOutsideIt) {
   const fs::path victim = write_file(home_.path() / "victim.txt", "the user's own file\n");
   testing::make_directories(project_.path() / "trace");
@@ -1567,10 +1591,9 @@ TEST_F(Hookctl, ARepositorysLinkAtItsTraceFileCannotMakeEmitWriteOutsideIt) {
   write_file(project_.path() / ".hookbus" / "config.json", R"({"trace": {"jsonl": "trace/session.jsonl"}})");
   trust();
   const ProcessResult r = hookctl({"emit", "tool_call", kCall});
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_THAT(r.stderr_text, AllOf(HasSubstr(".hookbus/config.json: trace:"),
-                                   HasSubstr((project_.path() / "trace" / "session.jsonl").string() +
-                                             " is a symbolic link")));
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr("tool_call: allowed"));
+  EXPECT_THAT(r.stderr_text, HasSubstr((project_.path() / "trace" / "session.jsonl").string() + " is a symbolic link"));
   EXPECT_EQ(testing::read_file(victim), "the user's own file\n");
 }
 
@@ -1581,7 +1604,7 @@ TEST_F(Hookctl, ARepositorysLinkedTraceDirectoryCannotMakeEmitWriteOutsideIt) {
   write_file(project_.path() / ".hookbus" / "config.json", R"({"trace": {"jsonl": "trace/session.jsonl"}})");
   trust();
   const ProcessResult r = hookctl({"emit", "tool_call", kCall});
-  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
   EXPECT_THAT(r.stderr_text, HasSubstr((project_.path() / "trace").string() + " is a symbolic link"));
   EXPECT_TRUE(fs::is_empty(outside));
 }
@@ -1595,6 +1618,32 @@ TEST_F(Hookctl, AProjectsConfigNamingATraceFileOutsideTheProjectDoesNotLoad) {
   EXPECT_THAT(r.stderr_text, AllOf(HasSubstr((project_.path() / ".hookbus" / "config.json").string() + ": trace.jsonl:"),
                                    HasSubstr("is an absolute path")));
   EXPECT_FALSE(fs::exists(home_.path() / "session.jsonl"));
+}
+
+TEST_F(Hookctl, ARepositorysLinkAtItsAuditFileCannotMakeEmitWriteOutsideIt) {
+  const fs::path victim = write_file(home_.path() / ".bashrc", "# the user's shell\n");
+  write_file(project_.path() / ".hookbus" / "config.json", R"({"builtins": {"audit": {"file": ".hookbus/audit.jsonl"}}})");
+  fs::create_symlink(victim, project_.path() / ".hookbus" / "audit.jsonl");
+  trust();
+  const ProcessResult r = hookctl({"emit", "tool_call", kCall});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr("tool_call: allowed"));
+  EXPECT_THAT(r.stderr_text, HasSubstr("audit.jsonl is a symbolic link, which hookbus never writes through"));
+  EXPECT_EQ(testing::read_file(victim), "# the user's shell\n");
+}
+
+TEST_F(Hookctl, AProjectsConfigNamingAnAuditFileOutsideTheProjectDoesNotLoad) {
+  write_file(project_.path() / ".hookbus" / "config.json",
+             R"({"builtins": {"audit": {"file": ")" + (home_.path() / ".bashrc").string() + R"("}}})");
+  const ProcessResult trusting = hookctl({"trust"});
+  EXPECT_THAT(trusting.stdout_text, AllOf(HasSubstr("builtins.audit.file:"), HasSubstr("is an absolute path"),
+                                          HasSubstr("once trusted, this stops the engine")));
+  const ProcessResult r = hookctl({"emit", "tool_call", kCall});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.stderr_text, AllOf(HasSubstr((project_.path() / ".hookbus" / "config.json").string() +
+                                             ": builtins.audit.file:"),
+                                   HasSubstr("is an absolute path")));
+  EXPECT_FALSE(fs::exists(home_.path() / ".bashrc"));
 }
 
 // ------------------------------------------------------- using a recording

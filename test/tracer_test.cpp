@@ -2,6 +2,7 @@
 // read back (the JSONL trace with hookbus's own reader, the Chrome trace and
 // the OTLP lines parsed and checked against their formats' rules), rotation,
 // shutdown, and the config's "trace" settings.
+#include "log_capture.hpp"
 #include "script_fixture.hpp"
 
 #include <hookbus/config.hpp>
@@ -535,8 +536,13 @@ INSTANTIATE_TEST_SUITE_P(EachWriter, TraceFileSafety, ::testing::Values(Format::
 TEST_P(TraceFileSafety, ALinkAtTheFileIsRefusedAndWhatItPointsToIsLeftAlone) {
   const fs::path file = project / "session";
   fs::create_symlink(victim, file);
-  EXPECT_THAT(error_making(writing(file)), HasSubstr(file.string() + " is a symbolic link, which trace files are never written through"));
+  EXPECT_THAT(error_making(writing(file)), HasSubstr(file.string() + " is a symbolic link, which hookbus never writes through"));
   EXPECT_TRUE(outside_holds_only_the_victim());
+}
+
+TEST_P(TraceFileSafety, ADirectoryAtTheFilesPathIsAnErrorWhenTheTracerIsMade) {
+  testing::make_directories(project / "session");
+  EXPECT_THAT(error_making(writing(project / "session")), HasSubstr((project / "session").string() + ": is a directory"));
 }
 
 TEST_P(TraceFileSafety, ALinkPutAtTheFileOnceTheTracerStartedIsNeitherRotatedNorWrittenThrough) {
@@ -553,9 +559,27 @@ TEST_P(TraceFileSafety, ALinkPutAtTheFileOnceTheTracerStartedIsNeitherRotatedNor
 
 TEST_P(TraceFileSafety, ALinkedDirectoryInsideTheConfiningDirectoryIsRefused) {
   fs::create_directory_symlink(outside.path(), project / "trace");
-  EXPECT_THAT(error_making(writing(project / "trace" / "session", project.path())),
-              HasSubstr((project / "trace").string() + " is a symbolic link"));
+  Tracer tracer(writing(project / "trace" / "session", project.path()));
+  auto tracing = hooks.add(tracer);
+  hooks.emit(TurnStartEvent{});
+  EXPECT_THAT(failures(), ElementsAre(HasSubstr((project / "trace").string() + " is a symbolic link")));
   EXPECT_TRUE(outside_holds_only_the_victim());
+}
+
+// What is on disk can change after the user trusted the project (a link
+// pulled in): it must not stop the engine, and with it the user's guards.
+TEST_P(TraceFileSafety, WhatIsWrongOnDiskWithAProjectsFileWhenTheTracerStartsIsAWarningNotAnError) {
+  fs::create_symlink(victim, project / "session");
+  const testing::LogCapture log;
+  EXPECT_EQ(error_making(writing(project / "session", project.path())), "no error");
+  EXPECT_THAT(log.text(), HasSubstr("trace: " + (project / "session").string() +
+                                    " is a symbolic link, which hookbus never writes through"));
+}
+
+TEST_P(TraceFileSafety, AProjectsFileInVersionControlMetadataIsRefused) {
+  EXPECT_THAT(error_making(writing(project / ".git" / "hooks" / "pre-commit", project.path())),
+              HasSubstr("pre-commit: is in version-control metadata (.git)"));
+  EXPECT_FALSE(fs::exists(project / ".git"));
 }
 
 TEST_P(TraceFileSafety, ADirectoryReplacedByALinkOnceTheTracerStartedIsNotWrittenThrough) {
@@ -571,7 +595,8 @@ TEST_P(TraceFileSafety, ADirectoryReplacedByALinkOnceTheTracerStartedIsNotWritte
 
 TEST_P(TraceFileSafety, AFileOutsideTheConfiningDirectoryIsRefused) {
   EXPECT_THAT(error_making(writing(outside / "session", project.path())),
-              HasSubstr((outside / "session").string() + ": is not inside " + project.path().string()));
+              HasSubstr((outside / "session").string() + ": leaves the project directory: a project's files stay inside " +
+                        project.path().string()));
   EXPECT_TRUE(outside_holds_only_the_victim());
 }
 
@@ -598,7 +623,7 @@ TEST_P(TraceFileSafety, AFifoAtAConfinedPathIsAnErrorNotAWait) {
   Tracer tracer(writing(file, project.path()));
   auto tracing = hooks.add(tracer);
   hooks.emit(TurnStartEvent{});  // opening a FIFO nobody reads would wait forever
-  EXPECT_THAT(failures(), ElementsAre(HasSubstr(file.string() + ": cannot open for writing")));
+  EXPECT_THAT(failures(), ElementsAre(HasSubstr(file.string() + ": is not a regular file")));
 }
 
 TEST_P(TraceFileSafety, ANewTraceFileIsReadableByItsOwnerOnly) {
@@ -609,6 +634,26 @@ TEST_P(TraceFileSafety, ANewTraceFileIsReadableByItsOwnerOnly) {
     hooks.emit(TurnStartEvent{});
   }
   EXPECT_EQ(fs::status(file).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+}
+
+// The OTLP file is appended to: a project's with another name (a hard link
+// to the user's file, made by a command, not by git) is never written.
+TEST(AppendedTraceFile, AProjectsFileWithAnotherNameIsNotAppendedTo) {
+  TempDir outside;
+  TempDir project;
+  const fs::path victim = testing::write_file(outside / "victim.txt", "the user's own file\n");
+  fs::create_hard_link(victim, project / "session.otlp.jsonl");
+  Hooks hooks;
+  std::vector<std::string> failures;
+  Connection listener = hooks.on_handler_error([&](const HookError& e) { failures.push_back(e.message); });
+  {
+    Tracer tracer({.otlp = OtlpTraceOptions{.file = project / "session.otlp.jsonl"}, .queue = std::nullopt,
+                   .confined_to = project.path()});
+    auto tracing = hooks.add(tracer);
+    hooks.emit(TurnStartEvent{});
+  }
+  EXPECT_THAT(failures, ElementsAre(HasSubstr("session.otlp.jsonl: has 2 names (hard links)")));
+  EXPECT_EQ(testing::read_file(victim), "the user's own file\n");
 }
 
 // ------------------------------------------------------------------- config
@@ -664,7 +709,7 @@ TEST(TraceConfig, AnAbsoluteTracePathInAProjectsConfigIsAnErrorNamingTheFileAndK
   for (const Layer layer : {Layer::project, Layer::local}) {
     EXPECT_THAT(error_of({{"jsonl", "/home/dev/.bashrc"}}, layer),
                 StartsWith("/p/.hookbus/config.json: trace.jsonl: \"/home/dev/.bashrc\" is an absolute path, and a "
-                           "project's config may write trace files only inside the project"))
+                           "project's config may have hookbus write only inside the project"))
         << layer_name(layer);
     EXPECT_THAT(error_of({{"chrome", "/tmp/t.json"}}, layer), HasSubstr("trace.chrome: \"/tmp/t.json\" is an absolute path"));
     EXPECT_THAT(error_of({{"otlp", {{"file", "/tmp/t.otlp"}}}}, layer),
@@ -677,6 +722,26 @@ TEST(TraceConfig, ATracePathLeavingTheProjectInAProjectsConfigIsAnError) {
     EXPECT_THAT([&] { (void)read_trace_options(settings_of({{"jsonl", path}}, "/p"), Layer::project); },
                 ::testing::ThrowsMessage<ConfigError>(HasSubstr("trace.jsonl: \"" + path + "\" leaves the project directory")))
         << path;
+  }
+}
+
+TEST(TraceConfig, ATracePathIntoVersionControlMetadataInAProjectsConfigIsAnError) {
+  for (const std::string path : {".git/hooks/pre-commit", ".git/config", "sub/.GIT/x", ".hg/hgrc", ".jj/repo/x"}) {
+    EXPECT_THAT([&] { (void)read_trace_options(settings_of({{"jsonl", path}}, "/p"), Layer::project); },
+                ::testing::ThrowsMessage<ConfigError>(
+                    HasSubstr("trace.jsonl: \"" + path + "\" is in version-control metadata")))
+        << path;
+  }
+}
+
+TEST(TraceConfig, APathNamingADirectoryIsAnErrorNamingTheFileAndKey) {
+  for (const Layer layer : {Layer::project, Layer::user}) {
+    for (const std::string path : {".", "trace/", "trace/.."}) {
+      EXPECT_THAT([&] { (void)read_trace_options(settings_of({{"otlp", {{"file", path}}}}, "/p"), layer); },
+                  ::testing::ThrowsMessage<ConfigError>(StartsWith(
+                      "/p/.hookbus/config.json: trace.otlp.file: \"" + path + "\" names a directory, not a file")))
+          << path;
+    }
   }
 }
 

@@ -107,8 +107,14 @@ std::vector<BuiltinPluginDirectory> builtin_plugin_directories();
 // `audit`: appends one JSON line per tool_call, tool_execution_end and
 // tool_execution_failure to a file (setting `file`). Each line is written with
 // a single write() under a mutex, so lines never interleave and nothing sits in
-// a buffer. The file is opened (created 0600, append, close-on-exec) when the
-// built-in is made, so an unwritable file is a ConfigError then.
+// a buffer. The file is opened (created 0600, append, close-on-exec, never
+// through a link at the file, never waiting on a FIFO) when the built-in is
+// made, so an unwritable file is a ConfigError then. Settings of a project
+// layer's config (ConfigLocation::layer) may name only a regular file inside
+// the project, outside version-control metadata, reached through real
+// directories (docs/security.md, "Files a project names"); what is wrong on
+// disk with it is a warning when the built-in is made, and a failure of each
+// record until the file can be opened.
 class AuditLog {
  public:
   explicit AuditLog(const ConfigObject& settings);

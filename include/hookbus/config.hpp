@@ -35,12 +35,16 @@
 
 namespace hookbus {
 
-// Where a value sits: the config file, the JSON path inside it, and the
-// directory that relative paths in it are relative to.
+// Where a value sits: the config file, the JSON path inside it, the
+// directory that relative paths in it are relative to, and the file's layer.
 struct ConfigLocation {
   std::filesystem::path file{};         // empty for settings given in code
   std::filesystem::path project_dir{};  // empty: relative paths stay relative (to the working directory)
   std::string path{};                   // "builtins.tool_policy.deny[1].pattern"; empty for the whole document
+  // The layer of the config file (load_config), which decides what its
+  // settings may do: a project layer's files for hookbus to write stay
+  // inside the project (docs/security.md). nullopt for settings given in code.
+  std::optional<Layer> layer{};
 
   // The member `name` of the object here. Names that are not plain identifiers
   // are quoted: hooks["org/repo/guard"].

@@ -54,10 +54,12 @@ namespace hookbus {
 //   3: turn_end has a result (TurnEndResult: swap_context)
 //   4: HandlerOptions gained `protocol` and `queued`, events, results and
 //      config values changed; + layout (plugin_layout_fingerprint)
+//   5: ConfigLocation gained `layer` (a project's files for hookbus to write
+//      stay inside the project)
 // A layout change the version missed is still caught at load, by the
 // fingerprint; the test PluginAbi.TheFingerprintIsPinnedForThisAbiVersion
 // fails on any layout change, to have the version raised with it.
-inline constexpr std::uint32_t plugin_abi_version = 4;
+inline constexpr std::uint32_t plugin_abi_version = 5;
 
 namespace detail {
 

@@ -61,12 +61,15 @@ struct TraceOptions {
   std::optional<DeliveryQueue> queue = DeliveryQueue{};
   // The project the trace is about: in the JSONL header and the OTLP resource.
   std::optional<std::filesystem::path> project{};
-  // When set, every file must lie inside this directory and be reached
-  // through its own directories: a symbolic link at any directory below it
-  // is refused, and so is anything but a regular file at the file's path.
-  // A project's config sets it to the project (read_trace_options): a
-  // repository must not make the tracer write outside itself. Whatever it
-  // is, a symbolic link at a trace file is refused, never followed.
+  // When set, every file must lie inside this directory, outside
+  // version-control metadata (.git, ...), and be reached through its own
+  // directories: a symbolic link at any directory below it is refused, and
+  // so is anything but a regular file with one name at the file's path;
+  // what is wrong on disk when the tracer is made is then a warning, not an
+  // error (docs/security.md, "Files a project names"). A project's config
+  // sets it to the project (read_trace_options): a repository must not make
+  // the tracer write outside itself. Whatever it is, a symbolic link at a
+  // trace file is refused, never followed.
   std::optional<std::filesystem::path> confined_to{};
 };
 
@@ -75,20 +78,22 @@ struct TraceOptions {
 //   "chrome": "PATH"
 //   "otlp":   "PATH" or {"file": "PATH", "max_bytes": N, "max_files": N}
 //   "queue":  {"capacity": N, "overflow": "drop_newest" | "drop_oldest" | "block"}, or false
-// At least one of jsonl, chrome and otlp. Relative paths are relative to the
+// At least one of jsonl, chrome and otlp; each path names a file (".", or
+// one ending in '/', is a ConfigError). Relative paths are relative to the
 // config's project directory (ConfigLocation::project_dir). A project
 // layer's config (is_project_layer: a repository's, or a workspace's) is
 // about that project (TraceOptions::project), and may name only files
-// inside it: an absolute path, or one that leaves the project with "..", is
-// a ConfigError, and the files are confined to the project
-// (TraceOptions::confined_to).
+// inside it: an absolute path, one that leaves the project with "..", or
+// one into version-control metadata (.git, ...) is a ConfigError, and the
+// files are confined to the project (TraceOptions::confined_to).
 TraceOptions read_trace_options(const ConfigObject& settings, Layer layer);
 
 // A provider (`hooks.add(tracer)`) registering one emission observer,
 // labelled "trace", that writes each record to every configured file. Making
 // the tracer creates the files' directories and checks that the files can be
 // written (an Error naming the file, a ConfigError at the "trace" settings for
-// a tracer made from config); each file is created (mode 0600) with its first
+// a tracer made from config; for confined files, what is wrong on disk is a
+// warning in the log); each file is created (mode 0600) with its first
 // record, so a bus that emits nothing leaves the files alone. A file that cannot be written
 // later is reported as the observer's failure (on_handler_error), and the other files
 // still get the record. The files are finished (the Chrome trace's closing

@@ -13,7 +13,7 @@
 #include <hookbus/tool_matcher.hpp>
 
 #include "builtins/plugin_builtin.hpp"
-#include "support/files.hpp"
+#include "support/confined_file.hpp"
 #include "support/logging.hpp"
 #include "support/utf8.hpp"
 
@@ -23,11 +23,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <limits>
 #include <mutex>
 #include <stdexcept>
@@ -206,34 +202,37 @@ boost::json::object failure_record(const ToolExecutionFailureEvent& failure) {
 }  // namespace
 
 struct AuditLog::Sink {
-  Sink(std::filesystem::path path, int fd) : path(std::move(path)), fd(fd) {}
-  Sink(const Sink&) = delete;
-  Sink& operator=(const Sink&) = delete;
-  ~Sink() { ::close(fd); }
+  explicit Sink(detail::FileToWrite file) : file(std::move(file)) {}
+
+  // At the start, and at each record until it is open (a project's file
+  // that could not be opened, which the start only warned about).
+  void open() {
+    if (!output) output.emplace(file, detail::WrittenFile::Mode::append);
+  }
 
   // One line, one write() under the lock: lines never interleave, nothing is buffered.
   void append(const boost::json::object& record) {
     std::string line = write_json(record);
     line += '\n';
     std::lock_guard lock(mutex);
-    detail::write_all(fd, line, "audit: cannot append to " + path.string());
+    open();
+    output->write(line);
   }
 
-  const std::filesystem::path path;
-  const int fd;
+  const detail::FileToWrite file;
   std::mutex mutex;
+  std::optional<detail::WrittenFile> output;  // guarded by mutex
 };
 
 AuditLog::AuditLog(const ConfigObject& settings) {
   settings.allow_only({"file"});
   const ConfigValue file = settings.required("file", "the audit file's path (string)");
-  const std::filesystem::path path = file.as_path();
-  // Close-on-exec: external hooks must not inherit the audit file.
-  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0)
-    throw ConfigError(file.location(), fmt::format("expected a writable file, but cannot open {} for appending: {}",
-                                                   path.string(), std::generic_category().message(errno)));
-  sink_ = std::make_shared<Sink>(path, fd);
+  sink_ = std::make_shared<Sink>(detail::file_to_write(file, detail::in_project_config(file.location())));
+  try {
+    (void)detail::start_writer("audit", sink_->file, [this] { sink_->open(); });
+  } catch (const Error& error) {
+    throw ConfigError(file.location(), fmt::format("expected a file to append to: {}", error.what()));
+  }
 }
 
 void AuditLog::register_hooks(Registrar& registrar) const {

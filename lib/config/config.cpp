@@ -9,9 +9,9 @@
 
 #include "catalogue/json_text.hpp"
 #include "external/file_safety.hpp"
+#include "support/confined_file.hpp"
 #include "support/files.hpp"
 #include "support/sha256.hpp"
-
 
 #include <fmt/format.h>
 
@@ -303,6 +303,16 @@ ProjectTrustPolicy read_trust_policy(const ConfigValue& value) {
                     fmt::format("expected \"require\", \"trust_all\" or \"ignore\", got \"{}\"", name));
 }
 
+// The file a built-in writes is checked when the config is read, as the
+// trace's are: a project's config that names one outside the project, or a
+// directory, is an error before anything of it runs. `audit` is the one
+// built-in of default_builtins() that writes a file (making it checks the
+// file again).
+void check_files_written(std::string_view builtin, const ConfigObject& settings, Layer layer) {
+  if (builtin != "audit") return;
+  if (const auto file = settings.find("file")) (void)detail::file_to_write(*file, is_project_layer(layer));
+}
+
 // Whether the file's layer may set a key only some layers may. Where it may
 // not, the key is ignored with a warning naming the file, the key and why: a
 // project that tries must not stop the user's own guards from installing.
@@ -321,8 +331,10 @@ Config read_config(const ConfigValue& document, Layer layer) {
   Config config;
   config.layer = layer;
   if (auto builtins = top.find("builtins")) {
-    for (const auto& [name, settings] : builtins->as_object().members())
+    for (const auto& [name, settings] : builtins->as_object().members()) {
+      check_files_written(name, settings.as_object(), layer);
       config.builtins.push_back({.name = name, .settings = settings.as_object().json()});
+    }
   }
   if (auto directories = top.find("hook_directories")) {
     for (const auto& directory : directories->as_array()) config.hook_directories.push_back(directory.as_path());
@@ -347,7 +359,9 @@ Config read_config(const ConfigValue& document, Layer layer) {
   return config;
 }
 
-ConfigLocation location_of(const Config& config) { return {.file = config.file, .project_dir = config.project_dir}; }
+ConfigLocation location_of(const Config& config) {
+  return {.file = config.file, .project_dir = config.project_dir, .path = {}, .layer = config.layer};
+}
 
 }  // namespace
 
@@ -372,7 +386,7 @@ std::string_view project_trust_name(ProjectTrustPolicy policy) noexcept {
 }
 
 Config load_config(const std::filesystem::path& file, Layer layer) {
-  const ConfigLocation root{.file = file, .project_dir = project_dir_of(file)};
+  const ConfigLocation root{.file = file, .project_dir = project_dir_of(file), .path = {}, .layer = layer};
   const std::string text = read_config_file(file, root);
   const boost::json::value document = parse_config_text(text, root);
   Config config = read_config(ConfigValue(document, root), layer);

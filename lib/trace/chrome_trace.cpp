@@ -45,8 +45,7 @@ ChromeTraceWriter::ChromeTraceWriter(std::filesystem::path file, std::filesystem
                                      const std::string& process_name)
     : pid_(pid),
       // What a previous tracer left becomes FILE.1.
-      file_({.file = std::move(file),
-             .confined_to = std::move(confined_to),
+      file_({.file = {.path = std::move(file), .confined_to = std::move(confined_to)},
              .header = "[\n" + write_json(metadata("process_name", pid, 0, process_name)),
              .max_bytes = 0,
              .max_files = kChromeFilesKept,

@@ -45,8 +45,7 @@ std::string unix_nanos(sys_time<nanoseconds> time) { return std::to_string(time.
 OtlpTraceWriter::OtlpTraceWriter(const OtlpTraceOptions& options, std::filesystem::path confined_to,
                                  const TraceHeader& about)
     // Appended to: each line stands alone, and a collector may be reading the file.
-    : file_({.file = options.file,
-             .confined_to = std::move(confined_to),
+    : file_({.file = {.path = options.file, .confined_to = std::move(confined_to)},
              .header = {},
              .max_bytes = options.max_bytes,
              .max_files = options.max_files,

@@ -6,6 +6,8 @@
 #include <hookbus/trace.hpp>
 #include <hookbus/tracer.hpp>
 
+#include "support/confined_file.hpp"
+
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
@@ -20,43 +22,19 @@
 
 namespace hookbus::detail {
 
-// An open trace file. Errors are hookbus::Errors naming the file.
-class TraceOutput {
- public:
-  enum class Mode { append, truncate };
-  // Opens `file`, creating it with mode 0600 (it holds what hooks were
-  // given), close-on-exec (hooks must not inherit it). A symbolic link at
-  // `file` is refused, never followed. With `confined_to` (a project's
-  // config, TraceOptions::confined_to), `file` must lie inside that
-  // directory and be reached through real directories: a link at any
-  // directory below it is refused too, and so is a file that is not a
-  // regular file.
-  TraceOutput(const std::filesystem::path& file, const std::filesystem::path& confined_to, Mode mode);
-  ~TraceOutput();
-  TraceOutput(const TraceOutput&) = delete;
-  TraceOutput& operator=(const TraceOutput&) = delete;
-
-  // All of `bytes`, in one write() when the system takes it whole: a line is
-  // never left in a buffer of ours.
-  void write(std::string_view bytes);
-  [[nodiscard]] std::uintmax_t size() const noexcept { return size_; }
-
- private:
-  std::filesystem::path file_;
-  int fd_ = -1;
-  std::uintmax_t size_ = 0;
-};
-
-// One trace file as its writer sees it. Made, it has checked that the file
-// can be written (its missing directories created; the file, or else its
-// directory, writable; no link at the file). The file itself is created or
-// rotated only by the first write, so a tracer that records nothing
-// (`hookctl list`) leaves what is there alone. Each file it starts begins
-// with `header`. Text that would take the file past `max_bytes` (0: no
-// limit) goes to a new file, unless the file holds nothing but its header;
-// FILE becomes FILE.1, FILE.1 becomes FILE.2, ..., FILE.max_files is the
-// last kept. Only regular files are rotated: links are never followed, and
-// a device (/dev/null) is written as it is.
+// One trace file as its writer sees it, written by the rules of every file
+// hookbus writes on a config's say (support/confined_file.hpp). Made, it has
+// checked that the file can be written (its missing directories created;
+// the file, or else its directory, writable; no link at the file): an Error
+// for a file anywhere, a warning for a project's (it is checked again at
+// each open). The file itself is created or rotated only by the first
+// write, so a tracer that records nothing (`hookctl list`) leaves what is
+// there alone. Each file it starts begins with `header`. Text that would
+// take the file past `max_bytes` (0: no limit) goes to a new file, unless
+// the file holds nothing but its header; FILE becomes FILE.1, FILE.1 becomes
+// FILE.2, ..., FILE.max_files is the last kept. Only regular files are
+// rotated: links are never followed, and a device (/dev/null) is written as
+// it is.
 class TraceFile {
  public:
   enum class Found {
@@ -64,8 +42,7 @@ class TraceFile {
     appended,  // a FILE found at the first write is appended to
   };
   struct Options {
-    std::filesystem::path file{};
-    std::filesystem::path confined_to{};  // TraceOptions::confined_to; empty: anywhere
+    FileToWrite file{};  // confined to TraceOptions::confined_to, if any
     std::string header{};
     std::uintmax_t max_bytes = 0;
     unsigned max_files = 5;
@@ -77,10 +54,10 @@ class TraceFile {
   [[nodiscard]] bool started() const noexcept { return output_.has_value(); }
 
  private:
-  void start(TraceOutput::Mode mode);
+  void start(WrittenFile::Mode mode);
 
   Options options_;
-  std::optional<TraceOutput> output_;
+  std::optional<WrittenFile> output_;
 };
 
 // The tool a tool event is about, for the formats that name it.

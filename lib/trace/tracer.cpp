@@ -3,6 +3,7 @@
 
 #include <hookbus/tracer.hpp>
 
+#include "support/confined_file.hpp"
 #include "trace/trace_writers.hpp"
 
 #include <fmt/format.h>
@@ -36,39 +37,18 @@ namespace {
 
 constexpr std::int64_t kMaxQueueCapacity = 1 << 20;
 
-// A file named in the "trace" settings. In a project layer's config it must
-// stay inside the project: the repository chose it.
-std::filesystem::path file_of(const ConfigValue& value, bool in_project) {
-  if (in_project) {
-    const std::filesystem::path written = value.as_nonempty_string();
-    if (written.is_absolute())
-      throw ConfigError(value.location(),
-                        fmt::format("\"{}\" is an absolute path, and a project's config may write trace files only "
-                                    "inside the project: give a path relative to the project directory, or set "
-                                    "\"trace\" in your user config to write elsewhere",
-                                    written.string()));
-    if (const std::filesystem::path normal = written.lexically_normal(); !normal.empty() && *normal.begin() == "..")
-      throw ConfigError(value.location(),
-                        fmt::format("\"{}\" leaves the project directory, and a project's config may write trace "
-                                    "files only inside the project: give a path inside it, or set \"trace\" in your "
-                                    "user config to write elsewhere",
-                                    written.string()));
-  }
-  return value.as_path();
-}
-
 // "PATH" or {"file": "PATH", "max_bytes": N, "max_files": N}, over the defaults of Options.
 template <class Options>
 Options read_rotated_file(const ConfigValue& value, bool in_project) {
   Options options;
   if (value.json().is_string()) {
-    options.file = file_of(value, in_project);
+    options.file = detail::file_to_write(value, in_project).path;
     return options;
   }
   if (!value.json().is_object()) value.fail_expected(R"(a path (string), or an object {"file", "max_bytes", "max_files"})");
   const ConfigObject object = value.as_object();
   object.allow_only({"file", "max_bytes", "max_files"});
-  options.file = file_of(object.required("file", "the trace file's path (string)"), in_project);
+  options.file = detail::file_to_write(object.required("file", "the trace file's path (string)"), in_project).path;
   if (auto max_bytes = object.find("max_bytes"))
     options.max_bytes =
         static_cast<std::uintmax_t>(max_bytes->as_integer(4096, std::numeric_limits<std::int64_t>::max()));
@@ -112,7 +92,7 @@ TraceOptions read_trace_options(const ConfigObject& settings, Layer layer) {
   const bool in_project = is_project_layer(layer);
   TraceOptions options;
   if (auto jsonl = settings.find("jsonl")) options.jsonl = read_rotated_file<JsonlTraceOptions>(*jsonl, in_project);
-  if (auto chrome = settings.find("chrome")) options.chrome = file_of(*chrome, in_project);
+  if (auto chrome = settings.find("chrome")) options.chrome = detail::file_to_write(*chrome, in_project).path;
   if (auto otlp = settings.find("otlp")) options.otlp = read_rotated_file<OtlpTraceOptions>(*otlp, in_project);
   if (auto queue = settings.find("queue")) options.queue = read_queue(*queue);
   if (!options.jsonl && !options.chrome && !options.otlp)
