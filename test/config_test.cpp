@@ -423,6 +423,18 @@ TEST_F(ConfigTest, ALayerConfigOthersCanWriteIsAnErrorNamingItAndTheFix) {
                                                HasSubstr("writable by group or others"), HasSubstr("chmod go-w"))));
 }
 
+// /proc/self/root/... names this process's root: another process (chrooted,
+// in another mount namespace) or another name there (/proc/self/cwd) is
+// another file. A config is read through no such name.
+TEST_F(ConfigTest, ALayerConfigReachedThroughProcIsAnErrorNotTheFileItNamesHere) {
+  const fs::path real = write("elsewhere/config.json", "{}");
+  const fs::path file = project_ / "user" / "config.json";
+  fs::create_directories(file.parent_path());
+  fs::create_symlink(fs::path("/proc/self/root") / real.relative_path(), file);
+  EXPECT_THAT([&] { (void)load_layer_config(file, Layer::user); },
+              ThrowsMessage<ConfigError>(AllOf(StartsWith(file.string() + ": not safe: "), HasSubstr("procfs"))));
+}
+
 TEST_F(ConfigTest, ALayerConfigInADirectoryOthersCanWriteIsAnError) {
   const fs::path file = write("managed/config.json", "{}");
   ::chmod(file.parent_path().c_str(), 0777);

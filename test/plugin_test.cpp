@@ -388,6 +388,13 @@ TEST_F(Plugins, APluginFileOthersCanWriteIsRefusedUnloaded) {
   EXPECT_FALSE(library_loaded(file));
 }
 
+TEST_F(Plugins, APluginReachedThroughProcIsRefusedUnloaded) {
+  const fs::path file = plugin("guard");
+  fs::create_symlink(fs::path("/proc/self/root") / file.relative_path(), dir_ / "linked.so");
+  EXPECT_THAT(load_error(dir_ / "linked.so"), HasSubstr("procfs"));
+  EXPECT_FALSE(library_loaded(file));
+}
+
 TEST_F(Plugins, APluginInADirectoryOthersCanWriteIsRefused) {
   hookbus::testing::make_directories(dir_ / "open", 0777);
   ::chmod((dir_ / "open").c_str(), 0777);

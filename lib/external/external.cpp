@@ -174,10 +174,15 @@ boost::json::object hook_payload_for(const ExternalHook& hook, const HookEvent& 
 ProcessResult run_external_hook(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name,
                                 std::stop_token stop) {
   const EventContext& context = context_of(event);
+  // It starts in the event's working directory: a relative path would name
+  // another file there than here, where it was named (and checked).
+  std::error_code ec;
+  const fs::path program = fs::absolute(hook.path, ec);
+  if (ec) throw ProcessError(fmt::format("cannot run {}: {}", hook.path.string(), ec.message()));
   std::string payload = write_json(detail::hook_payload_for(hook, event, requested_name));
   const std::size_t bytes_in = payload.size();
   ProcessResult run = run_process({
-      .program = hook.path,
+      .program = program,
       .arguments = {"run"},
       .extra_environment = {{"HOOKBUS_EVENT", std::string(event_name(event))},
                             {"HOOKBUS_SESSION_ID", context.session_id},

@@ -7,6 +7,7 @@
 // --json output is JSON.
 
 #include "commands.hpp"
+#include "external/file_safety.hpp"
 
 #include <hookbus/config.hpp>
 #include <hookbus/external.hpp>
@@ -766,6 +767,11 @@ int run_hook_command(const Invocation& invocation) {
   if (invocation.json() && invocation.has("--raw")) throw UsageError("--raw shows bytes on a terminal; --json escapes them");
   const fs::path path = invocation.argument_path(0);
   const HookEvent event = read_event(*invocation.argument(1), invocation.argument(2));
+  // Not even with --force: the hook would run another file than the one named here.
+  if (auto why = detail::per_process_path_reason(path)) {
+    print_to_stderr("hookctl run-hook: refusing to run {}: {}\n", shown_path(path), printable(*why));
+    return exit_failure;
+  }
   if (auto why = unsafe_hook_file(path)) {
     if (!invocation.has("--force")) {
       print_to_stderr("hookctl run-hook: refusing to run {}: {}\n(--force runs it anyway)\n", shown_path(path),
