@@ -387,7 +387,7 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
       if (read.config) detail::report_builtins_not_run(*read.config, untrusted, report);
   // Plugins of every layer that may run, most trusted first.
   for (const Layer layer : {Layer::managed, Layer::user, Layer::project})
-    detail::load_layer_plugins(hooks, layer, locations.plugin_directory(layer), why_not_run(layer),
+    detail::load_layer_plugins(hooks, layer, locations.plugin_directory(layer), locations.project, why_not_run(layer),
                                is_project_layer(layer) ? trusted.get() : nullptr, result);
   const std::map<std::string, std::string> engine_tool_names =
       engine_claude ? engine_claude->claude_code->tool_names : std::map<std::string, std::string>{};

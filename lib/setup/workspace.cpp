@@ -121,7 +121,8 @@ Installation install_workspace(Hooks& hooks, const fs::path& directory, const Wo
   } else if (config && why_not) {
     detail::report_builtins_not_run(*config, *why_not, report);  // what trusting it would install
   }
-  detail::load_layer_plugins(hooks, Layer::project, workspace / "plugins", why_not, trusted.get(), result, replacing);
+  detail::load_layer_plugins(hooks, Layer::project, workspace / "plugins", workspace, why_not, trusted.get(), result,
+                             replacing);
   InstalledHooks external =
       install_external_hooks(hooks, report.discovery, layered,
                              {.project_dir = locations.project, .claude_code = {}, .claude_code_options = {},
