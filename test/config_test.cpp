@@ -174,7 +174,7 @@ TEST_F(ConfigTest, DocumentMustBeAnObject) { EXPECT_EQ(load_error("[]"), "expect
 TEST_F(ConfigTest, UnknownTopLevelKeyIsAnErrorListingTheKnownOnes) {
   EXPECT_EQ(load_error(R"({"timeout": 5})"),
             "timeout: unknown key; expected one of: builtins, hook_directories, timeout_ms, hooks, claude_code, "
-            "disable_all_hooks, allow_managed_hooks_only, project_trust, trace");
+            "disable_all_hooks, allow_managed_hooks_only, project_trust, detached_processes, trace");
 }
 
 TEST_F(ConfigTest, WrongTypeIsAnErrorNamingThePathAndBothTypes) {
@@ -357,6 +357,15 @@ TEST_F(ConfigTest, AProjectMayNotDecideItsOwnTrust) {
   const fs::path file = write("user/config.json", R"({"project_trust": "ignore"})");
   EXPECT_EQ(load_config(file, Layer::user).project_trust, ProjectTrustPolicy::ignore);
   EXPECT_THAT(load_config(file, Layer::user).warnings, IsEmpty());
+}
+
+// Every layer may set it: a project for its own hooks (LayeredConfig decides whose).
+TEST_F(ConfigTest, ReadsDetachedProcessesInEveryLayerAndOnlyItsTwoValues) {
+  EXPECT_EQ(load_config(write_config(R"({"detached_processes": "kill"})")).detached_processes, DetachedProcesses::kill);
+  EXPECT_EQ(load_config(write("user/config.json", R"({"detached_processes": "allow"})"), Layer::user).detached_processes,
+            DetachedProcesses::allow);
+  EXPECT_EQ(load_error(R"({"detached_processes": "never"})"),
+            R"(detached_processes: expected "allow" or "kill", got "never")");
 }
 
 TEST_F(ConfigTest, AConfigKnowsTheSha256OfTheBytesItWasReadFrom) {
@@ -562,6 +571,22 @@ TEST(LayeredConfig, DefaultTimeoutOfALayerReachesOnlyTheLayersItGoverns) {
   EXPECT_EQ(config.default_timeout(Layer::managed).value, default_hook_timeout);
   EXPECT_EQ(config.default_timeout(Layer::user).value, Duration(5000));
   EXPECT_EQ(config.default_timeout(Layer::project).value, Duration(1));
+}
+
+TEST(LayeredConfig, DetachedProcessesIsTheStrictestOfTheEnginesAndTheGoverningLayers) {
+  Config user = layer_config(Layer::user, {});
+  user.detached_processes = DetachedProcesses::allow;
+  Config project = layer_config(Layer::project, {});
+  project.detached_processes = DetachedProcesses::kill;
+  const LayeredConfig config({user, project});
+  EXPECT_EQ(config.detached_processes(Layer::user, DetachedProcesses::allow).value, DetachedProcesses::allow);
+  const Sourced<DetachedProcesses> projects = config.detached_processes(Layer::project, DetachedProcesses::allow);
+  EXPECT_EQ(projects.value, DetachedProcesses::kill);
+  EXPECT_EQ(projects.origin.file, project.file);
+  EXPECT_EQ(config.detached_processes(Layer::local, DetachedProcesses::allow).value, DetachedProcesses::kill);
+  // The engine's kill: config's allow loosens nothing.
+  EXPECT_EQ(config.detached_processes(Layer::user, DetachedProcesses::kill).value, DetachedProcesses::kill);
+  EXPECT_TRUE(config.detached_processes(Layer::user, DetachedProcesses::kill).origin.file.empty());
 }
 
 TEST(LayeredConfig, DisableAllHooksStopsItsLayerAndLessTrustedOnes) {

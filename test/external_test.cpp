@@ -472,6 +472,14 @@ TEST_F(Discovery, TheQueryRunsInAFreshEmptyDirectoryWithStdinAtEndOfFile) {
   EXPECT_FALSE(fs::exists(fs::current_path() / "written-by-query"));
 }
 
+// The query is hookbus asking which events; it runs in a directory removed
+// afterwards, and whatever it started goes with its answer.
+TEST_F(Discovery, TheQueryLeavesNothingRunning) {
+  write_script(project_hooks() / "starter", testing::start_setsid_sleeper(file("detached.pid")) + "echo tool_call\n");
+  EXPECT_THAT(names_of(discover()), ElementsAre("starter"));
+  EXPECT_TRUE(testing::process_gone(pid_in("detached.pid")));
+}
+
 TEST_F(Discovery, TheQueryGetsAMinimalEnvironment) {
   const fs::path seen = project_.path() / "env";
   ::setenv("HOOKBUS_TEST_SECRET", "do not leak", 1);
@@ -976,6 +984,24 @@ TEST_F(ExternalHooks, AHookKilledByASignalIsAFailureAndLeavesNothing) {
   install();
   EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
   EXPECT_THAT(only_error_message(), HasSubstr("killed by signal 11 (SIGSEGV)"));
+  EXPECT_TRUE(testing::process_gone(pid_in("detached.pid")));
+}
+
+// What a hook detaches (its output elsewhere) goes on once it exits, as in
+// Claude Code: `notify-send done &` in a hook is meant to finish.
+TEST_F(ExternalHooks, WhatAHookDetachesOutlivesItByDefault) {
+  write_hook(hook("notify"), "tool_call", testing::start_setsid_sleeper(file("detached.pid")) + "exit 0\n");
+  install();
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
+  const pid_t detached = pid_in("detached.pid");
+  EXPECT_TRUE(testing::process_alive(detached));
+  EXPECT_TRUE(kill_adopted(detached));  // ours to clean up now
+}
+
+TEST_F(ExternalHooks, UnderDetachedProcessesKillWhatAHookDetachesEndsWithItsRun) {
+  write_hook(hook("notify"), "tool_call", testing::start_setsid_sleeper(file("detached.pid")) + "exit 0\n");
+  ProjectHooks::install({.detached_processes = DetachedProcesses::kill});
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
   EXPECT_TRUE(testing::process_gone(pid_in("detached.pid")));
 }
 

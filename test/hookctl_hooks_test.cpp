@@ -995,6 +995,16 @@ TEST_F(Hookctl, RunHookRefusesAPathThroughProcEvenWithForce) {
   EXPECT_FALSE(fs::exists(file("ran")));
 }
 
+// As the config would run a hook of its name: with the user's "kill", what it
+// detaches ends with the run (the fixture fails on anything left running).
+TEST_F(Hookctl, RunHookKillsWhatTheHookDetachesWhenConfigSaysKill) {
+  write_file(user_config_.path() / "hookbus" / "config.json", R"({"detached_processes": "kill"})");
+  add_hook("notify", "tool_call", testing::start_setsid_sleeper(file("detached.pid")));
+  const ProcessResult r = hookctl({"run-hook", hook("notify").string(), "tool_call", kCall});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_TRUE(testing::process_gone(pid_in("detached.pid")));
+}
+
 // ------------------------------------------------------------------ trust
 
 TEST_F(Hookctl, TrustPrintsWhatItRecordsAndTheHooksThenRun) {

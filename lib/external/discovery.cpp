@@ -103,12 +103,14 @@ std::variant<std::vector<std::string>, std::string> query(const fs::path& path, 
   ProcessResult answer;
   try {
     const ScratchDirectory scratch;
+    // Nothing of it outlives the answer: it runs in a directory removed afterwards.
     answer = run_process({.program = path,
                           .arguments = {"hook"},
                           .extra_environment = query_environment(name),
                           .inherit_environment = false,
                           .working_directory = scratch.path(),
-                          .timeout = timeout});
+                          .timeout = timeout,
+                          .detached_may_outlive = false});
   } catch (const ProcessError& e) {
     return std::string(e.what());
   }

@@ -395,7 +395,8 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
                                  .claude_code = std::move(claude_commands),
                                  .claude_code_options = {},
                                  .claude_code_tool_names = tool_names_by_layer(config, engine_tool_names),
-                                 .trusted_project = trusted};
+                                 .trusted_project = trusted,
+                                 .detached_processes = options.detached_processes};
   if (options.claude_code && options.claude_code->transcript_dir)
     install.claude_code_options.transcript_dir = *options.claude_code->transcript_dir;
   else if (!locations.state.empty())
