@@ -336,6 +336,20 @@ TEST_F(Discovery, AHookDirectoryThatIsADanglingSymlinkIsRefusedNamingItsTarget) 
   EXPECT_THAT(log_.text(), AllOf(HasSubstr("refused"), HasSubstr(project_hooks().string())));
 }
 
+// The query runs in a scratch directory, a run in the event's: a relative
+// hook directory names its hooks from where discovery was asked.
+TEST_F(Discovery, ARelativeHookDirectoryGivesHooksAbsolutePathsThatRunFromElsewhere) {
+  write_hook(project_hooks() / "guard", "tool_call", "");
+  HookDirectories dirs;
+  dirs.add(fs::path(".hookbus") / "hooks", "project");
+  const fs::path before = fs::current_path();
+  fs::current_path(project_.path());
+  const auto report = discover_hooks(dirs);
+  fs::current_path(before);
+  ASSERT_THAT(names_of(report), ElementsAre("guard"));
+  EXPECT_EQ(report.hooks[0].path, project_hooks() / "guard");
+}
+
 // Names under /proc mean another file in each process: /proc/self/cwd is the
 // working directory of whoever opens it, and a hook runs in the event's (a
 // package of a monorepo), not the engine's. Each link here names, in this
