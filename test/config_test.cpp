@@ -174,7 +174,7 @@ TEST_F(ConfigTest, DocumentMustBeAnObject) { EXPECT_EQ(load_error("[]"), "expect
 TEST_F(ConfigTest, UnknownTopLevelKeyIsAnErrorListingTheKnownOnes) {
   EXPECT_EQ(load_error(R"({"timeout": 5})"),
             "timeout: unknown key; expected one of: builtins, hook_directories, timeout_ms, hooks, claude_code, "
-            "disable_all_hooks, allow_managed_hooks_only, project_trust, trace");
+            "disable_all_hooks, allow_managed_hooks_only, project_trust, detached_processes, trace");
 }
 
 TEST_F(ConfigTest, WrongTypeIsAnErrorNamingThePathAndBothTypes) {
@@ -359,6 +359,15 @@ TEST_F(ConfigTest, AProjectMayNotDecideItsOwnTrust) {
   EXPECT_THAT(load_config(file, Layer::user).warnings, IsEmpty());
 }
 
+// Every layer may set it: a project for its own hooks (LayeredConfig decides whose).
+TEST_F(ConfigTest, ReadsDetachedProcessesInEveryLayerAndOnlyItsTwoValues) {
+  EXPECT_EQ(load_config(write_config(R"({"detached_processes": "kill"})")).detached_processes, DetachedProcesses::kill);
+  EXPECT_EQ(load_config(write("user/config.json", R"({"detached_processes": "allow"})"), Layer::user).detached_processes,
+            DetachedProcesses::allow);
+  EXPECT_EQ(load_error(R"({"detached_processes": "never"})"),
+            R"(detached_processes: expected "allow" or "kill", got "never")");
+}
+
 TEST_F(ConfigTest, AConfigKnowsTheSha256OfTheBytesItWasReadFrom) {
   EXPECT_EQ(load_config(write_config("{}")).sha256, "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a");
 }
@@ -421,6 +430,18 @@ TEST_F(ConfigTest, ALayerConfigOthersCanWriteIsAnErrorNamingItAndTheFix) {
   EXPECT_THAT([&] { (void)load_layer_config(file, Layer::user); },
               ThrowsMessage<ConfigError>(AllOf(StartsWith(file.string() + ": not safe: "),
                                                HasSubstr("writable by group or others"), HasSubstr("chmod go-w"))));
+}
+
+// /proc/self/root/... names this process's root: another process (chrooted,
+// in another mount namespace) or another name there (/proc/self/cwd) is
+// another file. A config is read through no such name.
+TEST_F(ConfigTest, ALayerConfigReachedThroughProcIsAnErrorNotTheFileItNamesHere) {
+  const fs::path real = write("elsewhere/config.json", "{}");
+  const fs::path file = project_ / "user" / "config.json";
+  fs::create_directories(file.parent_path());
+  fs::create_symlink(fs::path("/proc/self/root") / real.relative_path(), file);
+  EXPECT_THAT([&] { (void)load_layer_config(file, Layer::user); },
+              ThrowsMessage<ConfigError>(AllOf(StartsWith(file.string() + ": not safe: "), HasSubstr("procfs"))));
 }
 
 TEST_F(ConfigTest, ALayerConfigInADirectoryOthersCanWriteIsAnError) {
@@ -550,6 +571,22 @@ TEST(LayeredConfig, DefaultTimeoutOfALayerReachesOnlyTheLayersItGoverns) {
   EXPECT_EQ(config.default_timeout(Layer::managed).value, default_hook_timeout);
   EXPECT_EQ(config.default_timeout(Layer::user).value, Duration(5000));
   EXPECT_EQ(config.default_timeout(Layer::project).value, Duration(1));
+}
+
+TEST(LayeredConfig, DetachedProcessesIsTheStrictestOfTheEnginesAndTheGoverningLayers) {
+  Config user = layer_config(Layer::user, {});
+  user.detached_processes = DetachedProcesses::allow;
+  Config project = layer_config(Layer::project, {});
+  project.detached_processes = DetachedProcesses::kill;
+  const LayeredConfig config({user, project});
+  EXPECT_EQ(config.detached_processes(Layer::user, DetachedProcesses::allow).value, DetachedProcesses::allow);
+  const Sourced<DetachedProcesses> projects = config.detached_processes(Layer::project, DetachedProcesses::allow);
+  EXPECT_EQ(projects.value, DetachedProcesses::kill);
+  EXPECT_EQ(projects.origin.file, project.file);
+  EXPECT_EQ(config.detached_processes(Layer::local, DetachedProcesses::allow).value, DetachedProcesses::kill);
+  // The engine's kill: config's allow loosens nothing.
+  EXPECT_EQ(config.detached_processes(Layer::user, DetachedProcesses::kill).value, DetachedProcesses::kill);
+  EXPECT_TRUE(config.detached_processes(Layer::user, DetachedProcesses::kill).origin.file.empty());
 }
 
 TEST(LayeredConfig, DisableAllHooksStopsItsLayerAndLessTrustedOnes) {

@@ -15,12 +15,16 @@
 #include <gtest/gtest.h>
 #include <spdlog/spdlog.h>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -332,6 +336,59 @@ TEST_F(Discovery, AHookDirectoryThatIsADanglingSymlinkIsRefusedNamingItsTarget) 
   EXPECT_THAT(log_.text(), AllOf(HasSubstr("refused"), HasSubstr(project_hooks().string())));
 }
 
+// The query runs in a scratch directory, a run in the event's: a relative
+// hook directory names its hooks from where discovery was asked.
+TEST_F(Discovery, ARelativeHookDirectoryGivesHooksAbsolutePathsThatRunFromElsewhere) {
+  write_hook(project_hooks() / "guard", "tool_call", "");
+  HookDirectories dirs;
+  dirs.add(fs::path(".hookbus") / "hooks", "project");
+  const fs::path before = fs::current_path();
+  fs::current_path(project_.path());
+  const auto report = discover_hooks(dirs);
+  fs::current_path(before);
+  ASSERT_THAT(names_of(report), ElementsAre("guard"));
+  EXPECT_EQ(report.hooks[0].path, project_hooks() / "guard");
+}
+
+// Names under /proc mean another file in each process: /proc/self/cwd is the
+// working directory of whoever opens it, and a hook runs in the event's (a
+// package of a monorepo), not the engine's. Each link here names, in this
+// process, a safe hook; none of them is what a hook process would run.
+TEST_F(Discovery, AHookReachedThroughProcOrDevFdIsRefused) {
+  TempDir elsewhere;
+  const fs::path real = write_hook(elsewhere.path() / "guard", "tool_call", "");
+  const int descriptor = ::open(real.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(descriptor, 0);
+  testing::make_directories(project_hooks());
+  const std::map<std::string, fs::path> links{
+      {"via-cwd", fs::path("/proc/self/cwd") / fs::relative(real, fs::current_path())},
+      {"via-root", fs::path("/proc/self/root") / real.relative_path()},
+      {"via-pid", fs::path("/proc") / std::to_string(::getpid()) / "cwd" / fs::relative(real, fs::current_path())},
+      {"via-dev-fd", fs::path("/dev/fd") / std::to_string(descriptor)}};
+  for (const auto& [name, target] : links) fs::create_symlink(target, project_hooks() / name);
+  const auto report = discover();
+  ::close(descriptor);
+  EXPECT_THAT(report.hooks, IsEmpty());
+  for (const auto& [name, target] : links) {
+    const SkippedFile refused = skipped(report, name);
+    EXPECT_EQ(refused.why, SkippedFile::Why::refused) << name;
+    EXPECT_THAT(refused.reason, AllOf(HasSubstr("procfs"), HasSubstr("link to the file itself"))) << name;
+  }
+}
+
+TEST_F(Discovery, AHookDirectoryReachedThroughProcIsRefusedAsAWhole) {
+  TempDir elsewhere;
+  write_hook(elsewhere.path() / "hooks" / "guard", "tool_call", "");
+  testing::make_directories(project_hooks().parent_path());
+  fs::create_symlink(fs::path("/proc/self/root") / (elsewhere.path() / "hooks").relative_path(), project_hooks());
+  const auto report = discover();
+  EXPECT_THAT(report.hooks, IsEmpty());
+  ASSERT_EQ(report.skipped.size(), 1u);
+  EXPECT_EQ(report.skipped[0].path, project_hooks());
+  EXPECT_EQ(report.skipped[0].why, SkippedFile::Why::refused);
+  EXPECT_THAT(report.skipped[0].reason, HasSubstr("procfs"));
+}
+
 // The link is in the middle of the hook directory's path: a world-writable
 // directory holds it, so anyone could point it at hooks of their own.
 TEST_F(Discovery, AHookDirectoryReachedThroughASymlinkInAWritableDirectoryIsRefused) {
@@ -427,6 +484,14 @@ TEST_F(Discovery, TheQueryRunsInAFreshEmptyDirectoryWithStdinAtEndOfFile) {
   EXPECT_EQ(std::stoi(stdin_bytes), 0);
   EXPECT_FALSE(fs::exists(project_.path() / "written-by-query"));
   EXPECT_FALSE(fs::exists(fs::current_path() / "written-by-query"));
+}
+
+// The query is hookbus asking which events; it runs in a directory removed
+// afterwards, and whatever it started goes with its answer.
+TEST_F(Discovery, TheQueryLeavesNothingRunning) {
+  write_script(project_hooks() / "starter", testing::start_setsid_sleeper(file("detached.pid")) + "echo tool_call\n");
+  EXPECT_THAT(names_of(discover()), ElementsAre("starter"));
+  EXPECT_TRUE(testing::process_gone(pid_in("detached.pid")));
 }
 
 TEST_F(Discovery, TheQueryGetsAMinimalEnvironment) {
@@ -541,6 +606,23 @@ TEST(UnsafeHookFile, ASymlinkLoopIsAnErrorNotFollowedForever) {
   fs::create_symlink(dir / "b", dir / "a");
   fs::create_symlink(dir / "a", dir / "b");
   EXPECT_THAT(unsafe_hook_file(dir / "a"), ::testing::Optional(HasSubstr("Too many levels of symbolic links")));
+}
+
+// procfs is known by what statfs says of it, wherever it is mounted: through
+// a bind mount of /proc, /proc/self/root is as much another process's root.
+TEST(UnsafeHookFile, AHookReachedThroughABindMountOfProcIsRefused) {
+  HOOKBUS_NEEDS_ROOT();
+  TempDir dir;
+  const fs::path real = write_hook(dir / "guard", "tool_call", "");
+  testing::make_directories(dir / "proc");
+  if (::mount("/proc", (dir / "proc").c_str(), nullptr, MS_BIND, nullptr) != 0)
+    GTEST_SKIP() << "cannot bind-mount /proc here: " << std::strerror(errno);
+  const struct Unmount {
+    fs::path at;
+    ~Unmount() { ::umount2(at.c_str(), MNT_DETACH); }
+  } unmount{dir / "proc"};  // before the directory is removed
+  fs::create_symlink(dir / "proc" / "self" / "root" / real.relative_path(), dir / "linked");
+  EXPECT_THAT(unsafe_hook_file(dir / "linked"), ::testing::Optional(HasSubstr("procfs")));
 }
 
 TEST_F(Discovery, PluginHooksAreNamedWithTheirOrgAndRepo) {
@@ -919,6 +1001,24 @@ TEST_F(ExternalHooks, AHookKilledByASignalIsAFailureAndLeavesNothing) {
   EXPECT_TRUE(testing::process_gone(pid_in("detached.pid")));
 }
 
+// What a hook detaches (its output elsewhere) goes on once it exits, as in
+// Claude Code: `notify-send done &` in a hook is meant to finish.
+TEST_F(ExternalHooks, WhatAHookDetachesOutlivesItByDefault) {
+  write_hook(hook("notify"), "tool_call", testing::start_setsid_sleeper(file("detached.pid")) + "exit 0\n");
+  install();
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
+  const pid_t detached = pid_in("detached.pid");
+  EXPECT_TRUE(testing::process_alive(detached));
+  EXPECT_TRUE(kill_adopted(detached));  // ours to clean up now
+}
+
+TEST_F(ExternalHooks, UnderDetachedProcessesKillWhatAHookDetachesEndsWithItsRun) {
+  write_hook(hook("notify"), "tool_call", testing::start_setsid_sleeper(file("detached.pid")) + "exit 0\n");
+  ProjectHooks::install({.detached_processes = DetachedProcesses::kill});
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
+  EXPECT_TRUE(testing::process_gone(pid_in("detached.pid")));
+}
+
 TEST_F(ExternalHooks, AFailClosedHookKilledByASignalRefuses) {
   config_.hooks["crashing"] = HookSettings{.failure = FailurePolicy::fail_closed};
   write_hook(hook("crashing"), "tool_call", "kill -KILL $$\n");
@@ -1209,6 +1309,22 @@ TEST_F(RunExternalHook, EachRunIsLoggedAtDebugLevelWithItsFileEventExitCodeDurat
   EXPECT_THAT(log.text(), HasSubstr(fmt::format("[debug] hook 'guard' ({}) ran for 'tool_call': exit code 3, {} ms, "
                                                 "{} bytes in, 2 bytes out, 4 bytes on stderr",
                                                 hook.path.string(), run.duration.count(), bytes_in)));
+}
+
+// The hook starts in the event's working directory; a relative path names
+// the file relative to the engine's, where it was named (and checked).
+TEST_F(RunExternalHook, ARelativePathRunsTheFileItNamesInTheEnginesDirectoryNotTheEvents) {
+  TempDir engine;
+  TempDir event_directory;
+  write_hook(engine / "guard", "tool_call", "echo '{\"decision\": \"deny\", \"reason\": \"checked\"}'\n");
+  write_hook(event_directory / "guard", "tool_call", "echo '{\"decision\": \"deny\", \"reason\": \"unchecked\"}'\n");
+  const fs::path before = fs::current_path();
+  fs::current_path(engine.path());
+  const HookOutcome outcome = call_external_hook({.name = "guard", .path = "guard"},
+                                                 ToolCallEvent{.context = {.cwd = event_directory.path().string()}},
+                                                 "tool_call");
+  fs::current_path(before);
+  EXPECT_EQ(outcome, HookOutcome(ToolCallResult{.decision = Decision::deny, .reason = "checked"}));
 }
 
 TEST_F(RunExternalHook, AHookThatCannotStartIsAProcessError) {

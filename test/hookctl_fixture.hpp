@@ -51,6 +51,7 @@ class HookctlFixture : public NothingLeftBehind {
     return run_process({.program = kHookctl,
                         .arguments = std::move(args),
                         .extra_environment = std::move(variables),
+                        .working_directory = working_directory_,
                         .input = std::move(input),
                         .timeout = std::chrono::seconds(20)});
   }
@@ -127,6 +128,8 @@ class HookctlFixture : public NothingLeftBehind {
   TempDir project_;
   TempDir user_config_;
   TempDir home_;
+  // Where hookctl runs (empty: this test's own working directory).
+  std::filesystem::path working_directory_{};
 };
 
 }  // namespace hookbus::testing

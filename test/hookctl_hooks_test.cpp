@@ -983,6 +983,28 @@ TEST_F(Hookctl, RunHookRefusesAnUnsafeFileUnlessForced) {
   EXPECT_THAT(forced.stdout_text, HasSubstr("| ran"));
 }
 
+// A path through /proc names, in the hook's process, another file than here:
+// there is no file to force.
+TEST_F(Hookctl, RunHookRefusesAPathThroughProcEvenWithForce) {
+  add_hook("guard", "tool_call", "echo ran > '" + file("ran") + "'\n");
+  const fs::path link = home_.path() / "linked";
+  fs::create_symlink(fs::path("/proc/self/root") / hook("guard").relative_path(), link);
+  const ProcessResult r = hookctl({"run-hook", "--force", link.string(), "tool_call", kCall});
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_THAT(r.stderr_text, AllOf(HasSubstr("refusing to run"), HasSubstr("procfs")));
+  EXPECT_FALSE(fs::exists(file("ran")));
+}
+
+// As the config would run a hook of its name: with the user's "kill", what it
+// detaches ends with the run (the fixture fails on anything left running).
+TEST_F(Hookctl, RunHookKillsWhatTheHookDetachesWhenConfigSaysKill) {
+  write_file(user_config_.path() / "hookbus" / "config.json", R"({"detached_processes": "kill"})");
+  add_hook("notify", "tool_call", testing::start_setsid_sleeper(file("detached.pid")));
+  const ProcessResult r = hookctl({"run-hook", hook("notify").string(), "tool_call", kCall});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_TRUE(testing::process_gone(pid_in("detached.pid")));
+}
+
 // ------------------------------------------------------------------ trust
 
 TEST_F(Hookctl, TrustPrintsWhatItRecordsAndTheHooksThenRun) {

@@ -6,15 +6,19 @@
 #include <hookbus/trace.hpp>
 #include <hookbus/workspace.hpp>
 
+#include "elf_image.hpp"
 #include "log_capture.hpp"
 #include "needs_root.hpp"
 #include "script_fixture.hpp"
+#include "plugins/plugin_libraries.hpp"
+#include "support/elf_dynamic.hpp"
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -388,6 +392,13 @@ TEST_F(Plugins, APluginFileOthersCanWriteIsRefusedUnloaded) {
   EXPECT_FALSE(library_loaded(file));
 }
 
+TEST_F(Plugins, APluginReachedThroughProcIsRefusedUnloaded) {
+  const fs::path file = plugin("guard");
+  fs::create_symlink(fs::path("/proc/self/root") / file.relative_path(), dir_ / "linked.so");
+  EXPECT_THAT(load_error(dir_ / "linked.so"), HasSubstr("procfs"));
+  EXPECT_FALSE(library_loaded(file));
+}
+
 TEST_F(Plugins, APluginInADirectoryOthersCanWriteIsRefused) {
   hookbus::testing::make_directories(dir_ / "open", 0777);
   ::chmod((dir_ / "open").c_str(), 0777);
@@ -517,6 +528,22 @@ class PluginSetup : public Plugins {
     hookbus::Hooks scratch;
     const hookbus::Installation looked = hookbus::setup(scratch, {.project_dir = project_, .locations = locations_});
     hookbus::TrustStore::at(locations_).trust(project_, looked.report.trust.now);
+  }
+  // The library the uses_* plugins load (plugins/helper.cpp) into `directory`:
+  // as trusted, or as an attacker changes it.
+  void place_helper(const fs::path& directory, bool changed = false) {
+    hookbus::testing::make_directories(directory);
+    fs::copy_file(fs::path(HOOKBUS_TEST_PLUGINS) / (changed ? "changed" : "lib") / "libplugin_helper.so",
+                  directory / "libplugin_helper.so", fs::copy_options::overwrite_existing);
+    ::chmod((directory / "libplugin_helper.so").c_str(), 0755);
+  }
+  // The one plugin report of a setup, by the plugin's file name.
+  static const hookbus::PluginReport& report_of(const hookbus::Installation& installation, const std::string& name) {
+    for (const auto& plugin : installation.report.plugins)
+      if (plugin.file.filename() == name) return plugin;
+    ADD_FAILURE() << name << " was not reported";
+    static const hookbus::PluginReport none;
+    return none;
   }
 
   fs::path project_ = [this] {
@@ -764,6 +791,224 @@ TEST_F(PluginSetup, AWorkspacesPluginIsUnloadedWhenTheWorkspaceSwitches) {
   workspaces.activate("empty", locations_.user / "workspaces" / "empty");
   EXPECT_EQ(hooks_.emit(tool_call("deploy")).decision, hookbus::Decision::none);
   EXPECT_FALSE(library_loaded(workspace / "plugins" / "guard.so"));
+}
+
+// ------------------------------------------ the libraries a project's plugin loads
+
+// As docs/plugins.md says: the library in lib/ beside the plugin, its run path $ORIGIN/lib.
+TEST_F(PluginSetup, AProjectPluginLoadsItsLibraryFromItsPluginDirectory) {
+  const fs::path directory = locations_.plugin_directory(hookbus::Layer::project);
+  place("uses_library", directory);
+  place_helper(directory / "lib");
+  trust();
+  hookbus::Installation installation = install();
+  ASSERT_EQ(installation.plugins.size(), 1u) << report_of(installation, "uses_library.so").reason;
+  EXPECT_EQ(hooks_.emit(tool_call("deploy")).reason, "the helper as trusted");
+}
+
+// vendor/lib is the project's but not the plugin directory's: nothing there is
+// fingerprinted, so a pull after trust could change what loads.
+TEST_F(PluginSetup, AProjectPluginWhoseRunPathLeadsIntoTheProjectOutsideItsPluginDirectoryIsRefused) {
+  place("uses_vendor_library", locations_.plugin_directory(hookbus::Layer::project));
+  place_helper(project_ / "vendor" / "lib");
+  trust();
+  hookbus::Installation installation = install();
+  EXPECT_TRUE(installation.plugins.empty());
+  const hookbus::PluginReport& plugin = report_of(installation, "uses_vendor_library.so");
+  EXPECT_FALSE(plugin.loaded);
+  EXPECT_THAT(plugin.reason, AllOf(HasSubstr("the run path entry '$ORIGIN/../../vendor/lib' (DT_RUNPATH)"),
+                                   HasSubstr("which leads to " + (project_ / "vendor" / "lib").string() + ", inside " + project_.string()),
+                                   HasSubstr("keep the libraries it loads inside its plugin directory")));
+  EXPECT_THAT(installation.report.warnings, ::testing::Contains(plugin.reason));
+  EXPECT_FALSE(library_loaded(project_ / "vendor" / "lib" / "libplugin_helper.so"));
+}
+
+// A relative run path is looked up from the engine's working directory, here
+// the project's root, not beside the plugin.
+TEST_F(PluginSetup, AProjectPluginWithARelativeRunPathIsRefused) {
+  place("uses_relative_library", locations_.plugin_directory(hookbus::Layer::project));
+  place_helper(project_ / "lib");
+  trust();
+  const fs::path before = fs::current_path();
+  fs::current_path(project_);
+  hookbus::Installation installation = install();
+  fs::current_path(before);
+  EXPECT_TRUE(installation.plugins.empty());
+  EXPECT_THAT(report_of(installation, "uses_relative_library.so").reason,
+              AllOf(HasSubstr("the run path entry 'lib' (DT_RUNPATH), which is relative"),
+                    HasSubstr("the engine's working directory")));
+  EXPECT_FALSE(library_loaded(project_ / "lib" / "libplugin_helper.so"));
+}
+
+TEST_F(PluginSetup, AProjectPluginNeedingARelativeLibraryPathIsRefused) {
+  const fs::path directory = locations_.plugin_directory(hookbus::Layer::project);
+  hookbus::testing::write_file(directory / "needs_relative.so",
+                               hookbus::testing::elf_image({"lib/libplugin_helper.so"}, std::nullopt).bytes, 0755);
+  const hookbus::detail::PluginLibraries libraries(project_, directory, nullptr);
+  EXPECT_THAT(libraries.why_not_load(directory / "needs_relative.so"),
+              ::testing::Optional(AllOf(HasSubstr("needs 'lib/libplugin_helper.so' (DT_NEEDED), a relative path"),
+                                        HasSubstr("the engine's working directory"))));
+}
+
+// DT_RPATH is searched for the libraries of the libraries it loads too (the
+// system's, which hookbus does not read): it could load any file of the
+// plugin directory, not only those checked.
+TEST_F(PluginSetup, AProjectPluginWhoseDtRpathLeadsIntoItsPluginDirectoryIsRefusedNamingTheFix) {
+  const fs::path directory = locations_.plugin_directory(hookbus::Layer::project);
+  place("uses_library_by_rpath", directory);
+  place_helper(directory / "lib");
+  trust();
+  hookbus::Installation installation = install();
+  EXPECT_TRUE(installation.plugins.empty());
+  EXPECT_THAT(report_of(installation, "uses_library_by_rpath.so").reason,
+              AllOf(HasSubstr("'$ORIGIN/lib' (DT_RPATH)"), HasSubstr("-Wl,--enable-new-dtags")));
+}
+
+TEST_F(PluginSetup, AProjectPluginsLibraryOthersCanWriteIsRefused) {
+  const fs::path directory = locations_.plugin_directory(hookbus::Layer::project);
+  place("uses_library", directory);
+  place_helper(directory / "lib");
+  ::chmod((directory / "lib" / "libplugin_helper.so").c_str(), 0777);
+  trust();
+  hookbus::Installation installation = install();
+  EXPECT_TRUE(installation.plugins.empty());
+  EXPECT_THAT(report_of(installation, "uses_library.so").reason,
+              AllOf(HasSubstr("would load 'libplugin_helper.so' as " + (directory / "lib" / "libplugin_helper.so").string()),
+                    HasSubstr("writable by group or others")));
+}
+
+TEST_F(PluginSetup, AProjectPluginThatIsNotAnElfSharedLibraryIsRefusedBeforeTheLoaderReadsIt) {
+  const fs::path directory = locations_.plugin_directory(hookbus::Layer::project);
+  hookbus::testing::write_file(directory / "broken.so", "#!/bin/sh\necho not a library\n", 0755);
+  trust();
+  hookbus::Installation installation = install();
+  EXPECT_THAT(report_of(installation, "broken.so").reason,
+              AllOf(HasSubstr("cannot be read as the dynamic loader reads it"), HasSubstr("is not an ELF file")));
+}
+
+TEST_F(PluginSetup, AWorkspacesPluginWithARelativeRunPathIsRefused) {
+  const fs::path workspace = locations_.user / "workspaces" / "ops";  // the user's own: no trust needed
+  place("uses_relative_library", workspace / "plugins");
+  hookbus::Workspaces workspaces(hooks_, {.locations = locations_});
+  const hookbus::SetupReport report = workspaces.activate("ops", workspace);
+  ASSERT_EQ(report.plugins.size(), 1u);
+  EXPECT_FALSE(report.plugins[0].loaded);
+  EXPECT_THAT(report.plugins[0].reason, HasSubstr("the run path entry 'lib' (DT_RUNPATH), which is relative"));
+}
+
+// setup() fingerprints the project, then loads its plugins: a library changed
+// in between is not what was trusted, and keeps the plugin unloaded.
+TEST_F(PluginSetup, AProjectPluginsLibraryChangedSinceTheFingerprintKeepsThePluginUnloaded) {
+  const fs::path directory = locations_.plugin_directory(hookbus::Layer::project);
+  place("uses_library", directory);
+  place_helper(directory / "lib");
+  const hookbus::ProjectFiles files{project_, {}, {directory}};
+  const hookbus::TrustedFiles trusted(files, hookbus::fingerprint(files));
+  place_helper(directory / "lib", true);
+  const hookbus::detail::PluginLibraries libraries(project_, directory, &trusted);
+  EXPECT_THAT(libraries.why_not_load(directory / "uses_library.so"),
+              ::testing::Optional(AllOf(HasSubstr("would load 'libplugin_helper.so'"), HasSubstr("changed content"),
+                                        HasSubstr("hookctl trust"))));
+}
+
+TEST_F(PluginSetup, AUsersPluginLoadsItsLibrariesWhereverTheyAre) {
+  place("uses_vendor_library", locations_.plugin_directory(hookbus::Layer::user));
+  place_helper(dir_ / "vendor" / "lib");  // $ORIGIN/../../vendor/lib of user/plugins/
+  hookbus::Installation installation = install();
+  ASSERT_EQ(installation.plugins.size(), 1u) << report_of(installation, "uses_vendor_library.so").reason;
+}
+
+// ------------------------------------------------------- the ELF reader
+
+TEST(ElfDynamic, ReadsTheLibrariesAndTheRunPathOfABuiltPlugin) {
+  const hookbus::detail::ElfDynamic dynamic =
+      hookbus::detail::read_elf_dynamic(fs::path(HOOKBUS_TEST_PLUGINS) / "uses_library.so");
+  EXPECT_THAT(dynamic.needed, ::testing::Contains("libplugin_helper.so"));
+  EXPECT_THAT(dynamic.runpath, ElementsAre("$ORIGIN/lib"));
+  EXPECT_TRUE(dynamic.rpath.empty());
+  EXPECT_THAT(hookbus::detail::read_elf_dynamic(fs::path(HOOKBUS_TEST_PLUGINS) / "uses_library_by_rpath.so").rpath,
+              ElementsAre("$ORIGIN/lib"));
+}
+
+namespace elf {
+
+hookbus::detail::ElfDynamic read(const std::string& bytes) {
+  return hookbus::detail::read_elf_dynamic(
+      [&](std::uint64_t offset, std::size_t size) {
+        return offset >= bytes.size() ? std::string() : bytes.substr(offset, size);
+      },
+      4096);
+}
+
+std::string error(const std::string& bytes) {
+  try {
+    (void)read(bytes);
+  } catch (const hookbus::detail::ElfError& e) {
+    return e.what();
+  }
+  return "read";
+}
+
+}  // namespace elf
+
+// As the loader: an empty entry is the working directory; DT_RPATH counts only without DT_RUNPATH.
+TEST(ElfDynamic, ReadsEveryNeededLibraryAndSplitsTheRunPathKeepingEmptyEntries) {
+  const auto image = hookbus::testing::elf_image({"liba.so", "$ORIGIN/b.so"}, "/x::$ORIGIN/lib", "/ignored");
+  EXPECT_EQ(elf::read(image.bytes), (hookbus::detail::ElfDynamic{{"liba.so", "$ORIGIN/b.so"}, {}, {"/x", "", "$ORIGIN/lib"}}));
+  const auto only_rpath = hookbus::testing::elf_image({}, std::nullopt, "/r");
+  EXPECT_EQ(elf::read(only_rpath.bytes).rpath, std::vector<std::string>{"/r"});
+}
+
+// The loader reads the dynamic section at its address, through the loadable
+// segments: a file offset that says otherwise does not fool the reader.
+TEST(ElfDynamic, ReadsTheDynamicSectionAtItsAddressNotAtAFileOffsetThatDisagrees) {
+  auto image = hookbus::testing::elf_image({"liba.so"}, "$ORIGIN");
+  image.put<Elf64_Off>(image.dynamic_header + offsetof(Elf64_Phdr, p_offset), 0);
+  EXPECT_EQ(elf::read(image.bytes), (hookbus::detail::ElfDynamic{{"liba.so"}, {}, {"$ORIGIN"}}));
+}
+
+TEST(ElfDynamic, RefusesWhatIsNotASixtyFourBitLittleEndianSharedObject) {
+  EXPECT_THAT(elf::error("#!/bin/sh\n"), HasSubstr("is not an ELF file"));
+  auto thirty_two = hookbus::testing::elf_image({}, std::nullopt);
+  thirty_two.bytes[EI_CLASS] = ELFCLASS32;
+  EXPECT_THAT(elf::error(thirty_two.bytes), HasSubstr("64-bit little-endian"));
+  auto big_endian = hookbus::testing::elf_image({}, std::nullopt);
+  big_endian.bytes[EI_DATA] = ELFDATA2MSB;
+  EXPECT_THAT(elf::error(big_endian.bytes), HasSubstr("64-bit little-endian"));
+  auto executable = hookbus::testing::elf_image({}, std::nullopt);
+  executable.put<Elf64_Half>(offsetof(Elf64_Ehdr, e_type), ET_EXEC);
+  EXPECT_THAT(elf::error(executable.bytes), HasSubstr("is not a shared object"));
+}
+
+TEST(ElfDynamic, RefusesWhatLiesOutsideTheFileOrItsSegments) {
+  const auto image = hookbus::testing::elf_image({"liba.so"}, std::nullopt);
+  EXPECT_THAT(elf::error(image.bytes.substr(0, 100)), HasSubstr("program headers lie past the end of the file"));
+  auto far_dynamic = image;
+  far_dynamic.put<Elf64_Addr>(image.dynamic_header + offsetof(Elf64_Phdr, p_vaddr), 1u << 20);
+  EXPECT_THAT(elf::error(far_dynamic.bytes), HasSubstr("the dynamic section at 0x100000 is not in the file part"));
+  auto unterminated = image;
+  unterminated.bytes.back() = 'x';  // the last string's end
+  EXPECT_THAT(elf::error(unterminated.bytes), HasSubstr("has no end"));
+  auto truncated = image;
+  truncated.put<Elf64_Xword>(image.load_header + offsetof(Elf64_Phdr, p_filesz), image.bytes.size() + 4096);
+  truncated.put<Elf64_Xword>(image.load_header + offsetof(Elf64_Phdr, p_memsz), image.bytes.size() + 4096);
+  truncated.put<Elf64_Addr>(image.dynamic_header + offsetof(Elf64_Phdr, p_vaddr), image.bytes.size() + 16);
+  EXPECT_THAT(elf::error(truncated.bytes), HasSubstr("lies past the end of the file"));
+}
+
+// Where two segments share a page, the loader maps the later over the earlier:
+// which bytes an address holds would be a guess.
+TEST(ElfDynamic, RefusesSegmentsThatOverlapOrAreOutOfOrder) {
+  auto image = hookbus::testing::elf_image({"liba.so"}, std::nullopt);
+  const Elf64_Phdr overlapping{PT_LOAD, PF_R, 0x100, 0x100, 0x100, 0x10, 0x10, 0x1000};
+  image.put(image.spare_header, overlapping);
+  EXPECT_THAT(elf::error(image.bytes), HasSubstr("overlap or are out of order"));
+}
+
+TEST(ElfDynamic, AFifoIsRefusedWithoutWaitingForAWriter) {
+  TempDir dir;
+  ASSERT_EQ(::mkfifo((dir / "fifo.so").c_str(), 0644), 0);
+  EXPECT_THROW((void)hookbus::detail::read_elf_dynamic(dir / "fifo.so"), hookbus::detail::ElfError);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // may not do (include/hookbus/setup.hpp, docs/security.md).
 #include "script_fixture.hpp"
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,6 +84,11 @@ class SetupTest : public ::testing::Test {
                                          run_log().string() + "'\n" + body);
   }
   fs::path run_log() const { return root_.path() / "ran"; }
+  // sh lines that leave a process running, fully detached, its pid in the file `name`.
+  std::string detach(const std::string& name) const {
+    return testing::start_setsid_sleeper((root_.path() / name).string());
+  }
+  pid_t pid_in(const std::string& name) const { return std::stoi(testing::wait_for_file(root_.path() / name)); }
   std::string ran() const { return fs::exists(run_log()) ? testing::read_file(run_log()) : ""; }
 
   Installation set_up(ProjectTrustPolicy policy = ProjectTrustPolicy::require) {
@@ -940,6 +946,58 @@ TEST_F(SetupTest, UnderNestedOrderingAClosingEventRunsTheLessTrustedLayersHooksF
   fs::remove(run_log());
   (void)nested.emit(ToolResultEvent{.context = {.cwd = project_.path().string()}, .tool_call_id = "c1", .tool_name = "bash"});
   EXPECT_EQ(ran(), "project:lint\nuser:audit\n");
+}
+
+// ------------------------------------------------------ detached processes
+
+// The user's config governs the project's hooks.
+TEST_F(SetupTest, TheUsersDetachedProcessesKillEndsWhatAProjectHookDetaches) {
+  write_file(config_of(Layer::user), R"({"detached_processes": "kill"})");
+  add_hook(Layer::project, "notify", detach("project.pid"));
+  trust_project();
+  const Installation setup = set_up();
+  (void)hooks_.emit(tool_call());
+  EXPECT_TRUE(testing::process_gone(pid_in("project.pid")));
+}
+
+TEST_F(SetupTest, AProjectsDetachedProcessesAllowDoesNotLoosenTheUsersKillAndSaysSo) {
+  write_file(config_of(Layer::user), R"({"detached_processes": "kill"})");
+  write_file(config_of(Layer::project), R"({"detached_processes": "allow"})");
+  add_hook(Layer::project, "notify", detach("project.pid"));
+  trust_project();
+  const Installation setup = set_up();
+  (void)hooks_.emit(tool_call());
+  EXPECT_TRUE(testing::process_gone(pid_in("project.pid")));
+  EXPECT_THAT(setup.report.warnings,
+              Contains(config_of(Layer::project).string() + ": detached_processes: \"allow\" is looser than \"kill\", "
+                       "in force for the project layer's hooks (from " + config_of(Layer::user).string() +
+                       "), so it is ignored: config may make it stricter, never looser"));
+}
+
+// A project may make it stricter for its own hooks, never for the user's.
+TEST_F(SetupTest, AProjectsDetachedProcessesKillReachesItsOwnHooksNotTheUsers) {
+  write_file(config_of(Layer::project), R"({"detached_processes": "kill"})");
+  add_hook(Layer::user, "notify", detach("user.pid"));
+  add_hook(Layer::project, "notify", detach("project.pid"));
+  trust_project();
+  const Installation setup = set_up();
+  (void)hooks_.emit(tool_call());
+  EXPECT_TRUE(testing::process_gone(pid_in("project.pid")));
+  const pid_t users = pid_in("user.pid");
+  EXPECT_TRUE(testing::process_alive(users));
+  ::kill(users, SIGKILL);
+}
+
+TEST_F(SetupTest, TheEnginesDetachedProcessesKillEndsWhatAClaudeCodeCommandDetaches) {
+  const fs::path script = write_script(root_.path() / "claude" / "hooks" / "notify.sh", "cat >/dev/null\n" + detach("claude.pid"));
+  write_file(root_.path() / "claude" / "settings.json",
+             R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": ")" + script.string() + R"("}]}]}})");
+  write_file(config_of(Layer::user), R"({"claude_code": {"settings": ["user"]}})");
+  const Installation setup = hookbus::setup(hooks_, {.project_dir = project_.path(),
+                                                     .locations = locations(),
+                                                     .detached_processes = DetachedProcesses::kill});
+  (void)hooks_.emit(tool_call());
+  EXPECT_TRUE(testing::process_gone(pid_in("claude.pid")));
 }
 
 }  // namespace

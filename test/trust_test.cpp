@@ -294,6 +294,17 @@ TEST_F(Trust, ASymlinkLoopEndsTheWalk) {
   EXPECT_THAT(fingerprint(files()).files, ElementsAre(Field(&FingerprintedFile::path, ".hookbus/hooks/guard")));
 }
 
+// A hook linked through /proc/self/root names, in the process that runs it,
+// what that process's root holds there: not, in general, the file hashed here.
+TEST_F(Trust, AFileReachedThroughProcIsRecordedAsRefusedNotWithTheContentItHasHere) {
+  const fs::path reviewed = write_script(project_.path() / "tools" / "guard", "echo reviewed\n");
+  testing::make_directories(hooks());
+  fs::create_symlink(fs::path("/proc/self/root") / reviewed.relative_path(), hooks() / "guard");
+  const ProjectFingerprint print = fingerprint(files());
+  ASSERT_THAT(print.files, ElementsAre(Field(&FingerprintedFile::path, ".hookbus/hooks/guard")));
+  EXPECT_THAT(print.files[0].sha256, AllOf(::testing::StartsWith("refused: "), HasSubstr("procfs")));
+}
+
 TEST_F(Trust, AProjectWithNothingToRunNeedsNoTrust) {
   EXPECT_EQ(check().state, TrustState::nothing_to_trust);
   EXPECT_TRUE(check().project_may_run());

@@ -188,6 +188,9 @@ struct ClaudeCodeOptions {
   // bus, one file per session, for events whose context has no
   // transcript_path; empty: none is kept (transcript_path is then "").
   std::filesystem::path transcript_dir{};
+  // What becomes of the processes a command leaves running, fully detached,
+  // once it exits on its own (ExternalHook::detached_processes).
+  DetachedProcesses detached_processes = DetachedProcesses::allow;
 };
 
 // What an engine asks of setup() in code (SetupOptions::claude_code): which

@@ -142,6 +142,18 @@ enum class ProjectTrustPolicy {
 // "trust_all", "require", "ignore": as config writes it.
 std::string_view project_trust_name(ProjectTrustPolicy policy) noexcept;
 
+// What becomes of the processes an external hook leaves running, fully
+// detached (`notify-send done &` with its output elsewhere), once it exits on
+// its own (process.hpp, ProcessSpec::detached_may_outlive). Ordered from the
+// most permissive: where several sources set it, the strictest wins.
+enum class DetachedProcesses {
+  allow,  // they go on after the run (the default, as in Claude Code)
+  kill,   // they are killed with the run, as everything it started is on a timeout
+};
+
+// "allow", "kill": as config writes it.
+std::string_view detached_processes_name(DetachedProcesses detached) noexcept;
+
 // How a hookbus-protocol hook runs (docs/external-hooks.md).
 enum class HookMode {
   spawn,       // `HOOK run`: a process per event (the default)
@@ -214,6 +226,9 @@ struct Config {
   std::optional<bool> disable_all_hooks{};                // no hook of this layer or a less trusted one runs
   std::optional<bool> allow_managed_hooks_only{};         // managed config only: only managed hooks run
   std::optional<ProjectTrustPolicy> project_trust{};      // managed and user config only
+  // For the hooks of this layer and the layers it governs; the strictest of
+  // these and the engine's choice applies (LayeredConfig::detached_processes).
+  std::optional<DetachedProcesses> detached_processes{};
   // "trace": the built-in tracer's settings (tracer.hpp), checked when read,
   // its files opened when installed.
   std::optional<boost::json::object> trace{};
@@ -307,6 +322,13 @@ class LayeredConfig {
   // (project_trust(engine_default)), with where it was written: it changes
   // nothing, since config may make the policy stricter, never looser.
   [[nodiscard]] std::vector<Sourced<ProjectTrustPolicy>> project_trust_overruled(ProjectTrustPolicy engine_default) const;
+  // What becomes of what the hooks of the `owner` layer leave running: the
+  // strictest of `engine_default` and the `detached_processes` of every layer
+  // that governs `owner`, with where it was written (the most trusted file
+  // that set it; an empty location when the engine's choice stands). So a
+  // layer can make it stricter for its own hooks and less trusted ones, never
+  // looser, and never for a more trusted layer's.
+  [[nodiscard]] Sourced<DetachedProcesses> detached_processes(Layer owner, DetachedProcesses engine_default) const;
   // Every layer's `claude_code` import together: the settings files and
   // plugins of all of them. Its `tool_names` stay empty: which names a
   // command sees depends on its layer (claude_code_tool_names). nullopt when

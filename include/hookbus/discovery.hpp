@@ -92,6 +92,8 @@ enum class EventsFrom { declared, cache, query };
 struct DiscoveredHook {
   std::string name{};  // prefix + file name: "guard", "acme/tools/guard"
   std::vector<RequestedEvent> events{};  // hookbus protocol
+  // Absolute: a relative hook directory is taken from the working directory
+  // discovery runs in, wherever the hook runs later.
   std::filesystem::path path{};
   std::string source{};
   Layer layer = Layer::project;

@@ -71,6 +71,9 @@ struct ExternalHook {
   // The workspace that loaded the hook (workspace.hpp): its payload's
   // context.workspace when the event carries none. Empty: not a workspace's.
   std::string workspace{};
+  // What becomes of the processes a run leaves running, fully detached, once
+  // the hook exits on its own: they go on (allow) or are killed with the run.
+  DetachedProcesses detached_processes = DetachedProcesses::allow;
 };
 
 // What `HOOK run` reads on stdin: the catalogue JSON of the event (with its
@@ -222,6 +225,12 @@ struct ExternalInstallOptions {
   // after its stdin is closed to exit on its own, before SIGTERM.
   Duration persistent_shutdown_grace = std::chrono::milliseconds(200);
   std::string workspace{};  // the workspace these hooks belong to (ExternalHook::workspace)
+  // The engine's choice for what the hooks' runs leave running (ExternalHook,
+  // ClaudeCodeOptions::detached_processes); each layer's config may make it
+  // stricter for its hooks and those of the layers it governs
+  // (LayeredConfig::detached_processes), never looser. A persistent hook's
+  // instance takes everything it started with it when it ends, whatever this says.
+  DetachedProcesses detached_processes = DetachedProcesses::allow;
 };
 InstalledHooks install_external_hooks(Hooks& hooks, const DiscoveryReport& report, const LayeredConfig& config,
                                       const ExternalInstallOptions& options);

@@ -46,6 +46,10 @@ struct SetupOptions {
   // false: config's "trace" is read, but no tracer is installed (hookctl
   // replay emits a recorded session again without recording it over).
   bool trace = true;
+  // What becomes of the processes an external hook leaves running, fully
+  // detached, once it exits (ExternalInstallOptions::detached_processes);
+  // config's "detached_processes" may make it stricter, never looser.
+  DetachedProcesses detached_processes = DetachedProcesses::allow;
 };
 
 // A layer's config file and what became of it.

@@ -39,7 +39,10 @@ struct ProjectFiles {
 struct FingerprintedFile {
   std::string path{};         // relative to the project when inside it, else absolute
   std::uint32_t mode = 0;   // permission bits (07777) of what the path resolves to
-  std::string sha256{};       // of the content, or "unreadable: <why>" (no regular file, or one that cannot be read)
+  // of the content, or "unreadable: <why>" (no regular file, or one that
+  // cannot be read), or "refused: <why>" for a path through /proc, which
+  // names another file in each process (it never runs)
+  std::string sha256{};
   bool operator==(const FingerprintedFile&) const = default;
 };
 

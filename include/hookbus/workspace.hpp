@@ -48,6 +48,8 @@ struct WorkspaceOptions {
   // false: the workspace config's "trace" is read, but no tracer is installed
   // (hookctl replay emits a recorded session again without recording it).
   bool trace = true;
+  // As SetupOptions::detached_processes, for the workspace's hooks.
+  DetachedProcesses detached_processes = DetachedProcesses::allow;
 };
 
 // A workspace's name when none is given: its directory's (morphix's workspaces/<name>/).

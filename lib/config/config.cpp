@@ -313,6 +313,13 @@ void check_files_written(std::string_view builtin, const ConfigObject& settings,
   if (const auto file = settings.find("file")) (void)detail::file_to_write(*file, is_project_layer(layer));
 }
 
+DetachedProcesses read_detached_processes(const ConfigValue& value) {
+  const std::string name = value.as_string();
+  for (const DetachedProcesses detached : {DetachedProcesses::allow, DetachedProcesses::kill})
+    if (name == detached_processes_name(detached)) return detached;
+  throw ConfigError(value.location(), fmt::format("expected \"allow\" or \"kill\", got \"{}\"", name));
+}
+
 // Whether the file's layer may set a key only some layers may. Where it may
 // not, the key is ignored with a warning naming the file, the key and why: a
 // project that tries must not stop the user's own guards from installing.
@@ -327,7 +334,7 @@ bool layer_may_set(const ConfigValue& value, Config& config, std::initializer_li
 Config read_config(const ConfigValue& document, Layer layer) {
   const ConfigObject top = document.as_object();
   top.allow_only({"builtins", "hook_directories", "timeout_ms", "hooks", "claude_code", "disable_all_hooks",
-                  "allow_managed_hooks_only", "project_trust", "trace"});
+                  "allow_managed_hooks_only", "project_trust", "detached_processes", "trace"});
   Config config;
   config.layer = layer;
   if (auto builtins = top.find("builtins")) {
@@ -356,6 +363,7 @@ Config read_config(const ConfigValue& document, Layer layer) {
   if (auto trust = top.find("project_trust");
       trust && layer_may_set(*trust, config, {Layer::managed, Layer::user}, "a project may not decide its own trust"))
     config.project_trust = read_trust_policy(*trust);
+  if (auto detached = top.find("detached_processes")) config.detached_processes = read_detached_processes(*detached);
   return config;
 }
 
@@ -374,6 +382,14 @@ std::string_view hook_protocol_name(HookProtocol protocol) noexcept {
     case HookProtocol::kodelet: return "kodelet";
   }
   return "hookbus";
+}
+
+std::string_view detached_processes_name(DetachedProcesses detached) noexcept {
+  switch (detached) {
+    case DetachedProcesses::allow: return "allow";
+    case DetachedProcesses::kill: return "kill";
+  }
+  return "allow";
 }
 
 std::string_view project_trust_name(ProjectTrustPolicy policy) noexcept {

@@ -111,6 +111,17 @@ std::vector<Sourced<ProjectTrustPolicy>> LayeredConfig::project_trust_overruled(
   return overruled;
 }
 
+Sourced<DetachedProcesses> LayeredConfig::detached_processes(Layer owner, DetachedProcesses engine_default) const {
+  Sourced<DetachedProcesses> strictest{engine_default, {}};
+  for (const Layer writer : layers_by_trust) {
+    const Config* config = layer(writer);
+    if (config == nullptr || !governs(writer, owner) || !config->detached_processes) continue;
+    if (*config->detached_processes > strictest.value)
+      strictest = {*config->detached_processes, {.file = config->file, .project_dir = {}, .path = "detached_processes"}};
+  }
+  return strictest;
+}
+
 std::optional<ClaudeCodeImport> LayeredConfig::claude_code() const {
   std::optional<ClaudeCodeImport> merged;
   for (const Layer writer : kBySpecificity) {

@@ -217,7 +217,8 @@ ProcessResult run(const Hook& hook, Invocation invocation, std::stop_token stop 
                    .working_directory = project,
                    .input = std::move(invocation.input),
                    .timeout = c.timeout,
-                   .stop = std::move(stop)};
+                   .stop = std::move(stop),
+                   .detached_may_outlive = hook.options->detached_processes == DetachedProcesses::allow};
   const std::size_t bytes_in = spec.input.size();
   try {
     ProcessResult result = run_process(spec);

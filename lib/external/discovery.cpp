@@ -103,12 +103,14 @@ std::variant<std::vector<std::string>, std::string> query(const fs::path& path, 
   ProcessResult answer;
   try {
     const ScratchDirectory scratch;
+    // Nothing of it outlives the answer: it runs in a directory removed afterwards.
     answer = run_process({.program = path,
                           .arguments = {"hook"},
                           .extra_environment = query_environment(name),
                           .inherit_environment = false,
                           .working_directory = scratch.path(),
-                          .timeout = timeout});
+                          .timeout = timeout,
+                          .detached_may_outlive = false});
   } catch (const ProcessError& e) {
     return std::string(e.what());
   }
@@ -306,6 +308,11 @@ std::string_view skip_reason_name(SkippedFile::Why why) noexcept {
 DiscoveryReport discover_hooks(const HookDirectories& directories, const DiscoveryOptions& options) {
   // Layer order first, whatever order the directories were given in; precedence within a layer.
   std::vector<HookDirectory> ordered = directories.entries;
+  // A hook starts elsewhere (the query in a scratch directory, a run in the
+  // event's): a relative path names its file from here, where it was named.
+  for (HookDirectory& dir : ordered)
+    if (std::error_code ec; dir.path.is_relative())
+      if (fs::path absolute = fs::absolute(dir.path, ec); !ec) dir.path = std::move(absolute);
   std::stable_sort(ordered.begin(), ordered.end(), [](const HookDirectory& a, const HookDirectory& b) {
     return static_cast<int>(a.layer) < static_cast<int>(b.layer);
   });

@@ -174,10 +174,15 @@ boost::json::object hook_payload_for(const ExternalHook& hook, const HookEvent& 
 ProcessResult run_external_hook(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name,
                                 std::stop_token stop) {
   const EventContext& context = context_of(event);
+  // It starts in the event's working directory: a relative path would name
+  // another file there than here, where it was named (and checked).
+  std::error_code ec;
+  const fs::path program = fs::absolute(hook.path, ec);
+  if (ec) throw ProcessError(fmt::format("cannot run {}: {}", hook.path.string(), ec.message()));
   std::string payload = write_json(detail::hook_payload_for(hook, event, requested_name));
   const std::size_t bytes_in = payload.size();
   ProcessResult run = run_process({
-      .program = hook.path,
+      .program = program,
       .arguments = {"run"},
       .extra_environment = {{"HOOKBUS_EVENT", std::string(event_name(event))},
                             {"HOOKBUS_SESSION_ID", context.session_id},
@@ -187,6 +192,7 @@ ProcessResult run_external_hook(const ExternalHook& hook, const HookEvent& event
       .input = std::move(payload),
       .timeout = hook.timeout,
       .stop = std::move(stop),
+      .detached_may_outlive = hook.detached_processes == DetachedProcesses::allow,
   });
   detail::log_hook_run(hook.name, hook.path, event_name(event), bytes_in, run);
   return run;
@@ -263,6 +269,7 @@ class Installer {
     for (const Config& layer : config_.layers())
       for (const auto& [name, settings] : layer.hooks) check_entry(layer, name, settings);
     note_same_names();
+    note_overruled_detached_processes();
     return {std::move(installed_), std::move(what_), background_->runs()};
   }
 
@@ -311,7 +318,12 @@ class Installer {
                                  HookProtocol::claude_code, settings.matcher.value, "", found.source});
       return;
     }
-    const RunHook run = runner(ExternalHook{found.name, found.path, settings.timeout.value, project_dir_, options_.workspace},
+    const RunHook run = runner(ExternalHook{.name = found.name,
+                                            .path = found.path,
+                                            .timeout = settings.timeout.value,
+                                            .project_dir = project_dir_,
+                                            .workspace = options_.workspace,
+                                            .detached_processes = detached_processes(found.layer)},
                                settings, trusted_files(found.layer), options_.persistent_shutdown_grace);
     const HandlerOptions options{.label = found.name,
                                  .failure = settings.failure.value,
@@ -341,6 +353,27 @@ class Installer {
     check_mode(found.name, settings);
     if (settings.async.value) check_async(found.name, describe_location(settings.async.origin), events);
     what_.installed.push_back(std::move(record));
+  }
+
+  // What the runs of `layer`'s hooks leave running becomes: the engine's
+  // choice, or a stricter one of a layer that governs it.
+  DetachedProcesses detached_processes(Layer layer) const {
+    return config_.detached_processes(layer, options_.detached_processes).value;
+  }
+
+  // A layer's `detached_processes` looser than what is in force for its own
+  // hooks changes nothing: config may make it stricter, never looser.
+  void note_overruled_detached_processes() {
+    for (const Config& writer : config_.layers()) {
+      if (!writer.detached_processes) continue;
+      const Sourced<DetachedProcesses> in_force = config_.detached_processes(writer.layer, options_.detached_processes);
+      if (*writer.detached_processes >= in_force.value) continue;
+      warn(fmt::format("{}: detached_processes: \"{}\" is looser than \"{}\", in force for the {} layer's hooks "
+                       "(from {}), so it is ignored: config may make it stricter, never looser",
+                       writer.file.string(), detached_processes_name(*writer.detached_processes),
+                       detached_processes_name(in_force.value), layer_name(writer.layer),
+                       in_force.origin.file.empty() ? "the engine" : in_force.origin.file.string()));
+    }
   }
 
   // The trusted project's files for a hook of `layer`, or null when its runs need no check.
@@ -548,6 +581,7 @@ class Installer {
   ClaudeCodeOptions claude_code_options(Layer layer) const {
     ClaudeCodeOptions claude = options_.claude_code_options;
     claude.project_dir = project_dir_;
+    claude.detached_processes = detached_processes(layer);
     if (const auto names = options_.claude_code_tool_names.find(layer); names != options_.claude_code_tool_names.end())
       claude.tool_names = names->second;
     return claude;

@@ -2,10 +2,12 @@
 
 #include <pwd.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <deque>
 #include <set>
@@ -65,60 +67,118 @@ std::vector<fs::path> steps_of(const fs::path& path) {
 // Linux's limit on symlinks followed while resolving one path (MAXSYMLINKS).
 constexpr int kMaxSymlinks = 40;
 
+// PROC_SUPER_MAGIC (linux/magic.h): what statfs says of procfs, wherever it
+// is mounted (a bind mount of /proc too).
+constexpr long kProcSuperMagic = 0x9fa0;
+
+std::string cannot_check(const fs::path& what, int error) {
+  return fmt::format("cannot check '{}': {}", what.string(), std::generic_category().message(error));
+}
+
+// Whether entries are on procfs, asked once per filesystem (device) met.
+class ProcfsCheck {
+ public:
+  std::optional<UnresolvedPath> reason(const fs::path& entry, const struct stat& st) {
+    if (std::find(elsewhere_.begin(), elsewhere_.end(), st.st_dev) != elsewhere_.end()) return std::nullopt;
+    struct statfs fs_info {};
+    if (::statfs(entry.c_str(), &fs_info) != 0) return UnresolvedPath{cannot_check(entry, errno)};
+    if (static_cast<long>(fs_info.f_type) != kProcSuperMagic) {
+      elsewhere_.push_back(st.st_dev);
+      return std::nullopt;
+    }
+    return UnresolvedPath{
+        fmt::format("its path goes through '{}', on procfs, whose names (/proc/self/cwd, /proc/PID/root, "
+                    "/dev/fd/N, /dev/stdin) mean another file in each process, so the file checked here is not "
+                    "the one that would run or be read elsewhere; link to the file itself, not through /proc",
+                    entry.string()),
+        true};
+  }
+
+ private:
+  std::vector<dev_t> elsewhere_;  // devices that are not procfs
+};
+
 }  // namespace
 
 // The path is resolved one component at a time, as the kernel does, and one
-// symlink hop at a time: every directory entered is checked, so the directory
-// holding each link of a chain is (whoever can write it can repoint the link),
-// and so is every directory on the way to each target, and the final entry.
-std::optional<std::string> unsafe_path_reason(const std::filesystem::path& path) {
+// symlink hop at a time, so every directory entered, every link and the end
+// are seen as the kernel would open them.
+std::variant<ResolvedPath, UnresolvedPath> resolve_path(const std::filesystem::path& path, const PathStepCheck& check) {
   std::error_code ec;
   const fs::path absolute = fs::absolute(path, ec);
-  if (ec) return fmt::format("cannot check '{}': {}", path.string(), ec.message());
-  const auto cannot_check = [](const fs::path& what, int error) {
-    return fmt::format("cannot check '{}': {}", what.string(), std::generic_category().message(error));
-  };
-
-  const uid_t me = ::geteuid();
-  std::set<fs::path> checked;  // directories passed through, checked once each
-  const auto check_directory = [&](const fs::path& directory, const struct stat& st) -> std::optional<std::string> {
-    if (!checked.insert(directory).second) return std::nullopt;
-    return unsafe_entry(directory, st, false, me);
-  };
-  fs::path resolved = absolute.root_path();  // no symlink in it, ever
+  if (ec) return UnresolvedPath{fmt::format("cannot check '{}': {}", path.string(), ec.message())};
+  const auto unresolved = [](const fs::path& what, int error) { return UnresolvedPath{cannot_check(what, error)}; };
+  ProcfsCheck procfs;
+  ResolvedPath out;
+  out.resolved = absolute.root_path();  // no symlink in it, ever
   const std::vector<fs::path> given = steps_of(absolute);
   std::deque<fs::path> rest(given.begin(), given.end());
   // Each entry is stat'ed once: an lstat that finds no symlink is its stat.
-  struct stat st {};
-  if (::stat(resolved.c_str(), &st) != 0) return cannot_check(resolved, errno);
-  if (!rest.empty())
-    if (auto why = check_directory(resolved, st)) return why;
+  const auto arrive = [&]() -> std::optional<UnresolvedPath> {
+    if (auto why = procfs.reason(out.resolved, out.st)) return why;
+    if (!rest.empty() && check)
+      if (auto why = check({PathStep::Kind::directory, out.resolved, out.st})) return UnresolvedPath{std::move(*why)};
+    return std::nullopt;
+  };
+  if (::stat(out.resolved.c_str(), &out.st) != 0) return unresolved(out.resolved, errno);
+  if (auto why = arrive()) return std::move(*why);
   int links = 0;
   while (!rest.empty()) {
     const fs::path step = std::move(rest.front());
     rest.pop_front();
     if (step == "..") {
-      resolved = resolved.parent_path();  // `resolved` is physical: its lexical parent is its real one
-      if (::stat(resolved.c_str(), &st) != 0) return cannot_check(resolved, errno);  // if the path ends here
+      // `resolved` is physical: its lexical parent is its real one, passed on the way in.
+      out.resolved = out.resolved.parent_path();
+      if (::stat(out.resolved.c_str(), &out.st) != 0) return unresolved(out.resolved, errno);  // if the path ends here
       continue;
     }
-    const fs::path entry = resolved / step;
-    if (::lstat(entry.c_str(), &st) != 0) return cannot_check(entry, errno);
-    if (S_ISLNK(st.st_mode)) {
-      if (++links > kMaxSymlinks) return cannot_check(absolute, ELOOP);
-      if (auto why = unsafe_link(entry, st, me)) return why;
+    const fs::path entry = out.resolved / step;
+    if (::lstat(entry.c_str(), &out.st) != 0) {
+      const int error = errno;
+      if (error != ENOENT) return unresolved(entry, error);
+      out.missing.push_back(step);
+      out.missing.insert(out.missing.end(), rest.begin(), rest.end());
+      return out;
+    }
+    if (S_ISLNK(out.st.st_mode)) {
+      if (++links > kMaxSymlinks) return unresolved(absolute, ELOOP);
+      if (check)
+        if (auto why = check({PathStep::Kind::symlink, entry, out.st})) return UnresolvedPath{std::move(*why)};
       const fs::path target = fs::read_symlink(entry, ec);
-      if (ec) return fmt::format("cannot check '{}': {}", entry.string(), ec.message());
-      if (target.is_absolute()) resolved = target.root_path();
+      if (ec) return UnresolvedPath{fmt::format("cannot check '{}': {}", entry.string(), ec.message())};
+      if (target.is_absolute()) out.resolved = target.root_path();
       const std::vector<fs::path> hops = steps_of(target);
       rest.insert(rest.begin(), hops.begin(), hops.end());
       continue;
     }
-    resolved = entry;
-    if (!rest.empty())
-      if (auto why = check_directory(resolved, st)) return why;
+    out.resolved = entry;
+    if (auto why = arrive()) return std::move(*why);
   }
-  return unsafe_entry(resolved, st, true, me);
+  return out;
+}
+
+std::optional<std::string> per_process_path_reason(const std::filesystem::path& path) {
+  auto resolution = resolve_path(path);
+  if (auto* unresolved = std::get_if<UnresolvedPath>(&resolution); unresolved != nullptr && unresolved->per_process)
+    return std::move(unresolved->reason);
+  return std::nullopt;
+}
+
+// Every directory entered is checked, so the directory holding each link of a
+// chain is (whoever can write it can repoint the link), and so is every
+// directory on the way to each target, and the final entry.
+std::optional<std::string> unsafe_path_reason(const std::filesystem::path& path) {
+  const uid_t me = ::geteuid();
+  std::set<fs::path> checked;  // directories passed through, checked once each
+  auto resolution = resolve_path(path, [&](const PathStep& step) -> std::optional<std::string> {
+    if (step.kind == PathStep::Kind::symlink) return unsafe_link(step.path, step.st, me);
+    if (!checked.insert(step.path).second) return std::nullopt;
+    return unsafe_entry(step.path, step.st, false, me);
+  });
+  if (auto* unresolved = std::get_if<UnresolvedPath>(&resolution)) return std::move(unresolved->reason);
+  const ResolvedPath& resolved = std::get<ResolvedPath>(resolution);
+  if (!resolved.missing.empty()) return cannot_check(resolved.resolved / resolved.missing.front(), ENOENT);
+  return unsafe_entry(resolved.resolved, resolved.st, true, me);
 }
 
 std::optional<std::string> why_not_start(const std::filesystem::path& file, const TrustedFiles* trusted) {

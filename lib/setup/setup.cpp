@@ -387,7 +387,7 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
       if (read.config) detail::report_builtins_not_run(*read.config, untrusted, report);
   // Plugins of every layer that may run, most trusted first.
   for (const Layer layer : {Layer::managed, Layer::user, Layer::project})
-    detail::load_layer_plugins(hooks, layer, locations.plugin_directory(layer), why_not_run(layer),
+    detail::load_layer_plugins(hooks, layer, locations.plugin_directory(layer), locations.project, why_not_run(layer),
                                is_project_layer(layer) ? trusted.get() : nullptr, result);
   const std::map<std::string, std::string> engine_tool_names =
       engine_claude ? engine_claude->claude_code->tool_names : std::map<std::string, std::string>{};
@@ -395,7 +395,8 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
                                  .claude_code = std::move(claude_commands),
                                  .claude_code_options = {},
                                  .claude_code_tool_names = tool_names_by_layer(config, engine_tool_names),
-                                 .trusted_project = trusted};
+                                 .trusted_project = trusted,
+                                 .detached_processes = options.detached_processes};
   if (options.claude_code && options.claude_code->transcript_dir)
     install.claude_code_options.transcript_dir = *options.claude_code->transcript_dir;
   else if (!locations.state.empty())

@@ -1,5 +1,6 @@
 #include "support/logging.hpp"
 #include "setup/setup_steps.hpp"
+#include "plugins/plugin_libraries.hpp"
 
 #include <hookbus/log.hpp>
 
@@ -165,11 +166,18 @@ std::optional<std::string> name_taken(const Hooks& hooks, const Installation& in
 }  // namespace
 
 // A plugin that cannot load is a warning, never the engine's end.
-void load_layer_plugins(Hooks& hooks, Layer layer, const fs::path& directory, const std::optional<std::string>& why_not,
-                        const TrustedFiles* trusted, Installation& installation,
-                        const std::vector<LoadedPlugin>& replacing) {
-  for (const auto& file : plugin_files(directory)) {
-    const std::optional<std::string> why_not_this = why_not ? why_not : trusted ? trusted->why_not_run(file) : std::nullopt;
+void load_layer_plugins(Hooks& hooks, Layer layer, const fs::path& directory, const fs::path& project,
+                        const std::optional<std::string>& why_not, const TrustedFiles* trusted,
+                        Installation& installation, const std::vector<LoadedPlugin>& replacing) {
+  const std::vector<fs::path> files = plugin_files(directory);
+  std::optional<PluginLibraries> libraries;
+  if (is_project_layer(layer) && !why_not && !files.empty()) libraries.emplace(project, directory, trusted);
+  for (const auto& file : files) {
+    std::optional<std::string> why_not_this = why_not ? why_not : trusted ? trusted->why_not_run(file) : std::nullopt;
+    if (!why_not_this && libraries) {
+      why_not_this = libraries->why_not_load(file);
+      if (why_not_this) warn(installation.report, *why_not_this);
+    }
     PluginReport plugin{layer, file, "", false, why_not_this.value_or("")};
     if (!why_not_this) {
       try {

@@ -68,11 +68,14 @@ void check_read_as_trusted(const std::vector<const Config*>& read, const Trusted
 // says the layer may not run, or `trusted` (when given) that the file changed
 // since its project was trusted; records each in
 // `installation.report.plugins`, and each failure as a warning (logged too).
-// A plugin named like one already loaded (by `installation`, or on the bus)
-// is refused, unless that one is in `replacing`: the workspace being switched
-// away from.
+// A project layer's plugin (`project`: the project or workspace directory)
+// loads only once the libraries it would load from the project are checked
+// (PluginLibraries). A plugin named like one already loaded (by
+// `installation`, or on the bus) is refused, unless that one is in
+// `replacing`: the workspace being switched away from.
 void load_layer_plugins(Hooks& hooks, Layer layer, const std::filesystem::path& directory,
-                        const std::optional<std::string>& why_not, const TrustedFiles* trusted,
-                        Installation& installation, const std::vector<LoadedPlugin>& replacing = {});
+                        const std::filesystem::path& project, const std::optional<std::string>& why_not,
+                        const TrustedFiles* trusted, Installation& installation,
+                        const std::vector<LoadedPlugin>& replacing = {});
 
 }  // namespace hookbus::detail

@@ -121,11 +121,13 @@ Installation install_workspace(Hooks& hooks, const fs::path& directory, const Wo
   } else if (config && why_not) {
     detail::report_builtins_not_run(*config, *why_not, report);  // what trusting it would install
   }
-  detail::load_layer_plugins(hooks, Layer::project, workspace / "plugins", why_not, trusted.get(), result, replacing);
+  detail::load_layer_plugins(hooks, Layer::project, workspace / "plugins", workspace, why_not, trusted.get(), result,
+                             replacing);
   InstalledHooks external =
       install_external_hooks(hooks, report.discovery, layered,
                              {.project_dir = locations.project, .claude_code = {}, .claude_code_options = {},
-                              .claude_code_tool_names = {}, .trusted_project = trusted, .workspace = std::move(name)});
+                              .claude_code_tool_names = {}, .trusted_project = trusted, .workspace = std::move(name),
+                              .detached_processes = options.detached_processes});
   report.hooks = std::move(external.report);
   for (const auto& warning : report.hooks.warnings) report.warnings.push_back(warning);
   result.connections.add(std::move(external.connections));

@@ -67,6 +67,12 @@ class Fingerprinter {
     if (files_.size() == max_fingerprinted_files)
       throw TrustError(fmt::format("{}: more than {} files to fingerprint; hook directories should hold hooks",
                                    project_.string(), max_fingerprinted_files));
+    // Reached through /proc (/proc/self/cwd, /dev/fd), it is another file in
+    // each process: recorded as refused, never hashed as the file it is here.
+    if (auto per_process = detail::per_process_path_reason(file)) {
+      files_.emplace(name, FingerprintedFile{name, 0, "refused: " + *per_process});
+      return;
+    }
     if (resolved && S_ISREG(st.st_mode)) bytes_ += static_cast<std::uintmax_t>(st.st_size);
     if (bytes_ > max_fingerprinted_bytes)
       throw TrustError(fmt::format("{}: more than {} bytes to fingerprint; hook directories should hold hooks",

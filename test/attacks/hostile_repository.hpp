@@ -66,25 +66,30 @@ class HostileRepository : public HookctlFixture {
     write_file(locations().hook_directory(Layer::user) / "block-rm-rf", read_file(kExamples / "block-rm-rf"), 0755);
   }
 
-  // `hookctl emit tool_call` for a bash command: the decision it prints in JSON
-  // ("allow", "ask", "deny"), or "exit N: stderr" when hookctl failed.
-  std::string hookctl_decides(const std::string& command) const {
-    const ProcessResult r = hookctl({"emit", "tool_call", bash_call_json(command), "--json"});
+  // `hookctl emit tool_call` for a bash command, the agent working in `cwd`
+  // (empty: the project): the decision it prints in JSON ("allow", "ask",
+  // "deny"), or "exit N: stderr" when hookctl failed.
+  std::string hookctl_decides(const std::string& command, const std::filesystem::path& cwd = {}) const {
+    const ProcessResult r = hookctl({"emit", "tool_call", bash_call_json(command, cwd), "--json"});
     if (r.exit_code != 0) return "exit " + std::to_string(r.exit_code.value_or(-1)) + ": " + r.stderr_text;
     return decision_in(r.stdout_text);
   }
 
-  // setup() on a fresh bus with the user's directories, then one emit of a
-  // bash tool_call: the decision's wire name ("allow", "ask", "deny").
-  std::string setup_decides(const std::string& command) const {
+  // setup() on a fresh bus with the user's directories, in hookctl's working
+  // directory (working_directory_), then one emit of a bash tool_call: the
+  // decision's wire name ("allow", "ask", "deny").
+  std::string setup_decides(const std::string& command, const std::filesystem::path& cwd = {}) const {
+    const std::filesystem::path before = std::filesystem::current_path();
+    if (!working_directory_.empty()) std::filesystem::current_path(working_directory_);
     Hooks hooks;
     const Installation installed = setup(hooks, {.project_dir = project_.path(), .locations = locations()});
-    const ToolCallResult result = hooks.emit(bash_call(command));
+    const ToolCallResult result = hooks.emit(bash_call(command, cwd));
+    std::filesystem::current_path(before);
     return std::string(reflect::enum_wire_name(result.decision).value_or("?"));
   }
 
-  ToolCallEvent bash_call(const std::string& command) const {
-    return {.context = {.cwd = project_.path().string()},
+  ToolCallEvent bash_call(const std::string& command, const std::filesystem::path& cwd = {}) const {
+    return {.context = {.cwd = (cwd.empty() ? project_.path() : cwd).string()},
             .tool_call_id = "c1",
             .tool_name = "bash",
             .input = {{"command", command}}};
@@ -94,10 +99,12 @@ class HostileRepository : public HookctlFixture {
   LogCapture setup_log_;  // what setup() warned about (setup_decides)
 
  private:
-  static std::string bash_call_json(const std::string& command) {
-    return write_json(boost::json::object{{"tool_call_id", "c1"},
-                                          {"tool_name", "bash"},
-                                          {"input", boost::json::object{{"command", command}}}});
+  static std::string bash_call_json(const std::string& command, const std::filesystem::path& cwd) {
+    boost::json::object call{{"tool_call_id", "c1"},
+                             {"tool_name", "bash"},
+                             {"input", boost::json::object{{"command", command}}}};
+    if (!cwd.empty()) call["context"] = boost::json::object{{"cwd", cwd.string()}};
+    return write_json(call);
   }
   // `hookctl emit --json`'s result.decision ("none" when the result has none).
   static std::string decision_in(const std::string& emit_json) {

@@ -3,6 +3,7 @@
 // before fuzzing). Every event and result appears at its default and with
 // random values in every field, so the fuzzers start from each shape the
 // readers know instead of discovering them byte by byte.
+#include "elf_image.hpp"
 #include "random_values.hpp"
 
 #include <hookbus/json.hpp>
@@ -200,6 +201,15 @@ void configs(const Corpus& corpus) {
   corpus.add("config", "tool-policy", R"({"builtins": {"tool_policy": {"deny": ["deploy", {"tool": "bash"}]}}})");
 }
 
+// Shared objects as small as the loader reads them, with what a plugin's
+// dynamic section names: libraries, a run path, DT_RPATH.
+void shared_objects(const Corpus& corpus) {
+  using testing::elf_image;
+  corpus.add("elf_dynamic", "nothing", elf_image({}, std::nullopt).bytes);
+  corpus.add("elf_dynamic", "runpath", elf_image({"libhelper.so", "libc.so.6"}, "$ORIGIN/lib:/opt/x").bytes);
+  corpus.add("elf_dynamic", "rpath", elf_image({"$ORIGIN/libhelper.so"}, std::nullopt, "${ORIGIN}/lib::lib").bytes);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -213,5 +223,6 @@ int main(int argc, char** argv) {
   claude_code_settings(corpus);
   traces(corpus);
   configs(corpus);
+  shared_objects(corpus);
   return 0;
 }

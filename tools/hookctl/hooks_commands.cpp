@@ -7,6 +7,7 @@
 // --json output is JSON.
 
 #include "commands.hpp"
+#include "external/file_safety.hpp"
 
 #include <hookbus/config.hpp>
 #include <hookbus/external.hpp>
@@ -459,12 +460,20 @@ void print_run_json(const Invocation& invocation, const fs::path& path, const Ho
                      }));
 }
 
-// The timeout the project's config gives a hook of this name.
-Duration configured_timeout(const Locations& locations, const std::string& name) {
+// The hook file at `path` as the project's config would run a hook of its
+// name: its timeout, and what becomes of what it leaves running.
+ExternalHook configured_hook(const fs::path& path, const fs::path& project_dir) {
   std::vector<Config> layers;
+  const Locations locations = Locations::from_environment(project_dir);
   for (const Layer layer : all_layers)
     if (auto config = load_layer_config(locations.config_file(layer), layer)) layers.push_back(std::move(*config));
-  return LayeredConfig(std::move(layers)).hook_settings(Layer::project, name).timeout.value;
+  const LayeredConfig config(std::move(layers));
+  const std::string name = path.filename().string();
+  return {.name = name,
+          .path = path,
+          .timeout = config.hook_settings(Layer::project, name).timeout.value,
+          .project_dir = project_dir,
+          .detached_processes = config.detached_processes(Layer::project, DetachedProcesses::allow).value};
 }
 
 // ----------------------------------------------------------------- config
@@ -539,6 +548,11 @@ std::vector<MergedSetting> merged_settings(const SetupReport& report, ProjectTru
   for (const Layer layer : all_layers) {
     const auto timeout = config.default_timeout(layer);
     out.push_back({"timeout_ms", fmt::format("{} hooks", layer_name(layer)), timeout.value.count(), timeout.origin});
+  }
+  for (const Layer layer : all_layers) {
+    const auto detached = config.detached_processes(layer, DetachedProcesses::allow);
+    out.push_back({"detached_processes", fmt::format("{} hooks", layer_name(layer)),
+                   json::string(detached_processes_name(detached.value)), detached.origin});
   }
   for (const Config& layer : config.layers()) {
     const ConfigLocation file{.file = layer.file, .project_dir = {}, .path = {}};
@@ -766,6 +780,11 @@ int run_hook_command(const Invocation& invocation) {
   if (invocation.json() && invocation.has("--raw")) throw UsageError("--raw shows bytes on a terminal; --json escapes them");
   const fs::path path = invocation.argument_path(0);
   const HookEvent event = read_event(*invocation.argument(1), invocation.argument(2));
+  // Not even with --force: the hook would run another file than the one named here.
+  if (auto why = detail::per_process_path_reason(path)) {
+    print_to_stderr("hookctl run-hook: refusing to run {}: {}\n", shown_path(path), printable(*why));
+    return exit_failure;
+  }
   if (auto why = unsafe_hook_file(path)) {
     if (!invocation.has("--force")) {
       print_to_stderr("hookctl run-hook: refusing to run {}: {}\n(--force runs it anyway)\n", shown_path(path),
@@ -775,9 +794,7 @@ int run_hook_command(const Invocation& invocation) {
     print_to_stderr("hookctl run-hook: warning: {} is not safe ({}); running it because of --force\n",
                     shown_path(path), printable(*why));
   }
-  const std::string name = path.filename().string();
-  const ExternalHook hook{name, path, configured_timeout(Locations::from_environment(invocation.project_dir()), name),
-                          invocation.project_dir()};
+  const ExternalHook hook = configured_hook(path, invocation.project_dir());
 
   HookRun run{.process = run_external_hook(hook, event, *invocation.argument(1))};  // ProcessError: cannot start it
   try {
