@@ -790,6 +790,59 @@ TEST_F(SetupTest, AUserConfigOthersCanWriteIsAnErrorNotASilentlyMissingGuard) {
                                                           HasSubstr("chmod go-w"))));
 }
 
+// ------------------------------ a Claude Code command takes over only its own layer's hook files
+
+// Regression (issue 25, attack 3): a project's command that merely named the
+// user's guard made discovery drop it ("run by the Claude Code hook ...").
+TEST_F(SetupTest, AProjectCommandThatMerelyNamesTheUsersGuardDoesNotRemoveIt) {
+  add_hook(Layer::user, "block-rm-rf", "exit 2\n");
+  add_projects_claude_code_command("[ -x '" + (hooks_of(Layer::user) / "block-rm-rf").string() + "' ] || echo tip");
+  trust_project();
+  const auto installed = set_up();
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
+  EXPECT_EQ(ran(), "user:block-rm-rf\n");
+}
+
+TEST_F(SetupTest, AProjectCommandThatRunsTheUsersGuardDoesNotTakeItOverEither) {
+  add_hook(Layer::user, "block-rm-rf", "exit 2\n");
+  add_projects_claude_code_command("'" + (hooks_of(Layer::user) / "block-rm-rf").string() + "' run");
+  trust_project();
+  const Installation setup = set_up();
+  EXPECT_THAT(setup.report.discovery.hooks,
+              Contains(AllOf(::testing::Field(&DiscoveredHook::name, "block-rm-rf"),
+                             ::testing::Field(&DiscoveredHook::layer, Layer::user))));
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
+  EXPECT_THAT(ran(), StartsWith("user:block-rm-rf\n")) << "the user's hook runs as the user's, first";
+}
+
+TEST_F(SetupTest, AUsersCommandThatRunsAManagedHookDoesNotTakeItOver) {
+  add_hook(Layer::managed, "guard", "exit 2\n");
+  write_file(root_.path() / "claude" / "settings.json",
+             R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": ")" +
+                 (hooks_of(Layer::managed) / "guard").string() + R"( run"}]}]}})");
+  write_file(config_of(Layer::user), R"({"claude_code": {"settings": ["user"]}})");
+  const Installation setup = set_up();
+  EXPECT_THAT(setup.report.discovery.hooks,
+              Contains(AllOf(::testing::Field(&DiscoveredHook::name, "guard"),
+                             ::testing::Field(&DiscoveredHook::layer, Layer::managed))));
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
+}
+
+// A command that runs a hook file of its own layer runs it instead of discovery, once.
+TEST_F(SetupTest, ACommandThatRunsAHookFileOfItsOwnLayerTakesItOverFromDiscovery) {
+  add_hook(Layer::user, "formatter");
+  write_file(root_.path() / "claude" / "settings.json",
+             R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "sh ')" +
+                 (hooks_of(Layer::user) / "formatter").string() + R"(' run"}]}]}})");
+  write_file(config_of(Layer::user), R"({"claude_code": {"settings": ["user"]}})");
+  const Installation setup = set_up();
+  EXPECT_THAT(setup.report.discovery.skipped,
+              Contains(AllOf(::testing::Field(&SkippedFile::name, "formatter"),
+                             ::testing::Field(&SkippedFile::reason, HasSubstr("run by the Claude Code hook")))));
+  (void)hooks_.emit(tool_call());
+  EXPECT_EQ(ran(), "user:formatter\n");
+}
+
 TEST_F(SetupTest, HooksRunInLayerOrderManagedUserProject) {
   add_hook(Layer::project, "a");
   add_hook(Layer::user, "b");

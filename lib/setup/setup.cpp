@@ -218,15 +218,19 @@ std::vector<ClaudeCodeCommand> claude_code_commands(const Locations& locations, 
   return commands;
 }
 
-// The files the Claude Code commands run (by their canonical path), with the
-// settings entry that runs each: discovery leaves them alone.
-std::map<fs::path, std::string> files_run_by(const std::vector<ClaudeCodeCommand>& commands, const fs::path& project_dir) {
-  std::map<fs::path, std::string> files;
+// The files each layer's Claude Code commands run (as their program, or an
+// interpreter's script; by their physical path), with the settings entry
+// that runs each: discovery leaves to a command the hook files of its own
+// layer that it runs. A file a command merely names, or one of another
+// layer, stays discovery's: a less trusted layer never takes a more trusted
+// layer's hook away.
+std::map<std::pair<Layer, fs::path>, std::string> files_run_by(const std::vector<ClaudeCodeCommand>& commands,
+                                                               const fs::path& project_dir) {
+  const detail::ProjectDirectory project(project_dir);
+  std::map<std::pair<Layer, fs::path>, std::string> files;
   for (const auto& command : commands)
-    for (const auto& file : claude_code_named_files(command, project_dir)) {
-      std::error_code ec;
-      files.emplace(fs::weakly_canonical(file, ec), command.source);
-    }
+    for (const auto& file : detail::resolve_claude_code_command(command, project).files)
+      if (detail::runs(file.role)) files.emplace(std::pair{command.layer, file.resolved}, command.source);
   return files;
 }
 
@@ -401,7 +405,7 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
   std::vector<ClaudeCodeCommand> claude_commands =
       claude_code_commands(locations, claude_importers, project_layers, project_may_run, trusted.get(), report,
                            claude_not_run);
-  const std::map<fs::path, std::string> run_by_claude = files_run_by(claude_commands, locations.project);
+  const std::map<std::pair<Layer, fs::path>, std::string> run_by_claude = files_run_by(claude_commands, locations.project);
   // Every layer's own directory is listed, an untrusted project's too, so its hooks show as not run.
   report.directories = layer_hook_directories(locations, config);
   DiscoveryOptions discovery{
@@ -414,9 +418,9 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
         if (settings.events.value.empty()) return std::nullopt;
         return HookDeclaration{settings.protocol.value, settings.events.value};
       },
-      .run_elsewhere = [&](const fs::path& file) -> std::optional<std::string> {
+      .run_elsewhere = [&](Layer layer, const fs::path& file) -> std::optional<std::string> {
         std::error_code ec;
-        const auto found = run_by_claude.find(fs::weakly_canonical(file, ec));
+        const auto found = run_by_claude.find({layer, fs::weakly_canonical(file, ec)});
         if (found == run_by_claude.end()) return std::nullopt;
         return "run by the Claude Code hook " + found->second + ", not by discovery";
       },
