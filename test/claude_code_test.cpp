@@ -1180,6 +1180,36 @@ TEST_F(ClaudeCode, TheLocalSettingsRunInATrustedProject) {
             (project_.path() / ".claude" / "settings.local.json").string() + ": hooks.PreToolUse[0].hooks[0]");
 }
 
+// ============================= imported settings belong to the less trusted of importer and owner
+
+// Regression (issue 25, attack 7): a project's config importing the user's
+// ~/.claude/settings.json installed its commands as user-layer handlers.
+TEST_F(ClaudeCode, AProjectImportingTheUsersSettingsGetsThemAsProjectLayerHandlers) {
+  write_file(user_settings(), R"({"hooks": )" + one("PreToolUse", "Bash", "exit 0") + "}");
+  write_file(locations().config_file(Layer::project), R"({"claude_code": {"settings": ["user"]}})");
+  install();
+  EXPECT_THAT(installed_->report.hooks.installed,
+              ElementsAre(AllOf(::testing::Field(&InstallReport::Installed::source, HasSubstr(user_settings().string())),
+                                ::testing::Field(&InstallReport::Installed::layer, Layer::project))));
+}
+
+TEST_F(ClaudeCode, TheUsersOwnImportOfTheirSettingsKeepsThemInTheUserLayer) {
+  write_file(user_settings(), R"({"hooks": )" + one("PreToolUse", "Bash", "exit 0") + "}");
+  write_file(locations().config_file(Layer::user), R"({"claude_code": {"settings": ["user"]}})");
+  write_file(locations().config_file(Layer::project), R"({"claude_code": {"settings": ["user"]}})");
+  install();
+  EXPECT_THAT(installed_->report.hooks.installed,
+              ElementsAre(::testing::Field(&InstallReport::Installed::layer, Layer::user)));
+}
+
+TEST_F(ClaudeCode, TheLocalConfigImportingTheProjectsSettingsLeavesThemInTheProjectLayer) {
+  write_file(project_settings(), R"({"hooks": )" + one("PreToolUse", "Bash", "exit 0") + "}");
+  write_file(locations().config_file(Layer::local), R"({"claude_code": {"settings": ["project"]}})");
+  install();
+  EXPECT_THAT(installed_->report.hooks.installed,
+              ElementsAre(::testing::Field(&InstallReport::Installed::layer, Layer::project)));
+}
+
 // ================================ tool names across layers (docs/security.md, T1)
 // A layer's commands see the engine's names and those of the layers at least
 // as trusted as theirs: a project cannot rename a tool out of the user's guard's matcher.

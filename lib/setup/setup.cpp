@@ -39,13 +39,17 @@ struct ClaudeCodeSource {
   bool projects_own;      // the project's settings, or a plugin a project layer names: fingerprinted
 };
 
-// What one layer's config imports: each settings file in its own layer, each
+// What one layer's config imports: each settings file in the less trusted of
+// its own layer and the importer's (a project importing the user's
+// ~/.claude/settings.json gets its commands as project-layer handlers), each
 // plugin in the importer's layer.
 std::vector<ClaudeCodeSource> claude_code_imports(const Locations& locations, const Config& importer) {
   std::vector<ClaudeCodeSource> sources;
   if (!importer.claude_code) return sources;
-  for (const Layer scope : importer.claude_code->settings)
-    sources.push_back({claude_code_settings_file(locations, scope), scope, {}, is_project_layer(scope)});
+  for (const Layer scope : importer.claude_code->settings) {
+    const Layer layer = more_trusted(scope, importer.layer) ? importer.layer : scope;
+    sources.push_back({claude_code_settings_file(locations, scope), layer, {}, is_project_layer(scope)});
+  }
   for (const fs::path& plugin : importer.claude_code->plugins)
     sources.push_back({plugin / "hooks" / "hooks.json", importer.layer, plugin, is_project_layer(importer.layer)});
   return sources;
@@ -161,8 +165,9 @@ void check_plugin(const fs::path& plugin, const ConfigLocation& where) {
 }
 
 // The Claude Code commands the engine and every applying layer's config
-// import (claude_code_imports: each in the layer of its settings file, a
-// plugin's in the layer that named it; a file once). What is skipped is a warning, logged. Those of the project
+// import (claude_code_imports: each in the less trusted of its file's layer
+// and the importer's; the first import of a file wins, the most trusted
+// importer's). What is skipped is a warning, logged. Those of the project
 // layers of a project that may not run (imported by any config, the
 // project's own as written too) go to `not_run` instead.
 // A trusted project's own settings apply only as they were fingerprinted
