@@ -311,6 +311,19 @@ TEST_F(ShellCommandPaths, DeepNestingIsReportedNotFollowed) {
               Contains(::testing::Field(&detail::UnresolvedConstruct::why, HasSubstr("nested too deeply"))));
 }
 
+// A file that sources itself twice would be resolved 2^32 times; loops in loops likewise.
+TEST_F(ShellCommandPaths, WhatACommandMakesToResolveIsBounded) {
+  write_file(project_.project() / "twice.sh", ". ./twice.sh; . ./twice.sh\n");
+  EXPECT_THAT(project_.resolve(". ./twice.sh").unresolved,
+              Contains(::testing::Field(&detail::UnresolvedConstruct::why, HasSubstr("commands to resolve"))));
+  std::string loops;
+  for (int i = 0; i < 30; ++i) loops += "while true; do ";
+  loops += "./hook.sh";
+  for (int i = 0; i < 30; ++i) loops += "; done";
+  EXPECT_THAT(project_.resolve(loops).unresolved,
+              Contains(::testing::Field(&detail::UnresolvedConstruct::why, HasSubstr("commands to resolve"))));
+}
+
 TEST_F(ShellCommandPaths, ManyWaysThroughACommandAreBounded) {
   std::string command;
   for (int i = 0; i < 20; ++i) command += "true && A" + std::to_string(i) + "=1; ";

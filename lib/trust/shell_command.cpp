@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -24,11 +25,16 @@ namespace fs = std::filesystem;
 // on the links one path may follow, how deeply `sh -c`, `$(...)`, `source`
 // and compound commands may nest, how many ways through the command (each
 // with its own working directory and variables) are followed apart, how much
-// of a file `source` reads, and how much of a construct a report quotes.
+// of a file `source` reads, how many tokens one text may have and how many
+// commands are resolved in all (a file sourcing itself twice, loops in
+// loops, would otherwise be resolved exponentially often), and how much of a
+// construct a report quotes.
 constexpr int kMaxLinks = 40;
 constexpr int kMaxDepth = 32;
 constexpr std::size_t kMaxStates = 8;
 constexpr std::uintmax_t kMaxSourcedSize = 256 * 1024;
+constexpr std::size_t kMaxTokens = 100'000;
+constexpr std::size_t kMaxSteps = 5'000;
 constexpr std::size_t kMaxQuoted = 200;
 
 // ---------------------------------------------------------------- paths
@@ -118,6 +124,17 @@ class Resolution {
 
   [[nodiscard]] const ShellStart& start() const noexcept { return start_; }
 
+  // One more command (or pass of a loop) to resolve: false once there have
+  // been too many, which is reported once; what is left is not resolved.
+  bool step(std::string_view construct) {
+    if (++steps_ <= kMaxSteps) return true;
+    if (steps_ == kMaxSteps + 1)
+      report(construct, fmt::format("more than {} commands to resolve (a file sourcing itself, loops in loops): the "
+                                    "rest is not resolved",
+                                    kMaxSteps));
+    return false;
+  }
+
   void report(std::string_view construct, std::string why) {
     UnresolvedConstruct item{quoted_construct(construct), std::move(why)};
     if (std::find(found_.unresolved.begin(), found_.unresolved.end(), item) == found_.unresolved.end())
@@ -166,6 +183,7 @@ class Resolution {
  private:
   const ShellStart& start_;
   ShellCommandFiles found_;
+  std::size_t steps_ = 0;
 };
 
 // ---------------------------------------------------------------- words
@@ -220,13 +238,18 @@ class Lexer {
  public:
   explicit Lexer(std::string_view text) : text_(text) {}
 
-  std::vector<Token> tokens() {
+  // Every token, up to kMaxTokens; `truncated` tells when there were more.
+  std::vector<Token> tokens(bool& truncated) {
     std::vector<Token> tokens;
     int fd = -1;
     bool delimiter_next = false;  // the word after << is a here-document's delimiter
     while (true) {
       skip_blanks();
       if (at_ >= text_.size()) break;
+      if (tokens.size() == kMaxTokens) {
+        truncated = true;
+        break;
+      }
       const char c = text_[at_];
       if (c == '#') {
         while (at_ < text_.size() && text_[at_] != '\n') ++at_;
@@ -489,25 +512,51 @@ struct Value {
   bool operator==(const Value&) const = default;
 };
 
+using Variables = std::map<std::string, Value, std::less<>>;
+
 // One way through the command so far: where it is, and what it has set.
-struct State {
-  std::optional<fs::path> directory{};      // the working directory, as $PWD names it; nullopt: not known
-  std::map<std::string, Value> variables{};  // those absent are not known
-  bool operator==(const State&) const = default;
+// Ways are copied at every step, so copies share their variables until one
+// of them sets one.
+class State {
+ public:
+  std::optional<fs::path> directory{};  // the working directory, as $PWD names it; nullopt: not known
+
+  // A variable's value; nullptr when it is not known (neither set by the command nor known at its start).
+  [[nodiscard]] const Value* find(std::string_view name) const {
+    const auto found = variables_->find(name);
+    return found == variables_->end() ? nullptr : &found->second;
+  }
+  [[nodiscard]] const Variables& variables() const noexcept { return *variables_; }
+  void set(const std::string& name, Value value) { writable()[name] = std::move(value); }
+  void forget(std::string_view name) {
+    if (find(name) != nullptr) writable().erase(writable().find(name));
+  }
+
+  bool operator==(const State& other) const {
+    return directory == other.directory && (variables_ == other.variables_ || *variables_ == *other.variables_);
+  }
+
+ private:
+  Variables& writable() {
+    if (variables_.use_count() > 1) variables_ = std::make_shared<Variables>(*variables_);
+    return *variables_;
+  }
+  std::shared_ptr<Variables> variables_ = std::make_shared<Variables>();
 };
 using States = std::vector<State>;
 
 // The special parameters, which never name a file, and the positional ones.
 void set_parameters(State& state, const std::vector<std::string>& positional) {
-  for (const char* special : {"?", "$", "!", "-", "#"}) state.variables[special] = {"0", false};
-  state.variables["0"] = {positional.empty() ? "sh" : positional[0], false};
+  for (const char* special : {"?", "$", "!", "-", "#"}) state.set(special, {"0", false});
+  state.set("0", {positional.empty() ? "sh" : positional[0], false});
   std::string all;
   for (std::size_t i = 1; i <= 9; ++i) {
     const std::string value = i < positional.size() ? positional[i] : "";
-    state.variables[std::to_string(i)] = {value, false};
+    state.set(std::to_string(i), {value, false});
     if (i < positional.size()) all += (all.empty() ? "" : " ") + value;
   }
-  state.variables["@"] = state.variables["*"] = {all, false};
+  state.set("@", {all, false});
+  state.set("*", {all, false});
 }
 
 struct Outcome {
@@ -766,7 +815,7 @@ class ProgramResolver {
   static std::optional<Value> variable(const Run& run, const std::string& name) {
     if (const auto found = run.environment.find(name); found != run.environment.end()) return found->second;
     if (run.shell == nullptr) return std::nullopt;
-    if (const auto found = run.shell->variables.find(name); found != run.shell->variables.end()) return found->second;
+    if (const Value* value = run.shell->find(name)) return *value;
     return std::nullopt;
   }
 
@@ -829,7 +878,7 @@ class ProgramResolver {
         const std::string& text = fields[i].text;
         if (text == "--") return i + 1;
         if (text == "-i" || text == "--ignore-environment") {
-          for (const auto& [variable, value] : run.shell->variables)
+          for (const auto& [variable, value] : run.shell->variables())
             if (value.exported) run.environment[variable] = {"", true};
         } else if (text == "-u" || text == "-C" || text == "-S") {
           if (++i >= fields.size() || !fields[i].known) return std::string::npos;
@@ -885,9 +934,9 @@ class ProgramResolver {
       State nested;
       nested.directory = run.directory;
       if (run.shell != nullptr)
-        for (const auto& [variable, value] : run.shell->variables)
-          if (value.exported) nested.variables.emplace(variable, value);
-      for (const auto& [variable, value] : run.environment) nested.variables.insert_or_assign(variable, value);
+        for (const auto& [variable, value] : run.shell->variables())
+          if (value.exported) nested.set(variable, value);
+      for (const auto& [variable, value] : run.environment) nested.set(variable, value);
       std::vector<std::string> positional;
       for (std::size_t i = options.operand + 1; i < run.fields.size(); ++i)
         positional.push_back(run.fields[i].known ? run.fields[i].text : "");
@@ -895,7 +944,7 @@ class ProgramResolver {
       if (std::any_of(run.fields.begin() + static_cast<std::ptrdiff_t>(options.operand) + 1, run.fields.end(),
                       [](const Field& field) { return !field.known; }))
         for (const char* parameter : {"1", "2", "3", "4", "5", "6", "7", "8", "9", "@", "*"})
-          nested.variables.erase(parameter);
+          nested.forget(parameter);
       resolve_text(command.text, {std::move(nested)}, out_, depth_ + 1);
       return;
     }
@@ -1307,7 +1356,7 @@ class Parser {
     const std::size_t begin = at_;
     States entry = start;
     States after;
-    for (int pass = 0; pass < 2; ++pass) {
+    for (int pass = 0; pass < 2 && out_.step("while"); ++pass) {
       at_ = begin;
       const States condition = list(entry, {"do"});
       expect("do");
@@ -1343,10 +1392,10 @@ class Parser {
     }
     if (at_op(";")) ++at_;
     States entry = start;
-    for (State& state : entry) state.variables.erase(variable);  // each pass's value is known only when it runs
+    for (State& state : entry) state.forget(variable);  // each pass's value is known only when it runs
     const std::size_t begin = at_;
     States after;
-    for (int pass = 0; pass < 2; ++pass) {
+    for (int pass = 0; pass < 2 && out_.step("for"); ++pass) {
       at_ = begin;
       expect("do");
       const States body = list(entry, {"done"});
@@ -1418,6 +1467,10 @@ class Parser {
   }
 
   Outcome simple(const States& start, bool piped) {
+    if (!out_.step(at_ < tokens_.size() ? tokens_[at_].word.source : "")) {
+      at_ = tokens_.size();
+      return {start, start};
+    }
     std::vector<Word> assignments;
     std::vector<Word> words;
     std::vector<Redirection> redirections;
@@ -1511,9 +1564,9 @@ class Parser {
     for (const Word& word : assignments) {
       auto [name, value] = assigned(word, state, false);
       if (run.fields.empty()) {
-        const auto old = after.variables.find(name);
-        value.exported = old != after.variables.end() && old->second.exported;
-        after.variables.insert_or_assign(name, std::move(value));
+        const Value* old = after.find(name);
+        value.exported = old != nullptr && old->exported;
+        after.set(name, std::move(value));
       } else {
         value.exported = true;
         run.environment.insert_or_assign(name, std::move(value));
@@ -1533,18 +1586,20 @@ class Parser {
       for (std::size_t i = 1; i < words.size(); ++i) {
         if (assignment(words[i])) {
           auto [name, value] = assigned(words[i], state, true);
-          const auto old = after.variables.find(name);
-          value.exported = builtin == "export" || (old != after.variables.end() && old->second.exported);
-          after.variables.insert_or_assign(name, std::move(value));
+          const Value* old = after.find(name);
+          value.exported = builtin == "export" || (old != nullptr && old->exported);
+          after.set(name, std::move(value));
         } else if (builtin == "export" && is_name(words[i].source)) {
-          after.variables[words[i].source].exported = true;
+          Value exported = after.find(words[i].source) != nullptr ? *after.find(words[i].source) : Value{};
+          exported.exported = true;
+          after.set(words[i].source, std::move(exported));
         }
       }
       return {{after}, {after}};
     }
     if (builtin == "unset") {
       for (std::size_t i = first + 1; i < run.fields.size(); ++i)
-        if (run.fields[i].plain() && is_name(run.fields[i].text)) after.variables[run.fields[i].text] = {"", false};
+        if (run.fields[i].plain() && is_name(run.fields[i].text)) after.set(run.fields[i].text, {"", false});
       return {{after}, {after}};
     }
     if (builtin == "exit") return {};
@@ -1577,8 +1632,9 @@ class Parser {
     for (; i < run.fields.size() && run.fields[i].known && run.fields[i].option(); ++i)
       if (run.fields[i].text == "-P") physically = true;
     std::optional<std::string> target;
-    if (i >= run.fields.size()) target = state.variables.count("HOME") ? state.variables["HOME"].text : std::nullopt;
-    else if (run.fields[i].plain() && run.fields[i].text == "-") target = state.variables["OLDPWD"].text;
+    const auto value_of = [&](std::string_view name) { return state.find(name) ? state.find(name)->text : std::nullopt; };
+    if (i >= run.fields.size()) target = value_of("HOME");
+    else if (run.fields[i].plain() && run.fields[i].text == "-") target = value_of("OLDPWD");
     else if (run.fields[i].plain()) target = run.fields[i].text;
     const std::optional<fs::path> old = state.directory;
     std::optional<fs::path> next;
@@ -1603,8 +1659,8 @@ class Parser {
       return {{state}, {state}};
     }
     state.directory = physically ? *reached : chosen;
-    state.variables["OLDPWD"] = {old ? std::optional(old->string()) : std::nullopt, true};
-    state.variables["PWD"] = {state.directory->string(), true};
+    state.set("OLDPWD", {old ? std::optional(old->string()) : std::nullopt, true});
+    state.set("PWD", {state.directory->string(), true});
     return {{state}, {}};
   }
 
@@ -1673,12 +1729,12 @@ class Parser {
             const std::size_t slash = std::min(text.find('/'), text.size());
             if (slash < text.size() || word.parts.size() == 1) {
               const std::string_view user = text.substr(1, slash - 1);
-              const auto home = state.variables.find("HOME");
+              const Value* home = state.find("HOME");
               if (!user.empty())
                 unknown(fmt::format("~{} is another user's home directory, which is not resolved", user));
-              else if (home == state.variables.end() || !home->second.text)
+              else if (home == nullptr || !home->text)
                 unknown("~: a home directory that is known only when the command runs");
-              else add(*home->second.text, false);
+              else add(*home->text, false);
               text.remove_prefix(slash);
             }
           }
@@ -1687,9 +1743,8 @@ class Parser {
           break;
         }
         case Part::Kind::variable: {
-          const auto found = state.variables.find(part.text);
-          const bool known = found != state.variables.end() && found->second.text &&
-                             !(part.with_default && found->second.text->empty());
+          const Value* found = state.find(part.text);
+          const bool known = found != nullptr && found->text && !(part.with_default && found->text->empty());
           if (!known) {
             if (variables)
               unknown(fmt::format("{} is a variable whose value is known only when the command runs", part.source));
@@ -1699,7 +1754,7 @@ class Parser {
             }
             break;
           }
-          const std::string& value = *found->second.text;
+          const std::string& value = *found->text;
           if (part.quoted || !split) {
             add(value, !part.quoted);
             break;
@@ -1739,7 +1794,10 @@ States resolve_text(std::string_view text, const States& start, Resolution& out,
     out.report(text, "nested too deeply (sh -c, $(...), source) to be resolved");
     return start;
   }
-  return Parser(Lexer(text).tokens(), out, depth).program(start);
+  bool truncated = false;
+  std::vector<Token> tokens = Lexer(text).tokens(truncated);
+  if (truncated) out.report(text, fmt::format("more than {} words and operators: the rest is not resolved", kMaxTokens));
+  return Parser(std::move(tokens), out, depth).program(start);
 }
 
 }  // namespace
@@ -1748,8 +1806,8 @@ ShellCommandFiles resolve_shell_command(std::string_view command, const ShellSta
   Resolution out(start);
   State state;
   state.directory = start.working_directory;
-  for (const auto& [name, value] : start.variables) state.variables[name] = {value, true};
-  state.variables["PWD"] = {start.working_directory.string(), true};
+  for (const auto& [name, value] : start.variables) state.set(name, {value, true});
+  state.set("PWD", {start.working_directory.string(), true});
   set_parameters(state, {});
   resolve_text(command, {std::move(state)}, out, 0);
   return std::move(out).take();
