@@ -1,10 +1,11 @@
 #pragma once
-// Trust in a project: what a repository brings (its hook files, plugins,
-// config, Claude Code project settings and the files their commands name)
-// runs only after the user trusted the project, and only while those files are
-// exactly what was trusted. Like direnv's `allow`, trust is recorded with a
-// content fingerprint; any change needs a new trust. docs/security.md is the
-// model; setup.hpp applies it; `hookctl trust` is the command.
+// Trust in a project: what a repository brings (its hook trees, plugins,
+// config, Claude Code project settings and what their commands reach) runs
+// only after the user trusted the project, and only while those files are
+// exactly what was trusted; what the trust cannot cover is said. Like
+// direnv's `allow`, trust is recorded with a content fingerprint; any change
+// needs a new trust. docs/security.md is the model; setup.hpp applies it;
+// `hookctl trust` is the command.
 //
 //   hookbus::TrustStore store = hookbus::TrustStore::at(locations);
 //   hookbus::TrustReport report = hookbus::check_trust(store, files, policy);
