@@ -103,6 +103,16 @@ class ClaudeCode : public testing::NothingLeftBehind {
 
   void install() { installed_ = setup(hooks_, {.project_dir = project_.path(), .locations = locations(),
                                                .project_trust = ProjectTrustPolicy::trust_all}); }
+  // The project as it is now trusted in the store, then set up: its files are checked before each run.
+  void install_trusted() {
+    {
+      Hooks scratch;
+      const Installation looked = setup(scratch, {.project_dir = project_.path(), .locations = locations()});
+      TrustStore::at(locations()).trust(project_.path(), looked.report.trust.now);
+    }
+    installed_ = setup(hooks_, {.project_dir = project_.path(), .locations = locations()});
+    ASSERT_EQ(installed_->report.trust.state, TrustState::trusted) << installed_->report.trust.message;
+  }
 
   // Two PreToolUse commands of one group, each touching its own mark and then
   // waiting for the other's: both finish only when they run at the same time
@@ -1087,6 +1097,71 @@ TEST_F(ClaudeCode, TheScriptsAProjectsSettingsRunArePartOfItsFingerprint) {
   EXPECT_THAT(looked.report.trust.now.files, Contains(::testing::Field(&FingerprintedFile::path, ".claude/settings.json")));
 }
 
+// What a command reaches through the shell is what its project's fingerprint covers.
+TEST_F(ClaudeCode, AScriptACommandReachesThroughCdIsPartOfItsFingerprint) {
+  write_script(file("tools/check.sh"), "exit 0\n");
+  settings(one("PreToolUse", "", "cd \\\"$CLAUDE_PROJECT_DIR/tools\\\" && ./check.sh"));
+  Hooks scratch;
+  const Installation looked = setup(scratch, {.project_dir = project_.path(), .locations = locations()});
+  EXPECT_THAT(looked.report.trust.now.files, Contains(::testing::Field(&FingerprintedFile::path, "tools/check.sh")));
+}
+
+// The check before each run resolves the command as its fingerprint did:
+// a script reached through `cd` and changed after setup does not run.
+TEST_F(ClaudeCode, AScriptReachedThroughCdChangedAfterSetupDoesNotRun) {
+  write_script(file("tools/check.sh"), "echo ran >> " + file("runs").string() + "\n");
+  settings(one("PreToolUse", "", "cd tools && ./check.sh"));
+  install_trusted();
+  (void)hooks_.emit(bash("ls"));
+  write_script(file("tools/check.sh"), "echo changed >> " + file("runs").string() + "\n");
+  (void)hooks_.emit(bash("ls"));
+  EXPECT_EQ(testing::read_file(file("runs")), "ran\n");
+  EXPECT_THAT(errors_seen_, Contains(::testing::Field(&HookError::message, HasSubstr("changed content since the project"))));
+}
+
+// Regression (issue 25): a project's Claude Code plugin whose command named a
+// project script outside the plugin was refused right after `hookctl trust`
+// ("appeared since the project was trusted"): plugin commands were not resolved for the fingerprint.
+TEST_F(ClaudeCode, AProjectPluginsCommandsRunRightAfterTrust) {
+  const fs::path plugin = project_.path() / "plugins" / "guard";
+  write_script(plugin / "scripts" / "mark.sh", "echo plugin >> " + file("runs").string() + "\n");
+  write_script(file("tools/mark.sh"), "echo project >> " + file("runs").string() + "\n");
+  write_file(plugin / "hooks" / "hooks.json",
+             R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/scripts/mark.sh"},
+                                                       {"type": "command", "command": "$CLAUDE_PROJECT_DIR/tools/mark.sh"}]}]}})");
+  write_file(locations().config_file(Layer::project), R"({"claude_code": {"plugins": ["plugins/guard"]}})");
+  install_trusted();
+  (void)hooks_.emit(bash("ls"));
+  EXPECT_THAT(errors_seen_, IsEmpty());
+  const std::string runs = testing::read_file(file("runs"));
+  EXPECT_THAT(runs, AllOf(HasSubstr("plugin\n"), HasSubstr("project\n")));
+}
+
+TEST_F(ClaudeCode, AProjectPluginsScriptReachedThroughDotDotIsPartOfTheFingerprint) {
+  const fs::path plugin = project_.path() / "plugins" / "guard";
+  write_script(project_.path() / "plugins" / "shared" / "check.sh", "exit 0\n");
+  write_file(plugin / "hooks" / "hooks.json", R"({"hooks": )" + one("PreToolUse", "", "${CLAUDE_PLUGIN_ROOT}/../shared/check.sh") + "}");
+  write_file(locations().config_file(Layer::project), R"({"claude_code": {"plugins": ["plugins/guard"]}})");
+  Hooks scratch;
+  const Installation looked = setup(scratch, {.project_dir = project_.path(), .locations = locations()});
+  EXPECT_THAT(looked.report.trust.now.files,
+              Contains(::testing::Field(&FingerprintedFile::path, "plugins/shared/check.sh")));
+}
+
+// Trust says what it does not cover: files outside the project, constructs it cannot resolve.
+TEST_F(ClaudeCode, WhatAProjectsCommandsReachBeyondTheFingerprintIsReported) {
+  write_script(root_.path() / "bin" / "helper.sh", "exit 0\n");
+  settings(one("PreToolUse", "", root_.path().string() + "/bin/helper.sh && $TOOLS/run.sh"));
+  Hooks scratch;
+  const Installation looked = setup(scratch, {.project_dir = project_.path(), .locations = locations()});
+  const std::string source = project_settings().string() + ": hooks.PreToolUse[0].hooks[0]";
+  EXPECT_THAT(looked.report.trust.outside, ElementsAre(OutsideFile{root_.path() / "bin" / "helper.sh", source}));
+  EXPECT_THAT(looked.report.trust.unresolved,
+              ElementsAre(AllOf(::testing::Field(&UnresolvedCommand::source, source),
+                                ::testing::Field(&UnresolvedCommand::construct, "$TOOLS/run.sh"),
+                                ::testing::Field(&UnresolvedCommand::why, HasSubstr("$TOOLS")))));
+}
+
 TEST_F(ClaudeCode, TheUsersSettingsRunInEveryProject) {
   write_file(locations().claude / "settings.json",
              R"({"hooks": )" + one("PreToolUse", "Bash", "echo 'not in any project' >&2; exit 2") + "}");
@@ -1103,6 +1178,36 @@ TEST_F(ClaudeCode, TheLocalSettingsRunInATrustedProject) {
   EXPECT_EQ(hooks_.emit(bash("ls")).reason, "local says no");
   EXPECT_EQ(hooks_.emit(bash("ls")).decided_by->source,
             (project_.path() / ".claude" / "settings.local.json").string() + ": hooks.PreToolUse[0].hooks[0]");
+}
+
+// ============================= imported settings belong to the less trusted of importer and owner
+
+// Regression (issue 25, attack 7): a project's config importing the user's
+// ~/.claude/settings.json installed its commands as user-layer handlers.
+TEST_F(ClaudeCode, AProjectImportingTheUsersSettingsGetsThemAsProjectLayerHandlers) {
+  write_file(user_settings(), R"({"hooks": )" + one("PreToolUse", "Bash", "exit 0") + "}");
+  write_file(locations().config_file(Layer::project), R"({"claude_code": {"settings": ["user"]}})");
+  install();
+  EXPECT_THAT(installed_->report.hooks.installed,
+              ElementsAre(AllOf(::testing::Field(&InstallReport::Installed::source, HasSubstr(user_settings().string())),
+                                ::testing::Field(&InstallReport::Installed::layer, Layer::project))));
+}
+
+TEST_F(ClaudeCode, TheUsersOwnImportOfTheirSettingsKeepsThemInTheUserLayer) {
+  write_file(user_settings(), R"({"hooks": )" + one("PreToolUse", "Bash", "exit 0") + "}");
+  write_file(locations().config_file(Layer::user), R"({"claude_code": {"settings": ["user"]}})");
+  write_file(locations().config_file(Layer::project), R"({"claude_code": {"settings": ["user"]}})");
+  install();
+  EXPECT_THAT(installed_->report.hooks.installed,
+              ElementsAre(::testing::Field(&InstallReport::Installed::layer, Layer::user)));
+}
+
+TEST_F(ClaudeCode, TheLocalConfigImportingTheProjectsSettingsLeavesThemInTheProjectLayer) {
+  write_file(project_settings(), R"({"hooks": )" + one("PreToolUse", "Bash", "exit 0") + "}");
+  write_file(locations().config_file(Layer::local), R"({"claude_code": {"settings": ["project"]}})");
+  install();
+  EXPECT_THAT(installed_->report.hooks.installed,
+              ElementsAre(::testing::Field(&InstallReport::Installed::layer, Layer::project)));
 }
 
 // ================================ tool names across layers (docs/security.md, T1)

@@ -1088,6 +1088,74 @@ TEST_F(Hookctl, TrustJsonHasTheFilesTheChangesAndWhetherItRecorded) {
   EXPECT_EQ(report.at("note"), nullptr);
 }
 
+// What trust does not cover, said before it records (docs/security.md, "Trust").
+class HookctlNotCovered : public Hookctl {
+ protected:
+  // A hook keeping its state beside it, a project command naming a script of
+  // the user's and one running what a glob matches.
+  void SetUp() override {
+    Hookctl::SetUp();
+    if (IsSkipped()) return;
+    add_hook("guard", "tool_call", "exit 0\n");
+    write_file(hook("state.md"), "# seen\n");
+    write_script(home_.path() / "bin" / "helper.sh", "exit 0\n");
+    write_file(project_.path() / ".claude" / "settings.json", R"({"hooks": {"PreToolUse": [{"hooks": [
+      {"type": "command", "command": "~/bin/helper.sh"},
+      {"type": "command", "command": "for f in tools/*.sh; do sh \"$f\"; done"}]}]}})");
+    write_file(project_.path() / ".hookbus" / "config.json", R"({"claude_code": {"settings": ["project"]}})");
+  }
+  std::string entry(int index) const {
+    return (project_.path() / ".claude" / "settings.json").string() + ": hooks.PreToolUse[0].hooks[" +
+           std::to_string(index) + "]";
+  }
+};
+
+TEST_F(HookctlNotCovered, TrustSaysWhatItDoesNotCover) {
+  const ProcessResult r = hookctl({"trust", "--dry-run"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr("not covered by the trust:\n"
+                                       "  data files in the hook directories (nothing runs them, and hooks may write them):\n"
+                                       "    .hookbus/hooks/state.md\n"
+                                       "  files outside the project that its commands run or name (not the project's to "
+                                       "change):\n    " +
+                                       (home_.path() / "bin" / "helper.sh").string() + "  (by " + entry(0) + ")\n"
+                                       "  commands it could not fully resolve:\n    " +
+                                       entry(1) + ": tools/*.sh: a glob pattern: the files it matches are known only when "
+                                       "the command runs; what it runs through this is not covered by the project's trust\n"));
+}
+
+TEST_F(HookctlNotCovered, TrustJsonListsWhatItDoesNotCover) {
+  const ProcessResult r = hookctl({"trust", "--dry-run", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  const boost::json::value not_covered = boost::json::parse(r.stdout_text).at("not_covered");
+  EXPECT_EQ(not_covered.at("data"), boost::json::array{".hookbus/hooks/state.md"});
+  EXPECT_EQ(not_covered.at("outside"), (boost::json::array{boost::json::object{
+                                           {"path", (home_.path() / "bin" / "helper.sh").string()}, {"source", entry(0)}}}));
+  const boost::json::array& unresolved = not_covered.at("unresolved").as_array();
+  ASSERT_FALSE(unresolved.empty());
+  EXPECT_EQ(unresolved[0].at("source").as_string(), entry(1));
+  EXPECT_EQ(unresolved[0].at("command"), "for f in tools/*.sh; do sh \"$f\"; done");
+  EXPECT_EQ(unresolved[0].at("construct"), "tools/*.sh");
+}
+
+// Before and after trust, `list` marks the command whose reach is not all covered.
+TEST_F(HookctlNotCovered, ListMarksAClaudeCodeCommandItCouldNotFullyResolve) {
+  const std::string mark = "    not fully resolved: tools/*.sh: a glob pattern: the files it matches are known only "
+                           "when the command runs; what it runs through this is not covered by the project's trust\n";
+  EXPECT_THAT(hookctl({"list"}).stdout_text, HasSubstr(mark));
+  trust();
+  const ProcessResult r = hookctl({"list"});
+  EXPECT_THAT(r.stdout_text, HasSubstr(entry(1) + ": for f in tools/*.sh; do sh \"$f\"; done  (project layer, trusted, "
+                                       "claude_code protocol)\n" + mark));
+  const boost::json::value listed = boost::json::parse(hookctl({"list", "--json"}).stdout_text);
+  const boost::json::array& installed = listed.at("hooks").as_array();
+  const auto command = std::find_if(installed.begin(), installed.end(), [&](const boost::json::value& hook) {
+    return hook.at("source").as_string() == entry(1);
+  });
+  ASSERT_NE(command, installed.end());
+  EXPECT_EQ(command->at("unresolved").at(0).at("construct"), "tools/*.sh");
+}
+
 // Regression (issue 9 audit): a key the project's config may not set stopped
 // the engine; now it is ignored, and trust says so before it records.
 TEST_F(Hookctl, TrustWarnsAboutSettingsTheProjectsConfigMayNotSet) {

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <hookbus/json.hpp>
 #include <hookbus/log.hpp>
 #include <hookbus/setup.hpp>
 
@@ -107,6 +108,14 @@ class SetupTest : public ::testing::Test {
     write_file(root_.path() / "claude" / "settings.json", R"({"hooks": {"PreToolUse": [{"hooks": [
       {"type": "command", "command": ")" + (root_.path() / "claude" / "hooks" / "log.sh").string() + R"("}]}]}})");
     write_file(config_of(Layer::user), config);
+  }
+
+  // A project's Claude Code command, in its .claude/settings.json, which its config imports.
+  void add_projects_claude_code_command(const std::string& command) const {
+    write_file(project_.path() / ".claude" / "settings.json",
+               R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": )" +
+                   write_json(boost::json::string(command)) + "}]}]}}");
+    write_file(config_of(Layer::project), R"({"claude_code": {"settings": ["project"]}})");
   }
 
   // Logs at debug level to log_ and, the first time a message holds
@@ -308,7 +317,7 @@ TEST_F(SetupTest, AProjectsOwnFailClosedGuardStopsRefusingOnceAnyProjectFileChan
   add_hook(Layer::project, "guard", "exit 2\n");
   write_file(config_of(Layer::project), R"({"hooks": {"guard": {"failure": "fail_closed"}}})");
   trust_project();
-  write_file(hooks_of(Layer::project) / "lib" / "notes.txt", "a helper\n");
+  write_file(hooks_of(Layer::project) / "lib" / "helper.sh", "helper() { :; }\n");
   const Installation setup = set_up();
   EXPECT_EQ(setup.report.trust.state, TrustState::changed);
   EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
@@ -319,7 +328,7 @@ TEST_F(SetupTest, AFailClosedSettingOfTheUsersConfigKeepsAProjectGuardRefusingOn
   add_hook(Layer::project, "guard", "exit 2\n");
   write_file(config_of(Layer::user), R"({"hooks": {"guard": {"failure": "fail_closed"}}})");
   trust_project();
-  write_file(hooks_of(Layer::project) / "lib" / "notes.txt", "a helper\n");
+  write_file(hooks_of(Layer::project) / "lib" / "helper.sh", "helper() { :; }\n");
   const Installation setup = set_up();
   EXPECT_EQ(setup.report.trust.state, TrustState::changed);
   const ToolCallResult outcome = hooks_.emit(tool_call());
@@ -458,6 +467,67 @@ TEST_F(SetupTest, TheLocalConfigIsPartOfTheProjectsFingerprint) {
   trust_project();
   write_file(config_of(Layer::local), R"({"hooks": {"guard": {"disabled": true}}})");
   EXPECT_EQ(set_up().report.trust.state, TrustState::changed);
+}
+
+// -------------------------------- the fingerprint's boundary: code counts, data does not
+
+// A hook that keeps its state beside it: what it writes is data, so the project stays trusted.
+TEST_F(SetupTest, ADataFileAHookWritesInItsTreeLeavesTheProjectTrusted) {
+  add_hook(Layer::project, "guard", "echo seen >> '" + (hooks_of(Layer::project) / "state.md").string() + "'\n");
+  trust_project();
+  {
+    const auto installed = set_up();
+    (void)hooks_.emit(tool_call());
+  }
+  ASSERT_TRUE(fs::exists(hooks_of(Layer::project) / "state.md"));
+  Hooks again;
+  const Installation next = setup(again, {.project_dir = project_.path(), .locations = locations()});
+  EXPECT_EQ(next.report.trust.state, TrustState::trusted);
+  EXPECT_THAT(next.report.trust.data_files, ElementsAre(".hookbus/hooks/state.md"));
+}
+
+TEST_F(SetupTest, AModuleAHookScriptImportsChangedAfterTrustMakesTheProjectChanged) {
+  write_file(project_.path() / "tools" / "hook.py", "import helper\n");
+  write_file(project_.path() / "tools" / "helper.py", "ANSWER = 0\n");
+  add_projects_claude_code_command("python3 \"$CLAUDE_PROJECT_DIR/tools/hook.py\"");
+  trust_project();
+  write_file(project_.path() / "tools" / "helper.py", "import os; os.system('touch pwned')\n");
+  const Installation setup = set_up();
+  EXPECT_EQ(setup.report.trust.state, TrustState::changed);
+  EXPECT_THAT(setup.report.trust.message, HasSubstr("modified tools/helper.py"));
+}
+
+TEST_F(SetupTest, ACompiledModuleChangedAfterTrustMakesTheProjectChanged) {
+  write_file(project_.path() / "tools" / "hook.py", "import helper\n");
+  write_file(project_.path() / "tools" / "__pycache__" / "helper.cpython-311.pyc", "compiled");
+  add_projects_claude_code_command("cd tools && python3 hook.py");
+  trust_project();
+  write_file(project_.path() / "tools" / "__pycache__" / "helper.cpython-311.pyc", "compiled otherwise");
+  EXPECT_THAT(set_up().report.trust.message, HasSubstr("modified tools/__pycache__/helper.cpython-311.pyc"));
+}
+
+TEST_F(SetupTest, AHelperBesideTheProjectsClaudeCodeScriptsChangedAfterTrustMakesTheProjectChanged) {
+  write_script(project_.path() / ".claude" / "hooks" / "check.sh", ". \"$(dirname \"$0\")/lib.sh\"\n");
+  write_file(project_.path() / ".claude" / "hooks" / "lib.sh", "check() { :; }\n");
+  add_projects_claude_code_command("$CLAUDE_PROJECT_DIR/.claude/hooks/check.sh");
+  trust_project();
+  write_file(project_.path() / ".claude" / "hooks" / "lib.sh", "check() { touch pwned; }\n");
+  EXPECT_THAT(set_up().report.trust.message, HasSubstr("modified .claude/hooks/lib.sh"));
+}
+
+// A script at the project's top brings the files beside it, not every directory of the project.
+TEST_F(SetupTest, AScriptAtTheProjectsTopCoversTheFilesBesideItOnly) {
+  write_script(project_.path() / "hook.sh", "exit 0\n");
+  write_file(project_.path() / "src" / "main.c", "int main() {}\n");
+  add_projects_claude_code_command("./hook.sh");
+  trust_project();
+  write_file(project_.path() / "helper.sh", "echo\n");
+  write_file(project_.path() / "src" / "main.c", "int main() { return 1; }\n");
+  const Installation setup = set_up();
+  EXPECT_EQ(setup.report.trust.state, TrustState::changed);
+  EXPECT_THAT(setup.report.trust.changes,
+              ElementsAre(AllOf(::testing::Field(&FileChange::kind, FileChange::Kind::added),
+                                ::testing::Field(&FileChange::path, "helper.sh"))));
 }
 
 TEST_F(SetupTest, TrustAllRunsAnUntrustedProject) {
@@ -718,6 +788,59 @@ TEST_F(SetupTest, AUserConfigOthersCanWriteIsAnErrorNotASilentlyMissingGuard) {
   EXPECT_THAT([&] { const auto installed = set_up(); },
               ::testing::ThrowsMessage<ConfigError>(AllOf(HasSubstr(config_of(Layer::user).string() + ": not safe"),
                                                           HasSubstr("chmod go-w"))));
+}
+
+// ------------------------------ a Claude Code command takes over only its own layer's hook files
+
+// Regression (issue 25, attack 3): a project's command that merely named the
+// user's guard made discovery drop it ("run by the Claude Code hook ...").
+TEST_F(SetupTest, AProjectCommandThatMerelyNamesTheUsersGuardDoesNotRemoveIt) {
+  add_hook(Layer::user, "block-rm-rf", "exit 2\n");
+  add_projects_claude_code_command("[ -x '" + (hooks_of(Layer::user) / "block-rm-rf").string() + "' ] || echo tip");
+  trust_project();
+  const auto installed = set_up();
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
+  EXPECT_EQ(ran(), "user:block-rm-rf\n");
+}
+
+TEST_F(SetupTest, AProjectCommandThatRunsTheUsersGuardDoesNotTakeItOverEither) {
+  add_hook(Layer::user, "block-rm-rf", "exit 2\n");
+  add_projects_claude_code_command("'" + (hooks_of(Layer::user) / "block-rm-rf").string() + "' run");
+  trust_project();
+  const Installation setup = set_up();
+  EXPECT_THAT(setup.report.discovery.hooks,
+              Contains(AllOf(::testing::Field(&DiscoveredHook::name, "block-rm-rf"),
+                             ::testing::Field(&DiscoveredHook::layer, Layer::user))));
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
+  EXPECT_THAT(ran(), StartsWith("user:block-rm-rf\n")) << "the user's hook runs as the user's, first";
+}
+
+TEST_F(SetupTest, AUsersCommandThatRunsAManagedHookDoesNotTakeItOver) {
+  add_hook(Layer::managed, "guard", "exit 2\n");
+  write_file(root_.path() / "claude" / "settings.json",
+             R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": ")" +
+                 (hooks_of(Layer::managed) / "guard").string() + R"( run"}]}]}})");
+  write_file(config_of(Layer::user), R"({"claude_code": {"settings": ["user"]}})");
+  const Installation setup = set_up();
+  EXPECT_THAT(setup.report.discovery.hooks,
+              Contains(AllOf(::testing::Field(&DiscoveredHook::name, "guard"),
+                             ::testing::Field(&DiscoveredHook::layer, Layer::managed))));
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
+}
+
+// A command that runs a hook file of its own layer runs it instead of discovery, once.
+TEST_F(SetupTest, ACommandThatRunsAHookFileOfItsOwnLayerTakesItOverFromDiscovery) {
+  add_hook(Layer::user, "formatter");
+  write_file(root_.path() / "claude" / "settings.json",
+             R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "sh ')" +
+                 (hooks_of(Layer::user) / "formatter").string() + R"(' run"}]}]}})");
+  write_file(config_of(Layer::user), R"({"claude_code": {"settings": ["user"]}})");
+  const Installation setup = set_up();
+  EXPECT_THAT(setup.report.discovery.skipped,
+              Contains(AllOf(::testing::Field(&SkippedFile::name, "formatter"),
+                             ::testing::Field(&SkippedFile::reason, HasSubstr("run by the Claude Code hook")))));
+  (void)hooks_.emit(tool_call());
+  EXPECT_EQ(ran(), "user:formatter\n");
 }
 
 TEST_F(SetupTest, HooksRunInLayerOrderManagedUserProject) {

@@ -278,6 +278,67 @@ TEST_F(Trust, AConfigThatAppearsAsAFifoAfterTrustIsAChange) {
   EXPECT_THAT(report.changes, ElementsAre(FileChange{FileChange::Kind::added, ".hookbus/config.json", ""}));
 }
 
+// ----------------------------------------------- code and data in the hook trees
+// A hook may keep its state beside it (docs/security.md, "Trust"): a file
+// nothing can run is data and left out, anything that could run or be loaded counts.
+
+std::vector<std::string> paths_of(const ProjectFingerprint& print) {
+  std::vector<std::string> paths;
+  for (const auto& file : print.files) paths.push_back(file.path);
+  return paths;
+}
+
+TEST_F(Trust, ADataFileOfAHookTreeIsLeftOutAndListedAsData) {
+  write_script(hooks() / "guard", "exit 0\n");
+  write_file(hooks() / "state.md", "# what the guard saw\n");
+  write_file(hooks() / "cache" / "seen.json", "{}");
+  const TrustReport report = check();
+  EXPECT_THAT(paths_of(report.now), ElementsAre(".hookbus/hooks/guard"));
+  EXPECT_THAT(report.data_files, ElementsAre(".hookbus/hooks/cache/seen.json", ".hookbus/hooks/state.md"));
+}
+
+TEST_F(Trust, AFileWithADataExtensionThatCouldRunIsCode) {
+  write_file(hooks() / "executable.md", "echo\n", 0755);
+  write_file(hooks() / "script.txt", "#!/bin/sh\necho\n");
+  write_file(hooks() / "object.json", std::string("\x7f" "ELF\x02\x01\x01", 7));
+  EXPECT_THAT(paths_of(fingerprint(files())),
+              ElementsAre(".hookbus/hooks/executable.md", ".hookbus/hooks/object.json", ".hookbus/hooks/script.txt"));
+}
+
+TEST_F(Trust, AFileWithADataExtensionThatDecidesWhatCodeLoadsIsCode) {
+  for (const char* name : {"package.json", "tsconfig.json", "pyproject.toml", "uv.lock"}) write_file(hooks() / name, "{}");
+  EXPECT_THAT(paths_of(fingerprint(files())),
+              ElementsAre(".hookbus/hooks/package.json", ".hookbus/hooks/pyproject.toml", ".hookbus/hooks/tsconfig.json",
+                          ".hookbus/hooks/uv.lock"));
+}
+
+TEST_F(Trust, FilesOfAnyOtherExtensionOrNoneAreCode) {
+  for (const char* name : {"helper.py", "__pycache__/helper.cpython-311.pyc", "lib.so", "Makefile", "rules.mk", "data.bin"})
+    write_file(hooks() / name, "x");
+  EXPECT_EQ(fingerprint(files()).files.size(), 6u);
+}
+
+TEST_F(Trust, AFileNamedOnItsOwnIsCoveredWhateverItHolds) {
+  write_file(hooks() / "settings.json", "{}");
+  ProjectFiles named = files();
+  named.files.push_back(hooks() / "settings.json");
+  const TrustReport report = check_trust(store_, named, ProjectTrustPolicy::require);
+  EXPECT_THAT(paths_of(report.now), ElementsAre(".hookbus/hooks/settings.json"));
+  EXPECT_THAT(report.data_files, IsEmpty());
+}
+
+// A script at the project's top brings its neighbours, not the project's every directory.
+TEST_F(Trust, ATopLevelDirectoryCoversItsOwnFilesNotItsSubdirectories) {
+  write_script(project_.path() / "hook.sh", "exit 0\n");
+  write_file(project_.path() / "README.md", "# the project\n");
+  write_file(project_.path() / "src" / "main.c", "int main() {}\n");
+  const ProjectFiles top{.project = project_.path(), .files = {}, .directories = {}, .kind = "project",
+                         .top_level_directories = {project_.path()}};
+  const TrustReport report = check_trust(store_, top, ProjectTrustPolicy::require);
+  EXPECT_THAT(paths_of(report.now), ElementsAre("hook.sh"));
+  EXPECT_THAT(report.data_files, ElementsAre("README.md"));
+}
+
 // Regression (issue 9 audit): the fingerprint did not enter symlinked
 // directories, but discovery does (a plugin directory linked from elsewhere).
 TEST_F(Trust, AFingerprintEntersSymlinkedDirectoriesAsDiscoveryDoes) {

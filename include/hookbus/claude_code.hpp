@@ -103,16 +103,19 @@ std::filesystem::path claude_code_settings_file(const Locations& locations, Laye
 ClaudeCodeSettings read_claude_code_settings(const std::filesystem::path& file, Layer layer,
                                              const std::filesystem::path& plugin_root = {});
 
-// The files inside `project_dir` that a command names (a word of it that is a
-// path, with $CLAUDE_PROJECT_DIR expanded and quotes removed): the scripts a
-// project's settings run, which its trust fingerprint must cover.
+// The files inside `project_dir` that a command runs or names, found as
+// /bin/sh will run it there (docs/security.md, "Trust": quotes, `cd`, `sh -c`,
+// interpreters and their script, $CLAUDE_PROJECT_DIR, $PWD, $HOME, ~; paths
+// resolved as the kernel resolves them), each named below `project_dir`:
+// the files of a project's command that its trust fingerprint covers and
+// that are checked again before each run. A link inside the project counts
+// with its target when that is inside the project too.
 std::vector<std::filesystem::path> claude_code_command_files(std::string_view command,
                                                              const std::filesystem::path& project_dir);
 
-// Every existing file a command names, inside the project or not, with the
-// variables it runs with expanded ($CLAUDE_PROJECT_DIR, a plugin's
-// $CLAUDE_PLUGIN_ROOT, $HOME, a leading ~): the scripts a settings command
-// runs, which hook discovery must never query or run a second time.
+// Every existing file a command runs or names, inside the project or not, as
+// the command reaches it (a plugin's $CLAUDE_PLUGIN_ROOT expanded too): the
+// files that get the hook files' checks before each run.
 std::vector<std::filesystem::path> claude_code_named_files(const ClaudeCodeCommand& command,
                                                            const std::filesystem::path& project_dir);
 

@@ -19,8 +19,9 @@
 //     layers is two hooks, and both run);
 //   - a file that is not safe (the same rules; for a symlink, its target and
 //     every directory on the target's path) is refused with a warning;
-//   - a file that something else runs (a Claude Code settings command names
-//     it: `run_elsewhere`) is ignored, with what runs it, and never queried;
+//   - a file that something else of its layer runs (a Claude Code command of
+//     that layer runs it: `run_elsewhere`) is ignored, with what runs it, and
+//     never queried;
 //   - a file of a layer that may not run (an untrusted project, hooks
 //     disabled by config), or one that changed since its project was
 //     trusted, is listed as not run, with why, and never executed;
@@ -141,9 +142,10 @@ struct DiscoveryOptions {
   std::function<std::optional<std::string>(Layer)> why_not_run{};
   // The declaration config gives for a hook (its layer and name), if any.
   std::function<std::optional<HookDeclaration>(Layer, std::string_view name)> declared{};
-  // What runs a file other than discovery (a Claude Code settings command), if anything:
-  // such a file is ignored, with that reason, and never executed by discovery.
-  std::function<std::optional<std::string>(const std::filesystem::path& file)> run_elsewhere{};
+  // What runs a file of a layer's hook directory other than discovery (a
+  // Claude Code command of that layer), if anything: such a file is ignored,
+  // with that reason, and never executed by discovery.
+  std::function<std::optional<std::string>(Layer, const std::filesystem::path& file)> run_elsewhere{};
   // Why one file of a layer that may run must not run now (a project file
   // that changed since the project was trusted: TrustedFiles), or nullopt;
   // asked before the query. Unset: every file may.

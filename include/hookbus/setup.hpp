@@ -106,10 +106,12 @@ Installation setup(Hooks& hooks, const SetupOptions& options = {});
 // What trust fingerprints for the project at `locations.project`, exactly as
 // setup() does: the project and local config files, the project's hook and
 // plugin directories, the directories and Claude Code plugins their config
-// names, and Claude Code's project settings with the files their commands
-// name once any layer imports them. Reads the managed and user config (a bad
-// one is a ConfigError) and the project's own config as data, whatever the
-// trust policy: what `hookctl trust` reviews and records (trust.hpp, review_trust).
+// names, Claude Code's project settings once any layer imports them, and
+// what the project layers' Claude Code commands reach (docs/security.md,
+// "Trust"), with what of that it cannot cover. Reads the managed and user
+// config (a bad one is a ConfigError) and the project's own config as data,
+// whatever the trust policy: what `hookctl trust` reviews and records
+// (trust.hpp, review_trust).
 ProjectFiles project_files(const Locations& locations);
 
 }  // namespace hookbus

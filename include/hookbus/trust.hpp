@@ -1,10 +1,11 @@
 #pragma once
-// Trust in a project: what a repository brings (its hook files, plugins,
-// config, Claude Code project settings and the files their commands name)
-// runs only after the user trusted the project, and only while those files are
-// exactly what was trusted. Like direnv's `allow`, trust is recorded with a
-// content fingerprint; any change needs a new trust. docs/security.md is the
-// model; setup.hpp applies it; `hookctl trust` is the command.
+// Trust in a project: what a repository brings (its hook trees, plugins,
+// config, Claude Code project settings and what their commands reach) runs
+// only after the user trusted the project, and only while those files are
+// exactly what was trusted; what the trust cannot cover is said. Like
+// direnv's `allow`, trust is recorded with a content fingerprint; any change
+// needs a new trust. docs/security.md is the model; setup.hpp applies it;
+// `hookctl trust` is the command.
 //
 //   hookbus::TrustStore store = hookbus::TrustStore::at(locations);
 //   hookbus::TrustReport report = hookbus::check_trust(store, files, policy);
@@ -27,12 +28,37 @@
 
 namespace hookbus {
 
-// What a project brings that hookbus would read or run: the inputs of its fingerprint.
+// A file outside the project that one of its Claude Code commands runs or
+// names: not the project's to change, so not fingerprinted.
+struct OutsideFile {
+  std::filesystem::path path{};
+  std::string source{};  // the command's entry: "<project>/.claude/settings.json: hooks.PreToolUse[0].hooks[0]"
+  bool operator==(const OutsideFile&) const = default;
+};
+
+// A construct of a project's Claude Code command that trust could not
+// resolve before the command runs: what the command runs through it is not
+// covered by the fingerprint.
+struct UnresolvedCommand {
+  std::string source{};     // the command's entry, as OutsideFile::source
+  std::string command{};    // the command as written
+  std::string construct{};  // the construct as written: "$(cat .hookrc)", "tools/*.sh", "npx prettier"
+  std::string why{};        // "a glob pattern: the files it matches are known only when the command runs"
+  bool operator==(const UnresolvedCommand&) const = default;
+};
+
+// What a project brings that hookbus would read or run: the inputs of its
+// fingerprint (docs/security.md, "Trust"), and what its fingerprint cannot cover.
 struct ProjectFiles {
   std::filesystem::path project{};                   // absolute
-  std::vector<std::filesystem::path> files{};        // config and settings files, files named by hook commands
-  std::vector<std::filesystem::path> directories{};  // hook and plugin directories: every file below them counts
+  std::vector<std::filesystem::path> files{};        // config and settings files, files commands name: covered whatever they hold
+  std::vector<std::filesystem::path> directories{};  // hook trees: every file below them counts, except data
   std::string kind = "project";                      // what messages call it: "project" or "workspace"
+  // Directories whose own files count, not their subdirectories' (except
+  // data): the project's top directory, when a script a command runs is there.
+  std::vector<std::filesystem::path> top_level_directories{};
+  std::vector<OutsideFile> outside{};            // for what trust says it does not cover
+  std::vector<UnresolvedCommand> unresolved{};   // likewise
 };
 
 // One file of a fingerprint.
@@ -69,7 +95,11 @@ inline constexpr std::uintmax_t max_fingerprinted_bytes = std::uintmax_t{256} <<
 // directory or a dangling symlink, counts as "unreadable: <what it is>",
 // never opened). Directories are walked the way discovery and plugin loading
 // list them, symlinked subdirectories entered, so everything they could run
-// is covered.
+// is covered; their data files are left out: a file whose name ends in a data
+// extension (.md, .txt, .json, .log, .yaml, ...; docs/security.md lists
+// them), other than those that decide what code loads (package.json,
+// tsconfig.json, pyproject.toml, ...), that nothing can run (not executable,
+// no "#!", no ELF object), so that a hook may keep its state beside it.
 // Throws TrustError past the limits above or for a directory that cannot be
 // listed, naming the project.
 ProjectFingerprint fingerprint(const ProjectFiles& files);
@@ -106,6 +136,10 @@ struct TrustReport {
   ProjectFingerprint trusted{};       // for `trusted` and `changed`: the files as the store recorded them
   std::vector<FileChange> changes{};  // for `changed`: what differs from the trusted fingerprint
   std::string message{};              // for people: what is the case and the command to review and trust
+  // What the fingerprint does not cover, for the user to hear before trusting:
+  std::vector<std::string> data_files{};        // files of the hook trees left out as data (paths as recorded)
+  std::vector<OutsideFile> outside{};           // ProjectFiles::outside
+  std::vector<UnresolvedCommand> unresolved{};  // ProjectFiles::unresolved
 
   // True when the project and local layers may run.
   [[nodiscard]] bool project_may_run() const noexcept {

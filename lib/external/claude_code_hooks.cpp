@@ -8,6 +8,7 @@
 #include <hookbus/names.hpp>
 
 #include "external/background.hpp"
+#include "external/claude_code_files.hpp"
 #include "external/claude_code_installer.hpp"
 #include "external/file_safety.hpp"
 #include "external/run_log.hpp"
@@ -198,17 +199,26 @@ Invocation invocation_of(const Hook& hook, const HookEvent& event) {
 ProcessResult run(const Hook& hook, Invocation invocation, std::stop_token stop = {}) {
   const ClaudeCodeCommand& c = hook.command;
   const fs::path& project = invocation.working_directory;
-  // Every file it runs gets the hook files' checks again, whatever its layer (docs/security.md).
-  for (const auto& file : c.program.empty() ? claude_code_named_files(c, project) : std::vector<fs::path>{c.program})
+  // What it runs, resolved now as its project's fingerprint resolved it
+  // (claude_code_files.hpp): every file gets the hook files' checks again,
+  // whatever its layer, and those of a trusted project must be as trusted
+  // (docs/security.md, "Checked again before each run").
+  std::vector<fs::path> named{c.program};
+  std::vector<fs::path> projects{c.program};
+  if (c.program.empty()) {
+    const detail::ProjectDirectory directory(project);
+    const detail::ShellCommandFiles found = detail::resolve_claude_code_command(c, directory);
+    named.clear();
+    for (const auto& file : found.files) named.push_back(file.path);
+    projects = detail::files_inside(found, directory);
+  }
+  for (const auto& file : named)
     if (auto why = detail::unsafe_path_reason(file))
       throw ExternalHookError(fmt::format("{} ({}): refused: {}", c.label, c.source, *why));
-  if (c.trusted) {
-    const std::vector<fs::path> files = c.program.empty() ? claude_code_command_files(c.command, project)
-                                                          : std::vector<fs::path>{c.program};
-    for (const auto& file : files)
+  if (c.trusted)
+    for (const auto& file : projects)
       if (auto why = c.trusted->why_not_run(file))
         throw ExternalHookError(fmt::format("{} ({}): {}", c.label, c.source, *why));
-  }
   // A Stop hook opens transcript_path before the session's first message, too.
   if (!invocation.transcript.empty()) append_to_transcript(hook.options->transcript_dir, invocation.transcript, "");
   ProcessSpec spec{.program = std::move(invocation.program),

@@ -4,6 +4,7 @@
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>
 
+#include "external/claude_code_files.hpp"
 #include "support/files.hpp"
 #include "support/sha256.hpp"
 #include "support/text.hpp"
@@ -100,63 +101,55 @@ std::string label_of(const std::string& command) {
   return command.size() <= kMax ? command : command.substr(0, kMax) + "...";
 }
 
-// Replaces each $NAME and ${NAME} in `word` (not $NAMEMORE) by `value`.
-void expand(std::string& word, std::string_view name, const std::string& value) {
-  const auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
-  // fmt, not operator+: GCC 12's -Wrestrict misreads `"${" + std::string(name)` once inlined here.
-  for (const std::string& variable : {fmt::format("${{{}}}", name), fmt::format("${}", name)}) {
-    for (auto at = word.find(variable); at != std::string::npos; at = word.find(variable, at)) {
-      const auto end = at + variable.size();
-      if (variable[1] != '{' && end < word.size() && name_char(word[end])) {
-        at = end;
-        continue;
-      }
-      word.replace(at, variable.size(), value);
-      at += value.size();
-    }
-  }
+}  // namespace
+
+namespace detail {
+
+ProjectDirectory::ProjectDirectory(const std::filesystem::path& given) : given_(given.lexically_normal()) {
+  std::error_code ec;
+  physical_ = fs::weakly_canonical(given_, ec);
+  if (ec) physical_ = given_;
 }
 
-// The existing regular files a command's words name, absolute and normalized:
-// quotes removed, the variables the command runs with expanded
-// ($CLAUDE_PROJECT_DIR, $CLAUDE_PLUGIN_ROOT for a plugin's command, $HOME and
-// a leading ~), a relative path taken from the project directory. Words with
-// other variables, and options, are not paths.
-std::vector<fs::path> named_files(std::string_view command, const fs::path& project, const fs::path& plugin_root) {
-  const char* home = std::getenv("HOME");
+std::optional<std::filesystem::path> ProjectDirectory::inside(const std::filesystem::path& path) const {
+  const fs::path relative = path.lexically_relative(physical_);
+  if (relative.empty() || *relative.begin() == "..") return std::nullopt;
+  return relative == "." ? given_ : given_ / relative;
+}
+
+ShellCommandFiles resolve_claude_code_command(const ClaudeCodeCommand& command, const ProjectDirectory& project) {
+  ShellStart shell{.working_directory = project.physical(), .variables = {{"CLAUDE_PROJECT_DIR", project.given().string()}}};
+  if (!command.plugin_root.empty()) shell.variables.emplace("CLAUDE_PLUGIN_ROOT", command.plugin_root.string());
+  // The hook runs with the engine's environment: its HOME and PATH are what the command sees.
+  for (const char* inherited : {"HOME", "PATH"})
+    if (const char* value = std::getenv(inherited); value != nullptr && *value != '\0')
+      shell.variables.emplace(inherited, value);
+  return resolve_shell_command(command.command, shell);
+}
+
+std::vector<std::filesystem::path> files_inside(const ShellCommandFiles& found, const ProjectDirectory& project) {
   std::vector<fs::path> files;
-  for (std::string word : words_of(command)) {
-    expand(word, "CLAUDE_PROJECT_DIR", project.string());
-    if (!plugin_root.empty()) expand(word, "CLAUDE_PLUGIN_ROOT", plugin_root.lexically_normal().string());
-    if (home != nullptr && *home != '\0') {
-      expand(word, "HOME", home);
-      if (word == "~" || word.starts_with("~/")) word.replace(0, 1, home);
-    }
-    if (word.empty() || word.find('$') != std::string::npos || word.starts_with('-')) continue;
-    const fs::path candidate = (fs::path(word).is_absolute() ? fs::path(word) : project / word).lexically_normal();
-    std::error_code ec;
-    if (fs::is_regular_file(candidate, ec) && std::find(files.begin(), files.end(), candidate) == files.end())
-      files.push_back(candidate);
-  }
+  for (const auto& file : found.files)
+    for (const fs::path& path : {file.path, file.resolved})
+      if (auto inside = project.inside(path); inside && std::find(files.begin(), files.end(), *inside) == files.end())
+        files.push_back(std::move(*inside));
   return files;
 }
 
-}  // namespace
+}  // namespace detail
 
 std::vector<std::filesystem::path> claude_code_command_files(std::string_view command,
                                                              const std::filesystem::path& project_dir) {
-  const fs::path project = project_dir.lexically_normal();
-  std::vector<fs::path> files;
-  for (auto& file : named_files(command, project, {})) {
-    const fs::path relative = file.lexically_relative(project);
-    if (!relative.empty() && *relative.begin() != "..") files.push_back(std::move(file));
-  }
-  return files;
+  const detail::ProjectDirectory project(project_dir);
+  return detail::files_inside(detail::resolve_claude_code_command({.command = std::string(command)}, project), project);
 }
 
 std::vector<std::filesystem::path> claude_code_named_files(const ClaudeCodeCommand& command,
                                                            const std::filesystem::path& project_dir) {
-  return named_files(command.command, project_dir.lexically_normal(), command.plugin_root);
+  std::vector<fs::path> files;
+  for (auto& file : detail::resolve_claude_code_command(command, detail::ProjectDirectory(project_dir)).files)
+    files.push_back(std::move(file.path));
+  return files;
 }
 
 // ------------------------------------------------------------ tool names

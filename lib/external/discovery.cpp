@@ -176,7 +176,7 @@ class Discovery {
     if (S_ISDIR(st.st_mode)) return ignore(dir, name, file, "a directory");
     if (!S_ISREG(st.st_mode)) return ignore(dir, name, file, "not a regular file");
     if (::access(file.c_str(), X_OK) != 0) return ignore(dir, name, file, "not executable (chmod +x makes it a hook)");
-    if (auto runner = options_.run_elsewhere ? options_.run_elsewhere(file) : std::nullopt)
+    if (auto runner = options_.run_elsewhere ? options_.run_elsewhere(dir.layer, file) : std::nullopt)
       return ignore(dir, name, file, std::move(*runner));
 
     // A hook from here on: what config declares says its protocol, also when it does not run.

@@ -5,8 +5,9 @@
 #include <hookbus/setup.hpp>
 #include <hookbus/tool_matcher.hpp>
 
-#include "support/logging.hpp"
+#include "external/claude_code_files.hpp"
 #include "setup/setup_steps.hpp"
+#include "support/logging.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <exception>
 #include <map>
+#include <optional>
 #include <set>
 #include <system_error>
 
@@ -29,6 +31,59 @@ std::vector<ProjectLayerConfig> read_project_layers(const Locations& locations) 
           detail::read_project_layer(Layer::local, locations.config_file(Layer::local))};
 }
 
+// A Claude Code settings file or plugin that a layer's config imports.
+struct ClaudeCodeSource {
+  fs::path file;          // the settings file, or the plugin's hooks/hooks.json
+  Layer layer;            // its commands' layer
+  fs::path plugin_root;   // a plugin's directory; empty for a settings file
+  bool projects_own;      // the project's settings, or a plugin a project layer names: fingerprinted
+};
+
+// What one layer's config imports: each settings file in the less trusted of
+// its own layer and the importer's (a project importing the user's
+// ~/.claude/settings.json gets its commands as project-layer handlers), each
+// plugin in the importer's layer.
+std::vector<ClaudeCodeSource> claude_code_imports(const Locations& locations, const Config& importer) {
+  std::vector<ClaudeCodeSource> sources;
+  if (!importer.claude_code) return sources;
+  for (const Layer scope : importer.claude_code->settings) {
+    const Layer layer = more_trusted(scope, importer.layer) ? importer.layer : scope;
+    sources.push_back({claude_code_settings_file(locations, scope), layer, {}, is_project_layer(scope)});
+  }
+  for (const fs::path& plugin : importer.claude_code->plugins)
+    sources.push_back({plugin / "hooks" / "hooks.json", importer.layer, plugin, is_project_layer(importer.layer)});
+  return sources;
+}
+
+void add_once(std::vector<fs::path>& paths, fs::path path) {
+  if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(std::move(path));
+}
+
+// What trust covers of one project-layer command: the project's files it
+// runs or names, and the directory trees of those it runs or loads (the
+// project's top directory only its own files); and what it does not cover:
+// the files outside the project it reaches (but those of its own plugin,
+// whose tree is covered), the constructs it cannot resolve.
+void cover_command(const ClaudeCodeCommand& command, const detail::ProjectDirectory& project, ProjectFiles& files) {
+  const detail::ShellCommandFiles found = detail::resolve_claude_code_command(command, project);
+  for (auto& file : detail::files_inside(found, project)) add_once(files.files, std::move(file));
+  const std::optional<detail::ProjectDirectory> plugin =
+      command.plugin_root.empty() ? std::nullopt : std::optional(detail::ProjectDirectory(command.plugin_root));
+  for (const auto& file : found.files) {
+    const bool covered = project.inside(file.path) || project.inside(file.resolved) ||
+                         (plugin && plugin->inside(file.path) && plugin->inside(file.resolved));
+    if (!covered) files.outside.push_back({file.path, command.source});
+  }
+  for (const auto& directory : found.directories) {
+    std::optional<fs::path> inside = project.inside(directory);
+    if (!inside) continue;
+    std::vector<fs::path>& trees = *inside == project.given() ? files.top_level_directories : files.directories;
+    add_once(trees, std::move(*inside));
+  }
+  for (const auto& construct : found.unresolved)
+    files.unresolved.push_back({command.source, command.command, construct.construct, construct.why});
+}
+
 // Everything the project layers would read or run (trust.hpp's fingerprint
 // inputs), given the configs of the layers that always apply (with the
 // engine's own Claude Code import, when it has one) and the project's as data.
@@ -39,24 +94,28 @@ ProjectFiles fingerprint_inputs(const Locations& locations, const std::vector<co
   ProjectFiles files{locations.project, {}, {}};
   for (const auto& read : project_layers) {
     files.files.push_back(read.file);
-    if (!read.config) continue;
-    for (const auto& dir : read.config->hook_directories) files.directories.push_back(dir);
-    if (read.config->claude_code)
-      for (const auto& plugin : read.config->claude_code->plugins) files.directories.push_back(plugin);
+    if (read.config)
+      for (const auto& dir : read.config->hook_directories) files.directories.push_back(dir);
   }
   files.directories.push_back(locations.hook_directory(Layer::project));
   files.directories.push_back(locations.plugin_directory(Layer::project));
-  // Claude Code's project settings count once any layer imports them, with the
-  // project's files their commands run.
+  // The project layers' Claude Code commands, whoever imports them: their
+  // settings files and plugins (each plugin whole), the hook scripts beside
+  // the project's settings, and what each command reaches.
+  const detail::ProjectDirectory project(locations.project);
+  std::vector<fs::path> seen;  // as setup() reads them: a file once, in the layer of its first import
   for (const Config* config : all_configs) {
-    if (config == nullptr || !config->claude_code) continue;
-    for (const Layer scope : config->claude_code->settings) {
-      if (!is_project_layer(scope)) continue;
-      const fs::path settings = claude_code_settings_file(locations, scope);
-      files.files.push_back(settings);
+    if (config == nullptr) continue;
+    for (const ClaudeCodeSource& source : claude_code_imports(locations, *config)) {
+      if (source.file.empty() || std::find(seen.begin(), seen.end(), source.file) != seen.end()) continue;
+      seen.push_back(source.file);
+      if (!is_project_layer(source.layer)) continue;
+      if (source.projects_own) files.files.push_back(source.file);
+      if (!source.plugin_root.empty()) add_once(files.directories, source.plugin_root);
+      else if (source.projects_own) add_once(files.directories, locations.project / ".claude" / "hooks");
       try {
-        for (const auto& command : read_claude_code_settings(settings, scope).commands)
-          for (auto& file : claude_code_command_files(command.command, locations.project)) files.files.push_back(file);
+        for (const auto& command : read_claude_code_settings(source.file, source.layer, source.plugin_root).commands)
+          cover_command(command, project, files);
       } catch (const ConfigError&) {
         // A broken settings file is fingerprinted as it is; it is an error once it applies.
       }
@@ -80,12 +139,10 @@ std::optional<Config> engine_claude_code(const SetupOptions& options) {
 
 // The Claude Code commands of a project that may not run, read as data, as
 // not installed with why: what trusting the project would run.
-using ClaudeCodeSources = std::vector<std::pair<fs::path, std::pair<Layer, fs::path>>>;  // file -> (layer, plugin root)
-
-void report_not_run(const ClaudeCodeSources& sources, const std::string& why, SetupReport& report) {
-  for (const auto& [file, where] : sources) {
+void report_not_run(const std::vector<ClaudeCodeSource>& sources, const std::string& why, SetupReport& report) {
+  for (const ClaudeCodeSource& source : sources) {
     try {
-      for (auto& command : read_claude_code_settings(file, where.first, where.second).commands)
+      for (auto& command : read_claude_code_settings(source.file, source.layer, source.plugin_root).commands)
         report.hooks.not_installed.push_back({command.label, command.layer, {}, why, HookProtocol::claude_code,
                                               {command.event}, command.command, command.source});
     } catch (const ConfigError&) {
@@ -108,32 +165,28 @@ void check_plugin(const fs::path& plugin, const ConfigLocation& where) {
 }
 
 // The Claude Code commands the engine and every applying layer's config
-// import, each in the layer of its settings file (a plugin: the layer that
-// named it). What is skipped is a warning, logged. Those of the project
+// import (claude_code_imports: each in the less trusted of its file's layer
+// and the importer's; the first import of a file wins, the most trusted
+// importer's). What is skipped is a warning, logged. Those of the project
 // layers of a project that may not run (imported by any config, the
 // project's own as written too) go to `not_run` instead.
-// A trusted project's settings apply only as they were fingerprinted
+// A trusted project's own settings apply only as they were fingerprinted
 // (`trusted`), whenever they are read again.
 std::vector<ClaudeCodeCommand> claude_code_commands(const Locations& locations, const std::vector<const Config*>& importers,
                                                     const std::vector<ProjectLayerConfig>& project_layers,
                                                     bool project_may_run, const TrustedFiles* trusted,
-                                                    SetupReport& report, ClaudeCodeSources& not_run) {
-  ClaudeCodeSources sources;
-  const auto add = [&](fs::path file, Layer layer, fs::path plugin_root, bool applied) {
-    ClaudeCodeSources& list = is_project_layer(layer) && !project_may_run ? not_run : sources;
-    if (file.empty() || (!applied && &list == &sources)) return;  // a config not applied runs nothing
-    for (const auto& [known, ignored] : list)
-      if (known == file) return;
-    list.push_back({std::move(file), {layer, std::move(plugin_root)}});
-  };
-  const auto add_imports = [&](const Config& layer, bool applied) {
-    if (!layer.claude_code) return;
-    for (const Layer scope : layer.claude_code->settings) add(claude_code_settings_file(locations, scope), scope, {}, applied);
-    const std::vector<fs::path>& plugins = layer.claude_code->plugins;
-    for (std::size_t i = 0; i < plugins.size(); ++i) {
+                                                    SetupReport& report, std::vector<ClaudeCodeSource>& not_run) {
+  std::vector<ClaudeCodeSource> sources;
+  const auto add_imports = [&](const Config& importer, bool applied) {
+    std::size_t plugin = 0;
+    for (ClaudeCodeSource& source : claude_code_imports(locations, importer)) {
       // A plugin asked for is a guard asked for: one that is not there must not silently vanish.
-      if (applied) check_plugin(plugins[i], layer.claude_code->location.key("plugins").element(i));
-      add(plugins[i] / "hooks" / "hooks.json", layer.layer, plugins[i], applied);
+      if (applied && !source.plugin_root.empty())
+        check_plugin(source.plugin_root, importer.claude_code->location.key("plugins").element(plugin++));
+      std::vector<ClaudeCodeSource>& list = is_project_layer(source.layer) && !project_may_run ? not_run : sources;
+      if (source.file.empty() || (!applied && &list == &sources)) continue;  // a config not applied runs nothing
+      if (std::none_of(list.begin(), list.end(), [&](const ClaudeCodeSource& known) { return known.file == source.file; }))
+        list.push_back(std::move(source));
     }
   };
   for (const Config* layer : importers) add_imports(*layer, true);
@@ -142,7 +195,8 @@ std::vector<ClaudeCodeCommand> claude_code_commands(const Locations& locations, 
       if (read.config) add_imports(*read.config, false);
   const auto warn = [&](std::string message) { detail::warn(report, std::move(message)); };
   std::vector<ClaudeCodeCommand> commands;
-  for (const auto& [file, where] : sources) {
+  for (const ClaudeCodeSource& source : sources) {
+    const fs::path& file = source.file;
     // Settings decide what runs as the user: they get the hook files' checks, as
     // config files do. What is no regular file is refused by the read below,
     // naming what it is (never with advice to change a device's mode).
@@ -151,9 +205,9 @@ std::vector<ClaudeCodeCommand> claude_code_commands(const Locations& locations, 
       if (auto why = unsafe_hook_file(file))
         throw ConfigError({.file = file, .project_dir = {}, .path = {}}, "not safe: " + *why);
     detail::log(spdlog::level::debug, "reading the Claude Code hooks of {} ({} layer)", file.string(),
-                layer_name(where.first));
-    ClaudeCodeSettings settings = read_claude_code_settings(file, where.first, where.second);
-    if (is_project_layer(where.first) && trusted != nullptr && !settings.sha256.empty())
+                layer_name(source.layer));
+    ClaudeCodeSettings settings = read_claude_code_settings(file, source.layer, source.plugin_root);
+    if (source.projects_own && trusted != nullptr && !settings.sha256.empty())
       if (auto why = trusted->why_not_apply(file, settings.sha256)) {
         warn(std::move(*why));
         continue;
@@ -169,15 +223,19 @@ std::vector<ClaudeCodeCommand> claude_code_commands(const Locations& locations, 
   return commands;
 }
 
-// The files the Claude Code commands run (by their canonical path), with the
-// settings entry that runs each: discovery leaves them alone.
-std::map<fs::path, std::string> files_run_by(const std::vector<ClaudeCodeCommand>& commands, const fs::path& project_dir) {
-  std::map<fs::path, std::string> files;
+// The files each layer's Claude Code commands run (as their program, or an
+// interpreter's script; by their physical path), with the settings entry
+// that runs each: discovery leaves to a command the hook files of its own
+// layer that it runs. A file a command merely names, or one of another
+// layer, stays discovery's: a less trusted layer never takes a more trusted
+// layer's hook away.
+std::map<std::pair<Layer, fs::path>, std::string> files_run_by(const std::vector<ClaudeCodeCommand>& commands,
+                                                               const fs::path& project_dir) {
+  const detail::ProjectDirectory project(project_dir);
+  std::map<std::pair<Layer, fs::path>, std::string> files;
   for (const auto& command : commands)
-    for (const auto& file : claude_code_named_files(command, project_dir)) {
-      std::error_code ec;
-      files.emplace(fs::weakly_canonical(file, ec), command.source);
-    }
+    for (const auto& file : detail::resolve_claude_code_command(command, project).files)
+      if (detail::runs(file.role)) files.emplace(std::pair{command.layer, file.resolved}, command.source);
   return files;
 }
 
@@ -348,11 +406,11 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
   std::vector<const Config*> claude_importers;
   if (engine_claude) claude_importers.push_back(&*engine_claude);
   for (const Config& layer : config.layers()) claude_importers.push_back(&layer);
-  ClaudeCodeSources claude_not_run;
+  std::vector<ClaudeCodeSource> claude_not_run;
   std::vector<ClaudeCodeCommand> claude_commands =
       claude_code_commands(locations, claude_importers, project_layers, project_may_run, trusted.get(), report,
                            claude_not_run);
-  const std::map<fs::path, std::string> run_by_claude = files_run_by(claude_commands, locations.project);
+  const std::map<std::pair<Layer, fs::path>, std::string> run_by_claude = files_run_by(claude_commands, locations.project);
   // Every layer's own directory is listed, an untrusted project's too, so its hooks show as not run.
   report.directories = layer_hook_directories(locations, config);
   DiscoveryOptions discovery{
@@ -365,9 +423,9 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
         if (settings.events.value.empty()) return std::nullopt;
         return HookDeclaration{settings.protocol.value, settings.events.value};
       },
-      .run_elsewhere = [&](const fs::path& file) -> std::optional<std::string> {
+      .run_elsewhere = [&](Layer layer, const fs::path& file) -> std::optional<std::string> {
         std::error_code ec;
-        const auto found = run_by_claude.find(fs::weakly_canonical(file, ec));
+        const auto found = run_by_claude.find({layer, fs::weakly_canonical(file, ec)});
         if (found == run_by_claude.end()) return std::nullopt;
         return "run by the Claude Code hook " + found->second + ", not by discovery";
       },

@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <charconv>
 #include <chrono>
 #include <map>
@@ -40,6 +42,39 @@ std::string recorded_path(const fs::path& project, const fs::path& file) {
   const fs::path relative = file.lexically_relative(project);
   if (!relative.empty() && *relative.begin() != "..") return relative.generic_string();
   return file.generic_string();
+}
+
+// Extensions of files that are data: text, structured data, logs, state,
+// images (docs/security.md, "Trust").
+constexpr std::string_view kDataExtensions[] = {
+    ".md",  ".markdown", ".rst",  ".txt", ".log", ".json", ".jsonl", ".ndjson", ".yaml", ".yml",  ".toml",
+    ".csv", ".tsv",      ".lock", ".pid", ".tmp", ".bak",  ".swp",   ".png",    ".jpg",  ".jpeg", ".gif",
+    ".svg", ".webp",     ".ico",  ".pdf"};
+// Files with a data extension that decide what code runs or loads: a
+// package's entry points and import maps, a TypeScript loader's paths, what
+// `uv run` installs.
+constexpr std::string_view kCodeNames[] = {"package.json", "tsconfig.json",  "jsconfig.json",
+                                           "deno.json",    "pyproject.toml", "uv.lock"};
+
+// A file of a hook tree is data when its name says so and nothing can run
+// it: not executable, no "#!", no ELF object. One that cannot be read is
+// code (and fingerprinted as unreadable).
+bool is_data(const fs::path& file) {
+  std::string extension = file.extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string name = file.filename().string();
+  if (std::find(std::begin(kDataExtensions), std::end(kDataExtensions), extension) == std::end(kDataExtensions) ||
+      std::find(std::begin(kCodeNames), std::end(kCodeNames), name) != std::end(kCodeNames))
+    return false;
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st {};
+  std::array<char, 4> start{};
+  const bool read = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::read(fd, start.data(), start.size()) >= 0;
+  ::close(fd);
+  if (!read || (st.st_mode & 0111) != 0) return false;
+  return std::string_view(start.data(), 2) != "#!" && std::string_view(start.data(), 4) != "\x7f" "ELF";
 }
 
 class Fingerprinter {
@@ -87,22 +122,51 @@ class Fingerprinter {
                                            std::move(digest)});
   }
 
-  // Every regular file below `directory`, walked as discovery and plugin
-  // loading list directories (symlinked directories entered): whatever they
-  // could find and run is in the fingerprint. A directory that cannot be
-  // listed cannot be covered, so it fails the fingerprint.
+  // Every regular file below `directory` but data, walked as discovery and
+  // plugin loading list directories (symlinked directories entered):
+  // whatever they could find and run is in the fingerprint. A directory that
+  // cannot be listed cannot be covered, so it fails the fingerprint.
   void add_directory(const fs::path& directory) {
     detail::walk_below(directory, [&](const detail::DirectoryEntry& entry) {
       switch (entry.kind) {
-        case detail::EntryKind::file: return add_file(entry.path);
+        case detail::EntryKind::file: return add_code(entry.path);
         case detail::EntryKind::directory: return count_directory();
-        case detail::EntryKind::unreadable:
-          throw TrustError(fmt::format("{}: cannot read {}, so it cannot be fingerprinted; make it readable or remove it",
-                                       project_.string(), entry.path.string()));
+        case detail::EntryKind::unreadable: return cannot_read(entry.path);
         case detail::EntryKind::other:
         case detail::EntryKind::dangling: return;  // nothing runs from these
       }
     });
+  }
+
+  // The files directly in `directory` but data: the project's top directory,
+  // where a script a command runs lies, whose subdirectories are not its helpers.
+  void add_top_level(const fs::path& directory) {
+    std::error_code error;
+    for (const auto& entry : detail::directory_entries(directory, error))
+      if (entry.kind == detail::EntryKind::file) add_code(entry.path);
+    if (error) cannot_read(directory);
+  }
+
+  // The trees' data files, as recorded, but those covered otherwise (a file a command names).
+  [[nodiscard]] std::vector<std::string> data_files() const {
+    std::vector<std::string> data;
+    for (const auto& file : data_)
+      if (std::string name = recorded_path(project_, file.lexically_normal());
+          !files_.contains(name) && std::find(data.begin(), data.end(), name) == data.end())
+        data.push_back(std::move(name));
+    std::sort(data.begin(), data.end());
+    return data;
+  }
+
+  // A file of a tree: fingerprinted unless it is data.
+  void add_code(const fs::path& file) {
+    if (is_data(file)) data_.push_back(file);
+    else add_file(file);
+  }
+
+  [[noreturn]] void cannot_read(const fs::path& path) const {
+    throw TrustError(fmt::format("{}: cannot read {}, so it cannot be fingerprinted; make it readable or remove it",
+                                 project_.string(), path.string()));
   }
 
   ProjectFingerprint take() && {
@@ -117,6 +181,7 @@ class Fingerprinter {
   std::map<std::string, FingerprintedFile> files_;  // sorted by recorded path
   std::uintmax_t bytes_ = 0;
   std::size_t directories_ = 0;
+  std::vector<fs::path> data_;  // the trees' data files, left out
 };
 
 // ---------------------------------------------------------------- store
@@ -352,6 +417,18 @@ void compare_with_record(TrustReport& report, const std::optional<TrustStore::Re
                                review);
 }
 
+// The fingerprint of `files`, and in `report` what it does not cover.
+ProjectFingerprint fingerprint_for(const ProjectFiles& files, TrustReport& report) {
+  Fingerprinter fingerprinter(files.project);
+  for (const auto& file : files.files) fingerprinter.add_file(file);
+  for (const auto& directory : files.directories) fingerprinter.add_directory(directory);
+  for (const auto& directory : files.top_level_directories) fingerprinter.add_top_level(directory);
+  report.data_files = fingerprinter.data_files();
+  report.outside = files.outside;
+  report.unresolved = files.unresolved;
+  return std::move(fingerprinter).take();
+}
+
 }  // namespace
 
 // The bytes hashed have one reading only: paths may hold any byte but NUL (a
@@ -377,10 +454,8 @@ std::string fingerprint_digest(const std::vector<FingerprintedFile>& files) {
 }
 
 ProjectFingerprint fingerprint(const ProjectFiles& files) {
-  Fingerprinter fingerprinter(files.project);
-  for (const auto& file : files.files) fingerprinter.add_file(file);
-  for (const auto& directory : files.directories) fingerprinter.add_directory(directory);
-  return std::move(fingerprinter).take();
+  TrustReport unused;
+  return fingerprint_for(files, unused);
 }
 
 std::string_view trust_state_name(TrustState state) noexcept {
@@ -444,7 +519,7 @@ TrustReport check_trust(const TrustStore& store, const ProjectFiles& files, Proj
     return report;
   }
   try {
-    report.now = fingerprint(files);
+    report.now = fingerprint_for(files, report);
   } catch (const TrustError& error) {
     report.state = TrustState::untrusted;
     report.message = error.what();
@@ -534,7 +609,7 @@ std::optional<std::string> TrustedFiles::why_not_run(const std::filesystem::path
 TrustReport review_trust(const TrustStore& store, const ProjectFiles& files) {
   TrustReport report;
   report.project = files.project;
-  report.now = fingerprint(files);
+  report.now = fingerprint_for(files, report);
   if (report.now.files.empty()) {
     report.state = TrustState::nothing_to_trust;
     return report;

@@ -201,6 +201,31 @@ std::string from_source(Layer layer, const std::string& source) {
   return source.empty() || source == layer_name(layer) ? "" : ", from " + printable(source);
 }
 
+// A project's Claude Code command that trust could not fully resolve, said
+// where the command is listed and by `trust` (docs/security.md, "Trust").
+constexpr std::string_view kNotCovered = "what it runs through this is not covered by the project's trust";
+
+std::vector<const UnresolvedCommand*> unresolved_of(const SetupReport& report, Layer layer, const std::string& source) {
+  std::vector<const UnresolvedCommand*> found;
+  if (!is_project_layer(layer)) return found;
+  for (const auto& unresolved : report.trust.unresolved)
+    if (unresolved.source == source) found.push_back(&unresolved);
+  return found;
+}
+
+void print_unresolved(const SetupReport& report, Layer layer, const std::string& source) {
+  for (const UnresolvedCommand* unresolved : unresolved_of(report, layer, source))
+    fmt::print("    not fully resolved: {}: {}; {}\n", printable(unresolved->construct), printable(unresolved->why),
+               kNotCovered);
+}
+
+json::array unresolved_json(const SetupReport& report, Layer layer, const std::string& source) {
+  json::array found;
+  for (const UnresolvedCommand* unresolved : unresolved_of(report, layer, source))
+    found.push_back(json::object{{"construct", unresolved->construct}, {"why", unresolved->why}});
+  return found;
+}
+
 // What `list` says plugins and built-ins speak, beside the hooks' protocols.
 constexpr std::string_view kPluginProtocol = "plugin";
 constexpr std::string_view kBuiltinProtocol = "built-in";
@@ -245,6 +270,7 @@ void print_list_text(const SetupReport& report, std::string_view kind = "project
                  installed.command.empty() ? shown_path(installed.path)
                                            : printable(installed.source + ": " + installed.command),
                  layer_and_trust(report, installed.layer));
+      print_unresolved(report, installed.layer, installed.source);
       continue;
     }
     const DiscoveredHook& found = discovered(report, installed);
@@ -260,11 +286,13 @@ void print_list_text(const SetupReport& report, std::string_view kind = "project
   }
   if (!report.hooks.not_installed.empty()) {
     fmt::print("\nnot installed, and why:\n");
-    for (const auto& hook : report.hooks.not_installed)
+    for (const auto& hook : report.hooks.not_installed) {
       fmt::print("  {}: {}\n    {}  ({}, {} protocol)\n    {}\n", printable(hook.name),
                  printable(fmt::format("{}", fmt::join(hook.events, ", "))),
                  hook.command.empty() ? shown_path(hook.path) : printable(hook.source + ": " + hook.command),
                  layer_and_trust(report, hook.layer), hook_protocol_name(hook.protocol), printable(hook.reason));
+      if (hook.protocol == HookProtocol::claude_code) print_unresolved(report, hook.layer, hook.source);
+    }
   }
   if (!report.discovery.skipped.empty()) {
     fmt::print("\nskipped:\n");
@@ -334,12 +362,13 @@ json::object list_json(const SetupReport& report) {
         {"instances", settings.instances.value},
         {"start", start_value(settings.start.value)},
         {"async", settings.async.value}});
+    if (claude_code) hooks.back().as_object()["unresolved"] = unresolved_json(report, installed.layer, installed.source);
   }
   json::array refusing;
   for (const auto& hook : report.hooks.refusing)
     refusing.push_back(json::object{{"name", hook.name}, {"events", strings_json(hook.events)}, {"reason", hook.reason}});
   json::array not_installed;
-  for (const auto& hook : report.hooks.not_installed)
+  for (const auto& hook : report.hooks.not_installed) {
     not_installed.push_back(json::object{{"name", hook.name},
                                          {"layer", layer_name(hook.layer)},
                                          {"trust", hook_trust(hook.layer, report.trust.state)},
@@ -349,6 +378,9 @@ json::object list_json(const SetupReport& report) {
                                          {"command", hook.command},
                                          {"source", hook.source},
                                          {"reason", hook.reason}});
+    if (hook.protocol == HookProtocol::claude_code)
+      not_installed.back().as_object()["unresolved"] = unresolved_json(report, hook.layer, hook.source);
+  }
   json::array skipped;
   for (const auto& file : report.discovery.skipped)
     skipped.push_back(json::object{{"why", skip_reason_name(file.why)},
@@ -693,6 +725,39 @@ std::vector<std::string> unsafe_file_warnings(const TrustReport& report) {
   return warnings;
 }
 
+// What the fingerprint does not cover, in words: data in the hook trees,
+// files outside the project, constructs not resolved (docs/security.md, "Trust").
+void print_not_covered(const TrustReport& report) {
+  if (report.data_files.empty() && report.outside.empty() && report.unresolved.empty()) return;
+  fmt::print("not covered by the trust:\n");
+  if (!report.data_files.empty()) {
+    fmt::print("  data files in the hook directories (nothing runs them, and hooks may write them):\n");
+    for (const auto& file : report.data_files) fmt::print("    {}\n", printable(file));
+  }
+  if (!report.outside.empty()) {
+    fmt::print("  files outside the project that its commands run or name (not the project's to change):\n");
+    for (const auto& file : report.outside)
+      fmt::print("    {}  (by {})\n", shown_path(file.path), printable(file.source));
+  }
+  if (!report.unresolved.empty()) {
+    fmt::print("  commands it could not fully resolve:\n");
+    for (const auto& unresolved : report.unresolved)
+      fmt::print("    {}: {}: {}; {}\n", printable(unresolved.source), printable(unresolved.construct),
+                 printable(unresolved.why), kNotCovered);
+  }
+}
+
+json::object not_covered_json(const TrustReport& report) {
+  json::array outside;
+  for (const auto& file : report.outside)
+    outside.push_back(json::object{{"path", file.path.string()}, {"source", file.source}});
+  json::array unresolved;
+  for (const auto& item : report.unresolved)
+    unresolved.push_back(json::object{
+        {"source", item.source}, {"command", item.command}, {"construct", item.construct}, {"why", item.why}});
+  return {{"data", strings_json(report.data_files)}, {"outside", std::move(outside)}, {"unresolved", std::move(unresolved)}};
+}
+
 void print_trust_json(const TrustReport& report, bool recorded, const TrustStore& store,
                       const std::optional<std::string>& note, const std::vector<std::string>& warnings) {
   json::array changes;
@@ -703,6 +768,7 @@ void print_trust_json(const TrustReport& report, bool recorded, const TrustStore
                                                {"fingerprint", report.now.digest},
                                                {"files", files_json(report.now)},
                                                {"changes", std::move(changes)},
+                                               {"not_covered", not_covered_json(report)},
                                                {"recorded", recorded},
                                                {"store", store.file().string()},
                                                {"note", note ? json::value(*note) : json::value(nullptr)},
@@ -855,6 +921,7 @@ int trust_command(const Invocation& invocation) {
   fmt::print("{} {} these files (mode, SHA-256, path):\n", dry_run ? "trusting would record" : "trusting",
              shown_path(subject));
   print_files(report.now);
+  print_not_covered(report);
   if (!report.changes.empty()) {
     fmt::print("changed since it was last trusted:\n");
     for (const auto& change : report.changes)

@@ -78,11 +78,15 @@ const std::vector<Command> commands{
                  {"--list", Value::none, {}, "list the trusted projects"},
                  {"--workspace", Value::directory, "DIR", "trust (or revoke) the workspace in DIR instead of the project"}},
      .json = R"(print {"project", "state", "fingerprint", "files": [{"path", "mode", "sha256"}], "changes", )"
-             R"("recorded", "store", "note"}; with --revoke {"project", "revoked"}; with --list {"projects": [...]})",
+             R"("not_covered": {"data", "outside", "unresolved"}, "recorded", "store", "note", "warnings"}; )"
+             R"(with --revoke {"project", "revoked"}; with --list {"projects": [...]})",
      .project = true,
      .details = "Typing the command is the consent: it asks nothing (docs/security.md). It records\n"
                 "exactly what the engine fingerprints, whatever the trust policy; a project over\n"
-                "the fingerprint limits is an error (exit 4) and nothing is recorded.",
+                "the fingerprint limits is an error (exit 4) and nothing is recorded. It says what\n"
+                "the fingerprint does not cover: the data files of the hook directories, the files\n"
+                "outside the project its Claude Code commands name, and each construct of a command\n"
+                "it could not resolve.",
      .run = trust_command},
     {.name = "config",
      .summary = "print the merged configuration of every layer, each value with its file",
