@@ -43,7 +43,7 @@ enum class Step { proceed, stop };
 
 namespace detail {
 
-class EmissionCapture;  // the emit's record for emission observers (lib/trace)
+class EmissionCapture;  // the emit's record for emission observers (bus/recording/emission_capture.hpp)
 
 using reflect::is_optional_v;
 using reflect::is_vector_v;
