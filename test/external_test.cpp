@@ -258,7 +258,7 @@ TEST_F(Discovery, ADirectoryWritableByOthersAboveTheHookDirectoryRefusesIt) {
 
 // Issue 10, point 5: a symlinked hook was accepted when its target's directory
 // was world-writable; only the target's mode was checked.
-TEST_F(Discovery, Issue10Point5ASymlinkedHookWhoseTargetDirectoryIsWritableByOthersIsRefused) {
+TEST_F(Discovery, ASymlinkedHookWhoseTargetDirectoryIsWritableByOthersIsRefused) {
   TempDir elsewhere;
   const fs::path open_dir = elsewhere.path() / "open";
   write_hook(open_dir / "guard", "tool_call", "");
@@ -878,7 +878,7 @@ TEST_F(ExternalHooks, ATimeoutKillsTheHookAndItsGrandchildAndIsAFailure) {
 }
 
 // Issue 10, point 6: a grandchild that called setsid survived the timeout kill.
-TEST_F(ExternalHooks, Issue10Point6ATimeoutKillsAGrandchildThatCalledSetsid) {
+TEST_F(ExternalHooks, ATimeoutKillsAGrandchildThatCalledSetsid) {
   config_.default_timeout = 2s;
   write_hook(hook("stuck"), "tool_call",
              "trap '' TERM\n" + testing::start_setsid_sleeper(file("grandchild.pid")) + "while :; do sleep 1; done\n");
@@ -1019,7 +1019,7 @@ TEST_F(ExternalHooks, AHookConfiguredDisabledIsNotInstalled) {
 
 // Issue 10, point 4: a fail-closed hook that discovery refused (group-writable)
 // was simply not installed, and tool_call was allowed.
-TEST_F(ExternalHooks, Issue10Point4AFailClosedHookThatIsRefusedMakesItsEventsRefuse) {
+TEST_F(ExternalHooks, AFailClosedHookThatIsRefusedMakesItsEventsRefuse) {
   config_.hooks["guard"] = HookSettings{.failure = FailurePolicy::fail_closed};
   write_hook(hook("guard"), "tool_call", "exit 0\n", 0775);
   install();
