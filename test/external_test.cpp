@@ -2,6 +2,7 @@
 // executables written into temporary directories (docs/external-hooks.md).
 #include "needs_root.hpp"
 #include "project_hooks_fixture.hpp"
+#include "scoped_environment.hpp"
 
 #include <hookbus/external.hpp>
 #include <hookbus/json.hpp>
@@ -431,11 +432,10 @@ TEST_F(Discovery, TheQueryRunsInAFreshEmptyDirectoryWithStdinAtEndOfFile) {
 
 TEST_F(Discovery, TheQueryGetsAMinimalEnvironment) {
   const fs::path seen = project_.path() / "env";
-  ::setenv("HOOKBUS_TEST_SECRET", "do not leak", 1);
+  const testing::ScopedEnvironment secret{{"HOOKBUS_TEST_SECRET", "do not leak"}};
   write_script(project_hooks() / "env",
                "if [ \"$1\" = hook ]; then /usr/bin/env | sort > '" + seen.string() + "'; echo tool_call; fi\n");
   ASSERT_THAT(names_of(discover()), ElementsAre("env"));
-  ::unsetenv("HOOKBUS_TEST_SECRET");
   const std::string env = testing::read_file(seen);
   EXPECT_THAT(env, AllOf(HasSubstr("HOOKBUS_QUERY=1\n"), HasSubstr("HOOKBUS_HOOK_NAME=env\n"), HasSubstr("PATH="),
                          ::testing::Not(HasSubstr("HOOKBUS_TEST_SECRET"))));
@@ -546,9 +546,8 @@ TEST(UnsafeHookFile, ASymlinkLoopIsAnErrorNotFollowedForever) {
 TEST_F(Discovery, PluginHooksAreNamedWithTheirOrgAndRepo) {
   write_hook(project_.path() / ".hookbus" / "plugins" / "acme" / "tools" / "hooks" / "guard", "tool_call", "");
   write_hook(project_hooks() / "guard", "tool_call", "");
-  ::setenv("XDG_CONFIG_HOME", user_.path().c_str(), 1);
+  const testing::ScopedEnvironment env{{"XDG_CONFIG_HOME", user_.path().string()}};
   const auto report = discover_hooks(default_hook_directories(project_.path()));
-  ::unsetenv("XDG_CONFIG_HOME");
   ASSERT_THAT(names_of(report), ElementsAre("guard", "acme/tools/guard"));
   EXPECT_EQ(report.hooks[1].source, "project plugin acme/tools");
 }
@@ -557,9 +556,8 @@ TEST(DefaultHookDirectories, AreConfigThenProjectThenUserEachFollowedByItsPlugin
   TempDir project;
   TempDir user;
   testing::make_directories(user.path() / "hookbus" / "plugins" / "org" / "repo" / "hooks");
-  ::setenv("XDG_CONFIG_HOME", user.path().c_str(), 1);
+  const testing::ScopedEnvironment env{{"XDG_CONFIG_HOME", user.path().string()}};
   const auto dirs = default_hook_directories(project.path(), {"/etc/hookbus/hooks"});
-  ::unsetenv("XDG_CONFIG_HOME");
   std::vector<std::string> listed;
   for (const auto& d : dirs.entries) listed.push_back(d.path.string() + " [" + d.prefix + "] " + d.source);
   EXPECT_THAT(listed, ElementsAre("/etc/hookbus/hooks [] config",
@@ -570,11 +568,8 @@ TEST(DefaultHookDirectories, AreConfigThenProjectThenUserEachFollowedByItsPlugin
 }
 
 TEST(DefaultHookDirectories, FallBackToDotConfigInHomeWithoutXdgConfigHome) {
-  const char* saved_xdg = std::getenv("XDG_CONFIG_HOME");
-  const std::string xdg = saved_xdg != nullptr ? saved_xdg : "";
-  ::unsetenv("XDG_CONFIG_HOME");
+  const testing::ScopedEnvironment env{{"XDG_CONFIG_HOME", std::nullopt}};
   const auto dirs = default_hook_directories("/project");
-  if (saved_xdg != nullptr) ::setenv("XDG_CONFIG_HOME", xdg.c_str(), 1);
   ASSERT_NE(std::getenv("HOME"), nullptr);
   ASSERT_EQ(dirs.entries.size(), 2u);
   EXPECT_EQ(dirs.entries[1].path, fs::path(std::getenv("HOME")) / ".config" / "hookbus" / "hooks");
