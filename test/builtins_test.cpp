@@ -6,6 +6,8 @@
 #include <hookbus/log.hpp>
 #include <hookbus/trace.hpp>
 
+#include "script_fixture.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <spdlog/sinks/ostream_sink.h>
@@ -36,6 +38,7 @@ using ::testing::Pair;
 using ::testing::Return;
 using ::testing::StartsWith;
 using ::testing::ThrowsMessage;
+using testing::TempDir;
 
 boost::json::object settings(std::string_view json) { return boost::json::parse(json).as_object(); }
 
@@ -68,22 +71,6 @@ ToolExecutionEndEvent execution_end(std::string tool, std::chrono::milliseconds 
                       .is_error = is_error},
       .duration = duration};
 }
-
-// A directory of its own per test, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "hookbus-builtins-XXXXXX").string();
-    path_ = fs::path(::mkdtemp(pattern.data()));
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 // Captures what is logged through the hookbus logger while it lives.
 class CapturedLog {

@@ -6,6 +6,8 @@
 #include <hookbus/json.hpp>
 
 #include "needs_root.hpp"
+#include "scoped_environment.hpp"
+#include "script_fixture.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -45,12 +47,6 @@ using ::testing::UnorderedElementsAre;
 // Each test gets a project directory of its own, removed afterwards.
 class ConfigTest : public ::testing::Test {
  protected:
-  ConfigTest() {
-    std::string pattern = (fs::temp_directory_path() / "hookbus-config-XXXXXX").string();
-    project_ = fs::path(::mkdtemp(pattern.data()));
-  }
-  ~ConfigTest() override { fs::remove_all(project_); }
-
   // Writes `text` to the project-relative `relative` path and returns the full path.
   fs::path write(const fs::path& relative, std::string_view text) const {
     const fs::path file = project_ / relative;
@@ -74,7 +70,8 @@ class ConfigTest : public ::testing::Test {
     return {};
   }
 
-  fs::path project_;
+  const testing::TempDir directory_;
+  const fs::path project_ = directory_.path();
 };
 
 // ----------------------------------------------------------------- reading
@@ -463,17 +460,13 @@ TEST_F(ConfigTest, ALayerConfigOwnedByAnotherUserIsAnError) {
 // replaced the administrator's /etc/hookbus in every build.
 TEST_F(ConfigTest, HookbusManagedDirIsIgnoredWhereTheSystemsManagedDirectoryExists) {
   const fs::path system = write("etc-hookbus/config.json", R"({"disable_all_hooks": true})").parent_path();
-  ::setenv("HOOKBUS_MANAGED_DIR", (project_ / "empty").c_str(), 1);
-  const fs::path chosen = managed_directory(system);
-  ::unsetenv("HOOKBUS_MANAGED_DIR");
-  EXPECT_EQ(chosen, system);
+  const testing::ScopedEnvironment env{{"HOOKBUS_MANAGED_DIR", (project_ / "empty").string()}};
+  EXPECT_EQ(managed_directory(system), system);
 }
 
 TEST_F(ConfigTest, HookbusManagedDirNamesTheManagedDirectoryWhereTheSystemHasNone) {
-  ::setenv("HOOKBUS_MANAGED_DIR", (project_ / "managed").c_str(), 1);
-  const fs::path chosen = managed_directory(project_ / "no-etc-hookbus");
-  ::unsetenv("HOOKBUS_MANAGED_DIR");
-  EXPECT_EQ(chosen, project_ / "managed");
+  const testing::ScopedEnvironment env{{"HOOKBUS_MANAGED_DIR", (project_ / "managed").string()}};
+  EXPECT_EQ(managed_directory(project_ / "no-etc-hookbus"), project_ / "managed");
 }
 
 // ------------------------------------------------------------------ layers

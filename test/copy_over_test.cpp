@@ -1,10 +1,10 @@
-// copy_over (lib/trace/copy_over.hpp), which a reused trace capture copies
+// copy_over (lib/bus/recording/copy_over.hpp), which a reused trace capture copies
 // each emit's event and result with: afterwards the older value is the newer
 // one, exactly (the same JSON text: member order and the bits of numbers),
 // whatever the two held before.
 
 #include "random_values.hpp"
-#include "trace/copy_over.hpp"
+#include "bus/recording/copy_over.hpp"
 
 #include <hookbus/json.hpp>
 #include <hookbus/reflect.hpp>

@@ -55,7 +55,7 @@ TEST_F(Recorded, EveryEmitGivesOneRecordWithItsEventAndASequenceNumberInEmitOrde
   EXPECT_EQ(records[1].payload, HookEvent(call("bash")));
 }
 
-// The bus reuses what it records an emit in (lib/trace/emission_capture.hpp):
+// The bus reuses what it records an emit in (lib/bus/recording/emission_capture.hpp):
 // nothing of an emit reaches the record of the next.
 TEST_F(Recorded, EachRecordHoldsOnlyItsOwnEmitsEventHandlersAndResult) {
   auto guard = hooks.on<ToolCallEvent>(

@@ -2,6 +2,7 @@
 // executables written into temporary directories (docs/external-hooks.md).
 #include "needs_root.hpp"
 #include "project_hooks_fixture.hpp"
+#include "scoped_environment.hpp"
 
 #include <hookbus/external.hpp>
 #include <hookbus/json.hpp>
@@ -262,7 +263,7 @@ TEST_F(Discovery, ADirectoryWritableByOthersAboveTheHookDirectoryRefusesIt) {
 
 // Issue 10, point 5: a symlinked hook was accepted when its target's directory
 // was world-writable; only the target's mode was checked.
-TEST_F(Discovery, Issue10Point5ASymlinkedHookWhoseTargetDirectoryIsWritableByOthersIsRefused) {
+TEST_F(Discovery, ASymlinkedHookWhoseTargetDirectoryIsWritableByOthersIsRefused) {
   TempDir elsewhere;
   const fs::path open_dir = elsewhere.path() / "open";
   write_hook(open_dir / "guard", "tool_call", "");
@@ -496,11 +497,10 @@ TEST_F(Discovery, TheQueryLeavesNothingRunning) {
 
 TEST_F(Discovery, TheQueryGetsAMinimalEnvironment) {
   const fs::path seen = project_.path() / "env";
-  ::setenv("HOOKBUS_TEST_SECRET", "do not leak", 1);
+  const testing::ScopedEnvironment secret{{"HOOKBUS_TEST_SECRET", "do not leak"}};
   write_script(project_hooks() / "env",
                "if [ \"$1\" = hook ]; then /usr/bin/env | sort > '" + seen.string() + "'; echo tool_call; fi\n");
   ASSERT_THAT(names_of(discover()), ElementsAre("env"));
-  ::unsetenv("HOOKBUS_TEST_SECRET");
   const std::string env = testing::read_file(seen);
   EXPECT_THAT(env, AllOf(HasSubstr("HOOKBUS_QUERY=1\n"), HasSubstr("HOOKBUS_HOOK_NAME=env\n"), HasSubstr("PATH="),
                          ::testing::Not(HasSubstr("HOOKBUS_TEST_SECRET"))));
@@ -628,9 +628,8 @@ TEST(UnsafeHookFile, AHookReachedThroughABindMountOfProcIsRefused) {
 TEST_F(Discovery, PluginHooksAreNamedWithTheirOrgAndRepo) {
   write_hook(project_.path() / ".hookbus" / "plugins" / "acme" / "tools" / "hooks" / "guard", "tool_call", "");
   write_hook(project_hooks() / "guard", "tool_call", "");
-  ::setenv("XDG_CONFIG_HOME", user_.path().c_str(), 1);
+  const testing::ScopedEnvironment env{{"XDG_CONFIG_HOME", user_.path().string()}};
   const auto report = discover_hooks(default_hook_directories(project_.path()));
-  ::unsetenv("XDG_CONFIG_HOME");
   ASSERT_THAT(names_of(report), ElementsAre("guard", "acme/tools/guard"));
   EXPECT_EQ(report.hooks[1].source, "project plugin acme/tools");
 }
@@ -639,9 +638,8 @@ TEST(DefaultHookDirectories, AreConfigThenProjectThenUserEachFollowedByItsPlugin
   TempDir project;
   TempDir user;
   testing::make_directories(user.path() / "hookbus" / "plugins" / "org" / "repo" / "hooks");
-  ::setenv("XDG_CONFIG_HOME", user.path().c_str(), 1);
+  const testing::ScopedEnvironment env{{"XDG_CONFIG_HOME", user.path().string()}};
   const auto dirs = default_hook_directories(project.path(), {"/etc/hookbus/hooks"});
-  ::unsetenv("XDG_CONFIG_HOME");
   std::vector<std::string> listed;
   for (const auto& d : dirs.entries) listed.push_back(d.path.string() + " [" + d.prefix + "] " + d.source);
   EXPECT_THAT(listed, ElementsAre("/etc/hookbus/hooks [] config",
@@ -652,11 +650,8 @@ TEST(DefaultHookDirectories, AreConfigThenProjectThenUserEachFollowedByItsPlugin
 }
 
 TEST(DefaultHookDirectories, FallBackToDotConfigInHomeWithoutXdgConfigHome) {
-  const char* saved_xdg = std::getenv("XDG_CONFIG_HOME");
-  const std::string xdg = saved_xdg != nullptr ? saved_xdg : "";
-  ::unsetenv("XDG_CONFIG_HOME");
+  const testing::ScopedEnvironment env{{"XDG_CONFIG_HOME", std::nullopt}};
   const auto dirs = default_hook_directories("/project");
-  if (saved_xdg != nullptr) ::setenv("XDG_CONFIG_HOME", xdg.c_str(), 1);
   ASSERT_NE(std::getenv("HOME"), nullptr);
   ASSERT_EQ(dirs.entries.size(), 2u);
   EXPECT_EQ(dirs.entries[1].path, fs::path(std::getenv("HOME")) / ".config" / "hookbus" / "hooks");
@@ -960,7 +955,7 @@ TEST_F(ExternalHooks, ATimeoutKillsTheHookAndItsGrandchildAndIsAFailure) {
 }
 
 // Issue 10, point 6: a grandchild that called setsid survived the timeout kill.
-TEST_F(ExternalHooks, Issue10Point6ATimeoutKillsAGrandchildThatCalledSetsid) {
+TEST_F(ExternalHooks, ATimeoutKillsAGrandchildThatCalledSetsid) {
   config_.default_timeout = 2s;
   write_hook(hook("stuck"), "tool_call",
              "trap '' TERM\n" + testing::start_setsid_sleeper(file("grandchild.pid")) + "while :; do sleep 1; done\n");
@@ -1119,7 +1114,7 @@ TEST_F(ExternalHooks, AHookConfiguredDisabledIsNotInstalled) {
 
 // Issue 10, point 4: a fail-closed hook that discovery refused (group-writable)
 // was simply not installed, and tool_call was allowed.
-TEST_F(ExternalHooks, Issue10Point4AFailClosedHookThatIsRefusedMakesItsEventsRefuse) {
+TEST_F(ExternalHooks, AFailClosedHookThatIsRefusedMakesItsEventsRefuse) {
   config_.hooks["guard"] = HookSettings{.failure = FailurePolicy::fail_closed};
   write_hook(hook("guard"), "tool_call", "exit 0\n", 0775);
   install();

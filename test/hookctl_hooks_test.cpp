@@ -442,7 +442,7 @@ TEST_F(Hookctl, EmitWithInvalidJsonExitsTwoWithTheError) {
 
 // Issue 10, point 1: emit printed the hook's stderr bytes into its JSON, which
 // Python's json.load and hookbus's parse_json rejected.
-TEST_F(Hookctl, Issue10Point1EmitOfAHookRefusingWithIllFormedUtf8PrintsValidUtf8Json) {
+TEST_F(Hookctl, EmitOfAHookRefusingWithIllFormedUtf8PrintsValidUtf8Json) {
   add_hook("guard", "tool_call", "printf 'reason \\377\\376 here\\n' >&2; exit 2\n");
   trust();
   const ProcessResult r = hookctl({"emit", "tool_call", kCall, "--json"});
@@ -567,7 +567,7 @@ TEST_F(Hookctl, PartialEventJsonStillRejectsAnArrayWhereAnObjectBelongs) {
 }
 
 // Issue 10, point 8: a hook's stderr forged log lines and terminal state.
-TEST_F(Hookctl, Issue10Point8AHooksStderrCannotForgeALogLineOrDriveTheTerminal) {
+TEST_F(Hookctl, AHooksStderrCannotForgeALogLineOrDriveTheTerminal) {
   add_hook("forger", "agent_start", "printf 'oops\\n[hookbus] [info] all good\\033[2J\\n' >&2\nexit 1\n");
   trust();
   const ProcessResult r = hookctl({"emit", "agent_start"});
@@ -662,7 +662,7 @@ TEST_F(Hookctl, NoColorTurnsColourOffOnATerminal) {
 }
 
 // Issue 10, point 9: `emit ... >/dev/full` exited 0.
-TEST_F(Hookctl, Issue10Point9EmitToAFullDeviceExitsFourWithAMessage) {
+TEST_F(Hookctl, EmitToAFullDeviceExitsFourWithAMessage) {
   const ProcessResult r = run_process({.program = "/bin/sh",
                                        .arguments = {"-c", "exec \"$0\" \"$@\" >/dev/full", kHookctl.string(), "emit",
                                                      "agent_start", "--project", project_.path().string()},
@@ -756,7 +756,7 @@ TEST_F(Hookctl, AMissingProjectDirectoryExitsTwo) {
 }
 
 // Issue 10, point 9: an empty --project was a raw filesystem exception, exit 1.
-TEST_F(Hookctl, Issue10Point9AnEmptyProjectPathIsAUsageError) {
+TEST_F(Hookctl, AnEmptyProjectPathIsAUsageError) {
   const ProcessResult r = run_process({.program = kHookctl, .arguments = {"--project", "", "emit", "agent_start"}});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.stderr_text, HasSubstr("hookctl emit: --project: the path is empty"));
@@ -798,7 +798,7 @@ TEST_F(Hookctl, AWorkspaceThatIsAFileIsAUsageError) {
 // Each run here has a timeout of its own (20 s): a regression fails, never hangs.
 // These configs are trusted, so that they apply: an untrusted project's does
 // not, and does not stop the engine (attack 8, SetupTest).
-TEST_F(Hookctl, Issue10Point7AConfigFileThatIsAFifoIsAConfigErrorNotAHang) {
+TEST_F(Hookctl, AConfigFileThatIsAFifoIsAConfigErrorNotAHang) {
   const fs::path config = project_.path() / ".hookbus" / "config.json";
   testing::make_directories(config.parent_path());
   ASSERT_EQ(::mkfifo(config.c_str(), 0600), 0);

@@ -375,7 +375,7 @@ TEST(HookctlUsage, ControlCharactersInAnArgumentAreShownEscaped) {
 // ------------------------------------------------------------------ output
 
 // Issue 10, point 9: `hookctl help >/dev/full` exited 0.
-TEST(HookctlOutput, Issue10Point9HelpToAFullDeviceExits4WithAMessage) {
+TEST(HookctlOutput, HelpToAFullDeviceExits4WithAMessage) {
   const Output run = hookctl("help", ">/dev/full");
   EXPECT_EQ(run.exit_code, 4);
   EXPECT_THAT(run.err, HasSubstr("hookctl: cannot write to standard output: No space left on device"));

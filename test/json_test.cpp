@@ -338,7 +338,7 @@ std::string shortest(double value) {
   return std::string(text, std::to_chars(text, text + sizeof text, value).ptr);
 }
 
-TEST(JsonNumbers, Issue10Point3ParsesTheIssuesNumberCorrectlyRounded) {
+TEST(JsonNumbers, ParsesADoubleOfSeventeenDigitsAndALargeExponentCorrectlyRounded) {
   EXPECT_TRUE(same_bits(parsed_double("1.0555555555555555E43"), strtod_of("1.0555555555555555E43")));
   EXPECT_EQ(shortest(parsed_double("1.0555555555555555E43")), "1.0555555555555555e+43");
 }
@@ -394,7 +394,7 @@ TEST(JsonNumbers, IntegersBeyond64BitsReadAsTheNearestDouble) {
   EXPECT_EQ(parse("-9223372036854775808"), json::value(std::numeric_limits<std::int64_t>::min()));
 }
 
-TEST(JsonNumbers, Issue10Point2ANumberBeyondADoublesRangeIsAnErrorNamingItsPath) {
+TEST(JsonNumbers, ANumberBeyondADoublesRangeIsAnErrorNamingItsPath) {
   EXPECT_EQ(error_of([] { parse_json(R"({"input": {"x": 1e400}})", "stdin"); }),
             "stdin: invalid JSON at line 1, column 22 (offset 21): input.x: number out of range: "
             "1e400 is beyond a double's range (about ±1.8e308)");

@@ -2,6 +2,7 @@
 // with real hook processes (docs/external-hooks.md, "Persistent hooks").
 // Every test ends by checking that no process and no descriptor is left.
 #include "project_hooks_fixture.hpp"
+#include "scoped_environment.hpp"
 
 #include <hookbus/json.hpp>
 
@@ -554,20 +555,12 @@ TEST_F(PersistentHooks, TheBusGoingAwayShutsTheInstancesDown) {
 
 const fs::path kExamples = HOOKBUS_EXAMPLE_HOOKS;
 
-// The system's python3 first in PATH while alive, for `#!/usr/bin/env python3`:
-// a PATH shim such as pyenv's can take seconds to start.
-class SystemPythonFirst {
- public:
-  SystemPythonFirst() : previous_(std::getenv("PATH") != nullptr ? std::getenv("PATH") : "") {
-    ::setenv("PATH", ("/usr/bin:" + previous_).c_str(), 1);
-  }
-  ~SystemPythonFirst() { ::setenv("PATH", previous_.c_str(), 1); }
-  SystemPythonFirst(const SystemPythonFirst&) = delete;
-  SystemPythonFirst& operator=(const SystemPythonFirst&) = delete;
-
- private:
-  std::string previous_;
-};
+// PATH with the system's python3 first, for `#!/usr/bin/env python3`: a PATH
+// shim such as pyenv's can take seconds to start.
+std::string system_python_first() {
+  const char* path = std::getenv("PATH");
+  return "/usr/bin:" + std::string(path != nullptr ? path : "");
+}
 
 class PythonHooks : public PersistentHooks {
  protected:
@@ -602,7 +595,7 @@ class PythonHooks : public PersistentHooks {
     }
   }
 
-  SystemPythonFirst python_;
+  const testing::ScopedEnvironment python_{{"PATH", system_python_first()}};
 };
 
 TEST_F(PythonHooks, TheLoopGuardExampleAnswersHookWithItsEvents) {

@@ -1,5 +1,6 @@
 // The process runner (include/hookbus/process.hpp), with real programs
 // written into temporary directories.
+#include "scoped_environment.hpp"
 #include "script_fixture.hpp"
 
 #include <hookbus/process.hpp>
@@ -79,24 +80,20 @@ TEST_F(Process, RunsInTheWorkingDirectory) {
 
 TEST_F(Process, PassesTheCallersEnvironmentPlusExtraVariables) {
   TempDir dir;
-  ::setenv("HOOKBUS_TEST_INHERITED", "from parent", 1);
-  ::setenv("HOOKBUS_TEST_REPLACED", "old", 1);
+  const testing::ScopedEnvironment env{{"HOOKBUS_TEST_INHERITED", "from parent"}, {"HOOKBUS_TEST_REPLACED", "old"}};
   auto program = write_script(dir / "p", "echo \"$HOOKBUS_TEST_INHERITED|$HOOKBUS_TEST_REPLACED|$HOOKBUS_TEST_EXTRA\"\n"
                                          "env | grep -c '^HOOKBUS_TEST_REPLACED='\n");
   const ProcessResult r = run_process(
       {.program = program, .extra_environment = {{"HOOKBUS_TEST_REPLACED", "new"}, {"HOOKBUS_TEST_EXTRA", "a b"}}});
   EXPECT_THAT(lines(r.stdout_text), ElementsAre("from parent|new|a b", "1"));
-  ::unsetenv("HOOKBUS_TEST_INHERITED");
-  ::unsetenv("HOOKBUS_TEST_REPLACED");
 }
 
 TEST_F(Process, WithoutInheritanceTheEnvironmentIsExactlyTheExtraVariables) {
-  ::setenv("HOOKBUS_TEST_INHERITED", "from parent", 1);
+  const testing::ScopedEnvironment env{{"HOOKBUS_TEST_INHERITED", "from parent"}};
   // env itself, not a shell script: a shell adds PWD to what it exports.
   const ProcessResult r =
       run_process({.program = "/usr/bin/env", .extra_environment = {{"ONLY", "this"}}, .inherit_environment = false});
   EXPECT_THAT(lines(r.stdout_text), ElementsAre("ONLY=this"));
-  ::unsetenv("HOOKBUS_TEST_INHERITED");
 }
 
 TEST_F(Process, AnInvalidEnvironmentVariableNameIsAnError) {

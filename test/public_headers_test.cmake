@@ -1,4 +1,4 @@
-# Issue 10, point 10 (CTest: Issue10Point10.*): hookbus's public headers, the
+# CTest PublicHeaders.* (issue 10, point 10): hookbus's public headers, the
 # umbrella hookbus.hpp among them, compile with CXX under the warnings a strict
 # user builds with. A compiler that is not installed is a failure, never a
 # skip: tools/install-deps installs each one the tests name.

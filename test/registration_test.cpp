@@ -1,8 +1,14 @@
-// Registration: every form returns a move-only RAII Connection.
+// Registration: every form returns a move-only RAII Connection; which tools a
+// handler sees (HandlerOptions::tools, ToolMatcher, glob_match).
 #include <hookbus/hooks.hpp>
+#include <hookbus/tool_matcher.hpp>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
 
 namespace hookbus {
 namespace {
@@ -499,6 +505,134 @@ TEST(ToolMatcherOption, OnANonToolEventIsRejected) {
 TEST(ToolMatcherOption, EmptyAlternativeIsRejected) {
   Hooks hooks;
   EXPECT_THROW(auto c = hooks.on<ToolCallEvent>([](const ToolCallEvent&) {}, {.tools = "Bash|"}), std::invalid_argument);
+}
+
+// glob_match (tool_matcher.hpp), rule by rule: the pattern matches the whole
+// text; `*` is any run of bytes, the empty one too; `?` is exactly one byte;
+// every other byte matches itself only: case counts, and `[`, `\`, `.` and `|`
+// are plain characters (ToolMatcher splits alternatives before glob_match).
+TEST(GlobMatch, EveryRuleOnItsTable) {
+  const std::string many_a(10000, 'a');
+  const std::string many_a_then_b = many_a + "b";
+  struct Case {
+    std::string_view pattern;
+    std::string_view text;
+    bool matches;
+  };
+  const Case cases[] = {
+      // The empty pattern matches the empty text only.
+      {"", "", true},
+      {"", "a", false},
+      // Literal characters: the whole text, case and all.
+      {"bash", "bash", true},
+      {"bash", "Bash", false},
+      {"bash", "bas", false},
+      {"bash", "bashx", false},
+      {"bash", "xbash", false},
+      {"bash", "", false},
+      {"a b+", "a b+", true},
+      // `?`: exactly one byte, whatever it is.
+      {"?", "a", true},
+      {"?", "", false},
+      {"?", "ab", false},
+      {"b?sh", "bash", true},
+      {"b?sh", "bsh", false},
+      {"?", "*", true},
+      {"?", "?", true},
+      {"??", "\xc3\xa9", true},  // "é" in UTF-8 is two bytes, so two `?`
+      {"?", "\xc3\xa9", false},
+      // `*`: any run, the empty one too; several in a row are one.
+      {"*", "", true},
+      {"*", "anything at all", true},
+      {"**", "", true},
+      {"***", "abc", true},
+      // `*` at the end, at the start, at both.
+      {"mcp__*", "mcp__github__create_issue", true},
+      {"mcp__*", "mcp__", true},
+      {"mcp__*", "mcp_", false},
+      {"mcp__*", "xmcp__a", false},
+      {"*_issue", "create_issue", true},
+      {"*_issue", "_issue", true},
+      {"*_issue", "create_issues", false},
+      {"*hub*", "github", true},
+      {"*hub*", "hub", true},
+      {"*hub*", "hb", false},
+      // Several stars.
+      {"mcp__*__create", "mcp__github__create", true},
+      {"mcp__*__create", "mcp__a__b__create", true},
+      {"mcp__*__create", "mcp__github__create_issue", false},
+      {"a*b*c", "abc", true},
+      {"a*b*c", "aXbYc", true},
+      {"a*b*c", "acb", false},
+      {"a*b*c", "abcbc", true},
+      {"a*b*c", "abcb", false},
+      // `*` beside `?`: the `?` still needs its byte.
+      {"*?", "", false},
+      {"*?", "a", true},
+      {"?*", "", false},
+      {"?*", "abc", true},
+      {"*?*", "x", true},
+      {"a*?", "a", false},
+      {"a*?", "ab", true},
+      // Backtracking: the first place a star's run could end is not always the right one.
+      {"*ab", "aab", true},
+      {"*abc", "ababc", true},
+      {"*aab", "aaab", true},
+      {"a*bc", "abcbc", true},
+      {"a*b", "abab", true},
+      {"a*b", "abba", false},
+      {"*a*b", "aaaa", false},
+      {"*a*a*a*a*b", many_a, false},
+      {"*a*a*a*a*b", many_a_then_b, true},
+      // No character classes, no escapes.
+      {"[a]", "[a]", true},
+      {"[a]", "a", false},
+      {"a.b", "a.b", true},
+      {"a.b", "axb", false},
+      {"a|b", "a|b", true},
+      {"a|b", "a", false},
+      {"\\*", "\\x", true},
+      {"\\*", "*", false},
+  };
+  for (const Case& c : cases) {
+    const std::string_view text = c.text.size() > 40 ? c.text.substr(0, 40) : c.text;
+    EXPECT_EQ(glob_match(c.pattern, c.text), c.matches)
+        << "glob_match(\"" << c.pattern << "\", \"" << text << (text.size() < c.text.size() ? "...\"" : "\"")
+        << ") of " << c.text.size() << " bytes";
+  }
+}
+
+// ToolMatcher (tool_matcher.hpp): `|` between alternatives, each a glob; the
+// empty pattern matches every tool; an empty alternative is an error.
+TEST(ToolMatcher, EveryRuleOnItsTable) {
+  struct Case {
+    std::string_view pattern;
+    std::string_view tool;
+    bool matches;
+  };
+  const Case cases[] = {
+      {"", "bash", true},
+      {"", "", true},
+      {"bash", "bash", true},
+      {"bash", "Bash", false},
+      {"Bash|Shell", "Bash", true},
+      {"Bash|Shell", "Shell", true},
+      {"Bash|Shell", "Bash|Shell", false},
+      {"Bash|Shell", "BashShell", false},
+      {"mcp__github__*|Read", "mcp__github__create_issue", true},
+      {"mcp__github__*|Read", "Read", true},
+      {"mcp__github__*|Read", "Reader", false},
+      {"*|x", "anything", true},
+  };
+  for (const Case& c : cases)
+    EXPECT_EQ(ToolMatcher(c.pattern).matches(c.tool), c.matches)
+        << "ToolMatcher(\"" << c.pattern << "\").matches(\"" << c.tool << "\")";
+  EXPECT_TRUE(ToolMatcher().matches_every_tool());
+  EXPECT_TRUE(ToolMatcher("").matches_every_tool());
+  EXPECT_FALSE(ToolMatcher("*").matches_every_tool());  // every tool too, but by its glob
+  EXPECT_EQ(ToolMatcher("Bash|Shell").pattern(), "Bash|Shell");
+  for (const std::string_view typo : {"|", "Bash|", "|Bash", "a||b"})
+    EXPECT_THROW((void)ToolMatcher(typo), std::invalid_argument) << typo;
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
-// The trace capture's reuse (lib/trace/emission_capture.hpp, CapturePool) and
+// The trace capture's reuse (lib/bus/recording/emission_capture.hpp, CapturePool) and
 // the queue behind a queued observer telling when it goes idle
 // (lib/bus/delivery_queue.hpp), which trims the pool.
 
 #include "bus/delivery_queue.hpp"
-#include "trace/emission_capture.hpp"
+#include "bus/recording/emission_capture.hpp"
 
 #include <hookbus/events.hpp>
 

@@ -1,7 +1,7 @@
-// The trace clock (lib/trace/trace_clock.hpp): ticks a recorded emit reads
+// The trace clock (lib/bus/recording/trace_clock.hpp): ticks a recorded emit reads
 // cheaply, converted to the steady clock where the record is made.
 
-#include "trace/trace_clock.hpp"
+#include "bus/recording/trace_clock.hpp"
 
 #include <gtest/gtest.h>
 

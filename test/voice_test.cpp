@@ -6,6 +6,7 @@
 #include <hookbus/setup.hpp>
 
 #include "builtins/plugin_builtin.hpp"
+#include "scoped_environment.hpp"
 #include "script_fixture.hpp"
 #include "voice/audio.hpp"
 
@@ -87,8 +88,6 @@ std::size_t word_errors(const std::vector<std::string>& reference, const std::ve
 
 class Voice : public ::testing::Test {
  protected:
-  void SetUp() override { ::setenv("HOOKBUS_BUILTIN_PLUGIN_DIR", HOOKBUS_TEST_BUILTIN_PLUGINS, 1); }
-
   hookbus::ConnectionGroup install(std::string_view name, boost::json::object settings = {}) {
     return hookbus::default_builtins().install(hooks_, name, settings);
   }
@@ -129,6 +128,8 @@ class Voice : public ::testing::Test {
     return std::get<hookbus::TextPart>((*result.parts)[0]).text;
   }
 
+  // The plugins this build made, for every test but those that say otherwise.
+  const hookbus::testing::ScopedEnvironment plugins_{{"HOOKBUS_BUILTIN_PLUGIN_DIR", HOOKBUS_TEST_BUILTIN_PLUGINS}};
   TempDir dir_;
   hookbus::Hooks hooks_;
 };
@@ -345,7 +346,7 @@ TEST_F(Voice, AProjectsSttIsRankedAsTheProjectsLayer) {
 }
 
 TEST_F(Voice, AMissingPluginIsAConfigErrorSayingWhereItWasLookedFor) {
-  ::setenv("HOOKBUS_BUILTIN_PLUGIN_DIR", dir_.path().c_str(), 1);
+  const hookbus::testing::ScopedEnvironment env{{"HOOKBUS_BUILTIN_PLUGIN_DIR", dir_.path().string()}};
   EXPECT_THAT(config_error("stt", {}),
               AllOf(HasSubstr("stt is a plugin, stt.so, and it is in none of the places looked in: " +
                               (dir_ / "stt.so").string() + " ($HOOKBUS_BUILTIN_PLUGIN_DIR); set HOOKBUS_BUILTIN_PLUGIN_DIR"),
@@ -358,7 +359,7 @@ TEST_F(Voice, AMissingPluginIsAConfigErrorSayingWhereItWasLookedFor) {
 // consumer_find_package) load tts.so through these from a prefix that is not
 // the configured one.
 TEST_F(Voice, WithoutTheVariableThePluginsAreLookedForUnderThePrefixHookbusWasLoadedFrom) {
-  ::unsetenv("HOOKBUS_BUILTIN_PLUGIN_DIR");
+  const hookbus::testing::ScopedEnvironment env{{"HOOKBUS_BUILTIN_PLUGIN_DIR", std::nullopt}};
   const std::vector<hookbus::BuiltinPluginDirectory> directories = hookbus::builtin_plugin_directories();
   ASSERT_GE(directories.size(), 2u);
   const fs::path holder = fs::canonical(HOOKBUS_TEST_LIBHOOKBUS_SHARED ? HOOKBUS_TEST_LIBHOOKBUS : "/proc/self/exe");

@@ -30,4 +30,13 @@ class JsonError : public Error {
   std::string path_;
 };
 
+// A program could not be started (not found, not executable, no such
+// working directory, out of resources): thrown by run_process (process.hpp),
+// CoProcess (co_process.hpp) and the external-hook runners. The message names
+// the program.
+class ProcessError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace hookbus

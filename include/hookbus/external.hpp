@@ -8,15 +8,16 @@
 // call; the pieces are here for engines that assemble their own:
 //
 //   auto report = hookbus::discover_hooks(directories, options);
-//   auto installed = hookbus::install_external_hooks(hooks, report, layered_config, project_dir);
+//   auto installed = hookbus::install_external_hooks(hooks, report, layered_config, {.project_dir = project_dir});
 //   installed.report ...  // what was installed, left out, refusing, and warnings
 //
 // One call of a hook run per event (the default mode; persistent hooks
 // answer `HOOK serve` requests instead, docs/external-hooks.md): `HOOK run`,
 // with the event as one JSON document on stdin
 // (hook_payload), the environment plus HOOKBUS_EVENT, HOOKBUS_SESSION_ID,
-// HOOKBUS_PROJECT_DIR and HOOKBUS_HOOK_NAME, and the event's cwd as working
-// directory. Then, by exit status:
+// HOOKBUS_PROJECT_DIR and HOOKBUS_HOOK_NAME, and as working directory the
+// event's cwd (else the hook's project directory, when either is a directory).
+// Then, by exit status:
 //   0, empty stdout      no change (so is a JSON null);
 //   0, JSON on stdout    the event's result, read leniently (kodelet's field
 //                        names accepted);

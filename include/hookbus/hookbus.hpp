@@ -1,8 +1,12 @@
 #pragma once
-// Umbrella header: the whole public API of hookbus. None of these headers pulls
-// in Boost.Signals2 or the JSON conversion templates (they live in lib/), so
-// including all of them stays cheap. <hookbus/reflect.hpp>, reflection over the
-// catalogue for tools, is public but left out for the same reason.
+// Umbrella header: the whole public API of hookbus but <hookbus/reflect.hpp>
+// (reflection over the catalogue, for tools that walk it: include it on its
+// own). It is the costliest of hookbus's headers to compile: the catalogue with
+// Boost.Describe and Boost.JSON's values, fmt, <filesystem>, and the setup,
+// trust, config and external-hook API. A file that only registers handlers and
+// emits includes <hookbus/hooks.hpp> instead. What none of them holds is the
+// bus's machinery (Boost.Signals2, the reducers) and the definitions of the
+// JSON and formatting templates: those are compiled once, in the library.
 
 // The catalogue: payload types, results, events, names and aliases.
 #include <hookbus/errors.hpp>

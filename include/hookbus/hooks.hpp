@@ -1,7 +1,10 @@
 #pragma once
-// hookbus::Hooks, the bus. Each event type has its own Boost.Signals2 signal
-// (kept inside the library, out of this header), and catch-all subscribers see
-// every event after its typed handlers. docs/semantics.md is the contract.
+// hookbus::Hooks, the bus. Each event type has a channel, kept inside the
+// library, out of this header: a registry of its handlers (a Boost.Signals2
+// signal, which says who is connected and in which order) and the dispatch
+// snapshot made from it, the handlers in call order, which an emit walks
+// without a lock (an emit calls no Signals2). Catch-all subscribers see every
+// event after its typed handlers. docs/semantics.md is the contract.
 //
 //   hookbus::Hooks hooks;
 //   auto policy = hooks.on<hookbus::ToolCallEvent>(
@@ -160,7 +163,7 @@ struct RegistrarScope {
 [[nodiscard]] std::stop_token emit_stop_token() noexcept;
 
 namespace detail {
-struct BusState;  // the signals, registries and counters; defined in the library
+struct BusState;  // the channels, queues and records of emits; defined in the library
 struct BusInstantiations;  // instantiates Hooks's member templates for every event, in the library
 
 // Per-type listener counts, checked inline before anything else so an event
@@ -389,7 +392,7 @@ class Hooks {
   }
 
   // Defined in the library and instantiated there for every event, which keeps
-  // Signals2 out of this header.
+  // the channels (and Signals2, their registry) out of this header.
   friend struct detail::BusInstantiations;
   // `answers`: whether the handler can change the outcome (detail::can_answer).
   template <Event E> Connection connect(Handler<E> handler, HandlerOptions options, bool answers = true);

@@ -52,7 +52,7 @@
 // every process of the run itself (they are still the stopped supervisor's
 // children, or are reparented to it), and the run's `supervision_lost` is set.
 
-#include <hookbus/errors.hpp>
+#include <hookbus/errors.hpp>  // ProcessError, which run_process throws
 #include <hookbus/types.hpp>
 
 #include <chrono>
@@ -117,16 +117,10 @@ struct ProcessResult {
   [[nodiscard]] std::string stderr_tail(std::size_t max_bytes = 500) const;
 };
 
-// The program could not be started (not found, not executable, no such
-// working directory, out of resources). The message names the program.
-class ProcessError : public Error {
- public:
-  using Error::Error;
-};
-
 // Runs the program to completion as described at the top of this file.
-// Throws ProcessError when it cannot be started; anything the program does
-// once started (failing, crashing, hanging, flooding) is reported in the result.
+// Throws ProcessError (errors.hpp) when it cannot be started; anything the
+// program does once started (failing, crashing, hanging, flooding) is reported
+// in the result.
 ProcessResult run_process(const ProcessSpec& spec);
 
 }  // namespace hookbus

@@ -1,7 +1,8 @@
 #pragma once
 // Which tools a handler sees: an exact name or a glob (`*` any run, `?` one
-// character), always matched against the whole tool name, with `|` between
-// alternatives: "bash", "mcp__github__*", "Bash|Shell".
+// byte, so one character of an ASCII name), always matched against the whole
+// tool name, case and all, with `|` between alternatives: "bash",
+// "mcp__github__*", "Bash|Shell".
 
 #include <cstddef>
 #include <string>
@@ -30,7 +31,8 @@ class ToolMatcher {
 // so that HandlerOptions::tools applies to it. False for an index out of range.
 bool has_tool_name(std::size_t event_index) noexcept;
 
-// Whole-string glob match with `*` and `?`.
+// Whole-string glob match: `*` is any run of bytes, the empty one too, `?`
+// exactly one byte, and every other byte itself (no classes, no escapes).
 bool glob_match(std::string_view pattern, std::string_view text) noexcept;
 
 }  // namespace hookbus

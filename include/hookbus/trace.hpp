@@ -4,7 +4,7 @@
 // took, the reduced result and who decided it), and the trace file: JSON
 // Lines, a header line and one line per emit, in the schema of
 // docs/tracing.md ("The trace file"). Hooks::on_emission (hooks.hpp) delivers
-// records; the trace sinks (trace_sinks.hpp) write them.
+// records; the built-in tracer (tracer.hpp) writes them to files.
 //
 //   for (hookbus::TraceReader reader(file, "session.jsonl"); auto record = reader.next();)
 //     if (const auto* decider = record->decided_by ? &*record->decided_by : nullptr) ...

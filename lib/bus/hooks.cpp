@@ -15,10 +15,10 @@
 #include "bus/channel.hpp"
 #include "bus/delivery_queue.hpp"
 #include "bus/kept_alive.hpp"
+#include "bus/recording/emission_capture.hpp"
 #include "bus/reducers.hpp"
 #include "bus/registration.hpp"
 #include "catalogue/instantiations.hpp"
-#include "trace/emission_capture.hpp"
 
 #include <boost/core/type_name.hpp>
 #include <spdlog/spdlog.h>

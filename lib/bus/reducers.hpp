@@ -4,8 +4,9 @@
 // contract; this file is their single implementation.
 //
 // Per-emit state lives in an Emission, created by each emit and passed to every
-// slot, never in the shared Signals2 combiner: concurrent emits of the same
-// event never see each other's state.
+// slot it calls (bus/hooks.cpp); nothing of an emit is kept in the channel the
+// slots come from, so concurrent emits of the same event never see each
+// other's state.
 //
 // What each result type refuses with and which of its event's fields it
 // patches is stated next to it (result_rules, results.hpp). A patch is
@@ -38,12 +39,13 @@
 
 namespace hookbus {
 
-// What a slot tells the combiner after it ran.
+// What a slot tells the emit after it ran: go on to the next slot, or stop
+// (Channel::Reading::each, bus/channel.hpp).
 enum class Step { proceed, stop };
 
 namespace detail {
 
-class EmissionCapture;  // the emit's record for emission observers (lib/trace)
+class EmissionCapture;  // the emit's record for emission observers (bus/recording/emission_capture.hpp)
 
 using reflect::is_optional_v;
 using reflect::is_vector_v;

@@ -1,8 +1,8 @@
 #pragma once
 // Internal: one registered handler's identity (label, source, policy, order)
 // and its place in its channel's registry. Its Connection handle, its slot
-// (bus/channel.hpp) and the records of emits that reached it (lib/trace) each
-// hold it.
+// (bus/channel.hpp) and the records of emits that reached it
+// (bus/recording/emission_capture.hpp) each hold it.
 //
 // The handler itself is not in here: it lives in the slot, which the channel
 // holds while it is connected and the dispatch snapshots of emits in flight

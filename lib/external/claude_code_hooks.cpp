@@ -7,6 +7,7 @@
 #include <hookbus/log.hpp>
 #include <hookbus/names.hpp>
 
+#include "bus/recording/handler_report.hpp"
 #include "external/background.hpp"
 #include "external/claude_code_files.hpp"
 #include "external/claude_code_installer.hpp"
@@ -15,7 +16,6 @@
 #include "support/files.hpp"
 #include "support/logging.hpp"
 #include "support/sha256.hpp"
-#include "trace/handler_report.hpp"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>

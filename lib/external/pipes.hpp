@@ -3,7 +3,7 @@
 // library's side of its supervisor (supervisor.cpp) and the co-process
 // (co_process.cpp).
 
-#include <hookbus/process.hpp>
+#include <hookbus/errors.hpp>
 
 #include <fcntl.h>
 #include <pthread.h>

@@ -5,7 +5,8 @@
 
 #include "external/pipes.hpp"
 
-#include <hookbus/process.hpp>
+#include <hookbus/errors.hpp>
+#include <hookbus/types.hpp>
 
 #include <sys/types.h>
 #include <sys/wait.h>

@@ -15,7 +15,7 @@
 // report once the call ended; the handler writes through handler_report(),
 // null whenever nobody records the call.
 
-#include "trace/trace_clock.hpp"
+#include "bus/recording/trace_clock.hpp"
 
 #include <optional>
 

@@ -1,6 +1,6 @@
-// The trace clock's ticks and their conversion (lib/trace/trace_clock.hpp).
+// The trace clock's ticks and their conversion (lib/bus/recording/trace_clock.hpp).
 
-#include "trace/trace_clock.hpp"
+#include "bus/recording/trace_clock.hpp"
 
 #include <algorithm>
 #include <cmath>

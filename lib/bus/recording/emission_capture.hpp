@@ -14,11 +14,11 @@
 
 #include <hookbus/trace.hpp>
 
+#include "bus/recording/copy_over.hpp"
+#include "bus/recording/handler_report.hpp"
+#include "bus/recording/trace_clock.hpp"
 #include "bus/reducers.hpp"
 #include "bus/registration.hpp"
-#include "trace/copy_over.hpp"
-#include "trace/handler_report.hpp"
-#include "trace/trace_clock.hpp"
 
 #include <boost/container/small_vector.hpp>
 #include <boost/smart_ptr/intrusive_ptr.hpp>

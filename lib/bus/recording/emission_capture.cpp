@@ -1,7 +1,7 @@
-// EmissionCapture's record (lib/trace/emission_capture.hpp): labels, kinds
-// and wall-clock times, made off the emit's hot path.
+// EmissionCapture's record (lib/bus/recording/emission_capture.hpp): labels,
+// kinds and wall-clock times, made off the emit's hot path.
 
-#include "trace/emission_capture.hpp"
+#include "bus/recording/emission_capture.hpp"
 
 #include <atomic>
 

@@ -1,6 +1,7 @@
-// copy_over (lib/trace/copy_over.hpp): the catalogue template, its instantiations, and JSON values.
+// copy_over (lib/bus/recording/copy_over.hpp): the catalogue template, its
+// instantiations, and JSON values.
 
-#include "trace/copy_over.hpp"
+#include "bus/recording/copy_over.hpp"
 
 #include "catalogue/instantiations.hpp"
 
