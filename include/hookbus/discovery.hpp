@@ -28,7 +28,7 @@
 //   - its events: declared in config (never asked), else a cached answer for
 //     this exact file (path, size, mtime, content hash), else `HOOK hook`,
 //     run in a fresh empty directory with stdin at end of file, a minimal
-//     environment (PATH, HOME, LANG, HOOKBUS_QUERY=1, HOOKBUS_HOOK_NAME) and a
+//     environment (PATH, HOME, LANG, LC_ALL, HOOKBUS_QUERY=1, HOOKBUS_HOOK_NAME) and a
 //     timeout; each non-empty stdout line must be a wire name or alias. A
 //     failing query or an unknown name refuses the file with a warning.
 // Hooks run in layer order (managed, user, project, local), then directory
