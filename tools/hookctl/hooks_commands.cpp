@@ -653,16 +653,23 @@ std::vector<MergedSetting> merged_settings(const SetupReport& report, ProjectTru
 
 // ------------------------------------------------------------------ trust
 
-// A fingerprinted file whose content was not hashed: its sha256 holds why.
+// A fingerprinted file whose content was not hashed: its sha256 holds why,
+// "unreadable: ..." (no regular file, or one that cannot be read) or
+// "refused: ..." (reached through procfs).
 constexpr std::string_view kUnreadable = "unreadable: ";
+constexpr std::string_view kRefused = "refused: ";
 
 void print_files(const ProjectFingerprint& fingerprint) {
   for (const auto& file : fingerprint.files) {
-    if (file.sha256.starts_with(kUnreadable))
-      fmt::print("  {:04o}  {:<16}  {} ({})\n", file.mode, "unreadable", printable(file.path),
-                 printable(std::string_view(file.sha256).substr(kUnreadable.size())));
+    const std::string_view sha256 = file.sha256;
+    const std::string_view unhashed = sha256.starts_with(kUnreadable) ? kUnreadable
+                                      : sha256.starts_with(kRefused)  ? kRefused
+                                                                      : std::string_view();
+    if (!unhashed.empty())
+      fmt::print("  {:04o}  {:<16}  {} ({})\n", file.mode, unhashed.substr(0, unhashed.size() - 2), printable(file.path),
+                 printable(sha256.substr(unhashed.size())));
     else
-      fmt::print("  {:04o}  {}  {}\n", file.mode, file.sha256.substr(0, 16), printable(file.path));
+      fmt::print("  {:04o}  {}  {}\n", file.mode, sha256.substr(0, 16), printable(file.path));
   }
 }
 
