@@ -996,6 +996,18 @@ TEST_F(Hookctl, RunHookRefusesAPathThroughProcEvenWithForce) {
   EXPECT_FALSE(fs::exists(file("ran")));
 }
 
+// A '#!' line naming its interpreter by a relative path runs what the
+// event's working directory holds there: no file to force either.
+TEST_F(Hookctl, RunHookRefusesAHookWhoseInterpreterLineNamesARelativePathEvenWithForce) {
+  write_script(project_.path() / "tools" / "sh", "echo ran > '" + file("ran") + "'\n");
+  write_file(hook("guard"), "#!tools/sh\nexit 0\n", 0755);
+  const ProcessResult r = hookctl({"run-hook", "--force", hook("guard").string(), "tool_call",
+                                   R"({"context": {"cwd": ")" + project_.path().string() + R"("}})"});
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_THAT(r.stderr_text, AllOf(HasSubstr("refusing to run"), HasSubstr("its '#!' line names 'tools/sh'")));
+  EXPECT_FALSE(fs::exists(file("ran")));
+}
+
 // As the config would run a hook of its name: with the user's "kill", what it
 // detaches ends with the run (the fixture fails on anything left running).
 TEST_F(Hookctl, RunHookKillsWhatTheHookDetachesWhenConfigSaysKill) {

@@ -63,6 +63,31 @@ TEST_F(RunWhatWasChecked, Attack4AHookLinkedThroughProcSelfCwdNeverRunsTheFileIt
   EXPECT_FALSE(fs::exists(in_project("unreviewed-ran")));
 }
 
+// Attack 4, through the interpreter. The repository's hook names its
+// interpreter by a relative path, `#!tools/guard-shell`: the kernel finds it
+// from the working directory of the run, the event's. In the project's root
+// that is the reviewed tools/guard-shell; in the package the agent works in,
+// packages/app/tools/guard-shell, which nobody reviewed and no fingerprint
+// covers. The hook is refused, and the user's guard decides.
+TEST_F(RunWhatWasChecked, Attack4AHookWhoseInterpreterIsNamedRelativelyNeverRunsTheOneInTheEventsDirectory) {
+  install_users_guard();
+  write_script(upstream("tools/guard-shell"), "exec /bin/sh \"$@\"\n");
+  write_script(upstream("packages/app/tools/guard-shell"), "echo ran > \"$HOOKBUS_PROJECT_DIR/unreviewed-ran\"\n");
+  write_file(upstream(".hookbus/hooks/guard"), "#!tools/guard-shell\ncat >/dev/null\nexit 0\n", 0755);
+  write_file(upstream(".hookbus/config.json"), R"({"hooks": {"guard": {"events": ["tool_call"]}}})");
+  attacker_commits("a guard with its own shell");
+  user_pulls();
+  trust();
+
+  const fs::path package = in_project("packages/app");
+  EXPECT_EQ(hookctl_decides("ls", package), "none");
+  EXPECT_EQ(setup_decides("ls", package), "none");
+  EXPECT_EQ(hookctl_decides("rm -rf /", package), "deny");
+  EXPECT_EQ(setup_decides("rm -rf /", package), "deny");
+  EXPECT_THAT(hookctl({"list"}).stdout_text, HasSubstr("its '#!' line names 'tools/guard-shell' by a relative path"));
+  EXPECT_FALSE(fs::exists(in_project("unreviewed-ran")));
+}
+
 // Attack 4, a directory. The repository links a directory of its hook tree
 // to /proc/self/cwd: the fingerprint walked, at every engine start, whatever
 // directory the engine runs in (the user's home, or `/`: seconds, and past

@@ -872,8 +872,10 @@ int run_hook_command(const Invocation& invocation) {
   const fs::path path = invocation.argument_path(0);
   const HookEvent event = read_event(*invocation.argument(1), invocation.argument(2));
   // Not even with --force: the hook would run another file than the one named here.
-  if (auto why = detail::per_process_path_reason(path)) {
-    print_to_stderr("hookctl run-hook: refusing to run {}: {}\n", shown_path(path), printable(*why));
+  auto elsewhere = detail::per_process_path_reason(path);
+  if (!elsewhere) elsewhere = detail::relative_interpreter_reason(path);
+  if (elsewhere) {
+    print_to_stderr("hookctl run-hook: refusing to run {}: {}\n", shown_path(path), printable(*elsewhere));
     return exit_failure;
   }
   if (auto why = unsafe_hook_file(path)) {
