@@ -41,7 +41,10 @@ std::vector<DirectoryEntry> directory_entries(const fs::path& directory, std::er
 }
 
 void walk_below(const fs::path& directory, const std::function<void(const DirectoryEntry&)>& visit) {
-  if (per_process_path_reason(directory)) return visit({directory, EntryKind::per_process, fs::is_symlink(directory)});
+  if (per_process_path_reason(directory)) {
+    std::error_code ignored;
+    return visit({directory, EntryKind::per_process, fs::is_symlink(directory, ignored)});
+  }
   std::set<std::pair<dev_t, ino_t>> entered;
   std::vector<fs::path> pending{directory};  // the directories still to enter, the next one last
   while (!pending.empty()) {
