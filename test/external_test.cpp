@@ -377,6 +377,26 @@ TEST_F(Discovery, AHookReachedThroughProcOrDevFdIsRefused) {
   }
 }
 
+// A hook runs in the event's working directory: a '#!' line that names a
+// file by a relative path (the interpreter, env's program, a path in env's
+// -S command) runs whatever the event's directory holds there, which nobody
+// checked or trusted. A name PATH finds, or an absolute path, is the same everywhere.
+TEST_F(Discovery, AHookWhoseInterpreterLineNamesARelativePathIsRefused) {
+  const std::map<std::string, std::string> lines{{"interpreter", "#!tools/python3"},
+                                                 {"env-program", "#!/usr/bin/env bin/node"},
+                                                 {"env-split", "#!/usr/bin/env -S node --require=./init.js"}};
+  for (const auto& [name, line] : lines)
+    write_file(project_hooks() / name, line + "\n[ \"$1\" = hook ] && echo tool_call\n", 0755);
+  write_file(project_hooks() / "from-path", "#!/usr/bin/env sh\n[ \"$1\" = hook ] && echo tool_call\n", 0755);
+  const auto report = discover();
+  EXPECT_THAT(report.hooks, ElementsAre(Field(&DiscoveredHook::name, "from-path")));
+  for (const auto& [name, line] : lines) {
+    const SkippedFile refused = skipped(report, name);
+    EXPECT_EQ(refused.why, SkippedFile::Why::refused) << name;
+    EXPECT_THAT(refused.reason, AllOf(HasSubstr("its '#!' line names"), HasSubstr("by a relative path"))) << name;
+  }
+}
+
 TEST_F(Discovery, AHookDirectoryReachedThroughProcIsRefusedAsAWhole) {
   TempDir elsewhere;
   write_hook(elsewhere.path() / "hooks" / "guard", "tool_call", "");

@@ -946,6 +946,7 @@ TEST_F(Hookctl, RunHookOfAHookThatStopsItsSupervisorEndsAfterItsTimeoutAndLeaves
   add_hook("stopper", "tool_call",
            "sleep 100 &\necho $! > '" + file("sleep.pid") + "'\necho $$ > '" + file("hook.pid") + "'\n"
            "kill -STOP $PPID\nwait\n");
+  trust();  // so that its config applies
   const ProcessResult r = hookctl({"run-hook", hook("stopper").string(), "tool_call", kCall});
   EXPECT_FALSE(r.timed_out) << "hookctl hung";
   EXPECT_EQ(r.exit_code, 4) << r.stderr_text;
@@ -995,6 +996,18 @@ TEST_F(Hookctl, RunHookRefusesAPathThroughProcEvenWithForce) {
   EXPECT_FALSE(fs::exists(file("ran")));
 }
 
+// A '#!' line naming its interpreter by a relative path runs what the
+// event's working directory holds there: no file to force either.
+TEST_F(Hookctl, RunHookRefusesAHookWhoseInterpreterLineNamesARelativePathEvenWithForce) {
+  write_script(project_.path() / "tools" / "sh", "echo ran > '" + file("ran") + "'\n");
+  write_file(hook("guard"), "#!tools/sh\nexit 0\n", 0755);
+  const ProcessResult r = hookctl({"run-hook", "--force", hook("guard").string(), "tool_call",
+                                   R"({"context": {"cwd": ")" + project_.path().string() + R"("}})"});
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_THAT(r.stderr_text, AllOf(HasSubstr("refusing to run"), HasSubstr("its '#!' line names 'tools/sh'")));
+  EXPECT_FALSE(fs::exists(file("ran")));
+}
+
 // As the config would run a hook of its name: with the user's "kill", what it
 // detaches ends with the run (the fixture fails on anything left running).
 TEST_F(Hookctl, RunHookKillsWhatTheHookDetachesWhenConfigSaysKill) {
@@ -1003,6 +1016,37 @@ TEST_F(Hookctl, RunHookKillsWhatTheHookDetachesWhenConfigSaysKill) {
   const ProcessResult r = hookctl({"run-hook", hook("notify").string(), "tool_call", kCall});
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
   EXPECT_TRUE(testing::process_gone(pid_in("detached.pid")));
+}
+
+// run-hook reads the config as setup() does: a project's config is the
+// project's to apply once the user trusted it. An untrusted project's "kill"
+// does not reach the hook, and once trusted it does.
+TEST_F(Hookctl, RunHookAppliesAProjectsConfigOnlyOnceTheProjectIsTrusted) {
+  write_file(project_.path() / ".hookbus" / "config.json", R"({"detached_processes": "kill"})");
+  const fs::path notify = write_script(user_config_.path() / "hookbus" / "hooks" / "notify",
+                                       testing::start_setsid_sleeper(file("detached.pid")));
+  const ProcessResult untrusted = hookctl({"run-hook", notify.string(), "tool_call", kCall});
+  EXPECT_EQ(untrusted.exit_code, 0) << untrusted.stderr_text;
+  const pid_t detached = pid_in("detached.pid");
+  EXPECT_FALSE(testing::process_gone(detached)) << "the untrusted project's config applied";
+  EXPECT_TRUE(kill_adopted(detached));  // ours to clean up now
+  fs::remove(file("detached.pid"));
+
+  trust();
+  const ProcessResult trusted = hookctl({"run-hook", notify.string(), "tool_call", kCall});
+  EXPECT_EQ(trusted.exit_code, 0) << trusted.stderr_text;
+  EXPECT_TRUE(testing::process_gone(pid_in("detached.pid")));
+}
+
+// An untrusted project's config that does not read (broken JSON, a link to a
+// device) stops run-hook no more than it stops the engine.
+TEST_F(Hookctl, RunHookIsNotStoppedByAnUntrustedProjectsConfigThatDoesNotRead) {
+  write_file(project_.path() / ".hookbus" / "config.json", R"({"hooks": {"guard": {"timeout_ms": 5)");
+  fs::create_symlink("/dev/zero", project_.path() / ".hookbus" / "config.local.json");
+  const fs::path guard = write_script(user_config_.path() / "hookbus" / "hooks" / "guard", "echo ran >&2\n");
+  const ProcessResult r = hookctl({"run-hook", guard.string(), "tool_call", kCall});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr("| ran"));
 }
 
 // ------------------------------------------------------------------ trust

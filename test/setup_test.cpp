@@ -958,6 +958,22 @@ TEST_F(SetupTest, AUsersHookWhoseDirectoryOthersCanWriteAfterSetupDoesNotRun) {
                                        HasSubstr("chmod go-w")));
 }
 
+// Checked before each run too: a hook whose '#!' line comes to name a
+// relative path would run what the event's directory holds there.
+TEST_F(SetupTest, AUsersHookWhoseInterpreterLineBecomesRelativeAfterSetupDoesNotRun) {
+  add_hook(Layer::user, "guard", "exit 2\n");
+  const auto installed = set_up();
+  std::vector<HookError> errors;
+  const Connection listener = hooks_.on_handler_error([&](const HookError& error) { errors.push_back(error); });
+  write_script(project_.path() / "bin" / "sh", "exec /bin/sh \"$@\"\n");  // where the hook runs: the project
+  const fs::path guard = hooks_of(Layer::user) / "guard";
+  write_file(guard, "#!bin/sh\n" + testing::read_file(guard).substr(std::string("#!/bin/sh\n").size()), 0755);
+  EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
+  EXPECT_EQ(ran(), "");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0].message, HasSubstr("refused: its '#!' line names 'bin/sh' by a relative path"));
+}
+
 TEST_F(SetupTest, AFailClosedUsersHookOthersCanWriteAfterSetupRefuses) {
   add_hook(Layer::user, "guard");
   write_file(config_of(Layer::user), R"({"hooks": {"guard": {"failure": "fail_closed"}}})");

@@ -38,6 +38,7 @@ class ShellCommandProject {
     for (const char* script : {"x.js", "x.ts", "x.rb", "x.pl", "x.php", "x.lua"})
       write_file(project() / "tools" / script, "\n");
     write_script(project() / "sub" / "x.sh", "exit 0\n");
+    write_script(project() / "sub" / "tools" / "run.sh", "exit 0\n");  // what `cd tools` finds through CDPATH=sub
     fs::create_directories(project() / "sub" / "deep");
     fs::create_directory_symlink("sub/deep", project() / "link");
     write_file(project() / "lib" / "common.sh", "helper() { :; }\n");
@@ -50,6 +51,11 @@ class ShellCommandProject {
     write_file(project() / "build" / "Makefile", "all:\n");
     write_file(project() / "build" / "rules.mk", "all:\n");
     write_script(project() / "plugin" / "scripts" / "p.sh", "exit 0\n");
+    // '#!' lines the kernel follows: an interpreter named relative to the
+    // working directory, and env splitting a command of its own.
+    write_script(project() / "interp" / "run", "exec /bin/sh \"$@\"\n");
+    write_file(project() / "scripts" / "relative.sh", "#!interp/run\nexit 0\n", 0755);
+    write_file(project() / "scripts" / "split.sh", "#!/usr/bin/env -S node --require ./tools/x.js\n", 0755);
     write_script(home() / "bin" / "h.sh", "exit 0\n");
     write_script(home() / ".config" / "hookbus" / "hooks" / "block-rm-rf", "exit 0\n");
   }
@@ -214,6 +220,7 @@ const std::vector<Row> kResolved = {
     {"UvRunWithoutTheProject", "uv run --no-project tools/helper.py", {{"proj/tools/helper.py", Role::script}}, {}},
     {"Source", "source lib/common.sh && helper", {{"proj/lib/common.sh", Role::script}}, {}},
     {"Dot", ". ./lib/common.sh", {{"proj/lib/common.sh", Role::script}}, {}},
+    {"SourceLooksInPath", "PATH=./lib:$PATH; . common.sh", {{"proj/lib/common.sh", Role::script}}, {}},
     {"SourcedFileThatChangesDirectory", ". ./env.sh && ./x.sh",
      {{"proj/env.sh", Role::script}, {"proj/sub/x.sh", Role::program}}, {}},
     {"PythonModuleFile", "python3 -m single", {{"proj/single.py", Role::module}}, {}},
@@ -225,6 +232,14 @@ const std::vector<Row> kResolved = {
     {"NamedArgument", "cat tools/helper.py", {{"proj/tools/helper.py", Role::named}}, {}},
     {"SpecialParametersNeverNameFiles", "./hook.sh; exit $?", {{"proj/hook.sh", Role::program}}, {}},
     {"OutputRedirectionsDecideNothing", "./hook.sh > \"$LOG\" 2>&1", {{"proj/hook.sh", Role::program}}, {}},
+    {"CdLooksInCdpathFirst", "CDPATH=sub cd tools && ./run.sh", {{"proj/sub/tools/run.sh", Role::program}}, {}},
+    {"AnEmptyCdpathEntryIsTheWorkingDirectory", "CDPATH=:sub; cd tools && ./run.sh", {{"proj/tools/run.sh", Role::program}}, {}},
+    {"CdToADotPathLeavesCdpathAside", "CDPATH=sub cd ./tools && ./run.sh", {{"proj/tools/run.sh", Role::program}}, {}},
+    // The kernel runs a '#!' line's interpreter with the script: one named by
+    // a relative path is found from the working directory, and runs too.
+    {"ARelativeInterpreterOfAScriptIsFoundFromTheWorkingDirectory", "./scripts/relative.sh",
+     {{"proj/scripts/relative.sh", Role::program}, {"proj/interp/run", Role::program}}, {}},
+    {"ARelativeInterpreterIsNotBesideTheScript", "cd scripts && ./relative.sh", {{"proj/scripts/relative.sh", Role::program}}, {}},
 };
 
 const std::vector<Row> kReported = {
@@ -266,6 +281,10 @@ const std::vector<Row> kReported = {
     {"UnterminatedQuote", "./hook.sh 'oops", {{"proj/hook.sh", Role::program}}, {"unterminated"}},
     {"Alias", "alias ls=./hook.sh; ls", {}, {"alias"}},
     {"DollarSingleQuote", "$'./hook.sh'", {}, {"$'"}},
+    {"FieldSeparators", "IFS=_; X=./hook.sh_x; $X", {}, {"IFS"}},
+    {"ACdpathNotKnown", "CDPATH=\"$DIRS\" cd tools && ./run.sh", {}, {"CDPATH"}},
+    {"AnInterpreterLineSplitByEnv", "\"$CLAUDE_PROJECT_DIR\"/scripts/split.sh", {{"proj/scripts/split.sh", Role::program}},
+     {"env -S"}},
 };
 
 std::string row_name(const ::testing::TestParamInfo<Row>& info) { return info.param.name; }

@@ -366,6 +366,43 @@ TEST_F(Trust, AFileReachedThroughProcIsRecordedAsRefusedNotWithTheContentItHasHe
   EXPECT_THAT(print.files[0].sha256, AllOf(::testing::StartsWith("refused: "), HasSubstr("procfs")));
 }
 
+// A directory linked through /proc names, in each process, what that
+// process sees there (/proc/self/cwd: its working directory, the engine's
+// here, maybe `/`): the walk does not enter it (it was slow, and nothing
+// reached so may run), but records the link as refused, so its going or
+// being repointed is a change.
+TEST_F(Trust, ADirectoryLinkedThroughProcIsRecordedAsRefusedAndNotEntered) {
+  write_script(project_.path() / "tools" / "hooks" / "helper", "echo reviewed\n");
+  testing::make_directories(hooks());
+  fs::create_directory_symlink(fs::path("/proc/self/root") / (project_.path() / "tools").relative_path(), hooks() / "tools");
+  const ProjectFingerprint print = fingerprint(files());
+  ASSERT_THAT(print.files, ElementsAre(Field(&FingerprintedFile::path, ".hookbus/hooks/tools")));
+  EXPECT_THAT(print.files[0].sha256, AllOf(::testing::StartsWith("refused: "), HasSubstr("procfs")));
+}
+
+TEST_F(Trust, AHookDirectoryLinkedThroughProcIsRecordedAsRefusedAndNotEntered) {
+  write_script(project_.path() / "tools" / "hooks" / "helper", "echo reviewed\n");
+  testing::make_directories(hooks().parent_path());
+  fs::create_directory_symlink(fs::path("/proc/self/root") / (project_.path() / "tools" / "hooks").relative_path(), hooks());
+  const ProjectFingerprint print = fingerprint(files());
+  ASSERT_THAT(print.files, ElementsAre(Field(&FingerprintedFile::path, ".hookbus/hooks")));
+  EXPECT_THAT(print.files[0].sha256, ::testing::StartsWith("refused: "));
+}
+
+// A dangling link of a hook tree is recorded with its target: the reviewer
+// sees it, and the file it comes to name is a change of it.
+TEST_F(Trust, ADanglingLinkInAHookTreeIsRecordedWithItsTarget) {
+  testing::make_directories(hooks());
+  fs::create_symlink("../../tools/guard", hooks() / "guard");
+  const ProjectFingerprint print = fingerprint(files());
+  ASSERT_THAT(print.files, ElementsAre(Field(&FingerprintedFile::path, ".hookbus/hooks/guard")));
+  EXPECT_THAT(print.files[0].sha256, AllOf(::testing::StartsWith("unreadable: "), HasSubstr("../../tools/guard")));
+  store_.trust(project_.path(), print);
+  write_script(project_.path() / "tools" / "guard", "echo pulled later\n");
+  EXPECT_THAT(check().changes, ElementsAre(AllOf(Field(&FileChange::path, ".hookbus/hooks/guard"),
+                                                 Field(&FileChange::kind, FileChange::Kind::modified))));
+}
+
 TEST_F(Trust, AProjectWithNothingToRunNeedsNoTrust) {
   EXPECT_EQ(check().state, TrustState::nothing_to_trust);
   EXPECT_TRUE(check().project_may_run());

@@ -120,8 +120,8 @@ std::optional<std::filesystem::path> ProjectDirectory::inside(const std::filesys
 ShellCommandFiles resolve_claude_code_command(const ClaudeCodeCommand& command, const ProjectDirectory& project) {
   ShellStart shell{.working_directory = project.physical(), .variables = {{"CLAUDE_PROJECT_DIR", project.given().string()}}};
   if (!command.plugin_root.empty()) shell.variables.emplace("CLAUDE_PLUGIN_ROOT", command.plugin_root.string());
-  // The hook runs with the engine's environment: its HOME and PATH are what the command sees.
-  for (const char* inherited : {"HOME", "PATH"})
+  // The hook runs with the engine's environment: its HOME, PATH and CDPATH are what the command sees.
+  for (const char* inherited : {"HOME", "PATH", "CDPATH"})
     if (const char* value = std::getenv(inherited); value != nullptr && *value != '\0')
       shell.variables.emplace(inherited, value);
   return resolve_shell_command(command.command, shell);

@@ -188,6 +188,7 @@ class Discovery {
       return skip(dir, name, file, SkippedFile::Why::shadowed, fmt::format("shadowed by {} ({})", path.string(), source));
     }
     if (auto why = detail::unsafe_path_reason(file)) return refuse(dir, name, file, "the hook file: " + *why);
+    if (auto why = detail::relative_interpreter_reason(file)) return refuse(dir, name, file, "the hook file: " + *why);
     if (auto why = options_.why_not_run ? options_.why_not_run(dir.layer) : std::nullopt)
       return skip(dir, name, file, SkippedFile::Why::not_run, std::move(*why));
     if (auto why = options_.why_file_not_run ? options_.why_file_not_run(dir.layer, file) : std::nullopt)

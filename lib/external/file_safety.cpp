@@ -1,4 +1,5 @@
 #include "external/file_safety.hpp"
+#include "support/files.hpp"
 
 #include <pwd.h>
 #include <sys/stat.h>
@@ -181,12 +182,46 @@ std::optional<std::string> unsafe_path_reason(const std::filesystem::path& path)
   return unsafe_entry(resolved.resolved, resolved.st, true, me);
 }
 
+std::optional<std::string> relative_interpreter_reason(const std::filesystem::path& file) {
+  const auto line = interpreter_line(file);
+  if (!line) return std::nullopt;
+  // A path the run resolves from its working directory: relative, with a '/'
+  // (a bare name is looked up in PATH); an option's or a variable's value too.
+  const auto relative = [](std::string_view word) {
+    if (const auto equals = word.find('='); equals != std::string_view::npos) word.remove_prefix(equals + 1);
+    return !word.empty() && word[0] != '/' && word[0] != '-' && word.find('/') != std::string_view::npos &&
+           word.find("://") == std::string_view::npos;
+  };
+  std::optional<std::string> named;
+  if (!line->interpreter.starts_with('/')) {
+    named = line->interpreter;
+  } else {
+    // env -S splits its argument into words (the program and its arguments); otherwise it is one.
+    std::string_view rest = line->argument;
+    const bool split = fs::path(line->interpreter).filename() == "env" && rest.starts_with("-S");
+    if (split) rest.remove_prefix(2);
+    while (!rest.empty() && !named) {
+      rest.remove_prefix(std::min(rest.find_first_not_of(" \t"), rest.size()));
+      const std::string_view word = split ? rest.substr(0, rest.find_first_of(" \t")) : rest;
+      if (relative(word)) named = std::string(word);
+      rest.remove_prefix(word.size());
+    }
+  }
+  if (!named) return std::nullopt;
+  return fmt::format("its '#!' line names '{}' by a relative path, which each run finds from its own working "
+                     "directory (the event's), not beside the hook; name it by its absolute path, or by a name "
+                     "PATH finds (#!/usr/bin/env python3)",
+                     *named);
+}
+
 std::optional<std::string> why_not_start(const std::filesystem::path& file, const TrustedFiles* trusted) {
   // What is not there cannot be replaced by others: it fails to start, saying so, unless trust says more.
   struct stat st {};
   const bool missing = ::lstat(file.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR);
-  if (!missing)
+  if (!missing) {
     if (auto why = unsafe_path_reason(file)) return "refused: " + *why;
+    if (auto why = relative_interpreter_reason(file)) return "refused: " + *why;
+  }
   if (trusted != nullptr) return trusted->why_not_run(file);
   return std::nullopt;
 }

@@ -68,8 +68,17 @@ std::optional<std::string> per_process_path_reason(const std::filesystem::path& 
 // directory on its way. A path through procfs is refused (resolve_path).
 std::optional<std::string> unsafe_path_reason(const std::filesystem::path& path);
 
+// Why the hook file `file` would not run what was checked, though it is
+// safe itself: its '#!' line names a file by a relative path (the
+// interpreter, `#!tools/python`; the program `/usr/bin/env` runs; a path in
+// the argument, `#!/usr/bin/env -S node --require=./init.js`), which the run
+// finds from its working directory, the event's, not beside the hook. nullopt
+// when it names none.
+std::optional<std::string> relative_interpreter_reason(const std::filesystem::path& file);
+
 // Why the hook file `file` must not be started now, checked right before
-// each run (and a persistent hook's each request): it fails the checks above,
+// each run (and a persistent hook's each request): it fails the checks above
+// (relative_interpreter_reason too),
 // or, for a trusted project's file (`trusted` given), it is no longer what was
 // trusted (TrustedFiles::why_not_run). A file that is gone is left to fail
 // its start with its own error (or trust's "disappeared"). nullopt: it may run.

@@ -3,6 +3,7 @@
 #include "external/supervisor.hpp"
 
 #include "external/supervisor_protocol.hpp"
+#include "support/files.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -19,7 +20,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -105,16 +105,9 @@ std::optional<std::string> missing_interpreter(const Launch& launch) {
   const std::filesystem::path program = launch.program.is_relative() && !launch.working_directory.empty()
                                             ? launch.working_directory / launch.program
                                             : launch.program;
-  std::ifstream file(program, std::ios::binary);
-  std::array<char, 256> line{};  // Linux reads at most 255 bytes of a '#!' line
-  if (!file.getline(line.data(), line.size()) && file.gcount() == 0) return std::nullopt;
-  const std::string_view text(line.data());
-  if (!text.starts_with("#!")) return std::nullopt;
-  const std::size_t start = text.find_first_not_of(" \t", 2);
-  if (start == std::string_view::npos) return std::nullopt;
-  std::string interpreter(text.substr(start, text.find_first_of(" \t\r", start) - start));
-  if (::access(interpreter.c_str(), F_OK) == 0) return std::nullopt;
-  return interpreter;
+  const auto line = interpreter_line(program);
+  if (!line || ::access(line->interpreter.c_str(), F_OK) == 0) return std::nullopt;
+  return line->interpreter;
 }
 
 std::string spawn_failure(const Launch& launch, int error) {

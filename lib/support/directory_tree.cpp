@@ -1,5 +1,6 @@
 // Listing hook, plugin and Claude Code plugin directories (support/directory_tree.hpp).
 #include "support/directory_tree.hpp"
+#include "external/file_safety.hpp"
 
 #include <sys/stat.h>
 
@@ -40,6 +41,10 @@ std::vector<DirectoryEntry> directory_entries(const fs::path& directory, std::er
 }
 
 void walk_below(const fs::path& directory, const std::function<void(const DirectoryEntry&)>& visit) {
+  if (per_process_path_reason(directory)) {
+    std::error_code ignored;
+    return visit({directory, EntryKind::per_process, fs::is_symlink(directory, ignored)});
+  }
   std::set<std::pair<dev_t, ino_t>> entered;
   std::vector<fs::path> pending{directory};  // the directories still to enter, the next one last
   while (!pending.empty()) {
@@ -55,7 +60,9 @@ void walk_below(const fs::path& directory, const std::function<void(const Direct
       continue;
     }
     const auto first_subdirectory = pending.size();
-    for (const auto& entry : entries) {
+    for (DirectoryEntry entry : entries) {
+      if ((entry.symlink || entry.kind == EntryKind::directory) && per_process_path_reason(entry.path))
+        entry.kind = EntryKind::per_process;
       visit(entry);
       if (entry.kind == EntryKind::directory) pending.push_back(entry.path);
     }

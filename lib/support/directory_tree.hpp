@@ -20,6 +20,7 @@ enum class EntryKind {
   other,       // a FIFO, a socket, a device
   dangling,    // a symlink to nothing (or an entry gone since it was listed)
   unreadable,  // its kind cannot be learnt, or (walk_below) a directory that cannot be listed
+  per_process, // (walk_below) reached through procfs (/proc/self/cwd): another file in each process, never entered
 };
 
 struct DirectoryEntry {
@@ -37,7 +38,11 @@ std::vector<DirectoryEntry> directory_entries(const std::filesystem::path& direc
 // enters a symlinked plugin directory, so whatever must cover everything a
 // directory holds must enter them); each real directory is entered once, so
 // a symlink loop ends. A directory that cannot be listed is visited as
-// EntryKind::unreadable. `visit` may throw to stop the walk.
+// EntryKind::unreadable. A symlink or a directory (a mount point) whose path
+// goes through procfs, and `directory` itself when it does, is visited as
+// EntryKind::per_process and never entered: what it names depends on the
+// process (/proc/self/cwd is the engine's working directory here), and
+// nothing reached so may run. `visit` may throw to stop the walk.
 void walk_below(const std::filesystem::path& directory, const std::function<void(const DirectoryEntry&)>& visit);
 
 }  // namespace hookbus::detail

@@ -6,8 +6,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <string_view>
 #include <system_error>
 #include <utility>
 
@@ -87,6 +89,33 @@ std::string read_regular_file(const std::filesystem::path& file, std::uintmax_t 
     if (text.size() > max_size) throw FileReadError(fmt::format("is over the limit of {} bytes", max_size));
   }
   return text;
+}
+
+std::optional<InterpreterLine> interpreter_line(const std::filesystem::path& file) {
+  Descriptor fd(::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  struct stat st {};
+  if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  char buffer[256];  // BINPRM_BUF_SIZE: what the kernel reads of it
+  ssize_t n;
+  do n = ::read(fd.get(), buffer, sizeof buffer - 1);
+  while (n < 0 && errno == EINTR);
+  if (n < 2) return std::nullopt;
+  std::string_view line(buffer, static_cast<std::size_t>(n));
+  if (!line.starts_with("#!")) return std::nullopt;
+  line = line.substr(2, line.find('\n') - 2);
+  line = line.substr(0, line.find('\0'));
+  constexpr std::string_view kBlanks = " \t";
+  const auto word = [&] {
+    line.remove_prefix(std::min(line.find_first_not_of(kBlanks), line.size()));
+    const std::string_view first = line.substr(0, line.find_first_of(kBlanks));
+    line.remove_prefix(first.size());
+    return std::string(first);
+  };
+  InterpreterLine read{.interpreter = word(), .argument = {}};
+  line.remove_prefix(std::min(line.find_first_not_of(kBlanks), line.size()));
+  read.argument = std::string(line.substr(0, line.find_last_not_of(kBlanks) + 1));
+  if (read.interpreter.empty()) return std::nullopt;
+  return read;
 }
 
 void create_private_directory(const std::filesystem::path& directory) {

@@ -33,6 +33,17 @@ std::string read_regular_file(const std::filesystem::path& file, std::uintmax_t 
 // (a dangling symlink is still an error).
 std::optional<std::string> read_regular_file_if_exists(const std::filesystem::path& file, std::uintmax_t max_size);
 
+// A script's '#!' line as the kernel reads it (its first 255 bytes): the
+// interpreter it runs the script with, and the one optional argument (the
+// rest of the line, blanks trimmed, not split).
+struct InterpreterLine {
+  std::string interpreter{};
+  std::string argument{};
+};
+// The '#!' line of the regular file `file`; nullopt when it has none or
+// cannot be read (it is opened without waiting, and without following a FIFO).
+std::optional<InterpreterLine> interpreter_line(const std::filesystem::path& file);
+
 // Creates `directory` when it does not exist (and its missing parents), the
 // directory itself with mode 0700: hookbus's state and caches are the user's
 // alone. Throws Error naming it on failure.

@@ -21,8 +21,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Bounds that keep resolving a hostile command small: the kernel's own limit
-// on the links one path may follow, how deeply `sh -c`, `$(...)`, `source`
+// Bounds that keep resolving a hostile command small: the kernel's own limits
+// on the links one path may follow and on the '#!' interpreters one program
+// goes through (BINPRM_MAX_RECURSION), how deeply `sh -c`, `$(...)`, `source`
 // and compound commands may nest, how many ways through the command (each
 // with its own working directory and variables) are followed apart, how much
 // of a file `source` reads, how many tokens one text may have and how many
@@ -30,6 +31,7 @@ namespace fs = std::filesystem;
 // loops, would otherwise be resolved exponentially often), and how much of a
 // construct a report quotes.
 constexpr int kMaxLinks = 40;
+constexpr int kMaxInterpreters = 4;
 constexpr int kMaxDepth = 32;
 constexpr std::size_t kMaxStates = 8;
 constexpr std::uintmax_t kMaxSourcedSize = 256 * 1024;
@@ -146,10 +148,13 @@ class Resolution {
   }
 
   // `NAME=value`, for the shell or a program: a variable that makes programs
-  // load or run what it names reaches files that are not resolved.
+  // load or run what it names reaches files that are not resolved; IFS
+  // splits the words after it otherwise than they are read here.
   void assignment(const std::string& name, std::string_view construct) {
     if (std::find(std::begin(kLoaderVariables), std::end(kLoaderVariables), name) != std::end(kLoaderVariables))
       report(construct, fmt::format("{} makes programs load or run what it names, which is not resolved", name));
+    if (name == "IFS")
+      report(construct, "IFS changes where the words after it are split, so what they run is not resolved");
   }
 
   // Records the file at `absolute` in its role when it is a regular file;
@@ -718,9 +723,41 @@ struct Run {
   std::optional<fs::path> directory;         // its working directory
   Input input;
   std::string source;  // the simple command as written
+  // The '#!' lines followed on the way to this program; and whether it is the
+  // interpreter of one, named by its absolute path: the system's, like a
+  // program the engine's PATH finds, so not recorded.
+  int interpreters = 0;
+  bool system_interpreter = false;
 };
 
 States resolve_text(std::string_view text, const States& start, Resolution& out, int depth);
+
+// The value a variable has for `run`'s program: its own environment, else the shell's.
+std::optional<Value> variable_for(const Run& run, const std::string& name) {
+  if (const auto found = run.environment.find(name); found != run.environment.end()) return found->second;
+  if (run.shell == nullptr) return std::nullopt;
+  if (const Value* value = run.shell->find(name)) return *value;
+  return std::nullopt;
+}
+
+// A directory a search path (PATH, CDPATH) lists, in order.
+struct Listed {
+  fs::path directory;
+  bool relative;  // found from the working directory (an empty entry is ".")
+};
+// The directories of `entries`; a relative one only when the working directory `from` is known.
+std::vector<Listed> search_path(std::string_view entries, const std::optional<fs::path>& from) {
+  std::vector<Listed> listed;
+  for (bool more = true; more;) {
+    const std::size_t colon = std::min(entries.find(':'), entries.size());
+    const fs::path entry(entries.substr(0, colon).empty() ? "." : std::string(entries.substr(0, colon)));
+    more = colon < entries.size();
+    entries.remove_prefix(std::min(colon + 1, entries.size()));
+    if (entry.is_absolute()) listed.push_back({entry, false});
+    else if (from) listed.push_back({*from / entry, true});
+  }
+  return listed;
+}
 
 // What running a program reaches: its file, and by what it is (an
 // interpreter, a wrapper, make) its script, module, makefile or the command
@@ -737,9 +774,16 @@ class ProgramResolver {
       if (!program.known) return;  // reported where it was expanded
       if (program.pattern()) return out_.glob(program.source);
       const std::string name = basename_of(program.text);
-      if (program.text.find('/') != std::string::npos) path_to(run, program, CommandFileRole::program);
-      else if (const auto found = lookup(run, program.text))
-        out_.file(*found, CommandFileRole::program, program.source);
+      std::optional<Reached> reached;
+      if (at == 0 && run.system_interpreter) {
+        // the system's (above)
+      } else if (program.text.find('/') != std::string::npos) {
+        reached = path_to(run, program, CommandFileRole::program);
+      } else if (const auto found = lookup(run, program.text)) {
+        reached = out_.file(*found, CommandFileRole::program, program.source);
+      }
+      if (reached && reached->regular && run.interpreters < kMaxInterpreters)
+        if (const auto line = interpreter_line(reached->resolved)) return resolve(interpreted(run, at, *line));
       const std::size_t next = dispatch(run, at, program_kind(name), name);
       if (next == std::string::npos) return;
       at = next;
@@ -779,6 +823,30 @@ class ProgramResolver {
     return std::string::npos;
   }
 
+  // What the kernel runs for a program with a '#!' line: its interpreter, the
+  // line's argument (split as `env -S` splits it, so that it is reported),
+  // then the program as named and its arguments. An interpreter named by a
+  // relative path is found from the working directory, as the kernel finds
+  // it, never through PATH: a file of the command's, which counts.
+  static Run interpreted(const Run& run, std::size_t at, const InterpreterLine& line) {
+    const std::string source = "#!" + line.interpreter + (line.argument.empty() ? "" : " " + line.argument);
+    Run next = run;
+    next.interpreters = run.interpreters + 1;
+    next.system_interpreter = line.interpreter.starts_with('/');
+    next.fields = {Field::quoted(line.interpreter.find('/') == std::string::npos ? "./" + line.interpreter
+                                                                                 : line.interpreter,
+                                 source)};
+    std::string_view argument = line.argument;
+    if (argument.starts_with("-S")) {
+      next.fields.push_back(Field::quoted("-S", source));
+      argument.remove_prefix(2);
+      argument.remove_prefix(std::min(argument.find_first_not_of(" \t"), argument.size()));
+    }
+    if (!argument.empty()) next.fields.push_back(Field::quoted(std::string(argument), source));
+    next.fields.insert(next.fields.end(), run.fields.begin() + static_cast<std::ptrdiff_t>(at), run.fields.end());
+    return next;
+  }
+
   // An argument that names an existing file is covered, whatever the program does with it.
   void name(const Run& run, const Field& field) {
     if (!field.plain() || field.text.empty() || field.option()) return;
@@ -811,19 +879,11 @@ class ProgramResolver {
     return reached;
   }
 
-  // The value a variable has for `run`'s program: its own environment, else the shell's.
-  static std::optional<Value> variable(const Run& run, const std::string& name) {
-    if (const auto found = run.environment.find(name); found != run.environment.end()) return found->second;
-    if (run.shell == nullptr) return std::nullopt;
-    if (const Value* value = run.shell->find(name)) return *value;
-    return std::nullopt;
-  }
-
   // A program named without a '/' that PATH finds in a directory the command
   // chose (PATH set by the command, or a relative entry of the engine's):
   // where it is. Programs of the engine's own PATH are not the command's.
   std::optional<fs::path> lookup(const Run& run, const std::string& program) {
-    const auto path = variable(run, "PATH");
+    const auto path = variable_for(run, "PATH");
     if (!path) return std::nullopt;  // sh's own default: the system's programs
     if (!path->text) {
       out_.report(program, "a program found through a PATH whose value is known only when the command runs");
@@ -831,21 +891,13 @@ class ProgramResolver {
     }
     const auto engine = out_.start().variables.find("PATH");
     const bool chosen = engine == out_.start().variables.end() || *path->text != engine->second;
-    std::string_view rest = *path->text;
-    while (true) {
-      const std::size_t colon = std::min(rest.find(':'), rest.size());
-      const std::string entry(rest.substr(0, colon));
-      const bool relative = entry.empty() || entry[0] != '/';
-      std::optional<fs::path> candidate;
-      if (!relative) candidate = fs::path(entry) / program;
-      else if (run.directory) candidate = *run.directory / (entry.empty() ? "." : entry) / program;
+    for (const auto& [directory, relative] : search_path(*path->text, run.directory)) {
+      const fs::path candidate = directory / program;
       struct stat st {};
-      const bool found = candidate && ::stat(candidate->c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-                         ::access(candidate->c_str(), X_OK) == 0;
-      if (found) return chosen || relative ? candidate : std::nullopt;
-      if (colon == rest.size()) return std::nullopt;
-      rest.remove_prefix(colon + 1);
+      if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
+        return chosen || relative ? std::optional(candidate) : std::nullopt;
     }
+    return std::nullopt;
   }
 
   // The code a program reads from its standard input, when it is given no script.
@@ -1625,7 +1677,9 @@ class Parser {
   }
 
   // cd [-L|-P] [DIR]: where the shell goes, as sh computes it (`..` taken
-  // off the path as written, unless -P), if DIR is a directory.
+  // off the path as written, unless -P), if DIR is a directory; a DIR whose
+  // first component is no `.` or `..` is looked for in each directory CDPATH
+  // lists first (`CDPATH=vendor cd tools` goes to vendor/tools when it exists).
   Outcome cd(State state, const Run& run, std::size_t at) {
     bool physically = false;
     std::size_t i = at + 1;
@@ -1640,6 +1694,23 @@ class Parser {
     std::optional<fs::path> next;
     if (target && target->starts_with('/')) next = fs::path(*target);
     else if (target && old) next = *old / *target;
+    const std::string first = target ? target->substr(0, target->find('/')) : "";
+    const auto cdpath = variable_for(run, "CDPATH");
+    if (next && !target->starts_with('/') && first != "." && first != ".." && cdpath) {
+      if (!cdpath->text) {
+        out_.report(run.source, "cd looks in the directories CDPATH lists, which are known only when the command "
+                                "runs: the relative paths after it are not resolved");
+        state.directory.reset();
+        return {{state}, {state}};
+      }
+      for (const auto& [directory, relative] : search_path(*cdpath->text, old)) {
+        struct stat st {};
+        if (::stat((directory / *target).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+          next = directory / *target;
+          break;
+        }
+      }
+    }
     if (!next) {
       out_.report(run.source, "cd to a directory that is not known before the command runs: the relative paths after "
                               "it are not resolved");
@@ -1678,8 +1749,23 @@ class Parser {
     if (file.text.find('/') != std::string::npos) {
       if (file.text.starts_with('/')) path = file.text;
       else if (state.directory) path = *state.directory / file.text;
-    } else if (state.directory) {
-      path = *state.directory / file.text;  // bash reads it from the working directory when PATH has none
+    } else {
+      // sh reads it from the first directory PATH lists that has it; bash, when none has, from the working directory.
+      const auto listed = variable_for(run, "PATH");
+      if (listed && !listed->text) {
+        out_.report(source, "source of a file found through a PATH whose value is known only when the command runs");
+        state.directory.reset();
+        return {{state}, {state}};
+      }
+      if (listed)
+        for (const auto& [directory, relative] : search_path(*listed->text, state.directory)) {
+          struct stat st {};
+          if (::stat((directory / file.text).c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+            path = directory / file.text;
+            break;
+          }
+        }
+      if (!path && state.directory) path = *state.directory / file.text;
     }
     if (!path) {
       out_.report(source, "source of a file relative to a working directory that is not known");

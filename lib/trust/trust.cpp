@@ -125,15 +125,19 @@ class Fingerprinter {
   // Every regular file below `directory` but data, walked as discovery and
   // plugin loading list directories (symlinked directories entered):
   // whatever they could find and run is in the fingerprint. A directory that
-  // cannot be listed cannot be covered, so it fails the fingerprint.
+  // cannot be listed cannot be covered, so it fails the fingerprint. A
+  // dangling link, and a link or directory reached through procfs (recorded
+  // as refused, not entered), count as what they are: one that comes to name
+  // a file is a change.
   void add_directory(const fs::path& directory) {
     detail::walk_below(directory, [&](const detail::DirectoryEntry& entry) {
       switch (entry.kind) {
         case detail::EntryKind::file: return add_code(entry.path);
         case detail::EntryKind::directory: return count_directory();
         case detail::EntryKind::unreadable: return cannot_read(entry.path);
-        case detail::EntryKind::other:
-        case detail::EntryKind::dangling: return;  // nothing runs from these
+        case detail::EntryKind::dangling:
+        case detail::EntryKind::per_process: return add_file(entry.path);
+        case detail::EntryKind::other: return;  // a FIFO, a socket, a device: nothing runs from these
       }
     });
   }

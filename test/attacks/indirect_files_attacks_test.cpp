@@ -166,6 +166,48 @@ TEST_F(IndirectFiles, Attack5AScriptAPluginReachesThroughDotDotIsFingerprintedWh
   expect_the_change_runs_nothing("vendor/shared/check.sh");
 }
 
+// The kernel runs a script with the interpreter its '#!' line names; named
+// by a relative path, that is a file of the project the command reaches,
+// found from the command's working directory (the project's), outside the
+// script's tree.
+TEST_F(IndirectFiles, Attack5TheRelativeInterpreterOfAScriptACommandRunsIsFingerprinted) {
+  install_users_guard();
+  write_file(upstream("tools/check.sh"), "#!bin/checker\nexit 0\n", 0755);
+  write_script(upstream("bin/checker"), "exec /bin/sh \"$@\"\n");
+  attacker_ships_command("\"$CLAUDE_PROJECT_DIR\"/tools/check.sh");
+  trusted_then_changed("bin/checker", "#!/bin/sh\n" + touch_pwned() + "\n", 0755);
+  expect_the_change_runs_nothing("bin/checker");
+}
+
+// sh's `cd tools` goes to the first directory CDPATH lists that has a
+// tools/: vendor/tools here, not the tools/ a reviewer reads.
+TEST_F(IndirectFiles, Attack5AScriptReachedThroughCdpathIsFingerprinted) {
+  install_users_guard();
+  write_script(upstream("tools/check.sh"), "exit 0\n");
+  write_script(upstream("vendor/tools/check.sh"), "exit 0\n");
+  attacker_ships_command("CDPATH=vendor cd tools && ./check.sh");
+  trusted_then_changed("vendor/tools/check.sh", "#!/bin/sh\n" + touch_pwned() + "\n", 0755);
+  expect_the_change_runs_nothing("vendor/tools/check.sh");
+}
+
+// sh reads `. common.sh` from the first directory PATH lists that has it,
+// not from the working directory.
+TEST_F(IndirectFiles, Attack5AFileSourcedThroughPathIsFingerprinted) {
+  install_users_guard();
+  write_file(upstream("lib/common.sh"), "true\n");
+  attacker_ships_command("PATH=\"$CLAUDE_PROJECT_DIR/lib:$PATH\"; . common.sh");
+  trusted_then_changed("lib/common.sh", touch_pwned() + "\n");
+  expect_the_change_runs_nothing("lib/common.sh");
+}
+
+// IFS splits the words after it where the reader does not expect it:
+// "./tools/run.sh_x" runs ./tools/run.sh.
+TEST_F(IndirectFiles, Attack5AnIfsThatSplitsWordsOtherwiseIsSaidToBeNotCovered) {
+  write_script(upstream("tools/run.sh"), "exit 0\n");
+  attacker_ships_command("IFS=_; X=./tools/run.sh_x; $X");
+  expect_trust_says_it_does_not_cover("IFS=_");
+}
+
 TEST_F(IndirectFiles, Attack5AGlobIsSaidToBeNotCovered) {
   write_script(upstream("tools/check.sh"), "exit 0\n");
   attacker_ships_command("for f in \"$CLAUDE_PROJECT_DIR\"/tools/*.sh; do sh \"$f\"; done");

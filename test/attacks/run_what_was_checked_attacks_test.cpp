@@ -12,7 +12,9 @@ namespace hookbus {
 namespace {
 
 namespace fs = std::filesystem;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::write_file;
 using testing::write_script;
 
@@ -59,6 +61,55 @@ TEST_F(RunWhatWasChecked, Attack4AHookLinkedThroughProcSelfCwdNeverRunsTheFileIt
   EXPECT_THAT(forced.stderr_text, HasSubstr("procfs"));
   EXPECT_THAT(hookctl({"list"}).stdout_text, HasSubstr("procfs"));
   EXPECT_FALSE(fs::exists(in_project("unreviewed-ran")));
+}
+
+// Attack 4, through the interpreter. The repository's hook names its
+// interpreter by a relative path, `#!tools/guard-shell`: the kernel finds it
+// from the working directory of the run, the event's. In the project's root
+// that is the reviewed tools/guard-shell; in the package the agent works in,
+// packages/app/tools/guard-shell, which nobody reviewed and no fingerprint
+// covers. The hook is refused, and the user's guard decides.
+TEST_F(RunWhatWasChecked, Attack4AHookWhoseInterpreterIsNamedRelativelyNeverRunsTheOneInTheEventsDirectory) {
+  install_users_guard();
+  write_script(upstream("tools/guard-shell"), "exec /bin/sh \"$@\"\n");
+  write_script(upstream("packages/app/tools/guard-shell"), "echo ran > \"$HOOKBUS_PROJECT_DIR/unreviewed-ran\"\n");
+  write_file(upstream(".hookbus/hooks/guard"), "#!tools/guard-shell\ncat >/dev/null\nexit 0\n", 0755);
+  write_file(upstream(".hookbus/config.json"), R"({"hooks": {"guard": {"events": ["tool_call"]}}})");
+  attacker_commits("a guard with its own shell");
+  user_pulls();
+  trust();
+
+  const fs::path package = in_project("packages/app");
+  EXPECT_EQ(hookctl_decides("ls", package), "none");
+  EXPECT_EQ(setup_decides("ls", package), "none");
+  EXPECT_EQ(hookctl_decides("rm -rf /", package), "deny");
+  EXPECT_EQ(setup_decides("rm -rf /", package), "deny");
+  EXPECT_THAT(hookctl({"list"}).stdout_text, HasSubstr("its '#!' line names 'tools/guard-shell' by a relative path"));
+  EXPECT_FALSE(fs::exists(in_project("unreviewed-ran")));
+}
+
+// Attack 4, a directory. The repository links a directory of its hook tree
+// to /proc/self/cwd: the fingerprint walked, at every engine start, whatever
+// directory the engine runs in (the user's home, or `/`: seconds, and past
+// its limits the project could not be trusted), recording each file as
+// refused. The link is recorded as refused and not walked; the user's guard
+// decides as ever.
+TEST_F(RunWhatWasChecked, Attack4ADirectoryLinkedToProcSelfCwdIsRecordedAsRefusedNotWalked) {
+  install_users_guard();
+  write_script(upstream(".hookbus/hooks/notes"), "[ \"$1\" = hook ] && { echo tool_call; exit 0; }\nexit 0\n");
+  fs::create_directory_symlink("/proc/self/cwd", upstream(".hookbus/hooks/lib"));
+  attacker_commits("shared helpers");
+  user_pulls();
+  working_directory_ = home_.path();  // the engine runs in the user's home
+  write_file(home_.path() / ".ssh" / "id_ed25519", "the user's key\n");
+
+  const ProcessResult review = hookctl({"trust", "--dry-run"});
+  EXPECT_THAT(review.stdout_text,
+              AllOf(HasSubstr("refused           .hookbus/hooks/lib (its path goes through '/proc'"), Not(HasSubstr("id_ed25519"))));
+  trust();
+  EXPECT_EQ(hookctl_decides("rm -rf /"), "deny");
+  EXPECT_EQ(setup_decides("rm -rf /"), "deny");
+  EXPECT_THAT(hookctl({"list"}).stdout_text, HasSubstr(": trusted\n"));
 }
 
 // Attack 6. The repository's plugin loads a library from vendor/lib (its run

@@ -492,13 +492,31 @@ void print_run_json(const Invocation& invocation, const fs::path& path, const Ho
                      }));
 }
 
-// The hook file at `path` as the project's config would run a hook of its
-// name: its timeout, and what becomes of what it leaves running.
-ExternalHook configured_hook(const fs::path& path, const fs::path& project_dir) {
-  std::vector<Config> layers;
+// The hook file at `path` as the config would run a hook of its name in the
+// project: its timeout, and what becomes of what it leaves running. The
+// project's and the local config count as they do for setup(): only while the
+// project may run under the trust policy, and only as trusted; an untrusted
+// project's config changes nothing, and its errors stop nothing.
+ExternalHook configured_hook(const fs::path& path, const fs::path& project_dir, ProjectTrustPolicy engine_policy) {
   const Locations locations = Locations::from_environment(project_dir);
-  for (const Layer layer : all_layers)
+  std::vector<Config> layers;
+  for (const Layer layer : {Layer::managed, Layer::user})
     if (auto config = load_layer_config(locations.config_file(layer), layer)) layers.push_back(std::move(*config));
+  const ProjectTrustPolicy policy = LayeredConfig(layers).project_trust(engine_policy);
+  const ProjectFiles files = project_files(locations);
+  const TrustReport trust =
+      check_trust(TrustStore(locations.state.empty() ? fs::path() : locations.state / "trust.json"), files, policy);
+  if (trust.project_may_run()) {
+    std::vector<Config> project_layers;
+    for (const Layer layer : {Layer::project, Layer::local})
+      if (auto config = load_layer_config(locations.config_file(layer), layer)) project_layers.push_back(std::move(*config));
+    // What applies is what was trusted: a config changed since it was hashed does not.
+    const TrustedFiles trusted(files, trust.trusted);
+    const bool as_trusted = std::none_of(project_layers.begin(), project_layers.end(), [&](const Config& config) {
+      return trust.state == TrustState::trusted && trusted.why_not_apply(config.file, config.sha256).has_value();
+    });
+    if (as_trusted) std::move(project_layers.begin(), project_layers.end(), std::back_inserter(layers));
+  }
   const LayeredConfig config(std::move(layers));
   const std::string name = path.filename().string();
   return {.name = name,
@@ -635,16 +653,23 @@ std::vector<MergedSetting> merged_settings(const SetupReport& report, ProjectTru
 
 // ------------------------------------------------------------------ trust
 
-// A fingerprinted file whose content was not hashed: its sha256 holds why.
+// A fingerprinted file whose content was not hashed: its sha256 holds why,
+// "unreadable: ..." (no regular file, or one that cannot be read) or
+// "refused: ..." (reached through procfs).
 constexpr std::string_view kUnreadable = "unreadable: ";
+constexpr std::string_view kRefused = "refused: ";
 
 void print_files(const ProjectFingerprint& fingerprint) {
   for (const auto& file : fingerprint.files) {
-    if (file.sha256.starts_with(kUnreadable))
-      fmt::print("  {:04o}  {:<16}  {} ({})\n", file.mode, "unreadable", printable(file.path),
-                 printable(std::string_view(file.sha256).substr(kUnreadable.size())));
+    const std::string_view sha256 = file.sha256;
+    const std::string_view unhashed = sha256.starts_with(kUnreadable) ? kUnreadable
+                                      : sha256.starts_with(kRefused)  ? kRefused
+                                                                      : std::string_view();
+    if (!unhashed.empty())
+      fmt::print("  {:04o}  {:<16}  {} ({})\n", file.mode, unhashed.substr(0, unhashed.size() - 2), printable(file.path),
+                 printable(sha256.substr(unhashed.size())));
     else
-      fmt::print("  {:04o}  {}  {}\n", file.mode, file.sha256.substr(0, 16), printable(file.path));
+      fmt::print("  {:04o}  {}  {}\n", file.mode, sha256.substr(0, 16), printable(file.path));
   }
 }
 
@@ -847,8 +872,10 @@ int run_hook_command(const Invocation& invocation) {
   const fs::path path = invocation.argument_path(0);
   const HookEvent event = read_event(*invocation.argument(1), invocation.argument(2));
   // Not even with --force: the hook would run another file than the one named here.
-  if (auto why = detail::per_process_path_reason(path)) {
-    print_to_stderr("hookctl run-hook: refusing to run {}: {}\n", shown_path(path), printable(*why));
+  auto elsewhere = detail::per_process_path_reason(path);
+  if (!elsewhere) elsewhere = detail::relative_interpreter_reason(path);
+  if (elsewhere) {
+    print_to_stderr("hookctl run-hook: refusing to run {}: {}\n", shown_path(path), printable(*elsewhere));
     return exit_failure;
   }
   if (auto why = unsafe_hook_file(path)) {
@@ -860,7 +887,7 @@ int run_hook_command(const Invocation& invocation) {
     print_to_stderr("hookctl run-hook: warning: {} is not safe ({}); running it because of --force\n",
                     shown_path(path), printable(*why));
   }
-  const ExternalHook hook = configured_hook(path, invocation.project_dir());
+  const ExternalHook hook = configured_hook(path, invocation.project_dir(), trust_policy(invocation));
 
   HookRun run{.process = run_external_hook(hook, event, *invocation.argument(1))};  // ProcessError: cannot start it
   try {

@@ -69,7 +69,9 @@ const std::vector<Command> commands{
      .details = "The hook's stdout and stderr are shown escaped (control characters visible) unless\n"
                 "--raw. A hook that fails (exit code other than 0 and 2, a signal, a timeout, output\n"
                 "that is not a result) exits 4, and so does a file that fails the permission checks\n"
-                "without --force. With -q only the result is printed.",
+                "without --force. With -q only the result is printed. The hook runs with the timeout\n"
+                "and detached_processes the config gives a hook of its name; the project's config\n"
+                "counts only once the project is trusted, as in emit.",
      .run = run_hook_command},
     {.name = "trust",
      .summary = "trust the project's hooks and config as they are now (prints what it records)",
