@@ -334,6 +334,13 @@ TEST(PermissionRule, ABashRuleMatchesWhenHookbusCannotTellWhatTheCommandRuns) {
       {"Bash(rm *)", "eval \"$SCRIPT\"", true},
       {"Bash(rm *)", "echo " + std::string(10'001, 'a'), true},
   });
+  // Beyond what hookbus follows: 17 nested evals, a wrapper before 300 words.
+  std::string nested = "echo hi";
+  for (int i = 0; i < 17; ++i) nested = "eval " + nested;
+  std::string wrapped = "xargs";
+  for (int i = 0; i < 300; ++i) wrapped += " a";
+  expect_bash_rows({{"Bash(rm *)", nested, true}, {"Bash(rm *)", wrapped, true}});
+  expect_bash_rows({{"Bash(rm *)", nested.substr(5 * 2), false}, {"Bash(rm *)", wrapped.substr(0, 5 + 2 * 200), false}});
   EXPECT_TRUE(rule_matches("Bash(rm *)", {"Bash", boost::json::object{}}));
   EXPECT_TRUE(rule_matches("Bash(rm *)", {"Bash", boost::json::object{{"command", 5}}}));
 }

@@ -355,11 +355,14 @@ bool host_matches(std::string_view pattern, std::string_view host) {
 
 // Claude Code's own limit of what its analysis of a command parses; a longer
 // command is one it cannot tell about. How deeply `$(...)`, `sh -c` and eval
-// are followed, and from how many words of one command on (after a wrapper)
-// a rule is tried.
+// are followed, from how many words of one command on (after a wrapper) a
+// rule is tried, and how many bytes are read and put together in all (a
+// command of nested evals would otherwise be read again at every level).
+// Beyond them, hookbus cannot tell what the command runs.
 constexpr std::size_t kMaxCommandSize = 10'000;
 constexpr int kMaxNesting = 16;
 constexpr std::size_t kMaxStarts = 256;
+constexpr std::size_t kMaxWork = 1'000'000;
 
 // Programs that run the command given in their arguments: Claude Code strips
 // the first nine before matching (bare xargs only); hookbus also tries a rule
@@ -429,11 +432,16 @@ class BashCommands {
     return program.find_first_of(" *") != std::string_view::npos;
   }
 
+  // Counts `bytes` of work; false, and the command undetermined, once there was too much.
+  bool work(std::size_t bytes) {
+    work_ += bytes;
+    if (work_ > kMaxWork) undetermined_ = true;
+    return !undetermined_;
+  }
+
   void read(std::string_view text, int depth) {
-    if (depth > kMaxNesting) {
-      undetermined_ = true;
-      return;
-    }
+    if (depth > kMaxNesting) undetermined_ = true;
+    if (!work(text.size())) return;  // once undetermined, it matches whatever else it runs
     bool truncated = false;
     const auto tokens = shell::tokens(text, truncated, shell::Dialect::bash);
     if (truncated) undetermined_ = true;
@@ -489,6 +497,7 @@ class BashCommands {
   }
 
   void simple(const std::vector<const shell::Word*>& all, int depth) {
+    if (undetermined_) return;
     std::size_t first = 0;
     while (first < all.size() && contains(kReservedWords, all[first]->source) && all[first]->is(all[first]->source))
       ++first;
@@ -506,7 +515,7 @@ class BashCommands {
                            (*words[1].literal == "-v" || *words[1].literal == "-V"));
     const std::size_t starts = wrapped ? words.size() : 1;
     if (starts > kMaxStarts) undetermined_ = true;
-    for (std::size_t start = 0; start < std::min(starts, kMaxStarts); ++start) {
+    for (std::size_t start = 0; start < starts && !undetermined_; ++start) {
       add_texts(words, start);
       run_elsewhere(words, start, depth);
     }
@@ -521,7 +530,7 @@ class BashCommands {
     }
     if (const auto& program = words[start].literal; program && program->find('/') != std::string::npos)
       text.by_name = std::string(basename_of(*program)) + text.literal.substr(program->size());
-    texts_.push_back(std::move(text));
+    if (work(text.literal.size() + text.written.size())) texts_.push_back(std::move(text));
   }
 
   // `sh -c 'cmd'` and `eval cmd`: the command they run is read too.
@@ -562,6 +571,7 @@ class BashCommands {
   std::vector<CommandText> texts_;
   bool undetermined_ = false;
   bool expansions_ = false;
+  std::size_t work_ = 0;
 };
 
 // ---------------------------------------------------------------- reading rules
