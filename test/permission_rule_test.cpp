@@ -105,6 +105,9 @@ TEST(PermissionRuleSyntax, EachFormReadsAsItsKind) {
       {"Read(secrets/)", Anchor::working_directory, "secrets/", 0, false},
       {"Read(src/*.ts)", Anchor::working_directory, "src/*.ts", 0, true},
       {"Read(../../shared/**)", Anchor::working_directory, "shared/**", 2, true},
+      {"Read(.)", Anchor::working_directory, "", 0, true},
+      {"Read(..)", Anchor::working_directory, "", 1, true},
+      {"Read(.//./x)", Anchor::working_directory, "x", 0, true},
   };
   for (const auto& row : paths) {
     const PermissionRule rule = parse_permission_rule(row.text);
@@ -379,6 +382,8 @@ TEST_F(PathRules, ADotSlashPathIsTheFileInTheWorkingDirectory) {
   EXPECT_TRUE(reads("Read(./.env)", "project/.env"));
   EXPECT_FALSE(reads("Read(./.env)", "project/sub/.env"));
   EXPECT_TRUE(reads("Read(./.env)", "project/sub/.env", "project/sub"));
+  EXPECT_TRUE(reads("Read(.)", "project/sub/.env"));  // the working directory itself: everything in it
+  EXPECT_FALSE(reads("Read(.)", "shared/x"));
 }
 
 TEST_F(PathRules, ABareFileNameMatchesAtAnyDepthBelowTheWorkingDirectoryOnly) {

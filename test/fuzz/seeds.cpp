@@ -224,6 +224,7 @@ void hook_formats(const Corpus& corpus) {
   rule("bash-substitution", 0, "Bash(rm *)", "echo $(rm -rf /) `date` <(cat x) && sh -c 'cd x; rm y'");
   rule("bash-compound", 0, "Bash(npm run *)", "if true; then npm run build; fi; for f in a; do echo $f; done");
   rule("read-dot", 1, "Read(./.env)", "/nonexistent/project/sub/../.env");
+  rule("read-dot-alone", 1, "Read(..)", "/nonexistent/x");
   rule("read-bare", 1, "Read(*.env)", "/nonexistent/project/sub/a.env");
   rule("read-home", 1, "Read(~/.ssh/**)", "/nonexistent/home/.ssh/id_rsa");
   rule("read-absolute", 1, "Read(//etc/[a-p]*wd)", "/etc/passwd");

@@ -644,7 +644,8 @@ PermissionRule path_rule(PermissionRule rule, std::string_view specifier) {
   while (rest.starts_with("./") || rest.starts_with("../") || rest == "." || rest == "..") {
     rule.anchored = true;
     if (rest.starts_with("..")) ++rule.parents;
-    rest.remove_prefix(std::min(rest.find('/') + 1, rest.size()));
+    const std::size_t slash = rest.find('/');
+    rest.remove_prefix(slash == std::string_view::npos ? rest.size() : slash + 1);
     while (rest.starts_with('/')) rest.remove_prefix(1);
   }
   if (rest.starts_with('!'))
