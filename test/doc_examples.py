@@ -91,6 +91,7 @@ LANGUAGES = {
     "json": "read by hookbus when written to a file (config); otherwise shown",
     "python": "run when written to a file (a hook) and used by the document's commands",
     "yaml": "shown (another program's config)",
+    "toml": "shown (another program's config)",
     "text": "shown: output, synopses with placeholders, logs",
     "": "shown: output",
 }

@@ -62,5 +62,14 @@ TEST(Utf8, ValidUtf8ReplacesEachMaximalIllFormedSubpartWithTheReplacementCharact
   EXPECT_EQ(detail::valid_utf8("all fine"), "all fine");
 }
 
+TEST(Utf8, EncodedCodePointsTakeOneToFourBytesAndWhatIsNoScalarValueIsTheReplacementCharacter) {
+  EXPECT_EQ(detail::utf8_encoded(U'A'), "A");
+  EXPECT_EQ(detail::utf8_encoded(U'\u00e9'), "\u00e9");
+  EXPECT_EQ(detail::utf8_encoded(U'\u20ac'), "\u20ac");
+  EXPECT_EQ(detail::utf8_encoded(U'\U0010FFFF'), "\U0010FFFF");
+  EXPECT_EQ(detail::utf8_encoded(0xD800), "\uFFFD");  // a surrogate
+  EXPECT_EQ(detail::utf8_encoded(0x110000), "\uFFFD");
+}
+
 }  // namespace
 }  // namespace hookbus

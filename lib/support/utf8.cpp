@@ -55,6 +55,16 @@ bool is_valid_utf8(std::string_view text) noexcept {
   return true;
 }
 
+std::string utf8_encoded(char32_t code) {
+  if (code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return std::string(replacement_character);
+  const auto byte = [](char32_t bits) { return static_cast<char>(bits); };
+  if (code < 0x80) return {byte(code)};
+  if (code < 0x800) return {byte(0xC0 | (code >> 6)), byte(0x80 | (code & 0x3F))};
+  if (code < 0x10000) return {byte(0xE0 | (code >> 12)), byte(0x80 | ((code >> 6) & 0x3F)), byte(0x80 | (code & 0x3F))};
+  return {byte(0xF0 | (code >> 18)), byte(0x80 | ((code >> 12) & 0x3F)), byte(0x80 | ((code >> 6) & 0x3F)),
+          byte(0x80 | (code & 0x3F))};
+}
+
 std::string valid_utf8(std::string_view text) {
   if (is_valid_utf8(text)) return std::string(text);
   std::string out;

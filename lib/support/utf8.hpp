@@ -31,6 +31,9 @@ char32_t utf8_code_point(std::string_view text, std::size_t at, std::size_t leng
 
 bool is_valid_utf8(std::string_view text) noexcept;
 
+// `code` in UTF-8; U+FFFD for what is no Unicode scalar value (a surrogate, above U+10FFFF).
+std::string utf8_encoded(char32_t code);
+
 // Printable characters that are escaped wherever text reaches a terminal
 // (logs, hookctl's text and JSON): they reorder how a terminal displays the
 // text around them (the bidirectional controls of "Trojan Source"), or break

@@ -3,6 +3,7 @@
 #include "trust/shell_command.hpp"
 
 #include "support/files.hpp"
+#include "support/shell_lexer.hpp"
 
 #include <fmt/format.h>
 
@@ -26,16 +27,15 @@ namespace fs = std::filesystem;
 // goes through (BINPRM_MAX_RECURSION), how deeply `sh -c`, `$(...)`, `source`
 // and compound commands may nest, how many ways through the command (each
 // with its own working directory and variables) are followed apart, how much
-// of a file `source` reads, how many tokens one text may have and how many
-// commands are resolved in all (a file sourcing itself twice, loops in
-// loops, would otherwise be resolved exponentially often), and how much of a
-// construct a report quotes.
+// of a file `source` reads, how many commands are resolved in all (a file
+// sourcing itself twice, loops in loops, would otherwise be resolved
+// exponentially often), and how much of a construct a report quotes. How
+// many tokens one text may have is the lexer's (shell::kMaxTokens).
 constexpr int kMaxLinks = 40;
 constexpr int kMaxInterpreters = 4;
 constexpr int kMaxDepth = 32;
 constexpr std::size_t kMaxStates = 8;
 constexpr std::uintmax_t kMaxSourcedSize = 256 * 1024;
-constexpr std::size_t kMaxTokens = 100'000;
 constexpr std::size_t kMaxSteps = 5'000;
 constexpr std::size_t kMaxQuoted = 200;
 
@@ -193,320 +193,11 @@ class Resolution {
 
 // ---------------------------------------------------------------- words
 
-// A piece of a word as written.
-struct Part {
-  enum class Kind {
-    text,          // characters
-    variable,      // $NAME, ${NAME}, $1, $@, ${NAME:-word}
-    substitution,  // $(...) or `...`: its command is resolved too, its output is not known
-    unknown,       // what is never known before the command runs, with why
-  };
-  Kind kind = Kind::text;
-  std::string text{};         // the characters, the variable's name, the command substituted
-  bool quoted = false;        // text and variables: quoted or escaped (no field splitting, no glob)
-  bool with_default = false;  // ${NAME:-word}: NAME's value when it is known and not empty
-  std::string source{};       // as written
-  std::string why{};          // unknown: why
-};
-
-struct Word {
-  std::vector<Part> parts{};
-  std::string source{};  // as written
-
-  // An unquoted word that is exactly `text`: a reserved word (`if`, `{`), a builtin's option.
-  [[nodiscard]] bool is(std::string_view text) const {
-    return parts.size() == 1 && parts[0].kind == Part::Kind::text && !parts[0].quoted && parts[0].text == text;
-  }
-};
-
-struct Token {
-  enum class Kind { word, op, newline };
-  Kind kind = Kind::word;
-  std::string op{};  // an operator: "&&", "<", "("
-  Word word{};
-  int fd = -1;  // a redirection's file descriptor, when written (`2>`)
-};
-
-bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_'; }
-bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
-bool is_name(std::string_view text) {
-  return !text.empty() && is_name_start(text[0]) && std::all_of(text.begin(), text.end(), is_name_char);
-}
-
-// The operators of sh, and bash's that change how the rest reads, longest first.
-constexpr std::string_view kOperators[] = {"&>>", "<<<", "<<-", "&&", "||", ";;", "&>", "<<", ">>", "<&", ">&",
-                                           "<>",  ">|",  "|&",  ";",  "&",  "|",  "(",  ")",  "<",  ">"};
-
-// Splits a command into tokens as sh's lexer does. What it cannot read (an
-// unterminated quote) becomes an unknown part, reported where it is used.
-class Lexer {
- public:
-  explicit Lexer(std::string_view text) : text_(text) {}
-
-  // Every token, up to kMaxTokens; `truncated` tells when there were more.
-  std::vector<Token> tokens(bool& truncated) {
-    std::vector<Token> tokens;
-    int fd = -1;
-    bool delimiter_next = false;  // the word after << is a here-document's delimiter
-    while (true) {
-      skip_blanks();
-      if (at_ >= text_.size()) break;
-      if (tokens.size() == kMaxTokens) {
-        truncated = true;
-        break;
-      }
-      const char c = text_[at_];
-      if (c == '#') {
-        while (at_ < text_.size() && text_[at_] != '\n') ++at_;
-        continue;
-      }
-      if (c == '\n') {
-        ++at_;
-        tokens.push_back({Token::Kind::newline, {}, {}, -1});
-        skip_here_documents();
-        continue;
-      }
-      if (const std::string_view op = operator_here(); !op.empty()) {
-        at_ += op.size();
-        tokens.push_back({Token::Kind::op, std::string(op), {}, std::exchange(fd, -1)});
-        if (op == "<<" || op == "<<-") {
-          here_documents_.push_back({"", op == "<<-"});
-          delimiter_next = true;
-        }
-        continue;
-      }
-      Word word = read_word();
-      const bool digits = !word.source.empty() && word.source.size() < 4 &&
-                          std::all_of(word.source.begin(), word.source.end(), ::isdigit);
-      if (digits && at_ < text_.size() && (text_[at_] == '<' || text_[at_] == '>')) {
-        fd = std::stoi(word.source);  // `2>`: the redirection's descriptor
-        continue;
-      }
-      if (delimiter_next) {
-        for (const auto& part : word.parts)
-          here_documents_.back().delimiter += part.kind == Part::Kind::text ? part.text : part.source;
-        delimiter_next = false;
-      }
-      tokens.push_back({Token::Kind::word, {}, std::move(word), -1});
-    }
-    return tokens;
-  }
-
- private:
-  struct HereDocument {
-    std::string delimiter;
-    bool strip_tabs;
-  };
-
-  void skip_blanks() {
-    while (at_ < text_.size()) {
-      if (text_[at_] == ' ' || text_[at_] == '\t') ++at_;
-      else if (text_.substr(at_, 2) == "\\\n") at_ += 2;
-      else break;
-    }
-  }
-
-  // The here-documents begun on the line just ended: their bodies are text, not commands.
-  void skip_here_documents() {
-    for (const auto& document : std::exchange(here_documents_, {})) {
-      while (at_ < text_.size()) {
-        const std::size_t end = std::min(text_.find('\n', at_), text_.size());
-        std::string_view line = text_.substr(at_, end - at_);
-        at_ = std::min(end + 1, text_.size());
-        if (document.strip_tabs) line.remove_prefix(std::min(line.find_first_not_of('\t'), line.size()));
-        if (line == document.delimiter) break;
-      }
-    }
-  }
-
-  std::string_view operator_here() const {
-    const std::string_view rest = text_.substr(at_);
-    if (rest.starts_with("<(") || rest.starts_with(">(")) return {};  // bash's process substitution: a word
-    for (const std::string_view op : kOperators)
-      if (rest.starts_with(op)) return op;
-    return {};
-  }
-
-  // What a backslash escapes inside double quotes; before anything else it is itself.
-  static bool escapable_in_quotes(char c) { return std::string_view("$`\"\\\n").find(c) != std::string_view::npos; }
-
-  static bool ends_word(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '|' || c == '&' || c == ';' || c == '<' || c == '>' ||
-           c == '(' || c == ')';
-  }
-
-  static void add_text(Word& word, std::string_view text, bool quoted) {
-    if (!word.parts.empty() && word.parts.back().kind == Part::Kind::text && word.parts.back().quoted == quoted)
-      word.parts.back().text += text;
-    else
-      word.parts.push_back({Part::Kind::text, std::string(text), quoted, false, {}, {}});
-  }
-  static void add_unknown(Word& word, std::string_view source, std::string why) {
-    word.parts.push_back({Part::Kind::unknown, {}, false, false, std::string(source), std::move(why)});
-  }
-
-  // Where the bracket opened just before `from` closes, quotes and escapes
-  // skipped; npos when it does not.
-  std::size_t closing(std::size_t from, char open, char close) const {
-    int depth = 1;
-    for (std::size_t i = from; i < text_.size(); ++i) {
-      const char c = text_[i];
-      if (c == '\\') ++i;
-      else if (c == '\'') i = std::min(text_.find('\'', i + 1), text_.size());
-      else if (c == '"' || c == '`') {
-        for (++i; i < text_.size() && text_[i] != c; ++i)
-          if (text_[i] == '\\') ++i;
-      } else if (c == open) ++depth;
-      else if (c == close && --depth == 0) return i;
-    }
-    return std::string_view::npos;
-  }
-
-  Word read_word() {
-    Word word;
-    const std::size_t start = at_;
-    while (at_ < text_.size()) {
-      const char c = text_[at_];
-      if ((c == '<' || c == '>') && text_.substr(at_ + 1, 1) == "(") {
-        const std::size_t end = closing(at_ + 2, '(', ')');
-        const std::size_t after = end == std::string_view::npos ? text_.size() : end + 1;
-        add_unknown(word, text_.substr(at_, after - at_),
-                    "a process substitution: it runs a command whose output is read as a file");
-        at_ = after;
-        continue;
-      }
-      if (ends_word(c)) break;
-      if (c == '\\') {
-        if (text_.substr(at_ + 1, 1) == "\n") at_ += 2;  // a line continued
-        else {
-          add_text(word, text_.substr(std::min(at_ + 1, text_.size() - 1), 1), true);
-          at_ += 2;
-        }
-      } else if (c == '\'') {
-        const std::size_t end = text_.find('\'', at_ + 1);
-        if (end == std::string_view::npos) return unterminated(word, start);
-        add_text(word, text_.substr(at_ + 1, end - at_ - 1), true);
-        at_ = end + 1;
-      } else if (c == '"') {
-        if (!double_quoted(word)) return unterminated(word, start);
-      } else if (c == '$') {
-        dollar(word, false);
-      } else if (c == '`') {
-        if (!backquoted(word, false)) return unterminated(word, start);
-      } else {
-        add_text(word, text_.substr(at_, 1), false);
-        ++at_;
-      }
-    }
-    word.source = std::string(text_.substr(start, at_ - start));
-    return word;
-  }
-
-  Word unterminated(Word& word, std::size_t start) {
-    at_ = text_.size();
-    word.source = std::string(text_.substr(start));
-    add_unknown(word, word.source, "an unterminated quote, which /bin/sh refuses");
-    return std::move(word);
-  }
-
-  bool double_quoted(Word& word) {
-    add_text(word, "", true);  // "" is an empty word, not none
-    for (++at_; at_ < text_.size() && text_[at_] != '"';) {
-      const char c = text_[at_];
-      if (c == '\\' && at_ + 1 < text_.size() && escapable_in_quotes(text_[at_ + 1])) {
-        if (text_[at_ + 1] != '\n') add_text(word, text_.substr(at_ + 1, 1), true);
-        at_ += 2;
-      } else if (c == '$') {
-        dollar(word, true);
-      } else if (c == '`') {
-        if (!backquoted(word, true)) return false;
-      } else {
-        add_text(word, text_.substr(at_, 1), true);
-        ++at_;
-      }
-    }
-    if (at_ >= text_.size()) return false;
-    ++at_;
-    return true;
-  }
-
-  bool backquoted(Word& word, bool quoted) {
-    std::string command;
-    std::size_t i = at_ + 1;
-    for (; i < text_.size() && text_[i] != '`'; ++i) {
-      const bool escaped = text_[i] == '\\' && i + 1 < text_.size() &&
-                           (text_[i + 1] == '$' || text_[i + 1] == '`' || text_[i + 1] == '\\');
-      if (escaped) ++i;
-      command += text_[i];
-    }
-    if (i >= text_.size()) return false;
-    word.parts.push_back({Part::Kind::substitution, std::move(command), quoted, false,
-                          std::string(text_.substr(at_, i + 1 - at_)), {}});
-    at_ = i + 1;
-    return true;
-  }
-
-  // A `$` and what follows it.
-  void dollar(Word& word, bool quoted) {
-    const std::size_t start = at_++;
-    const char c = at_ < text_.size() ? text_[at_] : '\0';
-    const auto variable = [&](std::string name, bool with_default) {
-      word.parts.push_back({Part::Kind::variable, std::move(name), quoted, with_default,
-                            std::string(text_.substr(start, at_ - start)), {}});
-    };
-    if (c == '{') {
-      const std::size_t end = closing(at_ + 1, '{', '}');
-      if (end == std::string_view::npos) {
-        at_ = text_.size();
-        return add_unknown(word, text_.substr(start), "an unterminated ${, which /bin/sh refuses");
-      }
-      const std::string_view inside = text_.substr(at_ + 1, end - at_ - 1);
-      at_ = end + 1;
-      std::size_t name_end = 0;
-      while (name_end < inside.size() && is_name_char(inside[name_end])) ++name_end;
-      const std::string_view name = inside.substr(0, name_end);
-      const std::string_view rest = inside.substr(name_end);
-      const bool parameter = is_name(name) || (!name.empty() && std::all_of(name.begin(), name.end(), ::isdigit));
-      if (parameter && rest.empty()) return variable(std::string(name), false);
-      if (parameter && (rest.starts_with(":-") || rest.starts_with("-"))) return variable(std::string(name), true);
-      if (name.empty() && inside.size() == 1 && std::string_view("@*#?-$!").find(inside[0]) != std::string_view::npos)
-        return variable(std::string(inside), false);
-      return add_unknown(word, text_.substr(start, at_ - start),
-                         "a parameter expansion with an operator: its value is known only when the command runs");
-    }
-    if (c == '(') {
-      const bool arithmetic = text_.substr(at_ + 1, 1) == "(";
-      const std::size_t end = closing(at_ + 1, '(', ')');
-      if (end == std::string_view::npos) {
-        at_ = text_.size();
-        return add_unknown(word, text_.substr(start), "an unterminated $(, which /bin/sh refuses");
-      }
-      at_ = end + 1;
-      if (arithmetic)
-        return add_unknown(word, text_.substr(start, at_ - start),
-                           "an arithmetic expansion: its value is known only when the command runs");
-      word.parts.push_back({Part::Kind::substitution, std::string(text_.substr(start + 2, end - start - 2)), quoted,
-                            false, std::string(text_.substr(start, at_ - start)), {}});
-      return;
-    }
-    if (c == '\'' || c == '"') {  // bash's $'...' and $"..."; dash reads a plain $ there
-      return add_unknown(word, text_.substr(start, 2), "$' or $\" quoting, which /bin/sh and bash read differently");
-    }
-    if (is_name_start(c)) {
-      while (at_ < text_.size() && is_name_char(text_[at_])) ++at_;
-      return variable(std::string(text_.substr(start + 1, at_ - start - 1)), false);
-    }
-    if ((c >= '0' && c <= '9') || (c != '\0' && std::string_view("@*#?-$!").find(c) != std::string_view::npos)) {
-      ++at_;
-      return variable(std::string(1, c), false);
-    }
-    add_text(word, "$", quoted);
-  }
-
-  std::string_view text_;
-  std::size_t at_ = 0;
-  std::vector<HereDocument> here_documents_;
-};
+using shell::is_name;
+using shell::kMaxTokens;
+using shell::Part;
+using shell::Token;
+using shell::Word;
 
 // ---------------------------------------------------------------- state
 
@@ -1881,7 +1572,7 @@ States resolve_text(std::string_view text, const States& start, Resolution& out,
     return start;
   }
   bool truncated = false;
-  std::vector<Token> tokens = Lexer(text).tokens(truncated);
+  std::vector<Token> tokens = shell::tokens(text, truncated);
   if (truncated) out.report(text, fmt::format("more than {} words and operators: the rest is not resolved", kMaxTokens));
   return Parser(std::move(tokens), out, depth).program(start);
 }

@@ -210,6 +210,60 @@ void shared_objects(const Corpus& corpus) {
   corpus.add("elf_dynamic", "rpath", elf_image({"$ORIGIN/libhelper.so"}, std::nullopt, "${ORIGIN}/lib::lib").bytes);
 }
 
+// The parts of issue 28 (docs/claude-code-rules.md): each documented form of
+// a permission rule with a call it is matched on (byte 0 picks the tool: 0
+// Bash, 1 Read, 2 Edit, 3 Grep, 4 WebFetch, 5 Agent, 6 Skill, 7 an MCP tool),
+// the documented CLAUDE_ENV_FILE lines and what bash's export -p prints, and
+// Codex's [hooks] tables.
+void hook_formats(const Corpus& corpus) {
+  const auto rule = [&](const std::string& name, char tool, std::string_view text, std::string_view argument) {
+    corpus.add("permission_rule", name, std::string(1, tool) + std::string(text) + '\0' + std::string(argument));
+  };
+  rule("bash-prefix", 0, "Bash(git push:*)", "npm test && git push origin main");
+  rule("bash-wildcards", 0, "Bash(git log * main)", "FOO=1 timeout 5 git log --oneline main | head");
+  rule("bash-substitution", 0, "Bash(rm *)", "echo $(rm -rf /) `date` <(cat x) && sh -c 'cd x; rm y'");
+  rule("bash-compound", 0, "Bash(npm run *)", "if true; then npm run build; fi; for f in a; do echo $f; done");
+  rule("read-dot", 1, "Read(./.env)", "/nonexistent/project/sub/../.env");
+  rule("read-dot-alone", 1, "Read(..)", "/nonexistent/x");
+  rule("read-bare", 1, "Read(*.env)", "/nonexistent/project/sub/a.env");
+  rule("read-home", 1, "Read(~/.ssh/**)", "/nonexistent/home/.ssh/id_rsa");
+  rule("read-absolute", 1, "Read(//etc/[a-p]*wd)", "/etc/passwd");
+  rule("edit-root", 2, "Edit(/src/**/*.ts)", "/nonexistent/project/src/a/b.ts");
+  rule("edit-directory", 2, "Edit(src/)", "src/x");
+  rule("grep", 3, "Read(../shared/**)", "/nonexistent/shared");
+  rule("webfetch", 4, "WebFetch(domain:*.example.com)", "https://user@api.Example.com.:8080/x?y#z");
+  rule("agent", 5, "Agent(Explore)", "Explore");
+  rule("agent-parameter", 5, "Task(model:opus)", "opus");
+  rule("skill", 6, "Skill(plugin:commit)", "plugin:commit");
+  rule("mcp", 7, "mcp__github__*", "");
+  rule("error", 0, "Bash(rm *) && Read(.env)", "rm x");
+  corpus.add("env_file", "documented", "export NODE_ENV=production\nexport DEBUG_LOG=true\n"
+                                       "export PATH=\"$PATH:./node_modules/.bin\"\n");
+  corpus.add("env_file", "export-p", "declare -x A=\"x\\\"y\\$z\"\ndeclare -x B=$'a\\nb\\x01'\ndeclare -x C\n");
+  corpus.add("env_file", "forms", "# a comment\nA=1; export A B=~/bin:$HOME C='it''s'\ntypeset -x D=\"multi\nline\"\n"
+                                  "export E=$(date) F=${G:-x}\nunset A\necho hi && export H=1\n");
+  corpus.add("codex_toml", "documented", R"toml([[hooks.PreToolUse]]
+matcher = "Bash"
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "python3 .codex/hooks/guard.py"
+timeout = 30
+statusMessage = "Checking"
+)toml");
+  corpus.add("codex_toml", "every-form", R"toml(model = "o3"
+[features]
+hooks = true
+[hooks]
+Stop = [{ hooks = [{ type = "command", command = "./stop", async = false, command_windows = "stop.cmd" }] }]
+[[hooks.PostToolUse]]
+matcher = "Edit|Write"
+hooks = [{ type = "command", command = "./format", timeout_sec = 5 }]
+[hooks.state."config.toml:stop:0:0"]
+enabled = false
+trusted_hash = "sha256:0"
+)toml");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -224,5 +278,6 @@ int main(int argc, char** argv) {
   traces(corpus);
   configs(corpus);
   shared_objects(corpus);
+  hook_formats(corpus);
   return 0;
 }
