@@ -272,7 +272,9 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 // The known name closest to `name`, when it is close enough to be what was
 // meant: at most one edit in three characters of the shorter name (at least
 // one edit), so "tool_nme" suggests "tool_name" and "x" suggests nothing.
-// Ties go to the first known name. Names longer than any member are not compared.
+// Ties go to the first known name. A name of over 64 characters is like no
+// member (none is that long), and is not compared: each comparison costs the
+// product of the lengths, and a key of a document from outside may be huge.
 std::string closest_name(std::string_view name, const std::vector<std::string_view>& known) {
   constexpr std::size_t longest_compared = 64;
   if (name.size() > longest_compared) return {};
