@@ -440,6 +440,25 @@ TEST_F(Hookctl, EmitWithInvalidJsonExitsTwoWithTheError) {
   EXPECT_THAT(r.stderr_text, HasSubstr("invalid JSON"));
 }
 
+TEST_F(Hookctl, EmitWarnsOfAFieldTheEventDoesNotHaveNamingTheClosestOne) {
+  const ProcessResult r = hookctl({"emit", "tool_call", R"({"tool_call_id": "c1", "tool_nme": "bash"})"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(r.stderr_text, "hookctl emit: warning: unknown field \"tool_nme\" in tool_call (did you mean \"tool_name\"?)\n");
+  EXPECT_THAT(r.stdout_text, StartsWith("tool_call: allowed\n"));
+}
+
+TEST_F(Hookctl, EmitWithStrictRefusesAFieldTheEventDoesNotHaveBeforeAnyHookRuns) {
+  add_hook("witness", "tool_call", "touch \"$HOOKBUS_PROJECT_DIR/ran\"\n");
+  trust();
+  const ProcessResult r = hookctl({"emit", "--strict", "tool_call",
+                                   R"({"tool_call_id": "c1", "tool_name": "bash", "context": {"sessionId": "s"}})"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, StartsWith("hookctl emit: unknown field \"sessionId\" in tool_call.context (did you mean "
+                                        "\"session_id\"?); 'hookctl schema tool_call' shows the fields\nusage: "));
+  EXPECT_EQ(r.stdout_text, "");
+  EXPECT_FALSE(fs::exists(project_.path() / "ran"));
+}
+
 // Issue 10, point 1: emit printed the hook's stderr bytes into its JSON, which
 // Python's json.load and hookbus's parse_json rejected.
 TEST_F(Hookctl, EmitOfAHookRefusingWithIllFormedUtf8PrintsValidUtf8Json) {
@@ -867,6 +886,22 @@ TEST_F(Hookctl, RunHookWithExitCodeExitsOneWhenTheHookRefuses) {
   const ProcessResult r = hookctl({"run-hook", "--exit-code", hook("guard").string(), "tool_call", kCall});
   EXPECT_EQ(r.exit_code, 1) << r.stderr_text;
   EXPECT_THAT(r.stdout_text, HasSubstr("result:   denied: not today\n"));
+}
+
+TEST_F(Hookctl, RunHookWarnsOfAFieldTheEventDoesNotHave) {
+  add_hook("quiet", "tool_call", "true\n");
+  const ProcessResult r = hookctl({"run-hook", hook("quiet").string(), "tool_call", R"({"tool_call_id": "c1", "imput": {}})"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(r.stderr_text, "hookctl run-hook: warning: unknown field \"imput\" in tool_call (did you mean \"input\"?)\n");
+}
+
+TEST_F(Hookctl, RunHookWithStrictRefusesAFieldTheEventDoesNotHaveWithoutRunningTheHook) {
+  add_hook("witness", "tool_call", "touch \"$HOOKBUS_PROJECT_DIR/ran\"\n");
+  const ProcessResult r =
+      hookctl({"run-hook", "--strict", hook("witness").string(), "tool_call", R"({"tool_call_id": "c1", "imput": {}})"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, StartsWith("hookctl run-hook: unknown field \"imput\" in tool_call (did you mean \"input\"?)"));
+  EXPECT_FALSE(fs::exists(project_.path() / "ran"));
 }
 
 TEST_F(Hookctl, RunHookJsonHasTheRunAndTheResult) {
@@ -1823,6 +1858,34 @@ TEST_F(Recording, ReplayOfAnUnchangedProjectReportsNothingAndExitsZero) {
   EXPECT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
   EXPECT_THAT(r.stdout_text, HasSubstr("replayed 1 emits of " + recording.string() + ": every decision as recorded"));
   EXPECT_EQ(testing::read_file(recording), recorded);  // a replay records nothing over it
+}
+
+// A recording edited by hand: `before` replaced by `after` on its emit's line.
+void edit_recording(const fs::path& recording, const std::string& before, const std::string& after) {
+  std::string text = testing::read_file(recording);
+  const auto at = text.find(before);
+  ASSERT_NE(at, std::string::npos) << text;
+  text.replace(at, before.size(), after);
+  write_file(recording, text);
+}
+
+TEST_F(Recording, ReplayWarnsOfAFieldARecordedPayloadDoesNotHaveNamingTheLine) {
+  const fs::path recording = record("rm -rf /");
+  edit_recording(recording, R"("tool_call_id":"c1")", R"("tool_call_id":"c1","tool_nme":"bash")");
+  const ProcessResult r = hookctl({"replay", recording.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(r.stderr_text, "hookctl replay: warning: " + recording.string() +
+                               ":2: unknown field \"tool_nme\" in tool_call (did you mean \"tool_name\"?)\n");
+}
+
+TEST_F(Recording, ReplayWithStrictRefusesAFieldARecordedResultDoesNotHave) {
+  const fs::path recording = record("rm -rf /");
+  edit_recording(recording, R"("result":{"decision":"deny")", R"("result":{"decison":"deny","decision":"deny")");
+  const ProcessResult r = hookctl({"replay", "--strict", recording.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, StartsWith("hookctl replay: " + recording.string() +
+                                        ":2: unknown field \"decison\" in ToolCallResult (did you mean \"decision\"?)"));
+  EXPECT_EQ(r.stdout_text, "");
 }
 
 TEST_F(Recording, ReplayFindsAGuardChangedSinceTheRecordingNamesItAndExitsOne) {

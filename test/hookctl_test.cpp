@@ -291,6 +291,10 @@ TEST(HookctlHelp, HelpOfAnUnknownCommandExits2) {
   EXPECT_THAT(run.err, HasSubstr("hookctl help: unknown command 'frobnicate'"));
 }
 
+TEST(HookctlHelp, OverviewMentionsVersion) {
+  EXPECT_THAT(hookctl("--help").out, HasSubstr("\nhookctl --version prints the version of hookbus it was built with.\n"));
+}
+
 TEST(HookctlHelp, VersionPrintsTheLibrarysVersion) {
   const Output run = hookctl("--version");
   EXPECT_EQ(run.exit_code, 0);

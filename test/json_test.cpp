@@ -3,6 +3,7 @@
 // the wire shape, the lenient/strict reading rules, and one test per error.
 
 #include "catalogue/json_text.hpp"
+#include "log_capture.hpp"
 #include "random_values.hpp"
 #include "support/utf8.hpp"
 
@@ -310,6 +311,84 @@ TEST(JsonErrors, TrailingTextIsASyntaxError) {
 
 TEST(JsonErrors, EmptyTextIsIncompleteJson) {
   EXPECT_EQ(error_of([] { parse_json("", "stdin"); }), "stdin: invalid JSON at line 1, column 1 (offset 0): incomplete JSON");
+}
+
+// ------------------------------------------------------- unknown fields
+
+TEST(JsonUnknownFields, AMisspeltFieldIsNamedWithTheClosestKnownName) {
+  const auto found = unknown_fields<ToolCallEvent>(parse(R"({"tool_call_id": "c1", "tool_nme": "bash"})"));
+  EXPECT_EQ(found, (std::vector<UnknownField>{{.object = "tool_call", .name = "tool_nme", .suggestion = "tool_name"}}));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].message(), R"(unknown field "tool_nme" in tool_call (did you mean "tool_name"?))");
+}
+
+TEST(JsonUnknownFields, ADifferentCaseOrTwoSwappedLettersIsOneEditFromTheName) {
+  const auto found = unknown_fields<ToolCallEvent>(parse(R"({"toolName": "bash", "tool_cal_lid": "c1"})"));
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].suggestion, "tool_name");
+  EXPECT_EQ(found[1].suggestion, "tool_call_id");
+}
+
+TEST(JsonUnknownFields, AFieldLikeNoKnownNameHasNoSuggestion) {
+  const auto found = unknown_fields<ToolCallEvent>(parse(R"({"x": 1, "command": "ls"})"));
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].message(), R"(unknown field "x" in tool_call)");
+  EXPECT_EQ(found[1].suggestion, "");
+}
+
+TEST(JsonUnknownFields, AnOddNameIsQuotedAsAJsonString) {
+  const auto found = unknown_fields<ToolCallEvent>(parse(R"({"a\"\n\u001b[2J": 1})"));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].message(), R"(unknown field "a\"\n\u001b[2J" in tool_call)");
+}
+
+TEST(JsonUnknownFields, FieldsOfNestedStructsArraysAndContentPartsAreNamedByTheirObjectsPath) {
+  const auto found = unknown_fields<TurnEndEvent>(parse(R"({"context": {"sessionId": "s"},
+      "tool_results": [{}, {"is_eror": true, "content": [{"type": "text", "txt": "a"}]}]})"));
+  EXPECT_EQ(found, (std::vector<UnknownField>{
+                       {.object = "turn_end.context", .name = "sessionId", .suggestion = "session_id"},
+                       {.object = "turn_end.tool_results[1]", .name = "is_eror", .suggestion = "is_error"},
+                       {.object = "turn_end.tool_results[1].content[0]", .name = "txt", .suggestion = "text"}}));
+}
+
+TEST(JsonUnknownFields, TheTypeKeyOfEventsAndContentPartsIsKnown) {
+  EXPECT_THAT(event_unknown_fields(event_index<ToolCallEvent>,
+                                   parse(R"({"type": "tool_call", "tool_call_id": "c1", "tool_name": "bash"})")),
+              ::testing::IsEmpty());
+  EXPECT_THAT(unknown_fields<ContentPart>(parse(R"({"type": "text", "text": "a"})")), ::testing::IsEmpty());
+}
+
+TEST(JsonUnknownFields, FreeFormMembersAndValuesOfTheWrongKindAreNotLookedInto) {
+  EXPECT_THAT(unknown_fields<ToolCallEvent>(parse(R"({"input": {"anything": 1}, "context": "not an object"})")),
+              ::testing::IsEmpty());
+}
+
+TEST(JsonUnknownFields, AResultsFieldsAreCheckedAgainstTheEventsResultType) {
+  EXPECT_EQ(outcome_unknown_fields(event_index<ToolCallEvent>, parse(R"({"decison": "deny"})")),
+            (std::vector<UnknownField>{{.object = "ToolCallResult", .name = "decison", .suggestion = "decision"}}));
+  EXPECT_THAT(outcome_unknown_fields(event_index<TurnStartEvent>, parse(R"({"block": true})")), ::testing::IsEmpty());
+}
+
+TEST(JsonUnknownFields, AReadWithUnknownFieldsErrorRefusesTheFirstAtItsObjectsPath) {
+  try {
+    event_from_json(parse(R"({"type": "tool_call", "tool_call_id": "c1", "tool_name": "bash", "tool_nme": "x", "y": 1})"),
+                    {.unknown_fields = UnknownFields::error});
+    FAIL() << "expected a JsonError";
+  } catch (const JsonError& error) {
+    EXPECT_STREQ(error.what(), R"(tool_call: unknown field "tool_nme" (did you mean "tool_name"?))");
+    EXPECT_EQ(error.path(), "tool_call");
+  }
+  EXPECT_EQ(error_of([] { outcome_from_json(event_index<ToolCallEvent>, parse(R"({"decison": "deny"})"),
+                                            {.unknown_fields = UnknownFields::error}); }),
+            R"(ToolCallResult: unknown field "decison" (did you mean "decision"?))");
+}
+
+TEST(JsonUnknownFields, AReadWithUnknownFieldsWarnLogsEachAndReadsAsIfIgnored) {
+  const testing::LogCapture log;
+  const auto call = from_json<ToolCallEvent>(parse(R"({"tool_call_id": "c1", "tool_name": "bash", "tool_nme": "x"})"),
+                                             {.unknown_fields = UnknownFields::warn});
+  EXPECT_EQ(call, (ToolCallEvent{.tool_call_id = "c1", .tool_name = "bash"}));
+  EXPECT_THAT(log.text(), HasSubstr(R"(unknown field "tool_nme" in tool_call (did you mean "tool_name"?))"));
 }
 
 

@@ -72,7 +72,8 @@ void use_event(Hooks& hooks, ConnectionGroup& connections) {
 template <CatalogueType T>
 std::string use_type(const T& value) {
   const boost::json::value json = to_json(value);
-  const T again = from_json<T>(json);
+  const T again = from_json<T>(json, {.unknown_fields = UnknownFields::error});
+  (void)unknown_fields<T>(json);
   std::string text = format_line(again) + write_json(json) + reflect::type_display_name<T>();
   if constexpr (reflect::DescribedStruct<T>)
     boost::mp11::mp_for_each<reflect::members_of<T>>([&](auto member) { text += member.name; });

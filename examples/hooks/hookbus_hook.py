@@ -37,6 +37,9 @@ them find it, without leaving a __pycache__ directory in the hook directory
 
     sys.dont_write_bytecode = True
     sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+
+or use the copy installed with hookbus, in share/hookbus/python
+(PYTHONPATH=/usr/share/hookbus/python with the Debian package).
 """
 
 import json

@@ -9,7 +9,8 @@
 // integer milliseconds.
 //
 // Reading is lenient where it should be and strict where it must be:
-//   - unknown keys are ignored;
+//   - unknown keys are ignored (a peer's extra fields, a newer hookbus's
+//     keys), unless the read's JsonReadOptions say otherwise (below);
 //   - a missing key leaves the member at its default when the member is a
 //     std::optional, a container, a bool, a JSON object/value, or the event
 //     `context`; always for the members of a result type (missing means
@@ -43,12 +44,54 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hookbus {
 
+// ------------------------------------------------------------ unknown fields
+//
+// A key the type does not have is ignored when read, so that a peer's extra
+// fields and a newer hookbus's keys stay readable; but a person's misspelt
+// "tool_nme" is then a silently missing tool_name. An engine that reads events
+// written by people (a command line, a file of test events) can ask for those
+// keys (unknown_fields) or have the read refuse them (JsonReadOptions).
+
+// A key of a JSON object that the object's catalogue type does not have.
+struct UnknownField {
+  std::string object{};      // where the object is, as JsonError paths name it: "tool_call", "turn_end.tool_results[0]"
+  std::string name{};        // the key: "tool_nme"
+  std::string suggestion{};  // the type's member most like it, when one is close: "tool_name"; else empty
+  // unknown field "tool_nme" in tool_call (did you mean "tool_name"?): names quoted as JSON strings.
+  [[nodiscard]] std::string message() const;
+  bool operator==(const UnknownField&) const = default;
+};
+
+// Every key of `json`, at any depth, that its type does not have: in the
+// objects of described structs, in their arrays and optionals, and in content
+// parts (by their "type"); "type" itself is known for events and content
+// parts. Free-form members (a tool call's input, JSON values) are not looked
+// into, and a value of the wrong kind is left for the read to report. In
+// document order; rooted as the read's errors are (the event's wire name, or
+// the type's name).
+template <CatalogueType T> std::vector<UnknownField> unknown_fields(const boost::json::value& json);
+// The same for the event at `event_index`, and for that event's result (none for observe-only events).
+std::vector<UnknownField> event_unknown_fields(std::size_t event_index, const boost::json::value& json);
+std::vector<UnknownField> outcome_unknown_fields(std::size_t event_index, const boost::json::value& json);
+
+// What a read does with a key its type does not have.
+enum class UnknownFields {
+  ignore,  // the default: peers' extra fields are accepted (docs/external-hooks.md)
+  warn,    // read it as ignore does, and log a warning for each (UnknownField::message) on the hookbus logger
+  error,   // refuse the document: a JsonError naming the first, at its object's path
+};
+
+struct JsonReadOptions {
+  UnknownFields unknown_fields = UnknownFields::ignore;
+};
+
 // Any catalogue type: an event, a result, or a shared value type (CatalogueType, events.hpp).
 template <CatalogueType T> boost::json::value to_json(const T& value);
-template <CatalogueType T> T from_json(const boost::json::value& json);
+template <CatalogueType T> T from_json(const boost::json::value& json, const JsonReadOptions& options = {});
 
 // An event as JSON, with its "type" key.
 boost::json::value to_json(const HookEvent& event);
@@ -56,17 +99,18 @@ boost::json::value to_json(const HookEvent& event);
 // Reads an event, picking the alternative from "type" (aliases accepted).
 // Throws JsonError for a missing/unknown "type" (path "event" / "event.type";
 // an unknown name's message lists the valid ones) or a bad payload.
-HookEvent event_from_json(const boost::json::value& json);
+HookEvent event_from_json(const boost::json::value& json, const JsonReadOptions& options = {});
 
 // Reads an event of a known kind (by HookEvent index); a "type" key, if present, is ignored.
-HookEvent event_from_json(std::size_t event_index, const boost::json::value& json);
+HookEvent event_from_json(std::size_t event_index, const boost::json::value& json, const JsonReadOptions& options = {});
 
 // The outcome of an event as JSON (null for observe-only events).
 boost::json::value to_json(const HookOutcome& outcome);
 
 // Reads the result of the event at `event_index` (lenient: missing fields mean
 // no change). Observe-only events give monostate and ignore the JSON.
-HookOutcome outcome_from_json(std::size_t event_index, const boost::json::value& json);
+HookOutcome outcome_from_json(std::size_t event_index, const boost::json::value& json,
+                              const JsonReadOptions& options = {});
 
 // Parses one strict JSON document (RFC 8259: no comments, no trailing commas,
 // nothing after it, strings in valid UTF-8) as hookbus reads every text from

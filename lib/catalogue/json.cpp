@@ -10,11 +10,15 @@
 #include <hookbus/names.hpp>
 #include <hookbus/reflect.hpp>
 
+#include "support/logging.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
+#include <tuple>
 #include <utility>
 
 namespace hookbus {
@@ -241,6 +245,106 @@ T read(const json::value& node, const Path& path) {
   }
 }
 
+// ---------------------------------------------------------------- unknown fields
+
+// How many edits make one name the other: a character inserted, deleted or
+// replaced, or two neighbours swapped (optimal string alignment), case
+// ignored, so "toolName" is one edit from "tool_name".
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  const auto same = [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+  };
+  const std::size_t width = b.size() + 1;
+  std::vector<std::size_t> d((a.size() + 1) * width);
+  const auto at = [&](std::size_t i, std::size_t j) -> std::size_t& { return d[i * width + j]; };
+  for (std::size_t i = 0; i <= a.size(); ++i) at(i, 0) = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) at(0, j) = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      at(i, j) = std::min({at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + (same(a[i - 1], b[j - 1]) ? 0 : 1)});
+      if (i > 1 && j > 1 && same(a[i - 1], b[j - 2]) && same(a[i - 2], b[j - 1]))
+        at(i, j) = std::min(at(i, j), at(i - 2, j - 2) + 1);
+    }
+  }
+  return at(a.size(), b.size());
+}
+
+// The known name closest to `name`, when it is close enough to be what was
+// meant: at most one edit in three characters of the shorter name (at least
+// one edit), so "tool_nme" suggests "tool_name" and "x" suggests nothing.
+// Ties go to the first known name. A name of over 64 characters is like no
+// member (none is that long), and is not compared: each comparison costs the
+// product of the lengths, and a key of a document from outside may be huge.
+std::string closest_name(std::string_view name, const std::vector<std::string_view>& known) {
+  constexpr std::size_t longest_compared = 64;
+  if (name.size() > longest_compared) return {};
+  std::string_view best;
+  std::size_t best_distance = std::numeric_limits<std::size_t>::max();
+  for (const std::string_view candidate : known) {
+    const std::size_t distance = edit_distance(name, candidate);
+    const std::size_t allowed = std::max<std::size_t>(1, std::min(name.size(), candidate.size()) / 3);
+    if (distance <= allowed && distance < best_distance) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  return std::string(best);
+}
+
+template <class T>
+void collect_unknown(const json::value& node, const Path& path, std::vector<UnknownField>& found);
+
+// The keys of a T's object that T does not have, and those of the members it has.
+template <DescribedStruct T>
+void collect_unknown_in_struct(const json::value& node, const Path& path, std::vector<UnknownField>& found) {
+  if (!node.is_object()) return;
+  std::vector<std::string_view> known;
+  if constexpr (Tagged<T>) known.push_back("type");
+  boost::mp11::mp_for_each<members_of<T>>([&](auto member) { known.push_back(member.name); });
+  for (const auto& [key, value] : node.get_object()) {
+    bool is_member = Tagged<T> && key == "type";
+    boost::mp11::mp_for_each<members_of<T>>([&](auto member) {
+      if (is_member || key != member.name) return;
+      is_member = true;
+      collect_unknown<std::remove_cvref_t<decltype(std::declval<T&>().*member.pointer)>>(value, path.member(member.name),
+                                                                                        found);
+    });
+    if (!is_member) found.push_back({path.str(), std::string(key), closest_name(key, known)});
+  }
+}
+
+template <class... Parts>
+void collect_unknown_in_part(const json::value& node, const Path& path, std::vector<UnknownField>& found,
+                             std::variant<Parts...>*) {
+  const json::value* type = node.is_object() ? node.get_object().if_contains("type") : nullptr;
+  if (type == nullptr || !type->is_string()) return;
+  ((type->get_string() == Parts::type ? collect_unknown_in_struct<Parts>(node, path, found) : void()), ...);
+}
+
+template <class T>
+void collect_unknown(const json::value& node, const Path& path, std::vector<UnknownField>& found) {
+  if constexpr (is_optional_v<T>) {
+    collect_unknown<typename T::value_type>(node, path, found);
+  } else if constexpr (is_vector_v<T>) {
+    if (!node.is_array()) return;
+    const json::array& array = node.get_array();
+    for (std::size_t i = 0; i < array.size(); ++i) collect_unknown<typename T::value_type>(array[i], path.element(i), found);
+  } else if constexpr (std::is_same_v<T, ContentPart>) {
+    collect_unknown_in_part(node, path, found, static_cast<ContentPart*>(nullptr));
+  } else if constexpr (DescribedStruct<T>) {
+    collect_unknown_in_struct<T>(node, path, found);
+  }  // anything else has no keys of its own to check: a number, a string, an enum, free-form JSON
+}
+
+// `unknown field "tool_nme" in tool_call (did you mean "tool_name"?)`; without
+// the object, for a JsonError, whose path names it.
+std::string unknown_field_text(const UnknownField& field, bool with_object) {
+  std::string text = "unknown field " + write_json(json::string(field.name));
+  if (with_object) text += " in " + field.object;
+  if (!field.suggestion.empty()) text += " (did you mean " + write_json(json::string(field.suggestion)) + "?)";
+  return text;
+}
+
 // Error paths start at the event's wire name for events ("tool_call.input"),
 // at the type's name for everything else ("ToolCallResult.block").
 template <class T>
@@ -275,8 +379,35 @@ boost::json::value to_json(const T& value) {
   return write(value);
 }
 
+std::string UnknownField::message() const { return unknown_field_text(*this, /*with_object=*/true); }
+
 template <CatalogueType T>
-T from_json(const boost::json::value& document) {
+std::vector<UnknownField> unknown_fields(const boost::json::value& document) {
+  std::vector<UnknownField> found;
+  collect_unknown<T>(document, Path(root_name<T>()), found);
+  return found;
+}
+
+std::vector<UnknownField> event_unknown_fields(std::size_t event_index, const boost::json::value& document) {
+  return with_event_type<std::vector<UnknownField>>(
+      event_index, [&]<class E>(std::type_identity<E>) { return unknown_fields<E>(document); });
+}
+
+std::vector<UnknownField> outcome_unknown_fields(std::size_t event_index, const boost::json::value& document) {
+  return with_event_type<std::vector<UnknownField>>(event_index, [&]<class E>(std::type_identity<E>) {
+    if constexpr (EventWithResult<E>) return unknown_fields<result_t<E>>(document);
+    else return std::vector<UnknownField>{};
+  });
+}
+
+template <CatalogueType T>
+T from_json(const boost::json::value& document, const JsonReadOptions& options) {
+  if (options.unknown_fields != UnknownFields::ignore) {
+    for (const UnknownField& field : unknown_fields<T>(document)) {
+      if (options.unknown_fields == UnknownFields::error) throw JsonError(field.object, unknown_field_text(field, false));
+      detail::log(spdlog::level::warn, "{}", field.message());
+    }
+  }
   return read<T>(document, Path(root_name<T>()));
 }
 
@@ -284,7 +415,7 @@ boost::json::value to_json(const HookEvent& event) {
   return std::visit([](const auto& alternative) { return write(alternative); }, event);
 }
 
-HookEvent event_from_json(const boost::json::value& document) {
+HookEvent event_from_json(const boost::json::value& document, const JsonReadOptions& options) {
   const Path root("event");
   const json::value* type = expect_object(document, root).if_contains("type");
   if (type == nullptr) fail(root, "missing required field 'type'");
@@ -295,12 +426,12 @@ HookEvent event_from_json(const boost::json::value& document) {
   } catch (const UnknownEventError& unknown) {
     fail(root.member("type"), unknown.what());
   }
-  return event_from_json(index, document);
+  return event_from_json(index, document, options);
 }
 
-HookEvent event_from_json(std::size_t event_index, const boost::json::value& document) {
+HookEvent event_from_json(std::size_t event_index, const boost::json::value& document, const JsonReadOptions& options) {
   return with_event_type<HookEvent>(event_index, [&]<class E>(std::type_identity<E>) -> HookEvent {
-    return from_json<E>(document);
+    return from_json<E>(document, options);
   });
 }
 
@@ -313,9 +444,10 @@ boost::json::value to_json(const HookOutcome& outcome) {
       outcome);
 }
 
-HookOutcome outcome_from_json(std::size_t event_index, const boost::json::value& document) {
+HookOutcome outcome_from_json(std::size_t event_index, const boost::json::value& document,
+                              const JsonReadOptions& options) {
   return with_event_type<HookOutcome>(event_index, [&]<class E>(std::type_identity<E>) -> HookOutcome {
-    if constexpr (EventWithResult<E>) return from_json<result_t<E>>(document);
+    if constexpr (EventWithResult<E>) return from_json<result_t<E>>(document, options);
     else return std::monostate{};
   });
 }
@@ -323,7 +455,7 @@ HookOutcome outcome_from_json(std::size_t event_index, const boost::json::value&
 namespace {
 
 [[gnu::used]] constexpr auto instantiated_conversions = detail::addresses_for<CatalogueTypes<>>(
-    []<class T>(std::type_identity<T>) { return std::pair{&to_json<T>, &from_json<T>}; });
+    []<class T>(std::type_identity<T>) { return std::tuple{&to_json<T>, &from_json<T>, &unknown_fields<T>}; });
 
 }  // namespace
 }  // namespace hookbus

@@ -67,8 +67,10 @@ Expanded expand(std::string_view text, std::string_view origin) {
       at += length;
       continue;
     }
+    // fmt::format, not "$" + std::string(other): g++ 12 at -O3 warns of an overlapping memcpy inside
+    // operator+ (a false -Wrestrict, GCC bug 105329), which -Werror made a failed release build.
     for (const std::string_view other : {"LIB", "PLATFORM"})
-      if (token_length(after, other) != 0 && out.unexpanded.empty()) out.unexpanded = "$" + std::string(other);
+      if (token_length(after, other) != 0 && out.unexpanded.empty()) out.unexpanded = fmt::format("${}", other);
     out.text += '$';
   }
   return out;

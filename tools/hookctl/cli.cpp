@@ -282,7 +282,8 @@ void print_overview() {
   for (const auto& [synopsis, summary] : rows) fmt::print("  {:<{}}  {}\n", synopsis, width, summary);
   fmt::print("\nEvery command takes -h/--help (its arguments, options and output) and -q/--quiet;\n"
              "those that print data take --json (one JSON document on stdout), those that\n"
-             "read a project take --project DIR. Options may also come before the command.\n\n"
+             "read a project take --project DIR. Options may also come before the command.\n"
+             "hookctl --version prints the version of hookbus it was built with.\n\n"
              "{}\n{}",
              exit_codes_help, environment_help);
 }

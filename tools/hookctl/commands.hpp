@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hookctl {
 
@@ -22,6 +23,13 @@ namespace hookctl {
 // JSON indented by two spaces per level, keys in document order, for people to
 // read; written by hookbus::write_json (valid UTF-8, no non-finite number).
 std::string pretty_json(const boost::json::value& value);
+
+// What hookbus::unknown_fields found in event JSON from outside (a misspelt
+// "tool_nme"), each as its message: a warning on stderr each, or with
+// --strict a usage error naming them all and `hookctl schema SCHEMA` (the
+// event's name, or NAME). Nothing when there are none.
+void check_unknown_fields(const Invocation& invocation, const std::vector<std::string>& messages,
+                          std::string_view schema);
 
 // ---- partial_event.cpp
 

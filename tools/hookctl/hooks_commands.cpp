@@ -67,12 +67,20 @@ std::string read_event_json_from_stdin() {
 // no JSON is the empty object. A field the JSON leaves out, at any depth,
 // takes the catalogue's default (event_with_defaults), so a command line needs
 // only the fields that matter; the library's own reader stays strict (json.hpp).
-HookEvent read_event(std::string_view name, std::optional<std::string_view> json_argument) {
+// A field the event does not have is a warning, or with --strict an error.
+HookEvent read_event(const Invocation& invocation, std::string_view name, std::optional<std::string_view> json_argument) {
   const std::size_t index = resolve_event(name);  // UnknownEventError: a usage error, listing the names
+  json::value given = json::object{};
   try {
-    json::value given = json::object{};
     if (json_argument == "-") given = parse_json(read_event_json_from_stdin(), "stdin");
     else if (json_argument) given = parse_json(*json_argument, "the JSON argument");
+  } catch (const JsonError& error) {
+    throw UsageError(printable(error.what()));
+  }
+  std::vector<std::string> unknown;
+  for (const UnknownField& field : event_unknown_fields(index, given)) unknown.push_back(field.message());
+  check_unknown_fields(invocation, unknown, event_name(index));
+  try {
     return event_with_defaults(index, given);
   } catch (const JsonError& error) {
     throw UsageError(printable(error.what()));
@@ -845,7 +853,7 @@ int list_command(const Invocation& invocation) {
 }
 
 int emit_command(const Invocation& invocation) {
-  HookEvent event = read_event(*invocation.argument(0), invocation.argument(1));
+  HookEvent event = read_event(invocation, *invocation.argument(0), invocation.argument(1));
   // The workspace's name for every hook, as an engine with a workspace active passes it.
   if (const auto workspace = workspace_of(invocation))
     std::visit([&](auto& e) { if (e.context.workspace.empty()) e.context.workspace = workspace_name(*workspace); }, event);
@@ -870,7 +878,7 @@ int emit_command(const Invocation& invocation) {
 int run_hook_command(const Invocation& invocation) {
   if (invocation.json() && invocation.has("--raw")) throw UsageError("--raw shows bytes on a terminal; --json escapes them");
   const fs::path path = invocation.argument_path(0);
-  const HookEvent event = read_event(*invocation.argument(1), invocation.argument(2));
+  const HookEvent event = read_event(invocation, *invocation.argument(1), invocation.argument(2));
   // Not even with --force: the hook would run another file than the one named here.
   auto elsewhere = detail::per_process_path_reason(path);
   if (!elsewhere) elsewhere = detail::relative_interpreter_reason(path);

@@ -21,6 +21,8 @@ const Option workspace{"--workspace", Value::directory, "DIR",
                        "also load the workspace in DIR (its hooks/, plugins/ and config.json; docs/workspaces.md); "
                        "emit: an event without a context.workspace gets DIR's name"};
 const Option exit_code{"--exit-code", Value::none, {}, "exit 1 when a hook refused the event (see exit codes)"};
+const Option strict{"--strict", Value::none, {},
+                    "refuse event JSON with a field the event does not have (default: a warning naming it)"};
 const Option project_trust{"--project-trust", Value::text, "POLICY",
                            "require (default): the project's hooks and config run once trusted (hookctl trust); "
                            "trust_all; ignore: never (docs/security.md)"};
@@ -49,7 +51,7 @@ const std::vector<Command> commands{
     {.name = "emit",
      .summary = "emit an event through the project's built-ins and hooks; print the outcome",
      .arguments = {event_name, event_json},
-     .options = {exit_code, project_trust, workspace},
+     .options = {exit_code, strict, project_trust, workspace},
      .json = R"(print {"event": NAME, "refused": true|false, "result": {...} or null})",
      .project = true,
      .details = "Prints the outcome (allowed, or refused and why) and the event's reduced result.\n"
@@ -60,7 +62,7 @@ const std::vector<Command> commands{
     {.name = "run-hook",
      .summary = "run one hook file once: its stdout, stderr, status, duration and result",
      .arguments = {{"PATH", Value::file, false, "the hook file"}, event_name, event_json},
-     .options = {exit_code,
+     .options = {exit_code, strict,
                  {"--raw", Value::none, {}, "show the hook's stdout and stderr bytes as they are, not escaped"},
                  {"--force", Value::none, {}, "run a file that fails discovery's permission checks (with a warning)"}},
      .json = R"(print {"hook", "event", "requested_as", "status", "exit_code", "signal", "timed_out", )"
@@ -105,7 +107,10 @@ const std::vector<Command> commands{
     {.name = "replay",
      .summary = "emit a recorded session again through the project's hooks; report every decision that differs",
      .arguments = {trace_file},
-     .options = {project_trust, workspace},
+     .options = {{"--strict", Value::none, {},
+                  "refuse a recording whose payloads or results have a field their type does not have "
+                  "(default: a warning naming it)"},
+                 project_trust, workspace},
      .json = R"(print {"file", "replayed", "differing", "differences": [{"line", "seq", "event", )"
              R"("result": {"recorded", "now", "recorded_verdict", "now_verdict"} or null, )"
              R"("handlers": [{"handler", "source", "recorded", "now"}]}]})",

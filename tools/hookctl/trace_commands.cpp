@@ -41,14 +41,36 @@ struct RecordedLine {
 struct Recording {
   TraceHeader header{};
   std::vector<RecordedLine> emits{};
+  // "FILE:LINE: unknown field ...": what the payloads and results hold that their types do not have.
+  std::vector<std::string> unknown_fields{};
 };
+
+// The fields of each recorded payload and result that their types do not have
+// (a misspelling in a recording made or edited by hand; a newer hookbus's
+// field), each "FILE:LINE: unknown field ...". The trace reader ignores them.
+std::vector<std::string> unknown_recorded_fields(const std::string& text, const fs::path& file) {
+  std::vector<std::string> found;
+  std::istringstream in(text);
+  std::string line;
+  std::getline(in, line);  // the header
+  for (std::size_t number = 2; std::getline(in, line); ++number) {
+    const json::object record = parse_json(line, file.string()).as_object();  // the reader read it already
+    const std::size_t index = resolve_event(record.at("event").as_string());
+    std::vector<UnknownField> fields = event_unknown_fields(index, record.at("payload"));
+    for (UnknownField& field : outcome_unknown_fields(index, record.at("result"))) fields.push_back(std::move(field));
+    for (const UnknownField& field : fields) found.push_back(fmt::format("{}:{}: {}", file.string(), number, field.message()));
+  }
+  return found;
+}
 
 Recording read_recording(const fs::path& file) {
   try {
-    std::istringstream in(read_trace_text(file));
+    const std::string text = read_trace_text(file);
+    std::istringstream in(text);
     TraceReader reader(in, file.string());
-    Recording recording{reader.header(), {}};
+    Recording recording{reader.header(), {}, {}};
     while (auto record = reader.next()) recording.emits.push_back({reader.line(), std::move(*record)});
+    recording.unknown_fields = unknown_recorded_fields(text, file);
     return recording;
   } catch (const TraceError& error) {
     throw UsageError(printable(error.what()));
@@ -153,6 +175,7 @@ void warn_if_recorded_elsewhere(const Recording& recording, const fs::path& file
 int replay_command(const Invocation& invocation) {
   const fs::path file = trace_file(invocation);
   const Recording recording = read_recording(file);  // before the project's hooks run: a bad file runs nothing
+  check_unknown_fields(invocation, recording.unknown_fields, "NAME");
   warn_if_recorded_elsewhere(recording, file, invocation);
 
   Hooks hooks;
