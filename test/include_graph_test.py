@@ -49,7 +49,7 @@ SUBSYSTEM_CIRCLES_ENFORCED = False
 # Public headers whose implementation is not (only) a file of their own name.
 # None: shared by several subsystems, so of none.
 PUBLIC_HEADERS = {
-    "claude_code.hpp": "external",  # lib/external/claude_code_*.cpp
+    "claude_code.hpp": "formats",  # lib/formats/claude_code/
     # EmissionRecord, which the bus makes (lib/bus/recording/), beside the
     # trace file's reader and writer (lib/trace/trace_file.cpp).
     "trace.hpp": None,

@@ -1,6 +1,6 @@
 // The external-hook runner: environment, one run, and reading the run back
 // as the event's result or a failure. See include/hookbus/external.hpp; the
-// payload is built in hook_payload.cpp.
+// payload is built in lib/formats/kodelet/payload.cpp.
 #include <hookbus/external.hpp>
 #include <hookbus/json.hpp>
 #include <hookbus/log.hpp>
@@ -11,7 +11,7 @@
 #include "support/logging.hpp"
 #include "catalogue/json_text.hpp"
 #include "external/background.hpp"
-#include "external/claude_code_installer.hpp"
+#include "formats/claude_code/installer.hpp"
 #include "external/file_safety.hpp"
 #include "external/run_log.hpp"
 #include "external/hook_answer.hpp"

@@ -5,7 +5,7 @@
 #include <hookbus/setup.hpp>
 #include <hookbus/tool_matcher.hpp>
 
-#include "external/claude_code_files.hpp"
+#include "formats/claude_code/command_files.hpp"
 #include "setup/setup_steps.hpp"
 #include "support/logging.hpp"
 

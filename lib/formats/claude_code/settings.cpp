@@ -4,7 +4,7 @@
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>
 
-#include "external/claude_code_files.hpp"
+#include "formats/claude_code/command_files.hpp"
 #include "support/files.hpp"
 #include "support/sha256.hpp"
 #include "support/text.hpp"

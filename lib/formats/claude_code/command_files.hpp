@@ -3,7 +3,7 @@
 // in the project with the variables Claude Code gives it
 // (trust/shell_command.hpp), and which of those files are the project's. One
 // resolution for the trust fingerprint (setup.cpp), the checks before each
-// run (claude_code_hooks.cpp) and discovery, which leaves to a command the
+// run (installer.cpp) and discovery, which leaves to a command the
 // hook files it runs.
 
 #include <hookbus/claude_code.hpp>

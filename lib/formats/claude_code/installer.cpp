@@ -9,8 +9,8 @@
 
 #include "bus/recording/handler_report.hpp"
 #include "external/background.hpp"
-#include "external/claude_code_files.hpp"
-#include "external/claude_code_installer.hpp"
+#include "formats/claude_code/command_files.hpp"
+#include "formats/claude_code/installer.hpp"
 #include "external/file_safety.hpp"
 #include "external/run_log.hpp"
 #include "support/files.hpp"
@@ -200,7 +200,7 @@ ProcessResult run(const Hook& hook, Invocation invocation, std::stop_token stop 
   const ClaudeCodeCommand& c = hook.command;
   const fs::path& project = invocation.working_directory;
   // What it runs, resolved now as its project's fingerprint resolved it
-  // (claude_code_files.hpp): every file gets the hook files' checks again,
+  // (command_files.hpp): every file gets the hook files' checks again,
   // whatever its layer, and those of a trusted project must be as trusted
   // (docs/security.md, "Checked again before each run").
   std::vector<fs::path> named{c.program};
