@@ -12,6 +12,7 @@
 #include "external/file_safety.hpp"
 #include "external/persistent.hpp"
 #include "formats/claude_code/installer.hpp"
+#include "formats/hook_format.hpp"
 #include "support/logging.hpp"
 #include "support/utf8.hpp"
 
@@ -71,7 +72,7 @@ class Installer {
         options_(options),
         project_dir_(options.project_dir.empty() ? fs::current_path() : options.project_dir),
         background_(std::make_shared<detail::BackgroundPool>(options.background)),
-        claude_code_(hooks, background_) {}
+        claude_code_(hooks, detail::claude_code_format(), background_) {}
 
   InstalledHooks run() && {
     for (const Layer layer : all_layers) {
@@ -90,13 +91,13 @@ class Installer {
   }
 
  private:
-  // A hook file found in a hook directory; one of the claude_code protocol
-  // joins its layer's Claude Code commands.
+  // A hook file found in a hook directory; one of a format's protocol
+  // ("claude_code") joins its layer's commands of that format.
   void install(const DiscoveredHook& found, std::vector<ClaudeCodeCommand>& claude) {
     const ResolvedHookSettings settings = config_.hook_settings(found.layer, found.name);
     const auto not_installed = [&](std::string reason) {
       std::vector<std::string> events = found.declared_events;
-      if (found.protocol != HookProtocol::claude_code) {
+      if (detail::find_hook_format(found.protocol) == nullptr) {
         events.clear();
         for (const auto& event : found.events) events.emplace_back(event_name(event.index));
       }
@@ -106,32 +107,20 @@ class Installer {
     if (auto forbidden = config_.hooks_forbidden(found.layer)) return not_installed(*forbidden);
     if (settings.disabled.value)
       return not_installed("disabled by " + describe_location(settings.disabled.origin));
-    if (found.protocol == HookProtocol::claude_code) {
-      // A name config reads is checked there; this catches events and protocol that different layers set.
-      for (std::size_t i = 0; i < found.declared_events.size(); ++i)
-        check_claude_code_event(found.declared_events[i], settings.events.origin.element(i));
-      for (const auto& event : found.declared_events) {
-        claude.push_back({.event = event,
-                          .matcher = settings.matcher.value,
-                          .command = {},
-                          .program = found.path,
-                          .timeout = settings.timeout.value,
-                          .async = settings.async.value,
-                          .failure = settings.failure.value,
-                          .label = found.name,
-                          .source = found.path.string(),
-                          .layer = found.layer,
-                          .trusted = trusted_files(found.layer)});
-        if (settings.async.value)
-          check_async(found.name, describe_location(settings.async.origin), claude_code_event_targets(event));
+    if (const detail::HookFormat* format = detail::find_hook_format(found.protocol)) {
+      for (auto& command : detail::hook_file_commands(*format, found, settings, trusted_files(found.layer))) {
+        if (command.async)
+          check_async(found.name, describe_location(settings.async.origin),
+                      detail::event_targets(*format, command.event));
+        claude.push_back(std::move(command));
       }
       if (settings.mode.value == HookMode::persistent)
-        warn(fmt::format("{}: hook '{}' is a claude_code hook, which runs once per event, so this changes nothing",
-                         describe_location(settings.mode.origin), found.name));
+        warn(fmt::format("{}: hook '{}' is a {} hook, which runs once per event, so this changes nothing",
+                         describe_location(settings.mode.origin), found.name, hook_protocol_name(found.protocol)));
       else
         check_mode(found.name, settings);
-      what_.installed.push_back({found.name, found.layer, found.path, found.declared_events, settings,
-                                 HookProtocol::claude_code, settings.matcher.value, "", found.source});
+      what_.installed.push_back({found.name, found.layer, found.path, found.declared_events, settings, found.protocol,
+                                 settings.matcher.value, "", found.source});
       return;
     }
     const RunHook run = runner(ExternalHook{.name = found.name,
@@ -290,7 +279,8 @@ class Installer {
     }
     claude.push_back(command);
     claude.back().trusted = trusted_files(command.layer);
-    if (command.async) check_async(command.label, command.source, claude_code_event_targets(command.event));
+    if (command.async)
+      check_async(command.label, command.source, detail::event_targets(detail::claude_code_format(), command.event));
     ResolvedHookSettings settings;
     settings.timeout.value = command.timeout;
     settings.async.value = command.async;
@@ -388,10 +378,7 @@ class Installer {
     return fmt::format("no hook file of that name was found, and {}", fmt::join(directories, "; "));
   }
 
-  void warn(std::string message) {
-    detail::log(spdlog::level::warn, "{}", message);
-    what_.warnings.push_back(std::move(message));
-  }
+  void warn(std::string message) { detail::warn(what_.warnings, std::move(message)); }
 
   // What the layer's Claude Code commands run with: their layer's tool names.
   ClaudeCodeOptions claude_code_options(Layer layer) const {

@@ -65,7 +65,7 @@ void add_once(std::vector<fs::path>& paths, fs::path path) {
 // the files outside the project it reaches (but those of its own plugin,
 // whose tree is covered), the constructs it cannot resolve.
 void cover_command(const ClaudeCodeCommand& command, const detail::ProjectDirectory& project, ProjectFiles& files) {
-  const detail::ShellCommandFiles found = detail::resolve_claude_code_command(command, project);
+  const detail::ShellCommandFiles found = detail::resolve_command(detail::claude_code_format(), command, project);
   for (auto& file : detail::files_inside(found, project)) add_once(files.files, std::move(file));
   const std::optional<detail::ProjectDirectory> plugin =
       command.plugin_root.empty() ? std::nullopt : std::optional(detail::ProjectDirectory(command.plugin_root));
@@ -234,7 +234,7 @@ std::map<std::pair<Layer, fs::path>, std::string> files_run_by(const std::vector
   const detail::ProjectDirectory project(project_dir);
   std::map<std::pair<Layer, fs::path>, std::string> files;
   for (const auto& command : commands)
-    for (const auto& file : detail::resolve_claude_code_command(command, project).files)
+    for (const auto& file : detail::resolve_command(detail::claude_code_format(), command, project).files)
       if (detail::runs(file.role)) files.emplace(std::pair{command.layer, file.resolved}, command.source);
   return files;
 }

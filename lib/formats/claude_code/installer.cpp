@@ -93,7 +93,7 @@ class EventHooks {
     }
     HookOutcome outcome;
     try {
-      outcome = claude_code_outcome(hook->command, event, std::get<ProcessResult>(slot.ran.outcome),
+      outcome = hook->format->outcome(hook->command, event, std::get<ProcessResult>(slot.ran.outcome),
                                     hook->options->tool_names);
     } catch (...) {
       leave(*emit, false);
@@ -191,7 +191,7 @@ class EventHooks {
   HookOutcome run_in_background(const std::shared_ptr<InstalledCommand>& hook, const HookEvent& event) {
     if (!detail::first_run_in_session(*hook, event)) return std::monostate{};
     const ClaudeCodeCommand& c = hook->command;
-    background_->submit(fmt::format("Claude Code hook {} ({}) on {}", c.label, c.source, c.event),
+    background_->submit(fmt::format("{} hook {} ({}) on {}", hook->format->agent, c.label, c.source, c.event),
                         [hook, event](std::stop_token stop) {
                           const ClaudeCodeCommand& c = hook->command;
                           try {
@@ -199,14 +199,14 @@ class EventHooks {
                                 detail::run_command(*hook, detail::invocation_of(*hook, event), std::move(stop));
                             if (result.cancelled)
                               detail::log(spdlog::level::debug,
-                                          "Claude Code async hook {} ({}) cancelled: its hooks were uninstalled",
-                                          c.label, c.source);
+                                          "{} async hook {} ({}) cancelled: its hooks were uninstalled",
+                                          hook->format->agent, c.label, c.source);
                             else if (!result.succeeded() && result.exit_code != 2)
-                              detail::log(spdlog::level::warn, "Claude Code async hook {} ({}) failed: {}", c.label,
-                                          c.source, result.status());
+                              detail::log(spdlog::level::warn, "{} async hook {} ({}) failed: {}",
+                                          hook->format->agent, c.label, c.source, result.status());
                           } catch (const std::exception& error) {
-                            detail::log(spdlog::level::warn, "Claude Code async hook {} failed: {}", c.label,
-                                        error.what());
+                            detail::log(spdlog::level::warn, "{} async hook {} failed: {}", hook->format->agent,
+                                        c.label, error.what());
                           }
                         });
     return std::monostate{};
@@ -223,13 +223,15 @@ class EventHooks {
 namespace detail {
 
 struct ClaudeCodeInstaller::State {
+  const HookFormat* format;
   std::shared_ptr<BackgroundPool> background{};
-  std::map<std::string, std::shared_ptr<EventHooks>, std::less<>> events{};  // by Claude Code event
+  std::map<std::string, std::shared_ptr<EventHooks>, std::less<>> events{};  // by the format's event
   std::size_t calls = 0;
 };
 
-ClaudeCodeInstaller::ClaudeCodeInstaller(Hooks& hooks, std::shared_ptr<BackgroundPool> background)
-    : hooks_(hooks), state_(std::make_unique<State>(State{.background = std::move(background)})) {}
+ClaudeCodeInstaller::ClaudeCodeInstaller(Hooks& hooks, const HookFormat& format,
+                                         std::shared_ptr<BackgroundPool> background)
+    : hooks_(hooks), state_(std::make_unique<State>(State{.format = &format, .background = std::move(background)})) {}
 
 ClaudeCodeInstaller::~ClaudeCodeInstaller() = default;
 
@@ -238,19 +240,22 @@ ConnectionGroup ClaudeCodeInstaller::install(const std::vector<ClaudeCodeCommand
   const std::size_t group = state_->calls++;
   const auto shared_options = std::make_shared<const ClaudeCodeOptions>(options);
   ConnectionGroup installed;
+  const HookFormat& format = *state_->format;
   for (const auto& command : commands) {
     auto& event_hooks = state_->events[command.event];
     if (!event_hooks) event_hooks = std::make_shared<EventHooks>(state_->background);
-    const bool has_matcher = claude_code_event_has_matcher(command.event);
+    const bool has_matcher = event_has_matcher(format, command.event);
     const std::size_t index = event_hooks->add(
-        std::make_shared<InstalledCommand>(command, ClaudeCodeMatcher(has_matcher ? command.matcher : ""), shared_options), group);
+        std::make_shared<InstalledCommand>(&format, command, ClaudeCodeMatcher(has_matcher ? command.matcher : ""),
+                                           shared_options),
+        group);
     const HandlerOptions handler_options{.label = command.label,
                                          .failure = command.failure,
                                          .kind = HandlerKind::external,
                                          .source = command.source,
                                          .layer = command.layer,
-                                         .protocol = "claude_code"};
-    for (const std::size_t target : claude_code_event_targets(command.event))
+                                         .protocol = std::string(hook_protocol_name(format.protocol))};
+    for (const std::size_t target : event_targets(format, command.event))
       installed.add(hooks_.on(
           event_name(target),
           [event_hooks, index](const HookEvent& event) { return event_hooks->call(index, event); }, handler_options));
@@ -258,11 +263,33 @@ ConnectionGroup ClaudeCodeInstaller::install(const std::vector<ClaudeCodeCommand
   return installed;
 }
 
+std::vector<ClaudeCodeCommand> hook_file_commands(const HookFormat& format, const DiscoveredHook& found,
+                                                  const ResolvedHookSettings& settings,
+                                                  const std::shared_ptr<const TrustedFiles>& trusted) {
+  for (std::size_t i = 0; i < found.declared_events.size(); ++i)
+    check_event(format, found.declared_events[i], settings.events.origin.element(i));
+  std::vector<ClaudeCodeCommand> commands;
+  for (const auto& event : found.declared_events)
+    commands.push_back({.event = event,
+                        .matcher = settings.matcher.value,
+                        .command = {},
+                        .program = found.path,
+                        .timeout = settings.timeout.value,
+                        .async = settings.async.value,
+                        .failure = settings.failure.value,
+                        .label = found.name,
+                        .source = found.path.string(),
+                        .layer = found.layer,
+                        .trusted = trusted});
+  return commands;
+}
+
 }  // namespace detail
 
 ConnectionGroup install_claude_code_hooks(Hooks& hooks, const std::vector<ClaudeCodeCommand>& commands,
                                           const ClaudeCodeOptions& options) {
-  return detail::ClaudeCodeInstaller(hooks, std::make_shared<detail::BackgroundPool>(BackgroundOptions{}))
+  return detail::ClaudeCodeInstaller(hooks, detail::claude_code_format(),
+                                     std::make_shared<detail::BackgroundPool>(BackgroundOptions{}))
       .install(commands, options);
 }
 

@@ -21,15 +21,16 @@ namespace {
 namespace fs = std::filesystem;
 
 // What a matcher is matched against: the tool name, or the event's source,
-// reason, trigger, notification type or agent type ("" for events without a matcher).
-std::string matcher_value(const HookEvent& event, const ClaudeCodeToolNames& names) {
+// reason, trigger, notification type or agent type ("" for events without a
+// matcher), as the format's payload names them.
+std::string matcher_value(const HookFormat& format, const HookEvent& event, const ClaudeCodeToolNames& names) {
   return std::visit(
       [&]<class E>(const E& e) -> std::string {
         if constexpr (requires { e.tool_name; }) return names.to_claude(e.tool_name);
         else if constexpr (std::is_same_v<E, SessionStartEvent>)
-          return std::string(claude_code_payload(event, "SessionStart", names, "", "").at("source").as_string());
+          return std::string(format.payload(event, "SessionStart", names, "", "").at("source").as_string());
         else if constexpr (std::is_same_v<E, SessionShutdownEvent>)
-          return std::string(claude_code_payload(event, "SessionEnd", names, "", "").at("reason").as_string());
+          return std::string(format.payload(event, "SessionEnd", names, "", "").at("reason").as_string());
         else if constexpr (std::is_same_v<E, SessionBeforeCompactEvent>)
           return e.trigger == CompactTrigger::manual ? "manual" : "auto";
         else if constexpr (std::is_same_v<E, NotificationEvent>) return e.kind;
@@ -54,8 +55,8 @@ FinishedRun run_catching(const InstalledCommand& hook, CommandInvocation invocat
 }  // namespace
 
 bool matches(const InstalledCommand& hook, const HookEvent& event) {
-  if (!claude_code_event_applies(hook.command.event, event)) return false;
-  return hook.matcher.matches(matcher_value(event, hook.options->tool_names));
+  if (!event_applies(*hook.format, hook.command.event, event)) return false;
+  return hook.matcher.matches(matcher_value(*hook.format, event, hook.options->tool_names));
 }
 
 bool first_run_in_session(InstalledCommand& hook, const HookEvent& event) {
@@ -70,23 +71,25 @@ bool CommandInvocation::operator<(const CommandInvocation& other) const {
 }
 
 CommandInvocation invocation_of(const InstalledCommand& hook, const HookEvent& event) {
+  const HookFormat& format = *hook.format;
   const ClaudeCodeCommand& c = hook.command;
   const ClaudeCodeOptions& options = *hook.options;
   const fs::path project = options.project_dir.empty() ? fs::current_path() : options.project_dir;
   CommandInvocation invocation{
       .program = c.program.empty() ? fs::path("/bin/sh") : c.program,
       .arguments = c.program.empty() ? std::vector<std::string>{"-c", c.command} : std::vector<std::string>{},
-      .environment = {{"CLAUDE_PROJECT_DIR", project.string()}},
+      .environment = {{std::string(format.project_dir_variable), project.string()}},
       .working_directory = project,
       .input = {},
       .transcript = {}};
-  if (!c.plugin_root.empty()) invocation.environment.emplace_back("CLAUDE_PLUGIN_ROOT", c.plugin_root.string());
+  if (!c.plugin_root.empty())
+    invocation.environment.emplace_back(std::string(format.plugin_root_variable), c.plugin_root.string());
   std::string transcript = context_of(event).transcript_path;
   if (transcript.empty() && !options.transcript_dir.empty()) {
     invocation.transcript = claude_code_transcript_path(options.transcript_dir, context_of(event).session_id);
     transcript = invocation.transcript.string();
   }
-  invocation.input = write_json(claude_code_payload(event, c.event, options.tool_names, transcript, project));
+  invocation.input = write_json(format.payload(event, c.event, options.tool_names, transcript, project));
   return invocation;
 }
 
@@ -101,7 +104,7 @@ ProcessResult run_command(const InstalledCommand& hook, CommandInvocation invoca
   std::vector<fs::path> projects{c.program};
   if (c.program.empty()) {
     const ProjectDirectory directory(project);
-    const ShellCommandFiles found = resolve_claude_code_command(c, directory);
+    const ShellCommandFiles found = resolve_command(*hook.format, c, directory);
     named.clear();
     for (const auto& file : found.files) named.push_back(file.path);
     projects = files_inside(found, directory);

@@ -8,6 +8,7 @@
 #include <hookbus/process.hpp>
 
 #include "bus/recording/handler_report.hpp"
+#include "formats/hook_format.hpp"
 
 #include <exception>
 #include <filesystem>
@@ -24,6 +25,7 @@ namespace hookbus::detail {
 
 // One installed command.
 struct InstalledCommand {
+  const HookFormat* format;  // its agent's: its events, payload and answer
   ClaudeCodeCommand command;
   ClaudeCodeMatcher matcher;  // matches everything on events whose matcher Claude Code ignores
   // Those of its install call: the tool names its layer's commands see, the project, the transcripts.
@@ -42,7 +44,8 @@ bool first_run_in_session(InstalledCommand& hook, const HookEvent& event);
 // are one run (Claude Code runs identical commands once), whatever settings
 // file or plugin declares them. The same command text in two plugins is two
 // runs: CLAUDE_PLUGIN_ROOT differs; so is one that two layers see under other
-// tool names: the payload differs.
+// tool names: the payload differs. A command runs as `/bin/sh -c COMMAND`,
+// a hook file directly, in the project, with its format's variables.
 struct CommandInvocation {
   std::filesystem::path program;
   std::vector<std::string> arguments;
