@@ -341,6 +341,15 @@ void warn_about_tool_names_kept_from_more_trusted_commands(const LayeredConfig& 
   }
 }
 
+// The trust policy in force: the engine's, made stricter by the layers that
+// always apply; a looser one changes nothing, and is said.
+ProjectTrustPolicy trust_policy(const std::vector<Config>& applied, ProjectTrustPolicy engine_default,
+                                SetupReport& report) {
+  const LayeredConfig always(applied);
+  warn_about_overruled_trust_policies(always, engine_default, report);
+  return always.project_trust(engine_default);
+}
+
 }  // namespace
 
 ProjectFiles project_files(const Locations& locations) {
@@ -360,8 +369,7 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
 
   // The managed and user layers always apply: their errors stop setup.
   std::vector<Config> applied = detail::read_always_applying_layers(locations, report);
-  const ProjectTrustPolicy policy = LayeredConfig(applied).project_trust(options.project_trust);
-  warn_about_overruled_trust_policies(LayeredConfig(applied), options.project_trust, report);
+  const ProjectTrustPolicy policy = trust_policy(applied, options.project_trust, report);
 
   // The project layers apply only in a trusted project.
   std::vector<ProjectLayerConfig> project_layers = read_project_layers(locations);
@@ -369,18 +377,10 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
   std::vector<const Config*> always_applying;
   if (engine_claude) always_applying.push_back(&*engine_claude);
   for (const auto& config : applied) always_applying.push_back(&config);
-  const ProjectFiles inputs = fingerprint_inputs(locations, always_applying, project_layers);
-  report.trust = check_trust(TrustStore(locations.state.empty() ? fs::path() : locations.state / "trust.json"),
-                             inputs, policy);
-  // The config was read before it was hashed: it applies only if it is what was hashed.
-  std::vector<const Config*> read_configs;
-  for (const auto& read : project_layers) read_configs.push_back(read.config ? &*read.config : nullptr);
-  detail::check_read_as_trusted(read_configs, detail::trusted_files(report.trust, inputs).get(), report.trust);
+  const std::shared_ptr<const TrustedFiles> trusted =
+      detail::decide_trust(locations, fingerprint_inputs(locations, always_applying, project_layers), policy, false,
+                           project_layers, applied, report);
   const bool project_may_run = report.trust.project_may_run();
-  // What the project runs is checked against what was trusted right before
-  // it runs, for as long as this installation lasts.
-  const std::shared_ptr<const TrustedFiles> trusted = detail::trusted_files(report.trust, inputs);
-  detail::apply_project_layers(project_layers, report, applied);
   report.config = LayeredConfig(std::move(applied));
   const LayeredConfig& config = report.config;
   for (const Config& layer : config.layers())
