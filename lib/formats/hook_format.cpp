@@ -1,10 +1,11 @@
 // Hook formats (formats/hook_format.hpp): the formats hookbus reads, their
-// event maps, and what config asks of them.
+// event maps, what config asks of them, and what setup() imports of each.
 #include "formats/hook_format.hpp"
 
 #include <hookbus/names.hpp>
 
 #include "config/format_checks.hpp"
+#include "formats/claude_code/imports.hpp"
 #include "support/text.hpp"
 
 #include <fmt/format.h>
@@ -83,6 +84,13 @@ void check_format_hook_entry(HookProtocol protocol, const ConfigObject& entry) {
       throw ConfigError(matcher->location(), error.what());
     }
   }
+}
+
+std::vector<std::unique_ptr<FormatImports>> format_imports(const Locations& locations,
+                                                           const std::optional<ClaudeCodeSetup>& engine) {
+  std::vector<std::unique_ptr<FormatImports>> imports;
+  imports.push_back(std::make_unique<ClaudeCodeImports>(claude_code_format(), locations, engine));
+  return imports;
 }
 
 }  // namespace hookbus::detail

@@ -14,20 +14,29 @@
 // A format that declares its hooks as Claude Code does (Codex, Qwen Code,
 // VS Code, ...) is a HookFormat: the data that tells it from Claude Code,
 // and the two functions where it may answer otherwise (its payload, its
-// answer). claude_code/'s reader, run and installer take any HookFormat.
+// answer). claude_code/'s reader, run and installer take any HookFormat. What
+// setup() asks of a format whose hooks its agent's own files declare is
+// FormatImports, below.
 
 #include <hookbus/claude_code.hpp>
 #include <hookbus/config.hpp>
+#include <hookbus/discovery.hpp>
 #include <hookbus/events.hpp>
+#include <hookbus/external.hpp>
+#include <hookbus/hooks.hpp>
 #include <hookbus/layers.hpp>
 #include <hookbus/process.hpp>
+#include <hookbus/trust.hpp>
 
 #include <boost/json/object.hpp>
 
 #include <array>
 #include <cstddef>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -100,5 +109,48 @@ bool event_applies(const HookFormat& format, std::string_view format_event, cons
 // events hookbus runs hooks on, listing them, with the format's name of a
 // hookbus event name ("tool_call" is PreToolUse) or of another case.
 void check_event(const HookFormat& format, std::string_view name, const ConfigLocation& where);
+
+// ------------------------------------------------- what setup() asks of it
+
+// What setup() asks, step by step, of a format whose hooks its agent's own
+// files declare (lib/setup/setup.cpp): made for one engine start, with the
+// import the engine asks for in code.
+class FormatImports {
+ public:
+  FormatImports() = default;
+  FormatImports(const FormatImports&) = delete;
+  FormatImports& operator=(const FormatImports&) = delete;
+  virtual ~FormatImports() = default;
+
+  // 1. Trust: what the fingerprint covers of what the project layers import,
+  //    by any importer (`importers`: the configs that always apply, then the
+  //    project layers' read as data; null for a file that could not be read).
+  virtual void add_to_fingerprint(const std::vector<const Config*>& importers, ProjectFiles& files) const = 0;
+  // 2. Once trust is decided: the commands of the engine's and every applied
+  //    layer's imports, read and checked; what is skipped is a warning (logged
+  //    too). Those of the project layers of a project that may not run (`as
+  //    data`: the project layers' configs read as data) are kept to be
+  //    listed as not run. A trusted project's own files apply only as
+  //    `trusted` fingerprinted them.
+  virtual void read(const LayeredConfig& config, const std::vector<const Config*>& as_data, bool project_may_run,
+                    const TrustedFiles* trusted, std::vector<std::string>& warnings) = 0;
+  // 3. Discovery (DiscoveryOptions::run_elsewhere): the entry of a command of
+  //    `layer` that runs `file` (a less trusted layer's never takes it).
+  virtual std::optional<std::string> runs(Layer layer, const std::filesystem::path& file) const = 0;
+  // 4. Installation: its commands and their options into `install`, and what
+  //    it keeps on the bus for them (a transcript) into `kept`.
+  virtual void prepare(Hooks& hooks, const LayeredConfig& config, const DiscoveryReport& discovery,
+                       ExternalInstallOptions& install, ConnectionGroup& kept) = 0;
+  // 5. Once installed (`report`): the commands not run (`why`: the project
+  //    may not run) into it, and what config asked of the format that
+  //    changes nothing into `warnings` (logged too).
+  virtual void report(const LayeredConfig& config, const std::string& why, InstallReport& report,
+                      std::vector<std::string>& warnings) const = 0;
+};
+
+// The imports of every format setup() reads, for one engine start: the
+// engine's in-code ask (SetupOptions::claude_code) adds to config's.
+std::vector<std::unique_ptr<FormatImports>> format_imports(const Locations& locations,
+                                                           const std::optional<ClaudeCodeSetup>& engine);
 
 }  // namespace hookbus::detail
