@@ -68,7 +68,7 @@ ClaudeCodeToolNames::ClaudeCodeToolNames(std::map<std::string, std::string> engi
 
 std::string ClaudeCodeToolNames::to_claude(std::string_view engine_name) const {
   if (const auto found = to_claude_.find(engine_name); found != to_claude_.end()) return found->second;
-  for (const auto builtin : kBuiltinTools)
+  for (const auto builtin : detail::claude_code_format().tool_names)
     if (detail::equal_ignoring_case(builtin, engine_name)) return std::string(builtin);
   return std::string(engine_name);
 }
@@ -78,7 +78,9 @@ std::string ClaudeCodeToolNames::to_engine(std::string_view claude_name) const {
   return std::string(claude_name);
 }
 
-std::span<const std::string_view> claude_code_tool_names() noexcept { return kBuiltinTools; }
+std::span<const std::string_view> claude_code_tool_names() noexcept {
+  return detail::claude_code_format().tool_names;
+}
 
 // ------------------------------------------------------------ the events
 
