@@ -134,8 +134,10 @@ class FormatImports {
   //    `trusted` fingerprinted them.
   virtual void read(const LayeredConfig& config, const std::vector<const Config*>& as_data, bool project_may_run,
                     const TrustedFiles* trusted, std::vector<std::string>& warnings) = 0;
-  // 3. Discovery (DiscoveryOptions::run_elsewhere): the entry of a command of
-  //    `layer` that runs `file` (a less trusted layer's never takes it).
+  // 3. Discovery (DiscoveryOptions::run_elsewhere): why discovery leaves the
+  //    hook file `file` of `layer` to the format, naming the command of that
+  //    same layer that runs it (a less trusted layer never takes a hook away);
+  //    nullopt when none does.
   virtual std::optional<std::string> runs(Layer layer, const std::filesystem::path& file) const = 0;
   // 4. Installation: its commands and their options into `install`, and what
   //    it keeps on the bus for them (a transcript) into `kept`.
