@@ -39,6 +39,10 @@ RULES = [
     ("config", "external", False, "config is data: path-safety helpers live where every reader can use them"),
     ("config", "bus", False, "config is data: it needs no bus for an enum"),
     ("bus", "trace", True, "the bus records emits itself (lib/bus/recording/); tracing builds on the bus"),
+    # Issue 27, section 2: the hook formats are a wing above config and trust, below setup.
+    ("config", "formats", True, "config reads an entry's shape; its format checks its names (config/format_checks.hpp)"),
+    ("trust", "formats", True, "trust covers files; what a format's commands reach is the format's to say"),
+    ("formats", "setup", True, "setup() orchestrates the formats (FormatImports); a format never reaches back up"),
 ]
 
 # TODO(issue 27, sections 1 and 2): subsystems include each other today
@@ -49,7 +53,7 @@ SUBSYSTEM_CIRCLES_ENFORCED = False
 # Public headers whose implementation is not (only) a file of their own name.
 # None: shared by several subsystems, so of none.
 PUBLIC_HEADERS = {
-    "claude_code.hpp": "external",  # lib/external/claude_code_*.cpp
+    "claude_code.hpp": "formats",  # lib/formats/claude_code/
     # EmissionRecord, which the bus makes (lib/bus/recording/), beside the
     # trace file's reader and writer (lib/trace/trace_file.cpp).
     "trace.hpp": None,

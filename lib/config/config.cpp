@@ -1,13 +1,13 @@
 // Strict reading of the JSON config file: locations, errors, the duplicate-key
 // check Boost.JSON does not do, and the Config format itself.
 #include <hookbus/builtins.hpp>
-#include <hookbus/claude_code.hpp>
 #include <hookbus/config.hpp>
 #include <hookbus/json.hpp>
 #include <hookbus/tool_matcher.hpp>
 #include <hookbus/tracer.hpp>
 
 #include "catalogue/json_text.hpp"
+#include "config/format_checks.hpp"
 #include "external/file_safety.hpp"
 #include "support/confined_file.hpp"
 #include "support/files.hpp"
@@ -240,16 +240,7 @@ HookSettings read_hook_settings(const ConfigObject& settings) {
   if (claude && hook.events.empty())
     throw ConfigError(settings.location(), "a claude_code hook must declare its \"events\" (Claude Code event "
                                            "names such as \"PreToolUse\"): Claude Code hooks are never queried");
-  if (claude) {
-    for (const auto& event : settings.find("events")->as_array()) check_claude_code_event(event.as_string(), event.location());
-    if (auto matcher = settings.find("matcher")) {
-      try {
-        (void)ClaudeCodeMatcher(hook.matcher);
-      } catch (const ConfigError& error) {
-        throw ConfigError(matcher->location(), error.what());
-      }
-    }
-  }
+  if (hook.protocol) detail::check_format_hook_entry(*hook.protocol, settings);  // its names are its format's
   if (!claude && !hook.matcher.empty())
     throw ConfigError(settings.location().key("matcher"),
                       "\"matcher\" is Claude Code's; a hookbus-protocol hook filters tools with \"tools\"");

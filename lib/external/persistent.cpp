@@ -6,8 +6,9 @@
 #include <hookbus/co_process.hpp>
 #include <hookbus/json.hpp>
 
-#include "external/hook_answer.hpp"
+#include "external/persistent_answer.hpp"
 #include "external/run_log.hpp"
+#include "formats/kodelet/protocol.hpp"
 #include "support/logging.hpp"
 #include "support/utf8.hpp"
 

@@ -1,12 +1,11 @@
-// A persistent hook's answer line (external/hook_answer.hpp): apart from the
-// instances and their queue (persistent.cpp), so that it can be fuzzed alone
-// (test/fuzz/persistent_answer.cpp).
-#include "external/hook_answer.hpp"
+// A persistent hook's answer line (external/persistent_answer.hpp).
+#include "external/persistent_answer.hpp"
 
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>
 
 #include "catalogue/json_text.hpp"
+#include "formats/kodelet/protocol.hpp"
 
 #include <fmt/format.h>
 

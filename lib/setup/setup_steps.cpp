@@ -45,6 +45,12 @@ ProjectLayerConfig read_project_layer(Layer layer, const fs::path& file) {
   return read;
 }
 
+namespace {
+
+// The project layers' config files once trust is decided (report.trust): when
+// the project may run they apply (a read error is then thrown) and are
+// appended to `applied`; otherwise none applies and the trust check's
+// message is a warning (logged too). Each is recorded in report.config_files.
 void apply_project_layers(std::vector<ProjectLayerConfig>& layers, SetupReport& report, std::vector<Config>& applied) {
   const bool may_run = report.trust.project_may_run();
   if (!may_run && !report.trust.message.empty()) warn(report, report.trust.message);
@@ -72,6 +78,7 @@ void apply_project_layers(std::vector<ProjectLayerConfig>& layers, SetupReport& 
   }
 }
 
+// The trusted files, for checking them again before they run.
 std::shared_ptr<const TrustedFiles> trusted_files(const TrustReport& trust, const ProjectFiles& files) {
   // Exactly what the store recorded; nothing for a project that brought nothing.
   if (trust.state == TrustState::trusted) return std::make_shared<const TrustedFiles>(files, trust.trusted);
@@ -79,16 +86,50 @@ std::shared_ptr<const TrustedFiles> trusted_files(const TrustReport& trust, cons
   return nullptr;
 }
 
+// The project's config files as read, against the fingerprint just taken
+// (`trusted`: its files, null when nothing needs checking): one whose bytes
+// read are not the bytes hashed, because it changed in between, makes the
+// project `changed`, so nothing of it applies.
+void check_read_as_trusted(const std::vector<const Config*>& read, const TrustedFiles* trusted, TrustReport& trust) {
+  if (trusted == nullptr) return;
+  for (const Config* config : read) {
+    if (config == nullptr) continue;
+    auto why = trusted->why_not_apply(config->file, config->sha256);
+    if (!why) continue;
+    const fs::path relative = config->file.lexically_relative(trust.project);
+    trust.state = TrustState::changed;
+    trust.changes.push_back({FileChange::Kind::modified,
+                             relative.empty() || *relative.begin() == ".." ? config->file.generic_string()
+                                                                             : relative.generic_string(),
+                             "content changed while it was read"});
+    trust.message = std::move(*why);
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<const TrustedFiles> decide_trust(const Locations& locations, const ProjectFiles& files,
+                                                 ProjectTrustPolicy policy, bool owned,
+                                                 std::vector<ProjectLayerConfig>& layers, std::vector<Config>& applied,
+                                                 SetupReport& report) {
+  report.trust = check_trust(TrustStore(locations.state.empty() ? fs::path() : locations.state / "trust.json"), files,
+                             owned ? ProjectTrustPolicy::trust_all : policy);
+  if (owned) report.trust.message.clear();
+  // The configs were read before they were hashed: they apply only if they are what was hashed.
+  std::vector<const Config*> read;
+  for (const auto& layer : layers) read.push_back(layer.config ? &*layer.config : nullptr);
+  check_read_as_trusted(read, trusted_files(report.trust, files).get(), report.trust);
+  apply_project_layers(layers, report, applied);
+  // What the project runs is checked against what was trusted right before
+  // it runs, for as long as the installation lasts.
+  return trusted_files(report.trust, files);
+}
+
 std::function<std::optional<std::string>(Layer, const fs::path&)> why_file_not_run(const TrustedFiles* trusted) {
   return [trusted](Layer layer, const fs::path& file) -> std::optional<std::string> {
     if (trusted == nullptr || !is_project_layer(layer)) return std::nullopt;
     return trusted->why_not_run(file);
   };
-}
-
-void warn(SetupReport& report, std::string message) {
-  detail::log(spdlog::level::warn, "{}", message);
-  report.warnings.push_back(std::move(message));
 }
 
 namespace {
@@ -119,22 +160,6 @@ void install_layer_builtins(Hooks& hooks, const Config& layer, const std::option
 
 void report_builtins_not_run(const Config& layer, const std::string& why, SetupReport& report) {
   report_builtins(layer, why, true, report);
-}
-
-void check_read_as_trusted(const std::vector<const Config*>& read, const TrustedFiles* trusted, TrustReport& trust) {
-  if (trusted == nullptr) return;
-  for (const Config* config : read) {
-    if (config == nullptr) continue;
-    auto why = trusted->why_not_apply(config->file, config->sha256);
-    if (!why) continue;
-    const fs::path relative = config->file.lexically_relative(trust.project);
-    trust.state = TrustState::changed;
-    trust.changes.push_back({FileChange::Kind::modified,
-                             relative.empty() || *relative.begin() == ".." ? config->file.generic_string()
-                                                                             : relative.generic_string(),
-                             "content changed while it was read"});
-    trust.message = std::move(*why);
-  }
 }
 
 namespace {

@@ -3,12 +3,15 @@
 
 #include <hookbus/setup.hpp>
 
+#include "support/logging.hpp"
+
 #include <exception>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hookbus::detail {
@@ -24,28 +27,35 @@ struct ProjectLayerConfig {
 };
 ProjectLayerConfig read_project_layer(Layer layer, const std::filesystem::path& file);
 
-// The project layers' config files once trust is decided (report.trust): when
-// the project may run they apply (a read error is then thrown: a ConfigError
-// naming the file) and are appended to `applied`; otherwise none applies and
-// the trust check's message is a warning (logged too). Each is recorded in
-// report.config_files.
-void apply_project_layers(std::vector<ProjectLayerConfig>& layers, SetupReport& report, std::vector<Config>& applied);
-
 // The managed and user layers' config files, which always apply: their errors
 // are the caller's (a ConfigError naming the file). Records each in `report`.
 std::vector<Config> read_always_applying_layers(const Locations& locations, SetupReport& report);
 
-// The trusted files, for checking them again before they run: for a trusted
-// project those the store recorded (TrustReport::trusted), for one that
-// brought nothing none (so a file that appears later does not run); no check
-// for a project trusted by policy or one that may not run at all.
-std::shared_ptr<const TrustedFiles> trusted_files(const TrustReport& trust, const ProjectFiles& files);
+// The trust step of setup() and load_workspace(): whether the project layers
+// (a project's, or a workspace's) may run. `files` is everything they would
+// read or run (the fingerprint's inputs), `policy` the policy in force; an
+// `owned` directory (the user's or the administrator's own) is trusted as
+// it is, without a word. The fingerprint is checked against the trust
+// store, and the layers' configs as read against the bytes it hashed (one
+// that changed in between makes the project `changed`: what applies is what
+// was trusted). Then the layers apply, appended to `applied` (a read error
+// is then thrown: a ConfigError naming the file), or, when the project may
+// not run, none does and the trust check's message is a warning. Sets
+// report.trust and records each layer's file in report.config_files.
+// Returns the trusted files, for checking them again right before they run:
+// those the store recorded for a trusted project, none for one that brought
+// nothing (so a file that appears later does not run); null, no check, for a
+// project trusted by policy or one that may not run at all.
+std::shared_ptr<const TrustedFiles> decide_trust(const Locations& locations, const ProjectFiles& files,
+                                                 ProjectTrustPolicy policy, bool owned,
+                                                 std::vector<ProjectLayerConfig>& layers, std::vector<Config>& applied,
+                                                 SetupReport& report);
 
 // DiscoveryOptions::why_file_not_run for a project's files (`trusted` may be null: no check).
 std::function<std::optional<std::string>(Layer, const std::filesystem::path&)> why_file_not_run(const TrustedFiles* trusted);
 
 // A warning for the report, logged too.
-void warn(SetupReport& report, std::string message);
+inline void warn(SetupReport& report, std::string message) { warn(report.warnings, std::move(message)); }
 
 // Installs the built-ins and tracer of one applied layer's config (the
 // tracer only with `trace`), unless `why_not` says the layer may not run
@@ -57,12 +67,6 @@ void install_layer_builtins(Hooks& hooks, const Config& layer, const std::option
 // Records the built-ins of a config that does not apply (an untrusted
 // project's, read as data) as not installed, with why.
 void report_builtins_not_run(const Config& layer, const std::string& why, SetupReport& report);
-
-// The project's config files as read, against the fingerprint just taken
-// (`trusted`: its files, null when nothing needs checking): one whose bytes
-// read are not the bytes hashed, because it changed in between, makes the
-// project `changed`, so nothing of it applies. What applies is what was trusted.
-void check_read_as_trusted(const std::vector<const Config*>& read, const TrustedFiles* trusted, TrustReport& trust);
 
 // Loads every plugin of `directory` (a layer's plugins/) unless `why_not`
 // says the layer may not run, or `trusted` (when given) that the file changed

@@ -72,21 +72,14 @@ Installation install_workspace(Hooks& hooks, const fs::path& directory, const Wo
   const ProjectTrustPolicy policy = LayeredConfig(applied).project_trust(options.trust);
 
   // The workspace's config, read as data until trust is decided.
-  const fs::path config_file = workspace / "config.json";
-  std::vector<detail::ProjectLayerConfig> own_config{detail::read_project_layer(Layer::project, config_file)};
-  const std::optional<Config>& config = own_config.front().config;
-  const ProjectFiles files = workspace_files(workspace);
+  std::vector<detail::ProjectLayerConfig> own_config{
+      detail::read_project_layer(Layer::project, workspace / "config.json")};
   // The user's and the administrator's own directories hold their files already.
   const bool owned = inside(workspace, locations.user) || inside(workspace, locations.managed);
-  report.trust = check_trust(TrustStore(locations.state.empty() ? fs::path() : locations.state / "trust.json"), files,
-                             owned ? ProjectTrustPolicy::trust_all : policy);
-  if (owned) report.trust.message.clear();
-  // The config was read before it was hashed: it applies only if it is what was hashed.
-  detail::check_read_as_trusted({config ? &*config : nullptr}, detail::trusted_files(report.trust, files).get(),
-                                report.trust);
+  const std::shared_ptr<const TrustedFiles> trusted =
+      detail::decide_trust(locations, workspace_files(workspace), policy, owned, own_config, applied, report);
+  const std::optional<Config>& config = own_config.front().config;
   const bool may_run = report.trust.project_may_run();
-  const std::shared_ptr<const TrustedFiles> trusted = detail::trusted_files(report.trust, files);
-  detail::apply_project_layers(own_config, report, applied);
   report.config = LayeredConfig(std::move(applied));
   const LayeredConfig& layered = report.config;
   if (const Config* own = layered.layer(Layer::project))

@@ -5,7 +5,7 @@
 // members and the "id") must read back as the same result.
 #include "oracle.hpp"
 
-#include "external/hook_answer.hpp"
+#include "external/persistent_answer.hpp"
 
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>

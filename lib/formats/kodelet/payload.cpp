@@ -1,6 +1,8 @@
 // What an external hook reads on stdin: the event as JSON (to_json), with the
 // names other agent systems' hooks read (hook_event_name, conv_id, kodelet's
 // keys). See include/hookbus/external.hpp and docs/external-hooks.md.
+#include "formats/kodelet/protocol.hpp"
+
 #include <hookbus/external.hpp>
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>
@@ -10,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -97,5 +100,18 @@ boost::json::object hook_payload(const HookEvent& event, std::string_view reques
   }, event);
   return payload;
 }
+
+namespace detail {
+boost::json::object hook_payload_for(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name) {
+  boost::json::object payload = hook_payload(event, requested_name);
+  // An event without a cwd of its own (user_bash has one) runs in the project: its cwd says so.
+  const bool own_cwd = std::visit([]<class E>(const E&) { return requires(const E& e) { e.cwd; }; }, event);
+  if (!own_cwd && payload.at("cwd").as_string().empty())
+    payload["cwd"] = (hook.project_dir.empty() ? std::filesystem::current_path() : hook.project_dir).string();
+  if (!hook.workspace.empty() && context_of(event).workspace.empty())
+    payload.at("context").as_object()["workspace"] = hook.workspace;
+  return payload;
+}
+}  // namespace detail
 
 }  // namespace hookbus

@@ -2,12 +2,13 @@
 // Internal: what a Claude Code command runs, resolved as /bin/sh will run it
 // in the project with the variables Claude Code gives it
 // (trust/shell_command.hpp), and which of those files are the project's. One
-// resolution for the trust fingerprint (setup.cpp), the checks before each
-// run (claude_code_hooks.cpp) and discovery, which leaves to a command the
-// hook files it runs.
+// resolution for the trust fingerprint and discovery, which leaves to a
+// command the hook files it runs (imports.cpp), and the checks before each
+// run (run.cpp).
 
 #include <hookbus/claude_code.hpp>
 
+#include "formats/hook_format.hpp"
 #include "trust/shell_command.hpp"
 
 #include <filesystem>
@@ -33,9 +34,10 @@ class ProjectDirectory {
   std::filesystem::path physical_;
 };
 
-// What `command` runs, started in the project with CLAUDE_PROJECT_DIR, a
-// plugin's CLAUDE_PLUGIN_ROOT, and the engine's HOME and PATH.
-ShellCommandFiles resolve_claude_code_command(const ClaudeCodeCommand& command, const ProjectDirectory& project);
+// What `command` runs, started in the project with the format's variables
+// (CLAUDE_PROJECT_DIR, a plugin's CLAUDE_PLUGIN_ROOT) and the engine's HOME and PATH.
+ShellCommandFiles resolve_command(const HookFormat& format, const ClaudeCodeCommand& command,
+                                  const ProjectDirectory& project);
 
 // The files of `found` inside the project, as trust names them: each file as
 // the command reaches it and, where a link leads elsewhere in the project, its target.

@@ -1,0 +1,418 @@
+// The external-hook installer (include/hookbus/external.hpp,
+// install_external_hooks): each discovered hook and each Claude Code command
+// registered on the bus with the settings its layers give it, layer by layer;
+// what config asks that changes nothing is a warning, and a fail-closed hook
+// that cannot run refuses in its place.
+#include <hookbus/external.hpp>
+#include <hookbus/log.hpp>
+#include <hookbus/names.hpp>
+#include <hookbus/tool_matcher.hpp>
+
+#include "external/background.hpp"
+#include "external/file_safety.hpp"
+#include "external/persistent.hpp"
+#include "formats/claude_code/installer.hpp"
+#include "formats/hook_format.hpp"
+#include "support/logging.hpp"
+#include "support/utf8.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <utility>
+
+namespace hookbus {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool is_gating_event(std::size_t index) {
+  return std::visit([]<class E>(const E&) { return is_gating(reduction_of<E>); }, make_event(index));
+}
+
+// The wire names of every gating event: what a fail-closed hook of unknown events refuses.
+std::vector<std::size_t> gating_events() {
+  std::vector<std::size_t> indexes;
+  for (std::size_t i = 0; i < event_count; ++i)
+    if (is_gating_event(i)) indexes.push_back(i);
+  return indexes;
+}
+
+std::string describe_location(const ConfigLocation& where) {
+  return where.file.empty() ? where.path : fmt::format("{}: {}", where.file.string(), where.path);
+}
+
+// The keys a hooks.NAME entry sets, as the file names them.
+std::vector<std::string_view> keys_set(const HookSettings& entry) {
+  std::vector<std::string_view> keys;
+  if (entry.timeout) keys.emplace_back("timeout_ms");
+  if (entry.failure) keys.emplace_back("failure");
+  if (entry.disabled) keys.emplace_back("disabled");
+  if (entry.protocol) keys.emplace_back("protocol");
+  if (!entry.events.empty()) keys.emplace_back("events");
+  if (!entry.matcher.empty()) keys.emplace_back("matcher");
+  if (!entry.tools.empty()) keys.emplace_back("tools");
+  if (entry.mode) keys.emplace_back("mode");
+  if (entry.instances) keys.emplace_back("instances");
+  if (entry.start) keys.emplace_back("start");
+  if (entry.async) keys.emplace_back("async");
+  return keys;
+}
+
+class Installer {
+ public:
+  Installer(Hooks& hooks, const DiscoveryReport& report, const LayeredConfig& config, const ExternalInstallOptions& options)
+      : hooks_(hooks),
+        report_(report),
+        config_(config),
+        options_(options),
+        project_dir_(options.project_dir.empty() ? fs::current_path() : options.project_dir),
+        background_(std::make_shared<detail::BackgroundPool>(options.background)),
+        claude_code_(hooks, detail::claude_code_format(), background_) {}
+
+  InstalledHooks run() && {
+    for (const Layer layer : all_layers) {
+      std::vector<ClaudeCodeCommand> claude;
+      for (const auto& found : report_.hooks)
+        if (found.layer == layer) install(found, claude);
+      for (const auto& command : options_.claude_code)
+        if (command.layer == layer) install(command, claude);
+      installed_.add(claude_code_.install(claude, claude_code_options(layer)));
+    }
+    for (const Config& layer : config_.layers())
+      for (const auto& [name, settings] : layer.hooks) check_entry(layer, name, settings);
+    note_same_names();
+    note_overruled_detached_processes();
+    return {std::move(installed_), std::move(what_), background_->runs()};
+  }
+
+ private:
+  // A hook file found in a hook directory; one of a format's protocol
+  // ("claude_code") joins its layer's commands of that format.
+  void install(const DiscoveredHook& found, std::vector<ClaudeCodeCommand>& claude) {
+    const ResolvedHookSettings settings = config_.hook_settings(found.layer, found.name);
+    const auto not_installed = [&](std::string reason) {
+      std::vector<std::string> events = found.declared_events;
+      if (detail::find_hook_format(found.protocol) == nullptr) {
+        events.clear();
+        for (const auto& event : found.events) events.emplace_back(event_name(event.index));
+      }
+      what_.not_installed.push_back(
+          {found.name, found.layer, found.path, std::move(reason), found.protocol, std::move(events), "", found.source});
+    };
+    if (auto forbidden = config_.hooks_forbidden(found.layer)) return not_installed(*forbidden);
+    if (settings.disabled.value)
+      return not_installed("disabled by " + describe_location(settings.disabled.origin));
+    if (const detail::HookFormat* format = detail::find_hook_format(found.protocol)) {
+      for (auto& command : detail::hook_file_commands(*format, found, settings, trusted_files(found.layer))) {
+        if (command.async)
+          check_async(found.name, describe_location(settings.async.origin),
+                      detail::event_targets(*format, command.event));
+        claude.push_back(std::move(command));
+      }
+      if (settings.mode.value == HookMode::persistent)
+        warn(fmt::format("{}: hook '{}' is a {} hook, which runs once per event, so this changes nothing",
+                         describe_location(settings.mode.origin), found.name, hook_protocol_name(found.protocol)));
+      else
+        check_mode(found.name, settings);
+      what_.installed.push_back({found.name, found.layer, found.path, found.declared_events, settings, found.protocol,
+                                 settings.matcher.value, "", found.source});
+      return;
+    }
+    const RunHook run = runner(ExternalHook{.name = found.name,
+                                            .path = found.path,
+                                            .timeout = settings.timeout.value,
+                                            .project_dir = project_dir_,
+                                            .workspace = options_.workspace,
+                                            .detached_processes = detached_processes(found.layer)},
+                               settings, trusted_files(found.layer), options_.persistent_shutdown_grace);
+    const HandlerOptions options{.label = found.name,
+                                 .failure = settings.failure.value,
+                                 .kind = HandlerKind::external,
+                                 .source = found.path.string(),
+                                 .layer = found.layer,
+                                 .protocol = std::string(hook_protocol_name(found.protocol))};
+    InstallReport::Installed record{found.name, found.layer, found.path, {}, settings, found.protocol, "", "",
+                                    found.source};
+    bool filters_a_tool_event = false;
+    std::vector<std::size_t> events;
+    for (const auto& requested : found.events) {
+      // The tool filter applies where the event names a tool; other events always run the hook.
+      HandlerOptions event_options = options;
+      if (has_tool_name(requested.index)) {
+        event_options.tools = settings.tools.value;
+        filters_a_tool_event = true;
+      }
+      installed_.add(hooks_.on(event_name(requested.index), handler(run, found.name, requested.name, settings),
+                               std::move(event_options)));
+      record.events.emplace_back(event_name(requested.index));
+      events.push_back(requested.index);
+    }
+    if (!settings.tools.value.empty() && !filters_a_tool_event)
+      warn(fmt::format("{}: hook '{}' handles no event that names a tool, so \"tools\" changes nothing",
+                       describe_location(settings.tools.origin), found.name));
+    check_mode(found.name, settings);
+    if (settings.async.value) check_async(found.name, describe_location(settings.async.origin), events);
+    what_.installed.push_back(std::move(record));
+  }
+
+  // What the runs of `layer`'s hooks leave running becomes: the engine's
+  // choice, or a stricter one of a layer that governs it.
+  DetachedProcesses detached_processes(Layer layer) const {
+    return config_.detached_processes(layer, options_.detached_processes).value;
+  }
+
+  // A layer's `detached_processes` looser than what is in force for its own
+  // hooks changes nothing: config may make it stricter, never looser.
+  void note_overruled_detached_processes() {
+    for (const Config& writer : config_.layers()) {
+      if (!writer.detached_processes) continue;
+      const Sourced<DetachedProcesses> in_force = config_.detached_processes(writer.layer, options_.detached_processes);
+      if (*writer.detached_processes >= in_force.value) continue;
+      warn(fmt::format("{}: detached_processes: \"{}\" is looser than \"{}\", in force for the {} layer's hooks "
+                       "(from {}), so it is ignored: config may make it stricter, never looser",
+                       writer.file.string(), detached_processes_name(*writer.detached_processes),
+                       detached_processes_name(in_force.value), layer_name(writer.layer),
+                       in_force.origin.file.empty() ? "the engine" : in_force.origin.file.string()));
+    }
+  }
+
+  // The trusted project's files for a hook of `layer`, or null when its runs need no check.
+  std::shared_ptr<const TrustedFiles> trusted_files(Layer layer) const {
+    return is_project_layer(layer) ? options_.trusted_project : nullptr;
+  }
+
+  // One run of the hook for an event: `HOOK run`, or a request to its
+  // persistent instances, which the handlers of all its events share. The
+  // hook's file is checked first, every run (detail::why_not_start): one
+  // that others could write by now, or a project file that changed since it
+  // was trusted, fails instead (and a persistent hook's running instance is
+  // asked nothing).
+  using RunHook = std::function<HookOutcome(const HookEvent&, std::string_view requested_name, std::stop_token)>;
+  static RunHook runner(const ExternalHook& hook, const ResolvedHookSettings& settings,
+                        std::shared_ptr<const TrustedFiles> trusted, Duration shutdown_grace) {
+    RunHook run;
+    if (settings.mode.value == HookMode::persistent) {
+      // An eager start runs the file now, so it is checked first; one that
+      // may not run starts nothing (its runs fail).
+      const bool eager = settings.start.value == HookStart::eager && !detail::why_not_start(hook.path, trusted.get());
+      auto persistent = std::make_shared<detail::PersistentHook>(
+          hook, detail::PersistentOptions{
+                    .instances = settings.instances.value, .eager = eager, .shutdown_grace = shutdown_grace});
+      run = [persistent](const HookEvent& event, std::string_view requested_name, std::stop_token stop) {
+        return persistent->call(event, requested_name, std::move(stop));
+      };
+    } else {
+      run = [hook](const HookEvent& event, std::string_view requested_name, std::stop_token stop) {
+        return hook_outcome(hook, event, run_external_hook(hook, event, requested_name, std::move(stop)));
+      };
+    }
+    return [run = std::move(run), trusted = std::move(trusted), path = hook.path](
+               const HookEvent& event, std::string_view requested_name, std::stop_token stop) {
+      if (auto why = detail::why_not_start(path, trusted.get())) throw ExternalHookError(detail::valid_utf8(*why));
+      return run(event, requested_name, std::move(stop));
+    };
+  }
+
+  // The bus handler of one event: the run under the emit's stop token, or,
+  // for an async hook, the run handed to the background pool (the emit goes
+  // on; the answer is ignored, a failure logged).
+  NamedHandler handler(RunHook run, const std::string& name, const std::string& requested_name,
+                       const ResolvedHookSettings& settings) {
+    if (!settings.async.value)
+      return [run = std::move(run), requested_name](const HookEvent& event) {
+        return run(event, requested_name, emit_stop_token());
+      };
+    return [run = std::move(run), name, requested_name, pool = background_](const HookEvent& event) -> HookOutcome {
+      pool->submit(fmt::format("hook '{}' on '{}'", name, event_name(event)),
+                   [run, name, requested_name, event](std::stop_token stop) {
+                     try {
+                       (void)run(event, requested_name, std::move(stop));
+                     } catch (const std::exception& error) {
+                       detail::log(spdlog::level::warn, "background hook '{}' failed on '{}': {}", name,
+                                   event_name(event), error.what());
+                     }
+                   });
+      return std::monostate{};
+    };
+  }
+
+  // Persistent-only settings on a hook that is not persistent change nothing.
+  void check_mode(const std::string& name, const ResolvedHookSettings& settings) {
+    if (settings.mode.value == HookMode::persistent) return;
+    for (const ConfigLocation* origin : {&settings.instances.origin, &settings.start.origin})
+      if (!origin->path.empty())
+        warn(fmt::format("{}: hook '{}' is not persistent (\"mode\": \"persistent\"), so this changes nothing",
+                         describe_location(*origin), name));
+  }
+
+  // A background hook's answer is ignored: on a gating event it can refuse nothing.
+  // `where`: the config entry or settings entry that makes it async.
+  void check_async(const std::string& name, const std::string& where, const std::vector<std::size_t>& events) {
+    std::vector<std::string_view> gating;
+    for (const std::size_t index : events)
+      if (is_gating_event(index)) gating.push_back(event_name(index));
+    if (!gating.empty())
+      warn(fmt::format("{}: hook '{}' is async, so its answer is ignored: on {} it can refuse nothing (a guard "
+                       "must not be async)",
+                       where, name, fmt::join(gating, ", ")));
+  }
+
+  // A command of a Claude Code settings file or plugin. The files it names
+  // get the hook files' checks (docs/security.md, "File checks"), as
+  // discovery gives them: one that fails them is refused, with a warning.
+  void install(const ClaudeCodeCommand& command, std::vector<ClaudeCodeCommand>& claude) {
+    const auto not_installed = [&](const std::string& reason) {
+      what_.not_installed.push_back({command.label, command.layer, command.program, reason + " (" + command.source + ")",
+                                     HookProtocol::claude_code, {command.event}, command.command, command.source});
+    };
+    if (auto forbidden = config_.hooks_forbidden(command.layer)) return not_installed(*forbidden);
+    for (const auto& file : claude_code_named_files(command, project_dir_)) {
+      if (auto why = detail::unsafe_path_reason(file)) {
+        warn(fmt::format("Claude Code hook {} ({}) refused: {}", command.label, command.source, *why));
+        return not_installed("refused: " + *why);
+      }
+    }
+    claude.push_back(command);
+    claude.back().trusted = trusted_files(command.layer);
+    if (command.async)
+      check_async(command.label, command.source, detail::event_targets(detail::claude_code_format(), command.event));
+    ResolvedHookSettings settings;
+    settings.timeout.value = command.timeout;
+    settings.async.value = command.async;
+    what_.installed.push_back({command.label, command.layer, {}, {command.event}, settings, HookProtocol::claude_code,
+                               command.matcher, command.command, command.source});
+  }
+
+  // A hook of a less trusted layer with the name of a more trusted layer's
+  // hook: a shadowing attempt, which does not shadow: both run.
+  void note_same_names() {
+    for (const auto& lower : report_.hooks) {
+      const auto higher = std::find_if(report_.hooks.begin(), report_.hooks.end(), [&](const DiscoveredHook& h) {
+        return h.name == lower.name && static_cast<int>(h.layer) < static_cast<int>(lower.layer);
+      });
+      if (higher == report_.hooks.end()) continue;
+      warn(fmt::format("{}: the {} layer's hook '{}' has the name of the {} layer's hook ({}); it does not replace "
+                       "it: both run, the {} one first",
+                       lower.path.string(), layer_name(lower.layer), lower.name, layer_name(higher->layer),
+                       higher->path.string(), layer_name(higher->layer)));
+    }
+  }
+
+  // A config entry about hooks of `name`: warn when it changes nothing, or
+  // not every hook of that name, and stand in for a fail-closed hook that
+  // cannot run.
+  void check_entry(const Config& writer, const std::string& name, const HookSettings& entry) {
+    const bool governed_exists = std::any_of(report_.hooks.begin(), report_.hooks.end(), [&](const DiscoveredHook& h) {
+      return h.name == name && governs(writer.layer, h.layer);
+    });
+    // A hook of that name the writer may not change: each key it sets is a warning naming it.
+    const auto higher = std::find_if(report_.hooks.begin(), report_.hooks.end(), [&](const DiscoveredHook& h) {
+      return h.name == name && !governs(writer.layer, h.layer);
+    });
+    if (higher != report_.hooks.end()) {
+      for (const std::string_view key : keys_set(entry))
+        warn(governed_exists
+                 ? fmt::format("{}: applies to the {} layer's hook '{}' only; the {} layer's hook of that name ({}) is "
+                               "unchanged: the {} config may not change it",
+                               describe_location(entry.location.key(key)), layer_name(writer.layer), name,
+                               layer_name(higher->layer), higher->path.string(), layer_name(writer.layer))
+                 : fmt::format("{}: the {} config may not change the {} layer's hook '{}' ({}); ignored",
+                               describe_location(entry.location.key(key)), layer_name(writer.layer),
+                               layer_name(higher->layer), name, higher->path.string()));
+      return;
+    }
+    if (governed_exists) return;
+    const ResolvedHookSettings settings = config_.hook_settings(writer.layer, name);
+    if (settings.failure.value == FailurePolicy::fail_closed && !settings.disabled.value &&
+        !config_.hooks_forbidden(writer.layer))
+      return refuse_in_place_of(writer.layer, name, settings, entry);
+    const std::string why = why_not_found(writer.layer, name);
+    warn(fmt::format("{}: no hook named '{}' was found{}{}{}", describe_location(entry.location), name,
+                     why.empty() ? "" : " (", why, why.empty() ? "" : ")"));
+  }
+
+  // Installs handlers that refuse the hook's events, naming why it cannot run.
+  void refuse_in_place_of(Layer writer, const std::string& name, const ResolvedHookSettings& settings,
+                          const HookSettings& entry) {
+    std::vector<std::size_t> events;
+    for (const auto& declared : settings.events.value)
+      if (auto index = find_event(declared)) events.push_back(*index);
+    if (events.empty()) events = gating_events();
+    // The bus names the hook when it refuses ("hook 'guard' failed: ..."), and so does `hookctl list`.
+    std::string why = why_not_found(writer, name);
+    if (why.empty()) why = "no hook file of that name is in any hook directory";
+    const std::string reason = fmt::format("it cannot run, and config makes it fail closed ({}): {}",
+                                           describe_location(settings.failure.origin), why);
+    InstallReport::Refusing record{name, {}, reason};
+    for (const std::size_t index : events) {
+      installed_.add(hooks_.on(
+          event_name(index), [reason](const HookEvent&) -> HookOutcome { throw ExternalHookError(reason); },
+          {.label = name,
+           .failure = FailurePolicy::fail_closed,
+           .kind = HandlerKind::external,
+           .source = describe_location(entry.location)}));
+      record.events.emplace_back(event_name(index));
+    }
+    detail::log(spdlog::level::warn, "hook '{}': {} (config: {})", name, reason, describe_location(entry.location));
+    what_.refusing.push_back(std::move(record));
+  }
+
+  // Why no hook `name` of a layer `writer` governs runs, from what discovery
+  // skipped: the file itself, else the refused hook directories it may be in;
+  // "" when discovery skipped nothing that explains it.
+  std::string why_not_found(Layer writer, const std::string& name) const {
+    for (const auto& skipped : report_.skipped)
+      if (skipped.name == name && skipped.why != SkippedFile::Why::shadowed && governs(writer, skipped.layer))
+        return fmt::format("{} {} ({})", skip_reason_name(skipped.why), skipped.path.string(), skipped.reason);
+    std::vector<std::string> directories;
+    for (const auto& skipped : report_.skipped)
+      if (skipped.name.empty() && governs(writer, skipped.layer))
+        directories.push_back(fmt::format("the hook directory {} was {} ({})", skipped.path.string(),
+                                          skip_reason_name(skipped.why), skipped.reason));
+    if (directories.empty()) return "";
+    return fmt::format("no hook file of that name was found, and {}", fmt::join(directories, "; "));
+  }
+
+  void warn(std::string message) { detail::warn(what_.warnings, std::move(message)); }
+
+  // What the layer's Claude Code commands run with: their layer's tool names.
+  ClaudeCodeOptions claude_code_options(Layer layer) const {
+    ClaudeCodeOptions claude = options_.claude_code_options;
+    claude.project_dir = project_dir_;
+    claude.detached_processes = detached_processes(layer);
+    if (const auto names = options_.claude_code_tool_names.find(layer); names != options_.claude_code_tool_names.end())
+      claude.tool_names = names->second;
+    return claude;
+  }
+
+  Hooks& hooks_;
+  const DiscoveryReport& report_;
+  const LayeredConfig& config_;
+  ExternalInstallOptions options_;
+  fs::path project_dir_;
+  // The async hooks' pool, hookbus's and Claude Code's; their handlers hold it.
+  std::shared_ptr<detail::BackgroundPool> background_;
+  // Every layer's Claude Code hooks, one install per layer, sharing their runs.
+  detail::ClaudeCodeInstaller claude_code_;
+  InstallReport what_;
+  ConnectionGroup installed_;
+};
+
+}  // namespace
+
+InstalledHooks install_external_hooks(Hooks& hooks, const DiscoveryReport& report, const LayeredConfig& config,
+                                      const ExternalInstallOptions& options) {
+  return Installer(hooks, report, config, options).run();
+}
+
+ConnectionGroup install_external_hooks(Hooks& hooks, const DiscoveryReport& report, const Config& config) {
+  return install_external_hooks(hooks, report, LayeredConfig({config}), {.project_dir = config.project_dir}).connections;
+}
+
+}  // namespace hookbus
+

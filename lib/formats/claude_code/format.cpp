@@ -1,0 +1,103 @@
+// Claude Code's hook format (formats/hook_format.hpp): its events and what
+// each stands for on the bus, its tool names, where its files are, and the
+// public API's names for them (include/hookbus/claude_code.hpp).
+#include "formats/hook_format.hpp"
+
+#include <hookbus/claude_code.hpp>
+
+#include "support/text.hpp"
+
+#include <chrono>
+
+namespace hookbus {
+namespace {
+
+using detail::FormatEvent;
+using detail::ToolResults;
+
+// Claude Code's events, the hookbus events they stand for, and whether
+// Claude Code filters them by a matcher (it ignores the matcher of the others).
+constexpr FormatEvent kEvents[] = {
+    {"PreToolUse", {"tool_call", ""}},
+    {"PermissionRequest", {"permission_request", ""}},
+    {"PostToolUse", {"tool_result", ""}, true, ToolResults::succeeded},
+    {"PostToolUseFailure", {"tool_result", "tool_execution_failure"}, true, ToolResults::failed},
+    {"UserPromptSubmit", {"input", ""}, false},
+    {"Notification", {"notification", ""}},
+    {"Stop", {"agent_end", ""}, false},
+    {"SubagentStart", {"subagent_start", ""}},
+    {"SubagentStop", {"subagent_end", ""}},
+    {"PreCompact", {"session_before_compact", ""}},
+    {"SessionStart", {"session_start", ""}},
+    {"SessionEnd", {"session_shutdown", ""}},
+};
+
+constexpr std::string_view kBuiltinTools[] = {
+    "Bash",  "Read",     "Write",        "Edit",        "MultiEdit",    "Glob",      "Grep",
+    "LS",    "WebFetch", "WebSearch",    "NotebookEdit", "NotebookRead", "Task",      "TodoWrite",
+    "ExitPlanMode", "KillShell", "BashOutput", "SlashCommand", "Skill", "AskUserQuestion"};
+
+}  // namespace
+
+const detail::HookFormat& detail::claude_code_format() {
+  static const HookFormat format{.protocol = HookProtocol::claude_code,
+                                 .agent = "Claude Code",
+                                 .documentation = "docs/claude-code.md",
+                                 .settings_file = &claude_code_settings_file,
+                                 .plugin_hooks_file = "hooks/hooks.json",
+                                 .events = kEvents,
+                                 .tool_names = kBuiltinTools,
+                                 .timeout_unit = std::chrono::seconds(1),
+                                 .timeout_unit_name = "seconds",
+                                 .default_timeout = claude_code_default_timeout,
+                                 .project_dir_variable = "CLAUDE_PROJECT_DIR",
+                                 .plugin_root_variable = "CLAUDE_PLUGIN_ROOT",
+                                 .payload = &claude_code_payload,
+                                 .outcome = &claude_code_outcome};
+  return format;
+}
+
+// ------------------------------------------------------------ tool names
+
+ClaudeCodeToolNames::ClaudeCodeToolNames(std::map<std::string, std::string> engine_to_claude) {
+  for (auto& [engine, claude] : engine_to_claude) {
+    to_engine_.emplace(claude, engine);
+    to_claude_.emplace(std::move(engine), std::move(claude));
+  }
+}
+
+std::string ClaudeCodeToolNames::to_claude(std::string_view engine_name) const {
+  if (const auto found = to_claude_.find(engine_name); found != to_claude_.end()) return found->second;
+  for (const auto builtin : detail::claude_code_format().tool_names)
+    if (detail::equal_ignoring_case(builtin, engine_name)) return std::string(builtin);
+  return std::string(engine_name);
+}
+
+std::string ClaudeCodeToolNames::to_engine(std::string_view claude_name) const {
+  if (const auto found = to_engine_.find(claude_name); found != to_engine_.end()) return found->second;
+  return std::string(claude_name);
+}
+
+std::span<const std::string_view> claude_code_tool_names() noexcept {
+  return detail::claude_code_format().tool_names;
+}
+
+// ------------------------------------------------------------ the events
+
+std::vector<std::size_t> claude_code_event_targets(std::string_view claude_event) {
+  return detail::event_targets(detail::claude_code_format(), claude_event);
+}
+
+void check_claude_code_event(std::string_view name, const ConfigLocation& where) {
+  detail::check_event(detail::claude_code_format(), name, where);
+}
+
+bool claude_code_event_has_matcher(std::string_view claude_event) {
+  return detail::event_has_matcher(detail::claude_code_format(), claude_event);
+}
+
+bool claude_code_event_applies(std::string_view claude_event, const HookEvent& event) {
+  return detail::event_applies(detail::claude_code_format(), claude_event, event);
+}
+
+}  // namespace hookbus

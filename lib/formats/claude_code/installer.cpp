@@ -1,0 +1,296 @@
+// Installing Claude Code command hooks on the bus: one handler per command,
+// parallel runs per settings file and event, `once`, `async`
+// (include/hookbus/claude_code.hpp); each command's run is run.cpp's.
+#include "formats/claude_code/installer.hpp"
+
+#include <hookbus/claude_code.hpp>
+#include <hookbus/external.hpp>
+#include <hookbus/log.hpp>
+#include <hookbus/names.hpp>
+
+#include "bus/recording/handler_report.hpp"
+#include "bus/reducers.hpp"
+#include "external/background.hpp"
+#include "formats/claude_code/run.hpp"
+#include "support/logging.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace hookbus {
+namespace {
+
+using detail::CommandInvocation;
+using detail::FinishedRun;
+using detail::InstalledCommand;
+
+// Whether the bus ends the emit's chain of handlers on this outcome: a refusal (deny, cancel, reject, handled).
+bool ends_the_chain(const HookOutcome& outcome) {
+  return std::visit(
+      []<class R>(const R& result) {
+        if constexpr (std::is_same_v<R, std::monostate>) return false;
+        else return result_rules<R>::refusal(result).has_value();
+      },
+      outcome);
+}
+
+// Every installed command of one Claude Code event, across the install calls
+// of one installer (each call a group, in call order), and the emits each
+// thread is in. On an emit, the bus calls the members' handlers one after the
+// other (in registration order, or its reverse for closing events under
+// nested ordering). The first member of a group called in an emit runs all
+// its matching members together and keeps their outcomes for the others; a
+// run that another member already made in this emit (of any group) is made
+// once.
+//
+// Nothing tells a handler which emit it is in, so each thread keeps a stack
+// of its emits: a member belongs to the innermost emit that has not called it
+// yet, and one that every emit on the stack has called begins a new emit (an
+// emit that a handler of this one makes of the same event, nested in it, or
+// the next one). An emit leaves the stack once every member was called, once
+// one of them ended the chain, or once an emit below it is called again (it
+// was nested, and is over); a chain that another handler ended leaves its
+// emit behind, which the bound on the stack's depth drops in time.
+class EventHooks {
+ public:
+  explicit EventHooks(std::shared_ptr<detail::BackgroundPool> background) : background_(std::move(background)) {}
+
+  std::size_t add(std::shared_ptr<InstalledCommand> hook, std::size_t group) {
+    const std::lock_guard lock(mutex_);
+    members_.push_back({std::move(hook), group});
+    return members_.size() - 1;
+  }
+
+  HookOutcome call(std::size_t index, const HookEvent& event) {
+    const std::shared_ptr<Emit> emit = enter(index);
+    const std::shared_ptr<InstalledCommand> hook = member(index).hook;
+    Slot slot{Slot::State::skipped, {}};
+    if (detail::matches(*hook, event)) {
+      if (hook->command.async) {
+        leave(*emit, false);
+        return run_in_background(hook, event);
+      }
+      if (emit->slots[index].state == Slot::State::not_run) run_group(member(index).group, event, *emit);
+      slot = std::exchange(emit->slots[index], Slot{Slot::State::taken, {}});
+    } else if (detail::HandlerReport* report = detail::handler_report()) {
+      report->skipped = true;
+    }
+    if (slot.state != Slot::State::finished) {  // not matching, a duplicate, or `once` done
+      leave(*emit, false);
+      return std::monostate{};
+    }
+    // Its trace entry shows its own process's run, whichever member's call ran the group.
+    if (detail::HandlerReport* report = detail::handler_report()) report->ran = slot.ran.times;
+    if (const auto* error = std::get_if<std::exception_ptr>(&slot.ran.outcome)) {
+      leave(*emit, false);
+      std::rethrow_exception(*error);
+    }
+    HookOutcome outcome;
+    try {
+      outcome = hook->format->outcome(hook->command, event, std::get<ProcessResult>(slot.ran.outcome),
+                                    hook->options->tool_names);
+    } catch (...) {
+      leave(*emit, false);
+      throw;
+    }
+    leave(*emit, ends_the_chain(outcome));
+    return outcome;
+  }
+
+ private:
+  struct Member {
+    std::shared_ptr<InstalledCommand> hook;
+    std::size_t group;
+  };
+  struct Slot {
+    enum class State { not_run, skipped, finished, taken };
+    State state = State::not_run;
+    FinishedRun ran;
+  };
+  struct Emit {
+    std::vector<bool> called;
+    std::vector<Slot> slots;
+    std::set<CommandInvocation> started;  // the runs made in this emit
+  };
+  using Stack = std::vector<std::shared_ptr<Emit>>;  // innermost last
+  // Emits of one event nested deeper than this on one thread are not
+  // expected; past it, the outermost is dropped (one that another handler's
+  // refusal cut short, holding runs nobody will take).
+  static constexpr std::size_t kMaxNesting = 8;
+
+  Member member(std::size_t index) {
+    const std::lock_guard lock(mutex_);
+    return members_[index];
+  }
+
+  // The emit of this thread that the call of `index` belongs to, with `index` marked called.
+  std::shared_ptr<Emit> enter(std::size_t index) {
+    const std::lock_guard lock(mutex_);
+    Stack& stack = emits_[std::this_thread::get_id()];
+    auto owner = std::find_if(stack.rbegin(), stack.rend(), [&](const std::shared_ptr<Emit>& emit) {
+      return index >= emit->called.size() || !emit->called[index];
+    });
+    if (owner == stack.rend()) {
+      if (stack.size() == kMaxNesting) stack.erase(stack.begin());
+      stack.push_back(std::make_shared<Emit>());
+    } else {
+      stack.erase(owner.base(), stack.end());  // emits nested in it, which are over
+    }
+    Emit& emit = *stack.back();
+    emit.called.resize(members_.size());
+    emit.slots.resize(members_.size());
+    emit.called[index] = true;
+    return stack.back();
+  }
+
+  // After a member's call: the emit leaves this thread's stack when it is over.
+  void leave(const Emit& emit, bool chain_ended) {
+    const std::lock_guard lock(mutex_);
+    const bool all_called = std::all_of(emit.called.begin(), emit.called.end(), [](bool called) { return called; });
+    if (!chain_ended && !all_called) return;
+    const auto found = emits_.find(std::this_thread::get_id());
+    if (found == emits_.end()) return;
+    Stack& stack = found->second;
+    if (!stack.empty() && stack.back().get() == &emit) stack.pop_back();
+    if (stack.empty()) emits_.erase(found);
+  }
+
+  void run_group(std::size_t group, const HookEvent& event, Emit& emit) {
+    std::vector<std::size_t> candidates;
+    {
+      const std::lock_guard lock(mutex_);
+      for (std::size_t i = 0; i < emit.slots.size(); ++i)  // members added since this emit began are not in it
+        if (members_[i].group == group && emit.slots[i].state == Slot::State::not_run && !members_[i].hook->command.async)
+          candidates.push_back(i);
+    }
+    std::vector<std::size_t> indexes;
+    std::vector<std::shared_ptr<InstalledCommand>> hooks;
+    std::vector<CommandInvocation> invocations;
+    for (const std::size_t i : candidates) {
+      const std::shared_ptr<InstalledCommand> hook = member(i).hook;
+      if (!detail::matches(*hook, event)) continue;
+      CommandInvocation invocation = detail::invocation_of(*hook, event);
+      if (!emit.started.insert(invocation).second || !detail::first_run_in_session(*hook, event)) {
+        emit.slots[i].state = Slot::State::skipped;
+        continue;
+      }
+      indexes.push_back(i);
+      hooks.push_back(hook);
+      invocations.push_back(std::move(invocation));
+    }
+    std::vector<FinishedRun> outcomes = detail::run_together(hooks, std::move(invocations));
+    for (std::size_t k = 0; k < indexes.size(); ++k) emit.slots[indexes[k]] = {Slot::State::finished, std::move(outcomes[k])};
+  }
+
+  HookOutcome run_in_background(const std::shared_ptr<InstalledCommand>& hook, const HookEvent& event) {
+    if (!detail::first_run_in_session(*hook, event)) return std::monostate{};
+    const ClaudeCodeCommand& c = hook->command;
+    background_->submit(fmt::format("{} hook {} ({}) on {}", hook->format->agent, c.label, c.source, c.event),
+                        [hook, event](std::stop_token stop) {
+                          const ClaudeCodeCommand& c = hook->command;
+                          try {
+                            const ProcessResult result =
+                                detail::run_command(*hook, detail::invocation_of(*hook, event), std::move(stop));
+                            if (result.cancelled)
+                              detail::log(spdlog::level::debug,
+                                          "{} async hook {} ({}) cancelled: its hooks were uninstalled",
+                                          hook->format->agent, c.label, c.source);
+                            else if (!result.succeeded() && result.exit_code != 2)
+                              detail::log(spdlog::level::warn, "{} async hook {} ({}) failed: {}",
+                                          hook->format->agent, c.label, c.source, result.status());
+                          } catch (const std::exception& error) {
+                            detail::log(spdlog::level::warn, "{} async hook {} failed: {}", hook->format->agent,
+                                        c.label, error.what());
+                          }
+                        });
+    return std::monostate{};
+  }
+
+  std::shared_ptr<detail::BackgroundPool> background_;
+  std::mutex mutex_;
+  std::vector<Member> members_;
+  std::map<std::thread::id, Stack> emits_;  // only threads in an emit have an entry
+};
+
+}  // namespace
+
+namespace detail {
+
+struct ClaudeCodeInstaller::State {
+  const HookFormat* format;
+  std::shared_ptr<BackgroundPool> background{};
+  std::map<std::string, std::shared_ptr<EventHooks>, std::less<>> events{};  // by the format's event
+  std::size_t calls = 0;
+};
+
+ClaudeCodeInstaller::ClaudeCodeInstaller(Hooks& hooks, const HookFormat& format,
+                                         std::shared_ptr<BackgroundPool> background)
+    : hooks_(hooks), state_(std::make_unique<State>(State{.format = &format, .background = std::move(background)})) {}
+
+ClaudeCodeInstaller::~ClaudeCodeInstaller() = default;
+
+ConnectionGroup ClaudeCodeInstaller::install(const std::vector<ClaudeCodeCommand>& commands,
+                                             const ClaudeCodeOptions& options) {
+  const std::size_t group = state_->calls++;
+  const auto shared_options = std::make_shared<const ClaudeCodeOptions>(options);
+  ConnectionGroup installed;
+  const HookFormat& format = *state_->format;
+  for (const auto& command : commands) {
+    auto& event_hooks = state_->events[command.event];
+    if (!event_hooks) event_hooks = std::make_shared<EventHooks>(state_->background);
+    const bool has_matcher = event_has_matcher(format, command.event);
+    const std::size_t index = event_hooks->add(
+        std::make_shared<InstalledCommand>(&format, command, ClaudeCodeMatcher(has_matcher ? command.matcher : ""),
+                                           shared_options),
+        group);
+    const HandlerOptions handler_options{.label = command.label,
+                                         .failure = command.failure,
+                                         .kind = HandlerKind::external,
+                                         .source = command.source,
+                                         .layer = command.layer,
+                                         .protocol = std::string(hook_protocol_name(format.protocol))};
+    for (const std::size_t target : event_targets(format, command.event))
+      installed.add(hooks_.on(
+          event_name(target),
+          [event_hooks, index](const HookEvent& event) { return event_hooks->call(index, event); }, handler_options));
+  }
+  return installed;
+}
+
+std::vector<ClaudeCodeCommand> hook_file_commands(const HookFormat& format, const DiscoveredHook& found,
+                                                  const ResolvedHookSettings& settings,
+                                                  const std::shared_ptr<const TrustedFiles>& trusted) {
+  for (std::size_t i = 0; i < found.declared_events.size(); ++i)
+    check_event(format, found.declared_events[i], settings.events.origin.element(i));
+  std::vector<ClaudeCodeCommand> commands;
+  for (const auto& event : found.declared_events)
+    commands.push_back({.event = event,
+                        .matcher = settings.matcher.value,
+                        .command = {},
+                        .program = found.path,
+                        .timeout = settings.timeout.value,
+                        .async = settings.async.value,
+                        .failure = settings.failure.value,
+                        .label = found.name,
+                        .source = found.path.string(),
+                        .layer = found.layer,
+                        .trusted = trusted});
+  return commands;
+}
+
+}  // namespace detail
+
+ConnectionGroup install_claude_code_hooks(Hooks& hooks, const std::vector<ClaudeCodeCommand>& commands,
+                                          const ClaudeCodeOptions& options) {
+  return detail::ClaudeCodeInstaller(hooks, detail::claude_code_format(),
+                                     std::make_shared<detail::BackgroundPool>(BackgroundOptions{}))
+      .install(commands, options);
+}
+
+}  // namespace hookbus

@@ -1,0 +1,157 @@
+// One Claude Code command's run (formats/claude_code/run.hpp).
+#include "formats/claude_code/run.hpp"
+
+#include <hookbus/external.hpp>
+#include <hookbus/json.hpp>
+
+#include "external/file_safety.hpp"
+#include "external/run_log.hpp"
+#include "formats/claude_code/command_files.hpp"
+#include "formats/claude_code/transcript.hpp"
+
+#include <fmt/format.h>
+
+#include <system_error>
+#include <thread>
+#include <tuple>
+
+namespace hookbus::detail {
+namespace {
+
+namespace fs = std::filesystem;
+
+// What a matcher is matched against: the tool name, or the event's source,
+// reason, trigger, notification type or agent type ("" for events without a
+// matcher), as the format's payload names them.
+std::string matcher_value(const HookFormat& format, const HookEvent& event, const ClaudeCodeToolNames& names) {
+  return std::visit(
+      [&]<class E>(const E& e) -> std::string {
+        if constexpr (requires { e.tool_name; }) return names.to_claude(e.tool_name);
+        else if constexpr (std::is_same_v<E, SessionStartEvent>)
+          return std::string(format.payload(event, "SessionStart", names, "", "").at("source").as_string());
+        else if constexpr (std::is_same_v<E, SessionShutdownEvent>)
+          return std::string(format.payload(event, "SessionEnd", names, "", "").at("reason").as_string());
+        else if constexpr (std::is_same_v<E, SessionBeforeCompactEvent>)
+          return e.trigger == CompactTrigger::manual ? "manual" : "auto";
+        else if constexpr (std::is_same_v<E, NotificationEvent>) return e.kind;
+        else if constexpr (std::is_same_v<E, SubagentStartEvent> || std::is_same_v<E, SubagentEndEvent>) return e.label;
+        else return "";
+      },
+      event);
+}
+
+FinishedRun run_catching(const InstalledCommand& hook, CommandInvocation invocation, const std::stop_token& stop) {
+  const TraceTicks start = trace_ticks();
+  decltype(FinishedRun::outcome) outcome = [&]() -> decltype(FinishedRun::outcome) {
+    try {
+      return run_command(hook, std::move(invocation), stop);
+    } catch (...) {
+      return std::current_exception();
+    }
+  }();
+  return {std::move(outcome), {start, trace_ticks()}};
+}
+
+}  // namespace
+
+bool matches(const InstalledCommand& hook, const HookEvent& event) {
+  if (!event_applies(*hook.format, hook.command.event, event)) return false;
+  return hook.matcher.matches(matcher_value(*hook.format, event, hook.options->tool_names));
+}
+
+bool first_run_in_session(InstalledCommand& hook, const HookEvent& event) {
+  if (!hook.command.once) return true;
+  const std::lock_guard lock(hook.once_mutex);
+  return hook.sessions_run.insert(context_of(event).session_id).second;
+}
+
+bool CommandInvocation::operator<(const CommandInvocation& other) const {
+  return std::tie(program, arguments, environment, working_directory, input) <
+         std::tie(other.program, other.arguments, other.environment, other.working_directory, other.input);
+}
+
+CommandInvocation invocation_of(const InstalledCommand& hook, const HookEvent& event) {
+  const HookFormat& format = *hook.format;
+  const ClaudeCodeCommand& c = hook.command;
+  const ClaudeCodeOptions& options = *hook.options;
+  const fs::path project = options.project_dir.empty() ? fs::current_path() : options.project_dir;
+  CommandInvocation invocation{
+      .program = c.program.empty() ? fs::path("/bin/sh") : c.program,
+      .arguments = c.program.empty() ? std::vector<std::string>{"-c", c.command} : std::vector<std::string>{},
+      .environment = {{std::string(format.project_dir_variable), project.string()}},
+      .working_directory = project,
+      .input = {},
+      .transcript = {}};
+  if (!c.plugin_root.empty())
+    invocation.environment.emplace_back(std::string(format.plugin_root_variable), c.plugin_root.string());
+  std::string transcript = context_of(event).transcript_path;
+  if (transcript.empty() && !options.transcript_dir.empty()) {
+    invocation.transcript = claude_code_transcript_path(options.transcript_dir, context_of(event).session_id);
+    transcript = invocation.transcript.string();
+  }
+  invocation.input = write_json(format.payload(event, c.event, options.tool_names, transcript, project));
+  return invocation;
+}
+
+ProcessResult run_command(const InstalledCommand& hook, CommandInvocation invocation, std::stop_token stop) {
+  const ClaudeCodeCommand& c = hook.command;
+  const fs::path& project = invocation.working_directory;
+  // What it runs, resolved now as its project's fingerprint resolved it
+  // (command_files.hpp): every file gets the hook files' checks again,
+  // whatever its layer, and those of a trusted project must be as trusted
+  // (docs/security.md, "Checked again before each run").
+  std::vector<fs::path> named{c.program};
+  std::vector<fs::path> projects{c.program};
+  if (c.program.empty()) {
+    const ProjectDirectory directory(project);
+    const ShellCommandFiles found = resolve_command(*hook.format, c, directory);
+    named.clear();
+    for (const auto& file : found.files) named.push_back(file.path);
+    projects = files_inside(found, directory);
+  }
+  for (const auto& file : named)
+    if (auto why = unsafe_path_reason(file))
+      throw ExternalHookError(fmt::format("{} ({}): refused: {}", c.label, c.source, *why));
+  if (c.trusted)
+    for (const auto& file : projects)
+      if (auto why = c.trusted->why_not_run(file))
+        throw ExternalHookError(fmt::format("{} ({}): {}", c.label, c.source, *why));
+  // A Stop hook opens transcript_path before the session's first message, too.
+  if (!invocation.transcript.empty()) append_to_transcript(hook.options->transcript_dir, invocation.transcript, "");
+  ProcessSpec spec{.program = std::move(invocation.program),
+                   .arguments = std::move(invocation.arguments),
+                   .extra_environment = std::move(invocation.environment),
+                   .working_directory = project,
+                   .input = std::move(invocation.input),
+                   .timeout = c.timeout,
+                   .stop = std::move(stop),
+                   .detached_may_outlive = hook.options->detached_processes == DetachedProcesses::allow};
+  const std::size_t bytes_in = spec.input.size();
+  try {
+    ProcessResult result = run_process(spec);
+    log_hook_run(c.label, c.program.empty() ? fs::path(c.source) : c.program, c.event, bytes_in, result);
+    return result;
+  } catch (const ProcessError& error) {
+    throw ExternalHookError(fmt::format("{} ({}): {}", c.label, c.source, error.what()));
+  }
+}
+
+std::vector<FinishedRun> run_together(const std::vector<std::shared_ptr<InstalledCommand>>& hooks,
+                                      std::vector<CommandInvocation> invocations) {
+  std::vector<FinishedRun> outcomes(hooks.size());
+  const std::stop_token stop = emit_stop_token();
+  const auto run_one = [&](std::size_t i) { outcomes[i] = run_catching(*hooks[i], std::move(invocations[i]), stop); };
+  std::vector<std::jthread> threads;
+  for (std::size_t i = 1; i < hooks.size(); ++i) {
+    try {
+      threads.emplace_back(run_one, i);
+    } catch (const std::system_error&) {  // no thread to be had: this one runs it
+      run_one(i);
+    }
+  }
+  if (!hooks.empty()) run_one(0);
+  threads.clear();  // joins, before `outcomes` is returned
+  return outcomes;
+}
+
+}  // namespace hookbus::detail

@@ -1,0 +1,80 @@
+#pragma once
+// Internal: one Claude Code command's run for an event: whether it matches,
+// the process it starts (program, arguments, environment, payload), the
+// checks of what it runs right before, and several commands run at once.
+// The installer (installer.cpp) decides which commands run when.
+
+#include <hookbus/claude_code.hpp>
+#include <hookbus/process.hpp>
+
+#include "bus/recording/handler_report.hpp"
+#include "formats/hook_format.hpp"
+
+#include <exception>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <stop_token>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace hookbus::detail {
+
+// One installed command.
+struct InstalledCommand {
+  const HookFormat* format;  // its agent's: its events, payload and answer
+  ClaudeCodeCommand command;
+  ClaudeCodeMatcher matcher;  // matches everything on events whose matcher Claude Code ignores
+  // Those of its install call: the tool names its layer's commands see, the project, the transcripts.
+  std::shared_ptr<const ClaudeCodeOptions> options;
+  std::mutex once_mutex;
+  std::set<std::string> sessions_run;  // for `once`
+};
+
+// Whether the command runs on this emit: its event applies, and its matcher matches.
+bool matches(const InstalledCommand& hook, const HookEvent& event);
+
+// `once`: true the first time for a session, false afterwards.
+bool first_run_in_session(InstalledCommand& hook, const HookEvent& event);
+
+// What running a hook for an event is: two hooks with the same invocation
+// are one run (Claude Code runs identical commands once), whatever settings
+// file or plugin declares them. The same command text in two plugins is two
+// runs: CLAUDE_PLUGIN_ROOT differs; so is one that two layers see under other
+// tool names: the payload differs. A command runs as `/bin/sh -c COMMAND`,
+// a hook file directly, in the project, with its format's variables.
+struct CommandInvocation {
+  std::filesystem::path program;
+  std::vector<std::string> arguments;
+  std::vector<std::pair<std::string, std::string>> environment;
+  std::filesystem::path working_directory;
+  std::string input;
+  std::filesystem::path transcript;  // the transcript file hookbus keeps for the session, or empty
+
+  bool operator<(const CommandInvocation& other) const;
+};
+CommandInvocation invocation_of(const InstalledCommand& hook, const HookEvent& event);
+
+// Runs the invocation once what it runs passed the checks again (the hook
+// files' checks, and a trusted project's fingerprint); throws
+// ExternalHookError, naming the command, for one that did not or that
+// cannot start.
+ProcessResult run_command(const InstalledCommand& hook, CommandInvocation invocation, std::stop_token stop = {});
+
+// One command's run: how it ended, and when it ran (its trace entry's times:
+// a group's commands run at once, in the call of its first member).
+struct FinishedRun {
+  std::variant<ProcessResult, std::exception_ptr> outcome;
+  HandlerReport::Run times;
+};
+
+// Runs every hook at once, one on this thread and each other on a thread of
+// its own, and returns when all have finished: no run outlives the call. The
+// emit's stop token (hooks.hpp) stops them all.
+std::vector<FinishedRun> run_together(const std::vector<std::shared_ptr<InstalledCommand>>& hooks,
+                                      std::vector<CommandInvocation> invocations);
+
+}  // namespace hookbus::detail

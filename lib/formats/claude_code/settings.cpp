@@ -1,0 +1,166 @@
+// Claude Code's settings files and plugins: where they are, and their
+// `hooks` block read as commands (include/hookbus/claude_code.hpp), for any
+// format that declares its hooks as Claude Code does (formats/hook_format.hpp).
+#include "formats/claude_code/settings.hpp"
+
+#include <hookbus/json.hpp>
+
+#include "support/files.hpp"
+#include "support/sha256.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+
+namespace hookbus {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A handler's timeout: a positive number of the format's unit, up to a day.
+Duration read_timeout(const detail::HookFormat& format, const ConfigValue& value) {
+  const auto& json = value.json();
+  if (!json.is_number()) value.fail_expected(fmt::format("number of {}", format.timeout_unit_name));
+  const double count = json.to_number<double>();
+  const double a_day = std::chrono::duration<double>(std::chrono::hours(24)) / format.timeout_unit;
+  if (!(count > 0 && count <= a_day))
+    throw ConfigError(value.location(), fmt::format("expected a number of {} from 0 to {}, got {}",
+                                                    format.timeout_unit_name, a_day, count));
+  const double milliseconds = std::chrono::duration<double, Duration::period>(format.timeout_unit).count();
+  return Duration(static_cast<Duration::rep>(std::ceil(count * milliseconds)));
+}
+
+// The words of a shell command, with quotes removed (no other shell syntax is interpreted).
+std::vector<std::string> words_of(std::string_view command) {
+  std::vector<std::string> words;
+  std::string word;
+  char quote = 0;
+  bool in_word = false;
+  for (const char c : command) {
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+      else word += c;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+      in_word = true;
+    } else if (std::isspace(static_cast<unsigned char>(c)) != 0 || c == ';' || c == '|' || c == '&' || c == '(' ||
+               c == ')' || c == '<' || c == '>') {
+      if (in_word) words.push_back(std::exchange(word, {}));
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(word);
+  return words;
+}
+
+// A name for the bus: the file name of the script the command runs, or the command itself.
+std::string label_of(const std::string& command) {
+  for (const auto& word : words_of(command))
+    if (word.find('/') != std::string::npos && !word.ends_with('/')) return fs::path(word).filename().string();
+  constexpr std::size_t kMax = 48;
+  return command.size() <= kMax ? command : command.substr(0, kMax) + "...";
+}
+
+}  // namespace
+
+std::filesystem::path claude_code_settings_file(const Locations& locations, Layer scope) {
+  switch (scope) {
+    case Layer::user: return locations.claude.empty() ? fs::path() : locations.claude / "settings.json";
+    case Layer::project: return locations.project / ".claude" / "settings.json";
+    case Layer::local: return locations.project / ".claude" / "settings.local.json";
+    case Layer::managed: break;
+  }
+  return {};
+}
+
+ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const std::filesystem::path& file,
+                                                Layer layer, const std::filesystem::path& plugin_root) {
+  ClaudeCodeSettings settings{file, {}, {}, false, {}};
+  const ConfigLocation root{.file = file, .project_dir = {}, .path = {}};
+  std::optional<std::string> text;
+  try {
+    text = read_regular_file_if_exists(file, max_config_file_size);
+  } catch (const FileReadError& error) {
+    throw ConfigError(root, error.what());
+  }
+  if (!text) return settings;
+  settings.sha256 = sha256_hex(*text);
+  boost::json::value document;
+  try {
+    document = parse_json(*text, "");
+  } catch (const JsonError& error) {
+    throw ConfigError(root, error.what());
+  }
+  const ConfigObject top = ConfigValue(document, root).as_object();
+  if (auto disable = top.find("disableAllHooks")) settings.disable_all_hooks = disable->as_bool();
+  const auto hooks = top.find("hooks");
+  if (!hooks) return settings;
+  const auto note = [&](const ConfigLocation& where, std::string_view what) {
+    settings.skipped.push_back(fmt::format("{}: {}: {}", file.string(), where.path, what));
+  };
+  const auto note_unknown_keys = [&](const ConfigObject& object, std::initializer_list<std::string_view> known) {
+    for (const auto& [key, value] : object.members())
+      if (std::find(known.begin(), known.end(), key) == known.end())
+        note(value.location(), "not a key hookbus knows; ignored");
+  };
+  for (const auto& [event, groups] : hooks->as_object().members()) {
+    const auto targets = event_targets(format, event);
+    const auto group_list = groups.as_array();
+    if (targets.empty()) {
+      note(groups.location(), fmt::format("hookbus has no equivalent of the {} event '{}'; its {} hook group(s) are "
+                                          "not imported ({} lists the events)",
+                                          format.agent, event, group_list.size(), format.documentation));
+      continue;
+    }
+    for (const auto& group_value : group_list) {
+      const ConfigObject group = group_value.as_object();
+      note_unknown_keys(group, {"matcher", "hooks"});
+      std::string matcher;
+      if (auto m = group.find("matcher")) matcher = m->as_string();
+      try {
+        if (event_has_matcher(format, event)) (void)ClaudeCodeMatcher(matcher);
+      } catch (const ConfigError& error) {
+        throw ConfigError(group.location().key("matcher"), error.what());
+      }
+      for (const auto& entry_value : group.required("hooks", "array of hooks").as_array()) {
+        const ConfigObject entry = entry_value.as_object();
+        const std::string type = entry.required("type", "string").as_string();
+        if (type != "command") {
+          note(entry.location(), fmt::format("hook type \"{}\" is not supported (only \"command\" hooks run "
+                                             "outside {}); not imported",
+                                             type, format.agent));
+          continue;
+        }
+        note_unknown_keys(entry, {"type", "command", "timeout", "async", "once", "statusMessage"});
+        ClaudeCodeCommand command;
+        command.event = event;
+        command.timeout = format.default_timeout;
+        command.matcher = matcher;
+        command.command = entry.required("command", "string").as_nonempty_string();
+        if (auto timeout = entry.find("timeout")) command.timeout = read_timeout(format, *timeout);
+        if (auto async = entry.find("async")) command.async = async->as_bool();
+        if (auto once = entry.find("once")) command.once = once->as_bool();
+        if (auto status = entry.find("statusMessage")) (void)status->as_string();  // shown by the agent's UI only
+        command.label = label_of(command.command);
+        command.source = fmt::format("{}: {}", file.string(), entry.location().path);
+        command.layer = layer;
+        command.plugin_root = plugin_root;
+        settings.commands.push_back(std::move(command));
+      }
+    }
+  }
+  return settings;
+}
+
+ClaudeCodeSettings read_claude_code_settings(const std::filesystem::path& file, Layer layer,
+                                             const std::filesystem::path& plugin_root) {
+  return detail::read_format_settings(detail::claude_code_format(), file, layer, plugin_root);
+}
+
+}  // namespace hookbus

@@ -1,0 +1,18 @@
+#pragma once
+// Internal: the settings files of a format that declares its hooks as Claude
+// Code does (formats/hook_format.hpp): their `hooks` block read as commands.
+
+#include <hookbus/claude_code.hpp>
+
+#include "formats/hook_format.hpp"
+
+#include <filesystem>
+
+namespace hookbus::detail {
+
+// read_claude_code_settings (claude_code.hpp) for any such format: its event
+// names, its timeout unit, its name in what is skipped.
+ClaudeCodeSettings read_format_settings(const HookFormat& format, const std::filesystem::path& file, Layer layer,
+                                        const std::filesystem::path& plugin_root = {});
+
+}  // namespace hookbus::detail

@@ -1,0 +1,96 @@
+// Hook formats (formats/hook_format.hpp): the formats hookbus reads, their
+// event maps, what config asks of them, and what setup() imports of each.
+#include "formats/hook_format.hpp"
+
+#include <hookbus/names.hpp>
+
+#include "config/format_checks.hpp"
+#include "formats/claude_code/imports.hpp"
+#include "support/text.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+namespace hookbus::detail {
+namespace {
+
+const FormatEvent* find_format_event(const HookFormat& format, std::string_view name) {
+  const auto found = std::find_if(format.events.begin(), format.events.end(),
+                                  [&](const FormatEvent& event) { return event.name == name; });
+  return found == format.events.end() ? nullptr : &*found;
+}
+
+}  // namespace
+
+const HookFormat* find_hook_format(HookProtocol protocol) {
+  for (const HookFormat* format : {&claude_code_format()})
+    if (format->protocol == protocol) return format;
+  return nullptr;
+}
+
+std::vector<std::size_t> event_targets(const HookFormat& format, std::string_view event) {
+  std::vector<std::size_t> targets;
+  if (const FormatEvent* found = find_format_event(format, event))
+    for (const auto target : found->targets)
+      if (!target.empty()) targets.push_back(*find_event(target));
+  return targets;
+}
+
+bool event_has_matcher(const HookFormat& format, std::string_view event) {
+  const FormatEvent* found = find_format_event(format, event);
+  return found == nullptr || found->has_matcher;
+}
+
+bool event_applies(const HookFormat& format, std::string_view format_event, const HookEvent& event) {
+  const FormatEvent* found = find_format_event(format, format_event);
+  if (found == nullptr) return false;
+  if (const auto* result = std::get_if<ToolResultEvent>(&event)) {
+    if (found->tool_results == ToolResults::succeeded) return !result->is_error;
+    if (found->tool_results == ToolResults::failed) return result->is_error;
+  }
+  const auto targets = event_targets(format, format_event);
+  return std::find(targets.begin(), targets.end(), event.index()) != targets.end();
+}
+
+void check_event(const HookFormat& format, std::string_view name, const ConfigLocation& where) {
+  if (!event_targets(format, name).empty()) return;
+  std::vector<std::string_view> valid;
+  std::vector<std::string_view> meant;  // the format's names for what `name` means, in hookbus's words or another case
+  const auto index = find_event(name);
+  for (const auto& event : format.events) {
+    valid.push_back(event.name);
+    const bool targets_it =
+        index && std::find(event.targets.begin(), event.targets.end(), event_name(*index)) != event.targets.end();
+    if (targets_it || equal_ignoring_case(event.name, name)) meant.push_back(event.name);
+  }
+  const std::string hint = meant.empty() ? "" : fmt::format(" (did you mean {}?)", fmt::join(meant, " or "));
+  throw ConfigError(where, fmt::format("\"{}\" is not a {} event that hookbus runs hooks on{}; a {} hook declares {}'s "
+                                       "event names: {}",
+                                       name, format.agent, hint, hook_protocol_name(format.protocol), format.agent,
+                                       fmt::join(valid, ", ")));
+}
+
+void check_format_hook_entry(HookProtocol protocol, const ConfigObject& entry) {
+  const HookFormat* format = find_hook_format(protocol);
+  if (format == nullptr) return;
+  if (const auto events = entry.find("events"))
+    for (const auto& event : events->as_array()) check_event(*format, event.as_string(), event.location());
+  if (const auto matcher = entry.find("matcher")) {
+    try {
+      (void)ClaudeCodeMatcher(matcher->as_string());
+    } catch (const ConfigError& error) {
+      throw ConfigError(matcher->location(), error.what());
+    }
+  }
+}
+
+std::vector<std::unique_ptr<FormatImports>> format_imports(const Locations& locations,
+                                                           const std::optional<ClaudeCodeSetup>& engine) {
+  std::vector<std::unique_ptr<FormatImports>> imports;
+  imports.push_back(std::make_unique<ClaudeCodeImports>(claude_code_format(), locations, engine));
+  return imports;
+}
+
+}  // namespace hookbus::detail

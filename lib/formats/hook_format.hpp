@@ -1,0 +1,158 @@
+#pragma once
+// Internal: a hook format, one agent's way of declaring hooks, feeding them
+// an event and reading their answer (docs/hook-formats.md). lib/formats/ has
+// a folder per format:
+//
+//   kodelet/      hookbus's own HOOK protocol, which is kodelet's: the
+//                 payload a hook file reads and its answer read as the
+//                 event's result (lib/external/ runs such a hook, once per
+//                 event or as persistent instances);
+//   claude_code/  Claude Code's command hooks: its settings files and
+//                 plugins and how they are read, its payload and answer, a
+//                 command's run, the installer, and what setup() imports.
+//
+// A format that declares its hooks as Claude Code does (Codex, Qwen Code,
+// VS Code, ...) is a HookFormat: the data that tells it from Claude Code,
+// and the two functions where it may answer otherwise (its payload, its
+// answer). claude_code/'s reader, run and installer take any HookFormat. What
+// setup() asks of a format whose hooks its agent's own files declare is
+// FormatImports, below.
+
+#include <hookbus/claude_code.hpp>
+#include <hookbus/config.hpp>
+#include <hookbus/discovery.hpp>
+#include <hookbus/events.hpp>
+#include <hookbus/external.hpp>
+#include <hookbus/hooks.hpp>
+#include <hookbus/layers.hpp>
+#include <hookbus/process.hpp>
+#include <hookbus/trust.hpp>
+
+#include <boost/json/object.hpp>
+
+#include <array>
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hookbus::detail {
+
+// Which tool results a format's event stands for (tool_result's is_error).
+enum class ToolResults { any, succeeded, failed };
+
+// One of a format's event names, and what it stands for on the bus.
+struct FormatEvent {
+  std::string_view name;                    // the agent's: "PostToolUseFailure"
+  std::array<std::string_view, 2> targets;  // catalogue wire names; "" unused
+  bool has_matcher = true;                  // false: the agent ignores a matcher on it (UserPromptSubmit)
+  ToolResults tool_results = ToolResults::any;  // on tool_result, only these
+};
+
+// A Claude-Code-like hook format: settings files with a `hooks` block of
+// matcher groups of command handlers (ClaudeCodeCommand), run with a JSON
+// payload on stdin.
+struct HookFormat {
+  // Its protocol, which names it in config ("protocol": "claude_code"),
+  // reports and traces (HandlerOptions::protocol); the agent's name in
+  // messages; the page that documents it.
+  HookProtocol protocol;
+  std::string_view agent;
+  std::string_view documentation;
+  // Where its files are, per layer: the settings file of a scope (empty:
+  // none in that scope), and a plugin's hooks file below the plugin's directory.
+  std::filesystem::path (*settings_file)(const Locations& locations, Layer scope);
+  std::string_view plugin_hooks_file;
+  // Its events: what each stands for on the bus (its event map).
+  std::span<const FormatEvent> events;
+  // Its built-in tool names: an engine's tool named like one of them,
+  // ignoring case, is that tool (ClaudeCodeToolNames, its tool-name map).
+  std::span<const std::string_view> tool_names;
+  // A handler's "timeout": the unit it counts (and its name in messages),
+  // and what a handler without one gets.
+  Duration timeout_unit;
+  std::string_view timeout_unit_name;
+  Duration default_timeout;
+  // The variables a command finds: the project directory, a plugin's directory.
+  std::string_view project_dir_variable;
+  std::string_view plugin_root_variable;
+  // The JSON its hook reads on stdin for `event`, asked for as `format_event`.
+  boost::json::object (*payload)(const HookEvent& event, std::string_view format_event,
+                                 const ClaudeCodeToolNames& tool_names, std::string_view transcript_path,
+                                 const std::filesystem::path& project_dir);
+  // One finished run read as the event's result (monostate: no change);
+  // throws ExternalHookError for a failure, naming the command.
+  HookOutcome (*outcome)(const ClaudeCodeCommand& command, const HookEvent& event, const ProcessResult& run,
+                         const ClaudeCodeToolNames& tool_names);
+};
+
+// The formats hookbus reads: Claude Code's.
+const HookFormat& claude_code_format();
+// The format of a protocol, or null: hookbus's own protocol, and kodelet's,
+// are no HookFormat.
+const HookFormat* find_hook_format(HookProtocol protocol);
+
+// ------------------------------------------------------- its event map
+
+// The catalogue events a format's event stands for; empty when it has none.
+std::vector<std::size_t> event_targets(const HookFormat& format, std::string_view event);
+// False for an event whose matcher the agent ignores: it runs on every occurrence.
+bool event_has_matcher(const HookFormat& format, std::string_view event);
+// Whether this emit is `format_event` for a hook registered on one of its
+// targets (a tool_result is PostToolUse without an error, PostToolUseFailure with one).
+bool event_applies(const HookFormat& format, std::string_view format_event, const HookEvent& event);
+// Throws ConfigError at `where` for a name that is not one of the format's
+// events hookbus runs hooks on, listing them, with the format's name of a
+// hookbus event name ("tool_call" is PreToolUse) or of another case.
+void check_event(const HookFormat& format, std::string_view name, const ConfigLocation& where);
+
+// ------------------------------------------------- what setup() asks of it
+
+// What setup() asks, step by step, of a format whose hooks its agent's own
+// files declare (lib/setup/setup.cpp): made for one engine start, with the
+// import the engine asks for in code.
+class FormatImports {
+ public:
+  FormatImports() = default;
+  FormatImports(const FormatImports&) = delete;
+  FormatImports& operator=(const FormatImports&) = delete;
+  virtual ~FormatImports() = default;
+
+  // 1. Trust: what the fingerprint covers of what the project layers import,
+  //    by any importer (`importers`: the configs that always apply, then the
+  //    project layers' read as data; null for a file that could not be read).
+  virtual void add_to_fingerprint(const std::vector<const Config*>& importers, ProjectFiles& files) const = 0;
+  // 2. Once trust is decided: the commands of the engine's and every applied
+  //    layer's imports, read and checked; what is skipped is a warning (logged
+  //    too). Those of the project layers of a project that may not run (`as
+  //    data`: the project layers' configs read as data) are kept to be
+  //    listed as not run. A trusted project's own files apply only as
+  //    `trusted` fingerprinted them.
+  virtual void read(const LayeredConfig& config, const std::vector<const Config*>& as_data, bool project_may_run,
+                    const TrustedFiles* trusted, std::vector<std::string>& warnings) = 0;
+  // 3. Discovery (DiscoveryOptions::run_elsewhere): why discovery leaves the
+  //    hook file `file` of `layer` to the format, naming the command of that
+  //    same layer that runs it (a less trusted layer never takes a hook away);
+  //    nullopt when none does.
+  virtual std::optional<std::string> runs(Layer layer, const std::filesystem::path& file) const = 0;
+  // 4. Installation: its commands and their options into `install`, and what
+  //    it keeps on the bus for them (a transcript) into `kept`.
+  virtual void prepare(Hooks& hooks, const LayeredConfig& config, const DiscoveryReport& discovery,
+                       ExternalInstallOptions& install, ConnectionGroup& kept) = 0;
+  // 5. Once installed (`report`): the commands not run (`why`: the project
+  //    may not run) into it, and what config asked of the format that
+  //    changes nothing into `warnings` (logged too).
+  virtual void report(const LayeredConfig& config, const std::string& why, InstallReport& report,
+                      std::vector<std::string>& warnings) const = 0;
+};
+
+// The imports of every format setup() reads, for one engine start: the
+// engine's in-code ask (SetupOptions::claude_code) adds to config's.
+std::vector<std::unique_ptr<FormatImports>> format_imports(const Locations& locations,
+                                                           const std::optional<ClaudeCodeSetup>& engine);
+
+}  // namespace hookbus::detail

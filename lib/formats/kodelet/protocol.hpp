@@ -1,0 +1,30 @@
+#pragma once
+// Internal: hookbus's own HOOK protocol, which is kodelet's
+// (docs/external-hooks.md): both halves of an exchange, shared by the runner
+// that starts a hook per event (lib/external/external.cpp) and the
+// persistent runner (lib/external/persistent.cpp): the payload a hook is
+// sent, and its JSON answer read as the event's result (the per-event runner
+// reads its stdout, the persistent one each answer line once its "id" and
+// "error" are taken out).
+
+#include <hookbus/events.hpp>
+#include <hookbus/external.hpp>
+
+#include <boost/json/value.hpp>
+
+#include <string_view>
+
+namespace hookbus::detail {
+
+// hook_payload for `hook`: a workspace's hook also finds the workspace's name
+// in context.workspace when the engine's event names none.
+boost::json::object hook_payload_for(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name);
+
+// The answer, read leniently as the event's result (docs/external-hooks.md,
+// "The result"): null is no change; kodelet's `"blocked": true` and the older
+// `"block": true` are the event's refusal; kodelet's after_tool_call `output`
+// replaces the result; a `decided_by` the hook wrote is dropped (only the bus
+// names who decided). Throws JsonError naming the field of a wrong shape.
+HookOutcome outcome_from_answer(const HookEvent& event, boost::json::value answer);
+
+}  // namespace hookbus::detail
