@@ -8,8 +8,8 @@
 #include <hookbus/tracer.hpp>
 
 #include "catalogue/json_text.hpp"
-#include "external/file_safety.hpp"
 #include "support/confined_file.hpp"
+#include "support/file_safety.hpp"
 #include "support/files.hpp"
 #include "support/sha256.hpp"
 

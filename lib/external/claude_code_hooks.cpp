@@ -11,7 +11,7 @@
 #include "external/background.hpp"
 #include "external/claude_code_files.hpp"
 #include "external/claude_code_installer.hpp"
-#include "external/file_safety.hpp"
+#include "support/file_safety.hpp"
 #include "external/run_log.hpp"
 #include "support/files.hpp"
 #include "support/logging.hpp"

@@ -12,7 +12,7 @@
 #include "catalogue/json_text.hpp"
 #include "external/background.hpp"
 #include "external/claude_code_installer.hpp"
-#include "external/file_safety.hpp"
+#include "external/start_check.hpp"
 #include "external/run_log.hpp"
 #include "external/hook_answer.hpp"
 #include "external/persistent.hpp"

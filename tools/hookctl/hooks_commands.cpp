@@ -7,7 +7,7 @@
 // --json output is JSON.
 
 #include "commands.hpp"
-#include "external/file_safety.hpp"
+#include "support/file_safety.hpp"
 
 #include <hookbus/config.hpp>
 #include <hookbus/external.hpp>
