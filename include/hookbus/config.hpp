@@ -13,14 +13,18 @@
 // and install_builtins builds every built-in before installing any.
 
 #include <hookbus/connection.hpp>
+#include <hookbus/enum_names.hpp>
 #include <hookbus/errors.hpp>
+#include <hookbus/handler_policy.hpp>
 #include <hookbus/hooks.hpp>
 #include <hookbus/layers.hpp>
 #include <hookbus/types.hpp>
 
+#include <boost/describe/enum.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -88,11 +92,28 @@ class ConfigValue {
   [[nodiscard]] std::filesystem::path as_path() const;
   [[nodiscard]] ConfigObject as_object() const;
   [[nodiscard]] std::vector<ConfigValue> as_array() const;
+  // A string naming an enumerator of E by its wire name (enum_names.hpp), one
+  // of `only` when given; otherwise ConfigError "expected "spawn" or
+  // "persistent", got "daemon"".
+  template <reflect::DescribedEnum E>
+  [[nodiscard]] E as_enum(std::initializer_list<E> only = {}) const {
+    std::vector<E> values;
+    std::vector<std::string_view> names;
+    boost::mp11::mp_for_each<boost::describe::describe_enumerators<E>>([&](auto d) {
+      if (only.size() != 0 && std::find(only.begin(), only.end(), d.value) == only.end()) return;
+      values.push_back(d.value);
+      names.push_back(reflect::wire_name(d.name));
+    });
+    return values[as_one_of(names)];
+  }
 
   // Throws ConfigError "expected <expected>, got <this value's type>".
   [[noreturn]] void fail_expected(std::string_view expected) const;
 
  private:
+  // The index of this string in `names`; otherwise ConfigError naming them.
+  [[nodiscard]] std::size_t as_one_of(const std::vector<std::string_view>& names) const;
+
   const boost::json::value* value_{};
   ConfigLocation where_{};
 };
@@ -127,8 +148,9 @@ enum class HookProtocol {
   claude_code,  // Claude Code's command hooks: its payload, exit codes and JSON answer
   kodelet,      // a hook written for kodelet: its protocol is hookbus's, run alike, named as declared
 };
+BOOST_DESCRIBE_ENUM(HookProtocol, hookbus, claude_code, kodelet)
 
-// "hookbus", "claude_code", "kodelet": config's names, also in traces and listings.
+// "hookbus", "claude_code", "kodelet": config's names (its wire names), also in traces and listings.
 std::string_view hook_protocol_name(HookProtocol protocol) noexcept;
 
 // Which projects' layers run (trust.hpp). Ordered from the most permissive:
@@ -138,6 +160,7 @@ enum class ProjectTrustPolicy {
   require,    // the default: a project's hooks and config run once the user trusted it
   ignore,     // the project and local layers never run
 };
+BOOST_DESCRIBE_ENUM(ProjectTrustPolicy, trust_all, require, ignore)
 
 // "trust_all", "require", "ignore": as config writes it.
 std::string_view project_trust_name(ProjectTrustPolicy policy) noexcept;
@@ -150,6 +173,7 @@ enum class DetachedProcesses {
   allow,  // they go on after the run (the default, as in Claude Code)
   kill,   // they are killed with the run, as everything it started is on a timeout
 };
+BOOST_DESCRIBE_ENUM(DetachedProcesses, allow, kill)
 
 // "allow", "kill": as config writes it.
 std::string_view detached_processes_name(DetachedProcesses detached) noexcept;
@@ -159,12 +183,14 @@ enum class HookMode {
   spawn,       // `HOOK run`: a process per event (the default)
   persistent,  // `HOOK serve`: processes that stay up and answer one JSON line per event
 };
+BOOST_DESCRIBE_ENUM(HookMode, spawn, persistent)
 
 // When a persistent hook's processes start.
 enum class HookStart {
   lazy,   // on the first event it handles (the default)
   eager,  // when it is installed
 };
+BOOST_DESCRIBE_ENUM(HookStart, lazy, eager)
 
 // What one config file says about the hook (or hooks) of one name: settings,
 // and optionally a declaration of its protocol and events, which spares the

@@ -21,6 +21,7 @@
 
 // The bus and its rules.
 #include <hookbus/connection.hpp>
+#include <hookbus/handler_policy.hpp>
 #include <hookbus/hooks.hpp>
 #include <hookbus/log.hpp>
 #include <hookbus/tool_matcher.hpp>

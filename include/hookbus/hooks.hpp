@@ -19,6 +19,7 @@
 #include <hookbus/errors.hpp>
 #include <hookbus/event_ref.hpp>
 #include <hookbus/events.hpp>
+#include <hookbus/handler_policy.hpp>
 #include <hookbus/layers.hpp>
 
 #include <atomic>
@@ -36,33 +37,12 @@
 
 namespace hookbus {
 
-// What a throwing handler turns into.
-enum class FailurePolicy {
-  fail_open,    // logged, reported, skipped: the chain continues from the last good value
-  fail_closed,  // for gating events (deny, cancel, reject), also a refusal naming the handler
-};
-
 // Where a handler comes from.
 enum class HandlerKind {
   in_process,  // registered by the engine's own code
   builtin,     // one of hookbus's built-in hooks (builtins.hpp)
   external,    // an external hook: a program run per event
   plugin,      // a hook that a plugin brought
-};
-
-// What a queued registration does when its queue is full.
-enum class Overflow {
-  drop_newest,  // the new item is dropped (and counted)
-  drop_oldest,  // the oldest queued item is dropped (and counted) to make room
-  block,        // the emit waits for room (never on the delivering thread itself: it drops the newest there)
-};
-
-// Queued delivery (docs/semantics.md, "Queued delivery"): a catch-all
-// subscriber or emission observer registered with it is called on a thread of
-// its own, in emit order, through a bounded queue.
-struct DeliveryQueue {
-  std::size_t capacity = 4096;  // items queued at most; at least 1
-  Overflow overflow = Overflow::block;
 };
 
 struct HandlerOptions {

@@ -96,6 +96,16 @@ std::filesystem::path ConfigValue::as_path() const {
   return path.lexically_normal();
 }
 
+std::size_t ConfigValue::as_one_of(const std::vector<std::string_view>& names) const {
+  const std::string name = as_string();
+  if (const auto found = std::find(names.begin(), names.end(), name); found != names.end())
+    return static_cast<std::size_t>(found - names.begin());
+  std::string expected;  // "a", "b" or "c"
+  for (std::size_t i = 0; i < names.size(); ++i)
+    expected += fmt::format("{}\"{}\"", i == 0 ? "" : i + 1 == names.size() ? " or " : ", ", names[i]);
+  throw ConfigError(where_, fmt::format("expected {}, got \"{}\"", expected, name));
+}
+
 ConfigObject ConfigValue::as_object() const {
   if (!value_->is_object()) fail_expected("object");
   return ConfigObject(value_->get_object(), where_);
@@ -174,36 +184,6 @@ constexpr std::int64_t max_timeout_ms = 24 * 60 * 60 * 1000;  // a day: anything
 
 Duration read_timeout(const ConfigValue& value) { return Duration(value.as_integer(1, max_timeout_ms)); }
 
-FailurePolicy read_failure_policy(const ConfigValue& value) {
-  const std::string name = value.as_string();
-  if (name == "fail_open") return FailurePolicy::fail_open;
-  if (name == "fail_closed") return FailurePolicy::fail_closed;
-  throw ConfigError(value.location(), fmt::format("expected \"fail_open\" or \"fail_closed\", got \"{}\"", name));
-}
-
-HookProtocol read_protocol(const ConfigValue& value) {
-  const std::string name = value.as_string();
-  if (name == "hookbus") return HookProtocol::hookbus;
-  if (name == "kodelet") return HookProtocol::kodelet;
-  if (name == "claude_code") return HookProtocol::claude_code;
-  throw ConfigError(value.location(),
-                    fmt::format("expected \"hookbus\", \"kodelet\" or \"claude_code\", got \"{}\"", name));
-}
-
-HookMode read_mode(const ConfigValue& value) {
-  const std::string name = value.as_string();
-  if (name == "spawn") return HookMode::spawn;
-  if (name == "persistent") return HookMode::persistent;
-  throw ConfigError(value.location(), fmt::format("expected \"spawn\" or \"persistent\", got \"{}\"", name));
-}
-
-HookStart read_start(const ConfigValue& value) {
-  const std::string name = value.as_string();
-  if (name == "lazy") return HookStart::lazy;
-  if (name == "eager") return HookStart::eager;
-  throw ConfigError(value.location(), fmt::format("expected \"lazy\" or \"eager\", got \"{}\"", name));
-}
-
 std::vector<std::string> read_string_list(const ConfigValue& value) {
   std::vector<std::string> list;
   for (const auto& element : value.as_array()) list.push_back(element.as_nonempty_string());
@@ -216,9 +196,9 @@ HookSettings read_hook_settings(const ConfigObject& settings) {
   HookSettings hook;
   hook.location = settings.location();
   if (auto timeout = settings.find("timeout_ms")) hook.timeout = read_timeout(*timeout);
-  if (auto failure = settings.find("failure")) hook.failure = read_failure_policy(*failure);
+  if (auto failure = settings.find("failure")) hook.failure = failure->as_enum<FailurePolicy>();
   if (auto disabled = settings.find("disabled")) hook.disabled = disabled->as_bool();
-  if (auto protocol = settings.find("protocol")) hook.protocol = read_protocol(*protocol);
+  if (auto protocol = settings.find("protocol")) hook.protocol = protocol->as_enum<HookProtocol>();
   if (auto events = settings.find("events")) {
     hook.events = read_string_list(*events);
     if (hook.events.empty()) throw ConfigError(events->location(), "expected at least one event name, got []");
@@ -232,9 +212,9 @@ HookSettings read_hook_settings(const ConfigObject& settings) {
       throw ConfigError(tools->location(), error.what());
     }
   }
-  if (auto mode = settings.find("mode")) hook.mode = read_mode(*mode);
+  if (auto mode = settings.find("mode")) hook.mode = mode->as_enum<HookMode>();
   if (auto instances = settings.find("instances")) hook.instances = static_cast<int>(instances->as_integer(1, max_hook_instances));
-  if (auto start = settings.find("start")) hook.start = read_start(*start);
+  if (auto start = settings.find("start")) hook.start = start->as_enum<HookStart>();
   if (auto async = settings.find("async")) hook.async = async->as_bool();
   const bool claude = hook.protocol == HookProtocol::claude_code;
   if (claude && hook.events.empty())
@@ -274,13 +254,9 @@ ClaudeCodeImport read_claude_code(const ConfigObject& object) {
   import.location = object.location();
   if (auto settings = object.find("settings")) {
     for (const auto& element : settings->as_array()) {
-      const std::string name = element.as_string();
-      const auto layer = layer_from_name(name);
-      if (!layer || *layer == Layer::managed)
-        throw ConfigError(element.location(),
-                          fmt::format("expected \"user\", \"project\" or \"local\", got \"{}\"", name));
-      if (std::find(import.settings.begin(), import.settings.end(), *layer) == import.settings.end())
-        import.settings.push_back(*layer);
+      const Layer layer = element.as_enum<Layer>({Layer::user, Layer::project, Layer::local});
+      if (std::find(import.settings.begin(), import.settings.end(), layer) == import.settings.end())
+        import.settings.push_back(layer);
     }
   }
   if (auto plugins = object.find("plugins")) {
@@ -295,14 +271,6 @@ ClaudeCodeImport read_claude_code(const ConfigObject& object) {
   return import;
 }
 
-ProjectTrustPolicy read_trust_policy(const ConfigValue& value) {
-  const std::string name = value.as_string();
-  for (const ProjectTrustPolicy policy : {ProjectTrustPolicy::trust_all, ProjectTrustPolicy::require, ProjectTrustPolicy::ignore})
-    if (name == project_trust_name(policy)) return policy;
-  throw ConfigError(value.location(),
-                    fmt::format("expected \"require\", \"trust_all\" or \"ignore\", got \"{}\"", name));
-}
-
 // The file a built-in writes is checked when the config is read, as the
 // trace's are: a project's config that names one outside the project, or a
 // directory, is an error before anything of it runs. `audit` is the one
@@ -311,13 +279,6 @@ ProjectTrustPolicy read_trust_policy(const ConfigValue& value) {
 void check_files_written(std::string_view builtin, const ConfigObject& settings, Layer layer) {
   if (builtin != "audit") return;
   if (const auto file = settings.find("file")) (void)detail::file_to_write(*file, is_project_layer(layer));
-}
-
-DetachedProcesses read_detached_processes(const ConfigValue& value) {
-  const std::string name = value.as_string();
-  for (const DetachedProcesses detached : {DetachedProcesses::allow, DetachedProcesses::kill})
-    if (name == detached_processes_name(detached)) return detached;
-  throw ConfigError(value.location(), fmt::format("expected \"allow\" or \"kill\", got \"{}\"", name));
 }
 
 // Whether the file's layer may set a key only some layers may. Where it may
@@ -362,8 +323,8 @@ Config read_config(const ConfigValue& document, Layer layer) {
   }
   if (auto trust = top.find("project_trust");
       trust && layer_may_set(*trust, config, {Layer::managed, Layer::user}, "a project may not decide its own trust"))
-    config.project_trust = read_trust_policy(*trust);
-  if (auto detached = top.find("detached_processes")) config.detached_processes = read_detached_processes(*detached);
+    config.project_trust = trust->as_enum<ProjectTrustPolicy>();
+  if (auto detached = top.find("detached_processes")) config.detached_processes = detached->as_enum<DetachedProcesses>();
   return config;
 }
 
@@ -376,29 +337,15 @@ ConfigLocation location_of(const Config& config) {
 // ------------------------------------------------------------------- API
 
 std::string_view hook_protocol_name(HookProtocol protocol) noexcept {
-  switch (protocol) {
-    case HookProtocol::hookbus: return "hookbus";
-    case HookProtocol::claude_code: return "claude_code";
-    case HookProtocol::kodelet: return "kodelet";
-  }
-  return "hookbus";
+  return reflect::enum_wire_name(protocol).value_or("hookbus");
 }
 
 std::string_view detached_processes_name(DetachedProcesses detached) noexcept {
-  switch (detached) {
-    case DetachedProcesses::allow: return "allow";
-    case DetachedProcesses::kill: return "kill";
-  }
-  return "allow";
+  return reflect::enum_wire_name(detached).value_or("allow");
 }
 
 std::string_view project_trust_name(ProjectTrustPolicy policy) noexcept {
-  switch (policy) {
-    case ProjectTrustPolicy::trust_all: return "trust_all";
-    case ProjectTrustPolicy::require: return "require";
-    case ProjectTrustPolicy::ignore: return "ignore";
-  }
-  return "require";
+  return reflect::enum_wire_name(policy).value_or("require");
 }
 
 Config load_config(const std::filesystem::path& file, Layer layer) {

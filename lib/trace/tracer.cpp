@@ -67,15 +67,7 @@ std::optional<DeliveryQueue> read_queue(const ConfigValue& value) {
   DeliveryQueue queue;
   if (auto capacity = object.find("capacity"))
     queue.capacity = static_cast<std::size_t>(capacity->as_integer(1, kMaxQueueCapacity));
-  if (auto overflow = object.find("overflow")) {
-    const std::string name = overflow->as_string();
-    if (name == "drop_newest") queue.overflow = Overflow::drop_newest;
-    else if (name == "drop_oldest") queue.overflow = Overflow::drop_oldest;
-    else if (name == "block") queue.overflow = Overflow::block;
-    else
-      throw ConfigError(overflow->location(),
-                        fmt::format("expected \"drop_newest\", \"drop_oldest\" or \"block\", got \"{}\"", name));
-  }
+  if (auto overflow = object.find("overflow")) queue.overflow = overflow->as_enum<Overflow>();
   return queue;
 }
 
