@@ -798,6 +798,36 @@ TEST(TraceConfig, AConfigFileWithTraceInstallsTheTracerWithItsFilesInTheProject)
   EXPECT_FALSE(testing::read_file(project / "trace" / "s.otlp.jsonl").empty());
 }
 
+// The settings are read once, with the file: the config holds them typed, as
+// the tracer takes them, and as written, for listings.
+TEST(TraceConfig, ALoadedConfigHoldsTheTraceOptionsItsTracerIsMadeWith) {
+  TempDir project;
+  fs::create_directories(project / ".hookbus");
+  std::ofstream(project / ".hookbus" / "config.json") << R"({"trace": {"jsonl": "trace/s.jsonl", "queue": false}})";
+  const Config config = load_config(project / ".hookbus" / "config.json");
+  ASSERT_TRUE(config.trace);
+  EXPECT_EQ(config.trace->options, (TraceOptions{.jsonl = JsonlTraceOptions{.file = project / "trace" / "s.jsonl"},
+                                                 .chrome = std::nullopt,
+                                                 .otlp = std::nullopt,
+                                                 .queue = std::nullopt,
+                                                 .project = project.path(),
+                                                 .confined_to = project.path()}));
+  EXPECT_EQ(config.trace->settings, (json::object{{"jsonl", "trace/s.jsonl"}, {"queue", false}}));
+}
+
+TEST(TraceConfig, InstallingAConfigMakesTheTracerFromItsTraceOptions) {
+  TempDir dir;
+  Config config;  // made in code, as an engine may
+  config.trace = TraceConfig{.options = {.jsonl = JsonlTraceOptions{.file = dir / "s.jsonl"}, .queue = std::nullopt},
+                             .settings = {}};
+  {
+    Hooks hooks;
+    const ConnectionGroup installed = install_builtins(hooks, config);
+    hooks.emit(TurnStartEvent{});
+  }
+  EXPECT_THAT(read_trace_file(dir / "s.jsonl").records, SizeIs(1));
+}
+
 TEST(TraceConfig, AFullQueueSetInConfigDropsRecordsAndDeliveryQueuesCountThem) {
   TempDir dir;
   const fs::path fifo = dir / "trace.fifo";

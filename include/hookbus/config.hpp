@@ -18,6 +18,7 @@
 #include <hookbus/handler_policy.hpp>
 #include <hookbus/hooks.hpp>
 #include <hookbus/layers.hpp>
+#include <hookbus/trace_options.hpp>
 #include <hookbus/types.hpp>
 
 #include <boost/describe/enum.hpp>
@@ -237,6 +238,14 @@ struct BuiltinConfig {
   bool operator==(const BuiltinConfig&) const = default;
 };
 
+// `trace`: the built-in tracer's settings, read and checked with the file.
+struct TraceConfig {
+  TraceOptions options{};          // read_trace_options: what the tracer is made with when installed
+  boost::json::object settings{};  // as written, for listings (`hookctl config`)
+
+  bool operator==(const TraceConfig&) const = default;
+};
+
 inline constexpr Duration default_hook_timeout = std::chrono::seconds(30);
 // Config files larger than this are refused: a config is a few kilobytes.
 inline constexpr std::uintmax_t max_config_file_size = std::uintmax_t{1} << 20;
@@ -255,9 +264,9 @@ struct Config {
   // For the hooks of this layer and the layers it governs; the strictest of
   // these and the engine's choice applies (LayeredConfig::detached_processes).
   std::optional<DetachedProcesses> detached_processes{};
-  // "trace": the built-in tracer's settings (tracer.hpp), checked when read,
-  // its files opened when installed.
-  std::optional<boost::json::object> trace{};
+  // "trace": the built-in tracer's settings (tracer.hpp), read when the file
+  // is; its files are opened when it is installed.
+  std::optional<TraceConfig> trace{};
   // Keys the file's layer may not set (`project_trust` in a project's config),
   // each naming the file and the key: ignored, not applied.
   std::vector<std::string> warnings{};
@@ -268,6 +277,9 @@ struct Config {
   // SHA-256 of the bytes it was parsed from, empty when made in code: a
   // project's config applies only when these are the bytes its trust fingerprinted.
   std::string sha256{};
+
+  // Where the file's values sit: its file, project directory and layer, at the top of the document.
+  [[nodiscard]] ConfigLocation location() const;
 
   bool operator==(const Config&) const = default;
 };

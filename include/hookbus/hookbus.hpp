@@ -36,6 +36,7 @@
 #include <hookbus/process.hpp>
 #include <hookbus/co_process.hpp>
 #include <hookbus/claude_code.hpp>
+#include <hookbus/trace_options.hpp>
 #include <hookbus/tracer.hpp>
 
 // Layers, trust, plugins and the one-call engine setup.

@@ -318,18 +318,14 @@ Config read_config(const ConfigValue& document, Layer layer) {
       managed_only && layer_may_set(*managed_only, config, {Layer::managed}, "only an administrator's managed config decides it"))
     config.allow_managed_hooks_only = managed_only->as_bool();
   if (auto trace = top.find("trace")) {
-    (void)read_trace_options(trace->as_object(), layer);
-    config.trace = trace->as_object().json();
+    const ConfigObject settings = trace->as_object();
+    config.trace = TraceConfig{.options = read_trace_options(settings, layer), .settings = settings.json()};
   }
   if (auto trust = top.find("project_trust");
       trust && layer_may_set(*trust, config, {Layer::managed, Layer::user}, "a project may not decide its own trust"))
     config.project_trust = trust->as_enum<ProjectTrustPolicy>();
   if (auto detached = top.find("detached_processes")) config.detached_processes = detached->as_enum<DetachedProcesses>();
   return config;
-}
-
-ConfigLocation location_of(const Config& config) {
-  return {.file = config.file, .project_dir = config.project_dir, .path = {}, .layer = config.layer};
 }
 
 }  // namespace
@@ -346,6 +342,10 @@ std::string_view detached_processes_name(DetachedProcesses detached) noexcept {
 
 std::string_view project_trust_name(ProjectTrustPolicy policy) noexcept {
   return reflect::enum_wire_name(policy).value_or("require");
+}
+
+ConfigLocation Config::location() const {
+  return {.file = file, .project_dir = project_dir, .path = {}, .layer = layer};
 }
 
 Config load_config(const std::filesystem::path& file, Layer layer) {
@@ -380,15 +380,15 @@ ConnectionGroup install_builtins(Hooks& hooks, const Config& config) {
 }
 
 ConnectionGroup install_builtins(Hooks& hooks, const Config& config, const BuiltinRegistry& registry) {
-  const ConfigLocation builtins = location_of(config).key("builtins");
+  const ConfigLocation builtins = config.location().key("builtins");
   std::vector<BuiltinProvider> providers;
   providers.reserve(config.builtins.size());
   for (const auto& builtin : config.builtins)
     providers.push_back(registry.make(builtin.name, ConfigObject(builtin.settings, builtins.key(builtin.name))));
   if (config.trace)
-    providers.push_back(
-        [tracer = Tracer(ConfigObject(*config.trace, location_of(config).key("trace")), config.layer)](
-            Registrar& registrar) { tracer.register_hooks(registrar); });
+    providers.push_back([tracer = Tracer(config.trace->options, config.location().key("trace"))](Registrar& registrar) {
+      tracer.register_hooks(registrar);
+    });
   // Everything that can fail on bad configuration has happened; should a
   // registration still throw, the groups disconnect what was registered.
   ConnectionGroup installed;

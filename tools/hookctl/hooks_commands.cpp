@@ -619,7 +619,7 @@ std::vector<MergedSetting> merged_settings(const SetupReport& report, ProjectTru
       out.push_back({"allow_managed_hooks_only", "", *layer.allow_managed_hooks_only, file.key("allow_managed_hooks_only")});
     for (const auto& builtin : layer.builtins)
       out.push_back({"builtins." + builtin.name, of, builtin.settings, file.key("builtins").key(builtin.name)});
-    if (layer.trace) out.push_back({"trace", of, *layer.trace, file.key("trace")});
+    if (layer.trace) out.push_back({"trace", of, layer.trace->settings, file.key("trace")});
     for (std::size_t i = 0; i < layer.hook_directories.size(); ++i)
       out.push_back({"hook_directories", of, json::string(layer.hook_directories[i].string()),
                      file.key("hook_directories").element(i)});
