@@ -32,10 +32,11 @@ import sys
 
 # (subsystem, what it must not include, enforced, why).
 RULES = [
-    # TODO(issue 27, section 1, "The config layer knows what it configures"):
-    # config becomes data plus its strict reader; switch each row on as it holds.
-    ("config", "builtins", False, "config is data: built-ins install themselves from the registry"),
-    ("config", "trace", False, "config is data: the tracer is a built-in that reads its own settings"),
+    ("config", "builtins", True, "config is data: built-ins install themselves from the registry"),
+    ("config", "trace", True, "config is data: the tracer is a built-in that takes the settings config read"),
+    # TODO(issue 27, section 2): config.cpp still checks Claude Code's event
+    # names and matchers (claude_code.hpp, which includes the bus); switch
+    # these two on once the formats wing does that.
     ("config", "external", False, "config is data: path-safety helpers live where every reader can use them"),
     ("config", "bus", False, "config is data: it needs no bus for an enum"),
     ("bus", "trace", True, "the bus records emits itself (lib/bus/recording/); tracing builds on the bus"),
@@ -50,6 +51,9 @@ SUBSYSTEM_CIRCLES_ENFORCED = False
 # None: shared by several subsystems, so of none.
 PUBLIC_HEADERS = {
     "claude_code.hpp": "external",  # lib/external/claude_code_*.cpp
+    # install_builtins (lib/builtins/builtins.cpp), its types only named:
+    # config.hpp includes it for code that called it there before it moved.
+    "install_builtins.hpp": None,
     # EmissionRecord, which the bus makes (lib/bus/recording/), beside the
     # trace file's reader and writer (lib/trace/trace_file.cpp).
     "trace.hpp": None,

@@ -9,14 +9,16 @@
 // silently. Every error is a ConfigError naming the file, the JSON path in it
 // and what was expected:
 //   .hookbus/config.json: builtins.tool_policy.deny[1].pattern: expected string, got number
-// Nothing is ever half-applied: load_config returns a whole Config or throws,
-// and install_builtins builds every built-in before installing any.
+// Nothing is ever half-applied: load_config returns a whole Config or throws.
+//
+// A Config is data: the built-ins it enables, the tracer's settings among
+// them, are installed by install_builtins (builtins.hpp), which builds every
+// built-in before installing any.
 
-#include <hookbus/connection.hpp>
 #include <hookbus/enum_names.hpp>
 #include <hookbus/errors.hpp>
 #include <hookbus/handler_policy.hpp>
-#include <hookbus/hooks.hpp>
+#include <hookbus/install_builtins.hpp>  // 0.2 declared it here; builtins.hpp is its home
 #include <hookbus/layers.hpp>
 #include <hookbus/trace_options.hpp>
 #include <hookbus/types.hpp>
@@ -382,15 +384,5 @@ class LayeredConfig {
  private:
   std::vector<Config> layers_{};
 };
-
-class BuiltinRegistry;
-
-// Installs the configured built-ins from the default registry, or from
-// `registry`, in order, and the tracer when the config has "trace". Every
-// built-in is built (settings checked, patterns compiled, files opened) before
-// any is installed, so on ConfigError nothing is installed. Dropping the group
-// uninstalls them.
-ConnectionGroup install_builtins(Hooks& hooks, const Config& config);
-ConnectionGroup install_builtins(Hooks& hooks, const Config& config, const BuiltinRegistry& registry);
 
 }  // namespace hookbus

@@ -33,6 +33,7 @@
 #include <hookbus/context_swap.hpp>
 #include <hookbus/discovery.hpp>
 #include <hookbus/external.hpp>
+#include <hookbus/install_builtins.hpp>
 #include <hookbus/process.hpp>
 #include <hookbus/co_process.hpp>
 #include <hookbus/claude_code.hpp>

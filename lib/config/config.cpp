@@ -1,14 +1,12 @@
 // Strict reading of the JSON config file: locations, errors, the duplicate-key
 // check Boost.JSON does not do, and the Config format itself.
-#include <hookbus/builtins.hpp>
 #include <hookbus/claude_code.hpp>
 #include <hookbus/config.hpp>
 #include <hookbus/json.hpp>
 #include <hookbus/tool_matcher.hpp>
-#include <hookbus/tracer.hpp>
 
 #include "catalogue/json_text.hpp"
-#include "support/confined_file.hpp"
+#include "config/file_to_write.hpp"
 #include "support/file_safety.hpp"
 #include "support/files.hpp"
 #include "support/sha256.hpp"
@@ -19,10 +17,7 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
-#include <memory>
 #include <stdexcept>
-#include <system_error>
 
 namespace hookbus {
 
@@ -147,6 +142,33 @@ std::vector<std::pair<std::string, ConfigValue>> ConfigObject::members() const {
     members.emplace_back(std::string(member.key()), ConfigValue(member.value(), where_.key(member.key())));
   return members;
 }
+
+// ------------------------------------------------------ files to write
+
+namespace detail {
+
+FileToWrite file_to_write(const ConfigValue& value, bool in_project) {
+  const std::filesystem::path written = value.as_nonempty_string();
+  if (auto why = why_not_a_file_name(written))
+    throw ConfigError(value.location(),
+                      fmt::format("\"{}\" {}: give the path of a file, such as \"trace/session.jsonl\"",
+                                  written.string(), *why));
+  if (!in_project) return {.path = value.as_path(), .confined_to = {}};
+  if (auto why = why_not_in_project(written))
+    throw ConfigError(value.location(),
+                      fmt::format("\"{}\" {}, and a project's config may have hookbus write only inside the project, "
+                                  "outside version-control metadata: give a path relative to the project directory, "
+                                  "or set this in your user config to write elsewhere",
+                                  written.string(), *why));
+  const std::filesystem::path& project = value.location().project_dir;
+  return {.path = value.as_path(), .confined_to = project.empty() ? std::filesystem::current_path() : project};
+}
+
+bool in_project_config(const ConfigLocation& where) noexcept {
+  return where.layer.has_value() && is_project_layer(*where.layer);
+}
+
+}  // namespace detail
 
 // ------------------------------------------------------------ parsing text
 
@@ -373,28 +395,6 @@ std::optional<Config> load_layer_config(const std::filesystem::path& file, Layer
 
 std::optional<Config> load_project_config(const std::filesystem::path& project_dir) {
   return load_layer_config((project_dir / ".hookbus" / "config.json").lexically_normal(), Layer::project);
-}
-
-ConnectionGroup install_builtins(Hooks& hooks, const Config& config) {
-  return install_builtins(hooks, config, default_builtins());
-}
-
-ConnectionGroup install_builtins(Hooks& hooks, const Config& config, const BuiltinRegistry& registry) {
-  const ConfigLocation builtins = config.location().key("builtins");
-  std::vector<BuiltinProvider> providers;
-  providers.reserve(config.builtins.size());
-  for (const auto& builtin : config.builtins)
-    providers.push_back(registry.make(builtin.name, ConfigObject(builtin.settings, builtins.key(builtin.name))));
-  if (config.trace)
-    providers.push_back([tracer = Tracer(config.trace->options, config.location().key("trace"))](Registrar& registrar) {
-      tracer.register_hooks(registrar);
-    });
-  // Everything that can fail on bad configuration has happened; should a
-  // registration still throw, the groups disconnect what was registered.
-  ConnectionGroup installed;
-  for (const auto& provider : providers)
-    installed.add(hooks.add(provider, RegistrarScope{.layer = config.layer}));  // ranked as the config's layer
-  return installed;
 }
 
 }  // namespace hookbus

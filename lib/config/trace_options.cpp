@@ -4,7 +4,7 @@
 #include <hookbus/config.hpp>
 #include <hookbus/trace_options.hpp>
 
-#include "support/confined_file.hpp"
+#include "config/file_to_write.hpp"
 
 #include <cstddef>
 #include <cstdint>

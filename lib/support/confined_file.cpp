@@ -8,6 +8,8 @@
 
 #include "support/confined_file.hpp"
 
+#include <hookbus/errors.hpp>
+
 #include "support/file_descriptor.hpp"
 #include "support/files.hpp"
 #include "support/logging.hpp"
@@ -149,27 +151,6 @@ std::optional<std::string> why_not_in_project(const fs::path& path) {
     if (is_vcs_metadata(component))
       return fmt::format("is in version-control metadata ({})", component.string());
   return std::nullopt;
-}
-
-FileToWrite file_to_write(const ConfigValue& value, bool in_project) {
-  const fs::path written = value.as_nonempty_string();
-  if (auto why = why_not_a_file_name(written))
-    throw ConfigError(value.location(),
-                      fmt::format("\"{}\" {}: give the path of a file, such as \"trace/session.jsonl\"",
-                                  written.string(), *why));
-  if (!in_project) return {.path = value.as_path(), .confined_to = {}};
-  if (auto why = why_not_in_project(written))
-    throw ConfigError(value.location(),
-                      fmt::format("\"{}\" {}, and a project's config may have hookbus write only inside the project, "
-                                  "outside version-control metadata: give a path relative to the project directory, "
-                                  "or set this in your user config to write elsewhere",
-                                  written.string(), *why));
-  const fs::path& project = value.location().project_dir;
-  return {.path = value.as_path(), .confined_to = project.empty() ? fs::current_path() : project};
-}
-
-bool in_project_config(const ConfigLocation& where) noexcept {
-  return where.layer.has_value() && is_project_layer(*where.layer);
 }
 
 bool start_writer(std::string_view writer, const FileToWrite& file, const std::function<void()>& start) {
