@@ -430,8 +430,8 @@ TEST_F(Traced, AFailedHandlersSpanHasAnErrorStatusWithItsMessage) {
 }
 
 TEST_F(Traced, AFileThatCannotBeWrittenIsReportedAndTheOtherFilesStillGetTheRecord) {
-  std::vector<HookError> errors;
-  auto listener = hooks->on_handler_error([&](const HookError& e) { errors.push_back(e); });
+  std::vector<HandlerFailure> errors;
+  auto listener = hooks->on_handler_error([&](const HandlerFailure& e) { errors.push_back(e); });
   const fs::path jsonl = dir / "session.jsonl";
   {
     auto tracing = trace(*hooks, 
@@ -514,7 +514,7 @@ class TraceFileSafety : public ::testing::TestWithParam<Format> {
   // What the tracer's failures said, one per record it could not write.
   std::vector<std::string> failures() const {
     std::vector<std::string> messages;
-    for (const HookError& error : errors) messages.push_back(error.message);
+    for (const HandlerFailure& error : errors) messages.push_back(error.message);
     return messages;
   }
   bool outside_holds_only_the_victim() const {
@@ -526,8 +526,8 @@ class TraceFileSafety : public ::testing::TestWithParam<Format> {
   TempDir project;
   const fs::path victim = testing::write_file(outside / "victim.txt", "the user's own file\n");
   Hooks hooks;
-  std::vector<HookError> errors;
-  Connection listener = hooks.on_handler_error([this](const HookError& e) { errors.push_back(e); });
+  std::vector<HandlerFailure> errors;
+  Connection listener = hooks.on_handler_error([this](const HandlerFailure& e) { errors.push_back(e); });
 };
 
 INSTANTIATE_TEST_SUITE_P(EachWriter, TraceFileSafety, ::testing::Values(Format::jsonl, Format::chrome, Format::otlp),
@@ -645,7 +645,7 @@ TEST(AppendedTraceFile, AProjectsFileWithAnotherNameIsNotAppendedTo) {
   fs::create_hard_link(victim, project / "session.otlp.jsonl");
   Hooks hooks;
   std::vector<std::string> failures;
-  Connection listener = hooks.on_handler_error([&](const HookError& e) { failures.push_back(e.message); });
+  Connection listener = hooks.on_handler_error([&](const HandlerFailure& e) { failures.push_back(e.message); });
   {
     Tracer tracer({.otlp = OtlpTraceOptions{.file = project / "session.otlp.jsonl"}, .queue = std::nullopt,
                    .confined_to = project.path()});

@@ -87,14 +87,19 @@ struct HooksOptions {
   bool nested_ordering = false;
 };
 
-// What error listeners receive when a handler throws.
-struct HookError {
+// The record of a handler's failure (it threw), which error listeners
+// receive (on_handler_error): not an exception.
+struct HandlerFailure {
   std::string event{};    // wire name
   std::string handler{};  // label
   std::string message{};  // what() of the exception
   HandlerKind kind = HandlerKind::in_process;
   std::string source{};   // HandlerOptions::source: which file or settings entry failed
 };
+
+// The name of 0.2.0, deprecated in 0.3.0 and removed in 0.4.0 (CHANGELOG.md).
+using HookError [[deprecated("use hookbus::HandlerFailure (HookError was renamed in 0.3.0 and goes in 0.4.0)")]] =
+    HandlerFailure;
 
 // A queued registration's queue, for introspection (Hooks::delivery_queues).
 struct DeliveryQueueState {
@@ -115,7 +120,7 @@ using NamedHandler = std::function<HookOutcome(const HookEvent&)>;
 // written against `const HookEvent&` works too, at the cost of one copy of
 // the event per emit, shared by every subscriber and by-name handler.
 using Subscriber = std::function<void(const EventRef&)>;
-using ErrorListener = std::function<void(const HookError&)>;
+using ErrorListener = std::function<void(const HandlerFailure&)>;
 using EmissionObserver = std::function<void(const EmissionRecord&)>;
 
 // The type-erased form every typed handler is stored as.

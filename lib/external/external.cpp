@@ -58,7 +58,7 @@ HookOutcome refusal_by_exit_code(const ExternalHook& hook, const ProcessResult& 
     if constexpr (is_gating(E::reduction)) {
       std::string reason = run.stderr_tail(1000);
       if (reason.empty()) reason = detail::valid_utf8(fmt::format("blocked by hook '{}' (exit code 2)", hook.name));
-      return failure_refusal<E>(std::move(reason));
+      return refusal_result<E>(std::move(reason));
     }
   }
   fail(hook, run, fmt::format("exit code 2 means a refusal, but '{}' cannot be refused", E::type));
@@ -76,7 +76,7 @@ void accept_legacy_refusal(boost::json::object& result, std::string_view key) {
   const bool refuses = refuse->get_bool();
   result.erase(key);
   if (!refuses) return;
-  const auto refusal = to_json(HookOutcome(failure_refusal<E>("")));
+  const auto refusal = to_json(HookOutcome(refusal_result<E>("")));
   for (const auto& [field, value] : refusal.as_object())
     if (field != "reason" && !result.contains(field)) result[field] = value;
 }
