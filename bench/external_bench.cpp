@@ -97,7 +97,7 @@ void external_emit(benchmark::State& state, Hook kind, hookbus::HookMode mode) {
   dirs.add(project.hooks(), "project");
   hookbus::Hooks hooks;
   std::atomic<int> failures{0};
-  const hookbus::Connection listener = hooks.on_handler_error([&](const hookbus::HookError&) { ++failures; });
+  const hookbus::Connection listener = hooks.on_handler_error([&](const hookbus::HandlerFailure&) { ++failures; });
   hookbus::InstalledHooks installed = hookbus::install_external_hooks(
       hooks, hookbus::discover_hooks(dirs), hookbus::LayeredConfig({config}), {.project_dir = project.root()});
   if (hooks.handler_count("tool_call") != 1) return state.SkipWithError("the hook was not installed");

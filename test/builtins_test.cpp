@@ -336,7 +336,7 @@ class AuditFile : public ::testing::Test {
   // What the audit's failures said, one per record it could not write.
   std::vector<std::string> failures() const {
     std::vector<std::string> messages;
-    for (const HookError& error : errors_) messages.push_back(error.message);
+    for (const HandlerFailure& error : errors_) messages.push_back(error.message);
     return messages;
   }
   bool outside_holds_only_the_victim() const {
@@ -356,8 +356,8 @@ class AuditFile : public ::testing::Test {
     return outside_.path() / "victim.txt";
   }();
   Hooks hooks_;
-  std::vector<HookError> errors_;
-  Connection listener_ = hooks_.on_handler_error([this](const HookError& e) { errors_.push_back(e); });
+  std::vector<HandlerFailure> errors_;
+  Connection listener_ = hooks_.on_handler_error([this](const HandlerFailure& e) { errors_.push_back(e); });
 };
 
 TEST_F(AuditFile, AProjectsFileIsWrittenInsideTheProject) {

@@ -50,7 +50,7 @@ class ClaudeCode : public testing::NothingLeftBehind {
  protected:
   ClaudeCode() {
     set_logger(std::make_shared<spdlog::logger>("claude-test", std::make_shared<spdlog::sinks::ostream_sink_mt>(log_)));
-    errors_ = hooks_.on_handler_error([this](const HookError& e) {
+    errors_ = hooks_.on_handler_error([this](const HandlerFailure& e) {
       const std::lock_guard lock(mutex_);
       errors_seen_.push_back(e);
     });
@@ -147,7 +147,7 @@ class ClaudeCode : public testing::NothingLeftBehind {
   Hooks hooks_;
   std::optional<Installation> installed_;
   std::mutex mutex_;
-  std::vector<HookError> errors_seen_;
+  std::vector<HandlerFailure> errors_seen_;
   Connection errors_;
 };
 
@@ -598,7 +598,7 @@ TEST_F(ClaudeCode, AnEmitNestedInAnotherOfTheSameEventRunsEachHookOncePerEmit) {
                                          {"type": "command", "command": "echo b >> )" + log + R"("}]}]})");
   install();
   bool nested = false;
-  const Connection reemit = hooks_.on_handler_error([&](const HookError&) {
+  const Connection reemit = hooks_.on_handler_error([&](const HandlerFailure&) {
     if (std::exchange(nested, true)) return;
     (void)hooks_.emit(bash("nested"));
   });
@@ -1116,7 +1116,7 @@ TEST_F(ClaudeCode, AScriptReachedThroughCdChangedAfterSetupDoesNotRun) {
   write_script(file("tools/check.sh"), "echo changed >> " + file("runs").string() + "\n");
   (void)hooks_.emit(bash("ls"));
   EXPECT_EQ(testing::read_file(file("runs")), "ran\n");
-  EXPECT_THAT(errors_seen_, Contains(::testing::Field(&HookError::message, HasSubstr("changed content since the project"))));
+  EXPECT_THAT(errors_seen_, Contains(::testing::Field(&HandlerFailure::message, HasSubstr("changed content since the project"))));
 }
 
 // Regression (issue 25): a project's Claude Code plugin whose command named a

@@ -197,6 +197,31 @@ TEST_F(ConfigTest, FailurePolicyMustBeFailOpenOrFailClosed) {
             R"(hooks.guard.failure: expected "fail_open" or "fail_closed", got "closed")");
 }
 
+// Every setting that names an enum's value is read by ConfigValue::as_enum:
+// its error names the values accepted, in the enum's order, and what was given.
+TEST_F(ConfigTest, AnEnumSettingNamesTheValuesItAcceptsAndWhatItGot) {
+  EXPECT_EQ(load_error(R"({"hooks": {"g": {"protocol": "kodlet"}}})"),
+            R"(hooks.g.protocol: expected "hookbus", "claude_code" or "kodelet", got "kodlet")");
+  const fs::path user = write("user/config.json", R"({"project_trust": "always"})");
+  EXPECT_THAT([&] { (void)load_config(user, Layer::user); },
+              ThrowsMessage<ConfigError>(user.string() + R"(: project_trust: expected "trust_all", "require" or )"
+                                                         R"("ignore", got "always")"));
+}
+
+TEST(ConfigValue, AsEnumReadsAWireNameOfTheEnumOrOfTheValuesItIsGiven) {
+  const boost::json::value local = "local", managed = "managed", keyword = "continue", number = 3;
+  const ConfigLocation where{.file = {}, .project_dir = {}, .path = "x", .layer = {}};
+  EXPECT_EQ(ConfigValue(local, where).as_enum<Layer>(), Layer::local);
+  EXPECT_EQ(ConfigValue(local, where).as_enum<Layer>({Layer::user, Layer::local}), Layer::local);
+  EXPECT_EQ(ConfigValue(keyword, where).as_enum<InputAction>(), InputAction::continue_);
+  EXPECT_THAT([&] { (void)ConfigValue(managed, where).as_enum<Layer>({Layer::user, Layer::local}); },
+              ThrowsMessage<ConfigError>(R"(x: expected "user" or "local", got "managed")"));
+  EXPECT_THAT([&] { (void)ConfigValue(managed, where).as_enum<Layer>({Layer::user}); },
+              ThrowsMessage<ConfigError>(R"(x: expected "user", got "managed")"));
+  EXPECT_THAT([&] { (void)ConfigValue(number, where).as_enum<Layer>(); },
+              ThrowsMessage<ConfigError>("x: expected string, got number"));
+}
+
 TEST_F(ConfigTest, HookNamesThatAreNotIdentifiersAreQuotedInPaths) {
   EXPECT_EQ(load_error(R"({"hooks": {"org/repo/guard": {"disabled": "yes"}}})"),
             R"(hooks["org/repo/guard"].disabled: expected boolean, got string)");

@@ -346,8 +346,8 @@ TEST(EmissionObservers, ADisconnectedObserverGetsNoMoreRecords) {
 
 TEST(EmissionObservers, AThrowingObserverIsReportedWithItsLabel) {
   Hooks hooks;
-  std::vector<HookError> errors;
-  auto listener = hooks.on_handler_error([&](const HookError& e) { errors.push_back(e); });
+  std::vector<HandlerFailure> errors;
+  auto listener = hooks.on_handler_error([&](const HandlerFailure& e) { errors.push_back(e); });
   auto observer = hooks.on_emission([](const EmissionRecord&) { throw std::runtime_error("disk full"); },
                                     {.label = "tracer"});
   hooks.emit(TurnStartEvent{});

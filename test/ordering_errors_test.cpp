@@ -93,13 +93,13 @@ class Errors : public ::testing::Test {
   void SetUp() override {
     auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(log_);
     set_logger(std::make_shared<spdlog::logger>("hookbus-test", sink));
-    listener_ = hooks_.on_handler_error([this](const HookError& e) { errors_.push_back(e); });
+    listener_ = hooks_.on_handler_error([this](const HandlerFailure& e) { errors_.push_back(e); });
   }
   void TearDown() override { set_logger(nullptr); }
 
   std::ostringstream log_;
   Hooks hooks_;
-  std::vector<HookError> errors_;
+  std::vector<HandlerFailure> errors_;
   Connection listener_;
 };
 
@@ -153,7 +153,7 @@ TEST_F(Errors, NonStandardExceptionIsReportedToo) {
 }
 
 TEST_F(Errors, ThrowingErrorListenerIsLoggedAndNeverReReported) {
-  auto bad_listener = hooks_.on_handler_error([](const HookError&) { throw std::runtime_error("listener broke"); });
+  auto bad_listener = hooks_.on_handler_error([](const HandlerFailure&) { throw std::runtime_error("listener broke"); });
   auto thrower = hooks_.on<TurnStartEvent>([](const TurnStartEvent&) { throw std::runtime_error("boom"); });
   hooks_.emit(TurnStartEvent{});
   EXPECT_EQ(errors_.size(), 1u);

@@ -29,7 +29,7 @@ class ProjectHooks : public NothingLeftBehind {
   void SetUp() override {
     NothingLeftBehind::SetUp();
     config_.project_dir = project_.path();
-    listener_ = hooks_.on_handler_error([this](const HookError& e) {
+    listener_ = hooks_.on_handler_error([this](const HandlerFailure& e) {
       const std::lock_guard lock(errors_mutex_);
       errors_.push_back(e);
     });
@@ -88,7 +88,7 @@ class ProjectHooks : public NothingLeftBehind {
                          .input = {{"command", std::move(command)}}};
   }
 
-  std::vector<HookError> errors() {
+  std::vector<HandlerFailure> errors() {
     const std::lock_guard lock(errors_mutex_);
     return errors_;
   }
@@ -107,7 +107,7 @@ class ProjectHooks : public NothingLeftBehind {
 
   // What the bus reported, in order; errors() and last_error() read it under the lock.
   std::mutex errors_mutex_;
-  std::vector<HookError> errors_;
+  std::vector<HandlerFailure> errors_;
 
  private:
   Connection listener_;

@@ -330,8 +330,8 @@ TEST(QueuedDelivery, ASubscriberThatThrowsIsReportedAndDeliveryGoesOn) {
   Hooks hooks;
   Seen seen;
   std::mutex mutex;
-  std::vector<HookError> errors;
-  auto listener = hooks.on_handler_error([&](const HookError& e) {
+  std::vector<HandlerFailure> errors;
+  auto listener = hooks.on_handler_error([&](const HandlerFailure& e) {
     std::lock_guard lock(mutex);
     errors.push_back(e);
   });
@@ -355,7 +355,7 @@ TEST(QueuedDelivery, AnObserverThatThrowsIsReportedAndDeliveryGoesOn) {
   Hooks hooks;
   std::atomic<int> delivered{0};
   std::atomic<int> errors{0};
-  auto listener = hooks.on_handler_error([&](const HookError&) { ++errors; });
+  auto listener = hooks.on_handler_error([&](const HandlerFailure&) { ++errors; });
   auto observer = hooks.on_emission(
       [&](const EmissionRecord& record) {
         if (record.seq == 0) throw std::runtime_error("disk full");

@@ -223,8 +223,8 @@ TEST(Registration, ByNameUnknownNameThrowsListingValidNames) {
 
 TEST(Registration, ByNameHandlerReturningAnotherEventsResultIsAFailure) {
   Hooks hooks;
-  std::vector<HookError> errors;
-  auto listener = hooks.on_handler_error([&](const HookError& e) { errors.push_back(e); });
+  std::vector<HandlerFailure> errors;
+  auto listener = hooks.on_handler_error([&](const HandlerFailure& e) { errors.push_back(e); });
   auto connection = hooks.on("tool_call", [](const HookEvent&) -> HookOutcome { return ContextResult{}; },
                              {.label = "confused"});
   EXPECT_EQ(hooks.emit(bash_call("ls")).decision, Decision::none);
@@ -238,7 +238,7 @@ TEST(Registration, ByNameHandlerReturningAnotherEventsResultIsAFailure) {
 TEST(Registration, OnHandlerErrorHearsHandlerFailuresAndNotTheAgentErrorEvent) {
   Hooks hooks;
   std::vector<std::string> handler_failures, agent_errors;
-  auto listener = hooks.on_handler_error([&](const HookError& e) { handler_failures.push_back(e.handler); });
+  auto listener = hooks.on_handler_error([&](const HandlerFailure& e) { handler_failures.push_back(e.handler); });
   auto agent = hooks.on("on_error", [&](const HookEvent& e) -> HookOutcome {
     agent_errors.push_back(std::get<AgentErrorEvent>(e).error);
     return {};

@@ -367,8 +367,8 @@ TEST_F(SetupTest, AProjectHookChangedAfterSetupDoesNotRunAndSaysHowToTrustIt) {
   add_hook(Layer::project, "guard", "exit 2\n");
   trust_project();
   const auto installed = set_up();
-  std::vector<HookError> errors;
-  const Connection listener = hooks_.on_handler_error([&](const HookError& error) { errors.push_back(error); });
+  std::vector<HandlerFailure> errors;
+  const Connection listener = hooks_.on_handler_error([&](const HandlerFailure& error) { errors.push_back(error); });
   EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
   add_hook(Layer::project, "guard", "echo changed >> '" + run_log().string() + "'\n");
   EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
@@ -402,8 +402,8 @@ TEST_F(SetupTest, APersistentProjectHookChangedAfterSetupGetsNoMoreRequests) {
                "done\n");
   trust_project();
   const auto installed = set_up();
-  std::vector<HookError> errors;
-  const Connection listener = hooks_.on_handler_error([&](const HookError& error) { errors.push_back(error); });
+  std::vector<HandlerFailure> errors;
+  const Connection listener = hooks_.on_handler_error([&](const HandlerFailure& error) { errors.push_back(error); });
   EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::deny);
   ::chmod((hooks_of(Layer::project) / "guard").c_str(), 0700);
   EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
@@ -924,8 +924,8 @@ TEST_F(SetupTest, AUsersClaudeCodeCommandNamingAScriptOthersCanWriteIsRefusedWit
 TEST_F(SetupTest, AClaudeCodeScriptOthersCanWriteAfterSetupDoesNotRun) {
   add_users_claude_code_hook();
   const auto installed = set_up();
-  std::vector<HookError> errors;
-  const Connection listener = hooks_.on_handler_error([&](const HookError& error) { errors.push_back(error); });
+  std::vector<HandlerFailure> errors;
+  const Connection listener = hooks_.on_handler_error([&](const HandlerFailure& error) { errors.push_back(error); });
   ::chmod((root_.path() / "claude" / "hooks" / "log.sh").c_str(), 0777);
   (void)hooks_.emit(tool_call());
   EXPECT_EQ(ran(), "");
@@ -948,8 +948,8 @@ TEST_F(SetupTest, AClaudeCodeScriptOwnedByAnotherUserIsRefused) {
 TEST_F(SetupTest, AUsersHookWhoseDirectoryOthersCanWriteAfterSetupDoesNotRun) {
   add_hook(Layer::user, "guard", "exit 2\n");
   const auto installed = set_up();
-  std::vector<HookError> errors;
-  const Connection listener = hooks_.on_handler_error([&](const HookError& error) { errors.push_back(error); });
+  std::vector<HandlerFailure> errors;
+  const Connection listener = hooks_.on_handler_error([&](const HandlerFailure& error) { errors.push_back(error); });
   ::chmod(hooks_of(Layer::user).c_str(), 0777);
   EXPECT_EQ(hooks_.emit(tool_call()).decision, Decision::none);
   EXPECT_EQ(ran(), "");
@@ -963,8 +963,8 @@ TEST_F(SetupTest, AUsersHookWhoseDirectoryOthersCanWriteAfterSetupDoesNotRun) {
 TEST_F(SetupTest, AUsersHookWhoseInterpreterLineBecomesRelativeAfterSetupDoesNotRun) {
   add_hook(Layer::user, "guard", "exit 2\n");
   const auto installed = set_up();
-  std::vector<HookError> errors;
-  const Connection listener = hooks_.on_handler_error([&](const HookError& error) { errors.push_back(error); });
+  std::vector<HandlerFailure> errors;
+  const Connection listener = hooks_.on_handler_error([&](const HandlerFailure& error) { errors.push_back(error); });
   write_script(project_.path() / "bin" / "sh", "exec /bin/sh \"$@\"\n");  // where the hook runs: the project
   const fs::path guard = hooks_of(Layer::user) / "guard";
   write_file(guard, "#!bin/sh\n" + testing::read_file(guard).substr(std::string("#!/bin/sh\n").size()), 0755);

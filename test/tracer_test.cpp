@@ -430,8 +430,8 @@ TEST_F(Traced, AFailedHandlersSpanHasAnErrorStatusWithItsMessage) {
 }
 
 TEST_F(Traced, AFileThatCannotBeWrittenIsReportedAndTheOtherFilesStillGetTheRecord) {
-  std::vector<HookError> errors;
-  auto listener = hooks->on_handler_error([&](const HookError& e) { errors.push_back(e); });
+  std::vector<HandlerFailure> errors;
+  auto listener = hooks->on_handler_error([&](const HandlerFailure& e) { errors.push_back(e); });
   const fs::path jsonl = dir / "session.jsonl";
   {
     auto tracing = trace(*hooks, 
@@ -514,7 +514,7 @@ class TraceFileSafety : public ::testing::TestWithParam<Format> {
   // What the tracer's failures said, one per record it could not write.
   std::vector<std::string> failures() const {
     std::vector<std::string> messages;
-    for (const HookError& error : errors) messages.push_back(error.message);
+    for (const HandlerFailure& error : errors) messages.push_back(error.message);
     return messages;
   }
   bool outside_holds_only_the_victim() const {
@@ -526,8 +526,8 @@ class TraceFileSafety : public ::testing::TestWithParam<Format> {
   TempDir project;
   const fs::path victim = testing::write_file(outside / "victim.txt", "the user's own file\n");
   Hooks hooks;
-  std::vector<HookError> errors;
-  Connection listener = hooks.on_handler_error([this](const HookError& e) { errors.push_back(e); });
+  std::vector<HandlerFailure> errors;
+  Connection listener = hooks.on_handler_error([this](const HandlerFailure& e) { errors.push_back(e); });
 };
 
 INSTANTIATE_TEST_SUITE_P(EachWriter, TraceFileSafety, ::testing::Values(Format::jsonl, Format::chrome, Format::otlp),
@@ -645,7 +645,7 @@ TEST(AppendedTraceFile, AProjectsFileWithAnotherNameIsNotAppendedTo) {
   fs::create_hard_link(victim, project / "session.otlp.jsonl");
   Hooks hooks;
   std::vector<std::string> failures;
-  Connection listener = hooks.on_handler_error([&](const HookError& e) { failures.push_back(e.message); });
+  Connection listener = hooks.on_handler_error([&](const HandlerFailure& e) { failures.push_back(e.message); });
   {
     Tracer tracer({.otlp = OtlpTraceOptions{.file = project / "session.otlp.jsonl"}, .queue = std::nullopt,
                    .confined_to = project.path()});
@@ -796,6 +796,36 @@ TEST(TraceConfig, AConfigFileWithTraceInstallsTheTracerWithItsFilesInTheProject)
   EXPECT_THAT(trace.records, SizeIs(1));
   EXPECT_TRUE(parse_json(testing::read_file(project / "trace" / "s.trace.json"), "chrome").is_array());
   EXPECT_FALSE(testing::read_file(project / "trace" / "s.otlp.jsonl").empty());
+}
+
+// The settings are read once, with the file: the config holds them typed, as
+// the tracer takes them, and as written, for listings.
+TEST(TraceConfig, ALoadedConfigHoldsTheTraceOptionsItsTracerIsMadeWith) {
+  TempDir project;
+  fs::create_directories(project / ".hookbus");
+  std::ofstream(project / ".hookbus" / "config.json") << R"({"trace": {"jsonl": "trace/s.jsonl", "queue": false}})";
+  const Config config = load_config(project / ".hookbus" / "config.json");
+  ASSERT_TRUE(config.trace);
+  EXPECT_EQ(config.trace->options, (TraceOptions{.jsonl = JsonlTraceOptions{.file = project / "trace" / "s.jsonl"},
+                                                 .chrome = std::nullopt,
+                                                 .otlp = std::nullopt,
+                                                 .queue = std::nullopt,
+                                                 .project = project.path(),
+                                                 .confined_to = project.path()}));
+  EXPECT_EQ(config.trace->settings, (json::object{{"jsonl", "trace/s.jsonl"}, {"queue", false}}));
+}
+
+TEST(TraceConfig, InstallingAConfigMakesTheTracerFromItsTraceOptions) {
+  TempDir dir;
+  Config config;  // made in code, as an engine may
+  config.trace = TraceConfig{.options = {.jsonl = JsonlTraceOptions{.file = dir / "s.jsonl"}, .queue = std::nullopt},
+                             .settings = {}};
+  {
+    Hooks hooks;
+    const ConnectionGroup installed = install_builtins(hooks, config);
+    hooks.emit(TurnStartEvent{});
+  }
+  EXPECT_THAT(read_trace_file(dir / "s.jsonl").records, SizeIs(1));
 }
 
 TEST(TraceConfig, AFullQueueSetInConfigDropsRecordsAndDeliveryQueuesCountThem) {

@@ -251,8 +251,8 @@ TEST_F(Voice, OpenVocabularyWordAccuracy) {
 
 TEST_F(Voice, AudioItCannotReadIsTheHandlersFailureAndTheMessagePasses) {
   auto stt = install("stt", {{"grammar", grammar_file().string()}});
-  std::vector<hookbus::HookError> failures;
-  auto listener = hooks_.on_handler_error([&](const hookbus::HookError& error) { failures.push_back(error); });
+  std::vector<hookbus::HandlerFailure> failures;
+  auto listener = hooks_.on_handler_error([&](const hookbus::HandlerFailure& error) { failures.push_back(error); });
   const hookbus::MessageReceiveResult result = received({hookbus::AudioPart{"audio/ogg", "T2dnUw=="}});
   EXPECT_EQ(result.action, hookbus::ReceiveAction::continue_);
   ASSERT_EQ(failures.size(), 1u);
@@ -264,7 +264,7 @@ TEST_F(Voice, AudioItCannotReadIsTheHandlersFailureAndTheMessagePasses) {
 TEST_F(Voice, ABrokenWavIsRefusedWithWhatIsWrong) {
   auto stt = install("stt", {{"grammar", grammar_file().string()}});
   std::vector<std::string> failures;
-  auto listener = hooks_.on_handler_error([&](const hookbus::HookError& error) { failures.push_back(error.message); });
+  auto listener = hooks_.on_handler_error([&](const hookbus::HandlerFailure& error) { failures.push_back(error.message); });
   const std::string truncated =
       hookbus::voice::wav_file({.samples = std::vector<std::int16_t>(100), .sample_rate = 16000}).substr(0, 60);
   (void)received({hookbus::AudioPart{"audio/wav", hookbus::voice::base64_encode(truncated)}});

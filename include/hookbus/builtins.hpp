@@ -1,6 +1,7 @@
 #pragma once
-// Built-in hooks, enabled by name from configuration (config.hpp) or installed
-// directly, and the registry that maps names to them:
+// Built-in hooks, enabled by name from configuration (config.hpp, installed
+// with install_builtins: install_builtins.hpp, which this includes) or
+// installed directly, and the registry that maps names to them:
 //
 //   audit        every tool call, result and failure as one JSON line in a file
 //   tool_policy  allow/deny rules on tool names and arguments; blocks tool_call
@@ -25,6 +26,7 @@
 #include <hookbus/config.hpp>
 #include <hookbus/connection.hpp>
 #include <hookbus/hooks.hpp>
+#include <hookbus/install_builtins.hpp>  // a config's built-ins and tracer, installed on a bus
 #include <hookbus/types.hpp>
 
 #include <boost/json/object.hpp>

@@ -9,18 +9,25 @@
 // silently. Every error is a ConfigError naming the file, the JSON path in it
 // and what was expected:
 //   .hookbus/config.json: builtins.tool_policy.deny[1].pattern: expected string, got number
-// Nothing is ever half-applied: load_config returns a whole Config or throws,
-// and install_builtins builds every built-in before installing any.
+// Nothing is ever half-applied: load_config returns a whole Config or throws.
+//
+// A Config is data: the built-ins it enables, the tracer's settings among
+// them, are installed by install_builtins (builtins.hpp), which builds every
+// built-in before installing any.
 
-#include <hookbus/connection.hpp>
+#include <hookbus/enum_names.hpp>
 #include <hookbus/errors.hpp>
-#include <hookbus/hooks.hpp>
+#include <hookbus/handler_policy.hpp>
+#include <hookbus/install_builtins.hpp>  // 0.2 declared it here; builtins.hpp is its home
 #include <hookbus/layers.hpp>
+#include <hookbus/trace_options.hpp>
 #include <hookbus/types.hpp>
 
+#include <boost/describe/enum.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -88,11 +95,28 @@ class ConfigValue {
   [[nodiscard]] std::filesystem::path as_path() const;
   [[nodiscard]] ConfigObject as_object() const;
   [[nodiscard]] std::vector<ConfigValue> as_array() const;
+  // A string naming an enumerator of E by its wire name (enum_names.hpp), one
+  // of `only` when given; otherwise ConfigError "expected "spawn" or
+  // "persistent", got "daemon"".
+  template <reflect::DescribedEnum E>
+  [[nodiscard]] E as_enum(std::initializer_list<E> only = {}) const {
+    std::vector<E> values;
+    std::vector<std::string_view> names;
+    boost::mp11::mp_for_each<boost::describe::describe_enumerators<E>>([&](auto d) {
+      if (only.size() != 0 && std::find(only.begin(), only.end(), d.value) == only.end()) return;
+      values.push_back(d.value);
+      names.push_back(reflect::wire_name(d.name));
+    });
+    return values[as_one_of(names)];
+  }
 
   // Throws ConfigError "expected <expected>, got <this value's type>".
   [[noreturn]] void fail_expected(std::string_view expected) const;
 
  private:
+  // The index of this string in `names`; otherwise ConfigError naming them.
+  [[nodiscard]] std::size_t as_one_of(const std::vector<std::string_view>& names) const;
+
   const boost::json::value* value_{};
   ConfigLocation where_{};
 };
@@ -127,8 +151,9 @@ enum class HookProtocol {
   claude_code,  // Claude Code's command hooks: its payload, exit codes and JSON answer
   kodelet,      // a hook written for kodelet: its protocol is hookbus's, run alike, named as declared
 };
+BOOST_DESCRIBE_ENUM(HookProtocol, hookbus, claude_code, kodelet)
 
-// "hookbus", "claude_code", "kodelet": config's names, also in traces and listings.
+// "hookbus", "claude_code", "kodelet": config's names (its wire names), also in traces and listings.
 std::string_view hook_protocol_name(HookProtocol protocol) noexcept;
 
 // Which projects' layers run (trust.hpp). Ordered from the most permissive:
@@ -138,6 +163,7 @@ enum class ProjectTrustPolicy {
   require,    // the default: a project's hooks and config run once the user trusted it
   ignore,     // the project and local layers never run
 };
+BOOST_DESCRIBE_ENUM(ProjectTrustPolicy, trust_all, require, ignore)
 
 // "trust_all", "require", "ignore": as config writes it.
 std::string_view project_trust_name(ProjectTrustPolicy policy) noexcept;
@@ -150,6 +176,7 @@ enum class DetachedProcesses {
   allow,  // they go on after the run (the default, as in Claude Code)
   kill,   // they are killed with the run, as everything it started is on a timeout
 };
+BOOST_DESCRIBE_ENUM(DetachedProcesses, allow, kill)
 
 // "allow", "kill": as config writes it.
 std::string_view detached_processes_name(DetachedProcesses detached) noexcept;
@@ -159,12 +186,14 @@ enum class HookMode {
   spawn,       // `HOOK run`: a process per event (the default)
   persistent,  // `HOOK serve`: processes that stay up and answer one JSON line per event
 };
+BOOST_DESCRIBE_ENUM(HookMode, spawn, persistent)
 
 // When a persistent hook's processes start.
 enum class HookStart {
   lazy,   // on the first event it handles (the default)
   eager,  // when it is installed
 };
+BOOST_DESCRIBE_ENUM(HookStart, lazy, eager)
 
 // What one config file says about the hook (or hooks) of one name: settings,
 // and optionally a declaration of its protocol and events, which spares the
@@ -211,6 +240,14 @@ struct BuiltinConfig {
   bool operator==(const BuiltinConfig&) const = default;
 };
 
+// `trace`: the built-in tracer's settings, read and checked with the file.
+struct TraceConfig {
+  TraceOptions options{};          // read_trace_options: what the tracer is made with when installed
+  boost::json::object settings{};  // as written, for listings (`hookctl config`)
+
+  bool operator==(const TraceConfig&) const = default;
+};
+
 inline constexpr Duration default_hook_timeout = std::chrono::seconds(30);
 // Config files larger than this are refused: a config is a few kilobytes.
 inline constexpr std::uintmax_t max_config_file_size = std::uintmax_t{1} << 20;
@@ -229,9 +266,9 @@ struct Config {
   // For the hooks of this layer and the layers it governs; the strictest of
   // these and the engine's choice applies (LayeredConfig::detached_processes).
   std::optional<DetachedProcesses> detached_processes{};
-  // "trace": the built-in tracer's settings (tracer.hpp), checked when read,
-  // its files opened when installed.
-  std::optional<boost::json::object> trace{};
+  // "trace": the built-in tracer's settings (tracer.hpp), read when the file
+  // is; its files are opened when it is installed.
+  std::optional<TraceConfig> trace{};
   // Keys the file's layer may not set (`project_trust` in a project's config),
   // each naming the file and the key: ignored, not applied.
   std::vector<std::string> warnings{};
@@ -242,6 +279,9 @@ struct Config {
   // SHA-256 of the bytes it was parsed from, empty when made in code: a
   // project's config applies only when these are the bytes its trust fingerprinted.
   std::string sha256{};
+
+  // Where the file's values sit: its file, project directory and layer, at the top of the document.
+  [[nodiscard]] ConfigLocation location() const;
 
   bool operator==(const Config&) const = default;
 };
@@ -344,15 +384,5 @@ class LayeredConfig {
  private:
   std::vector<Config> layers_{};
 };
-
-class BuiltinRegistry;
-
-// Installs the configured built-ins from the default registry, or from
-// `registry`, in order, and the tracer when the config has "trace". Every
-// built-in is built (settings checked, patterns compiled, files opened) before
-// any is installed, so on ConfigError nothing is installed. Dropping the group
-// uninstalls them.
-ConnectionGroup install_builtins(Hooks& hooks, const Config& config);
-ConnectionGroup install_builtins(Hooks& hooks, const Config& config, const BuiltinRegistry& registry);
 
 }  // namespace hookbus

@@ -21,6 +21,7 @@
 
 // The bus and its rules.
 #include <hookbus/connection.hpp>
+#include <hookbus/handler_policy.hpp>
 #include <hookbus/hooks.hpp>
 #include <hookbus/log.hpp>
 #include <hookbus/tool_matcher.hpp>
@@ -32,9 +33,11 @@
 #include <hookbus/context_swap.hpp>
 #include <hookbus/discovery.hpp>
 #include <hookbus/external.hpp>
+#include <hookbus/install_builtins.hpp>
 #include <hookbus/process.hpp>
 #include <hookbus/co_process.hpp>
 #include <hookbus/claude_code.hpp>
+#include <hookbus/trace_options.hpp>
 #include <hookbus/tracer.hpp>
 
 // Layers, trust, plugins and the one-call engine setup.

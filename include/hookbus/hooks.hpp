@@ -19,6 +19,7 @@
 #include <hookbus/errors.hpp>
 #include <hookbus/event_ref.hpp>
 #include <hookbus/events.hpp>
+#include <hookbus/handler_policy.hpp>
 #include <hookbus/layers.hpp>
 
 #include <atomic>
@@ -36,33 +37,12 @@
 
 namespace hookbus {
 
-// What a throwing handler turns into.
-enum class FailurePolicy {
-  fail_open,    // logged, reported, skipped: the chain continues from the last good value
-  fail_closed,  // for gating events (deny, cancel, reject), also a refusal naming the handler
-};
-
 // Where a handler comes from.
 enum class HandlerKind {
   in_process,  // registered by the engine's own code
   builtin,     // one of hookbus's built-in hooks (builtins.hpp)
   external,    // an external hook: a program run per event
   plugin,      // a hook that a plugin brought
-};
-
-// What a queued registration does when its queue is full.
-enum class Overflow {
-  drop_newest,  // the new item is dropped (and counted)
-  drop_oldest,  // the oldest queued item is dropped (and counted) to make room
-  block,        // the emit waits for room (never on the delivering thread itself: it drops the newest there)
-};
-
-// Queued delivery (docs/semantics.md, "Queued delivery"): a catch-all
-// subscriber or emission observer registered with it is called on a thread of
-// its own, in emit order, through a bounded queue.
-struct DeliveryQueue {
-  std::size_t capacity = 4096;  // items queued at most; at least 1
-  Overflow overflow = Overflow::block;
 };
 
 struct HandlerOptions {
@@ -107,14 +87,19 @@ struct HooksOptions {
   bool nested_ordering = false;
 };
 
-// What error listeners receive when a handler throws.
-struct HookError {
+// The record of a handler's failure (it threw), which error listeners
+// receive (on_handler_error): not an exception.
+struct HandlerFailure {
   std::string event{};    // wire name
   std::string handler{};  // label
   std::string message{};  // what() of the exception
   HandlerKind kind = HandlerKind::in_process;
   std::string source{};   // HandlerOptions::source: which file or settings entry failed
 };
+
+// The name of 0.2.0, deprecated in 0.3.0 and removed in 0.4.0 (CHANGELOG.md).
+using HookError [[deprecated("use hookbus::HandlerFailure (HookError was renamed in 0.3.0 and goes in 0.4.0)")]] =
+    HandlerFailure;
 
 // A queued registration's queue, for introspection (Hooks::delivery_queues).
 struct DeliveryQueueState {
@@ -135,7 +120,7 @@ using NamedHandler = std::function<HookOutcome(const HookEvent&)>;
 // written against `const HookEvent&` works too, at the cost of one copy of
 // the event per emit, shared by every subscriber and by-name handler.
 using Subscriber = std::function<void(const EventRef&)>;
-using ErrorListener = std::function<void(const HookError&)>;
+using ErrorListener = std::function<void(const HandlerFailure&)>;
 using EmissionObserver = std::function<void(const EmissionRecord&)>;
 
 // The type-erased form every typed handler is stored as.

@@ -15,6 +15,8 @@
 // trusted layer's hooks or built-ins: hooks of the same name in two layers are
 // two hooks, and both run, the more trusted first.
 
+#include <boost/describe/enum.hpp>
+
 #include <filesystem>
 #include <optional>
 #include <string_view>
@@ -23,6 +25,7 @@ namespace hookbus {
 
 // Most trusted first; the order hooks run in.
 enum class Layer { managed, user, project, local };
+BOOST_DESCRIBE_ENUM(Layer, managed, user, project, local)
 
 inline constexpr Layer all_layers[] = {Layer::managed, Layer::user, Layer::project, Layer::local};
 
@@ -39,7 +42,7 @@ constexpr bool more_trusted(Layer a, Layer b) noexcept {
   return false;
 }
 
-// "managed", "user", "project", "local".
+// "managed", "user", "project", "local": its wire name (enum_names.hpp).
 std::string_view layer_name(Layer layer) noexcept;
 std::optional<Layer> layer_from_name(std::string_view name) noexcept;
 

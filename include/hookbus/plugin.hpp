@@ -89,7 +89,7 @@ inline constexpr std::uint64_t plugin_layout_fingerprint =
     detail::list_layout_hash<detail::value_types_of<HookEvent>>::of(detail::list_layout_hash<HookOutcome>::of(
         detail::list_layout_hash<HookEvent>::of(
             detail::layout_hash<HandlerOptions, RegistrarScope, Registrar, ConnectionGroup, BuiltinRegistry,
-                                BuiltinProvider, ConfigObject, ConfigValue, ConfigLocation, HookError>(
+                                BuiltinProvider, ConfigObject, ConfigValue, ConfigLocation, HandlerFailure>(
                 14695981039346656037ULL))));
 
 // What a plugin's entry point returns: a C struct whose first member, the ABI

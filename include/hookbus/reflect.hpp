@@ -2,14 +2,15 @@
 // Reflection over the catalogue, for tools that walk it (hookctl's `events`
 // and `schema`, random-value generators in tests) and for the library's own
 // JSON reader/writer and one-line formatter: what kind of member a type is,
-// enum wire names, readable type names, and the list of every catalogue type.
+// enum wire names (enum_names.hpp), readable type names, and the list of every
+// catalogue type.
 // Not part of the umbrella header (Boost.Describe's member lists and
 // boost::core::type_name are more than an engine needs); include it on its own.
 
+#include <hookbus/enum_names.hpp>
 #include <hookbus/events.hpp>
 
 #include <boost/core/type_name.hpp>
-#include <boost/describe/enumerators.hpp>
 #include <boost/describe/members.hpp>
 #include <boost/mp11/algorithm.hpp>
 
@@ -36,9 +37,6 @@ template <class T>
 concept DescribedStruct = boost::describe::has_describe_members<T>::value;
 
 template <class T>
-concept DescribedEnum = boost::describe::has_describe_enumerators<T>::value;
-
-template <class T>
 concept Integer = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
 template <class T>
@@ -57,39 +55,6 @@ inline constexpr bool always_false = false;
 template <class List, class F>
 void for_each_type(F&& f) {
   boost::mp11::mp_for_each<boost::mp11::mp_transform<std::type_identity, List>>(f);
-}
-
-// ------------------------------------------------------------------- enums
-
-// Enumerators that would be C++ keywords end in '_'; the wire drops it.
-constexpr std::string_view wire_name(std::string_view enumerator) {
-  return enumerator.ends_with('_') ? enumerator.substr(0, enumerator.size() - 1) : enumerator;
-}
-
-// The wire name of `value`, or nullopt when it is not a named enumerator.
-template <DescribedEnum E>
-std::optional<std::string_view> enum_wire_name(E value) {
-  std::optional<std::string_view> name;
-  boost::mp11::mp_for_each<boost::describe::describe_enumerators<E>>([&](auto d) {
-    if (d.value == value) name = wire_name(d.name);
-  });
-  return name;
-}
-
-template <DescribedEnum E>
-std::optional<E> enum_from_wire_name(std::string_view name) {
-  std::optional<E> value;
-  boost::mp11::mp_for_each<boost::describe::describe_enumerators<E>>([&](auto d) {
-    if (wire_name(d.name) == name) value = d.value;
-  });
-  return value;
-}
-
-template <DescribedEnum E>
-std::vector<std::string_view> enum_wire_names() {
-  std::vector<std::string_view> names;
-  boost::mp11::mp_for_each<boost::describe::describe_enumerators<E>>([&](auto d) { names.push_back(wire_name(d.name)); });
-  return names;
 }
 
 // --------------------------------------------------------------- type names

@@ -17,6 +17,8 @@
 #include <hookbus/errors.hpp>
 #include <hookbus/layers.hpp>
 
+#include <boost/describe/enum.hpp>
+
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -123,6 +125,7 @@ std::string_view trust_state_name(TrustState state) noexcept;
 
 struct FileChange {
   enum class Kind { added, removed, modified };
+  BOOST_DESCRIBE_NESTED_ENUM(Kind, added, removed, modified)
   Kind kind = Kind::modified;
   std::string path{};
   std::string detail{};  // "content", "mode 0755 -> 0775", "content and mode 0755 -> 0775"

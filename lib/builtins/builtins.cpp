@@ -1,4 +1,5 @@
-// The built-in hooks and their registry.
+// The built-in hooks, their registry, and installing the built-ins (the tracer
+// among them) that a config enables.
 //
 // Patterns are Boost.Regex rather than std::regex: libstdc++'s std::regex
 // recurses once per character and overflows the stack on long tool arguments,
@@ -11,9 +12,10 @@
 #include <hookbus/log.hpp>
 #include <hookbus/plugin.hpp>
 #include <hookbus/tool_matcher.hpp>
+#include <hookbus/tracer.hpp>
 
 #include "builtins/plugin_builtin.hpp"
-#include "support/confined_file.hpp"
+#include "config/file_to_write.hpp"
 #include "support/logging.hpp"
 #include "support/utf8.hpp"
 
@@ -130,6 +132,30 @@ BuiltinRegistry default_builtins() {
   registry.add("stt", detail::plugin_builtin("stt", HOOKBUS_STT_NOT_BUILT));
   registry.add("tts", detail::plugin_builtin("tts", HOOKBUS_TTS_NOT_BUILT));
   return registry;
+}
+
+// ---------------------------------------------------------------- installing
+
+ConnectionGroup install_builtins(Hooks& hooks, const Config& config) {
+  return install_builtins(hooks, config, default_builtins());
+}
+
+ConnectionGroup install_builtins(Hooks& hooks, const Config& config, const BuiltinRegistry& registry) {
+  const ConfigLocation builtins = config.location().key("builtins");
+  std::vector<BuiltinProvider> providers;
+  providers.reserve(config.builtins.size());
+  for (const auto& builtin : config.builtins)
+    providers.push_back(registry.make(builtin.name, ConfigObject(builtin.settings, builtins.key(builtin.name))));
+  if (config.trace)  // the tracer: a built-in a config enables under its own key
+    providers.push_back([tracer = Tracer(config.trace->options, config.location().key("trace"))](Registrar& registrar) {
+      tracer.register_hooks(registrar);
+    });
+  // Everything that can fail on bad configuration has happened; should a
+  // registration still throw, the groups disconnect what was registered.
+  ConnectionGroup installed;
+  for (const auto& provider : providers)
+    installed.add(hooks.add(provider, RegistrarScope{.layer = config.layer}));  // ranked as the config's layer
+  return installed;
 }
 
 // ------------------------------------------------------------------- audit

@@ -120,12 +120,12 @@ struct BusState {
   SlotsOf<ObserverSlot<FinishedEmission>> observers() noexcept {
     return SlotsOf<ObserverSlot<FinishedEmission>>(emissions);
   }
-  SlotsOf<ObserverSlot<const HookError>> listeners() noexcept {
-    return SlotsOf<ObserverSlot<const HookError>>(errors);
+  SlotsOf<ObserverSlot<const HandlerFailure>> listeners() noexcept {
+    return SlotsOf<ObserverSlot<const HandlerFailure>>(errors);
   }
 
   // Logs a handler failure and tells the error listeners.
-  void report(const HookError& error);
+  void report(const HandlerFailure& error);
 };
 
 // Tool events expose the tool's name for HandlerOptions::tools.
@@ -253,7 +253,7 @@ struct TypedSlot : SlotBase {
     if constexpr (EventWithResult<E>) {
       if constexpr (is_gating(E::reduction)) {
         if (identity->failure() == FailurePolicy::fail_closed)
-          return fold(emission, failure_refusal<E>("hook '" + label + "' failed: " + message), decider());
+          return fold(emission, refusal_result<E>("hook '" + label + "' failed: " + message), decider());
       }
     }
     return Step::proceed;
@@ -275,7 +275,7 @@ struct ObserverSlot : SlotBase {
     } catch (...) {
       const std::string message = describe_exception(std::current_exception());
       // An error listener's own failure is logged, never re-reported: no loops.
-      if constexpr (std::is_same_v<Arg, const HookError>)
+      if constexpr (std::is_same_v<Arg, const HandlerFailure>)
         detail::log(spdlog::level::err, "error listener '{}' failed: {}", identity->label(), message);
       else
         identity->bus().report(identity->error(identity->label(), message));
@@ -321,12 +321,12 @@ void BusState::finish_capture(boost::intrusive_ptr<EmissionCapture> capture, con
   observers.each([&](const ObserverSlot<FinishedEmission>& slot, std::size_t) { return slot(finished); });
 }
 
-void BusState::report(const HookError& error) {
+void BusState::report(const HandlerFailure& error) {
   detail::log(spdlog::level::err, "hook '{}' failed on '{}': {}", error.handler, error.event, error.message);
   if (error_listeners.load(std::memory_order_relaxed) == 0) return;
-  HookError copy = error;
-  const SlotsOf<ObserverSlot<const HookError>>::Reading listeners(this->listeners());
-  listeners.each([&](const ObserverSlot<const HookError>& slot, std::size_t) { return slot(copy); });
+  HandlerFailure copy = error;
+  const SlotsOf<ObserverSlot<const HandlerFailure>>::Reading listeners(this->listeners());
+  listeners.each([&](const ObserverSlot<const HandlerFailure>& slot, std::size_t) { return slot(copy); });
 }
 
 // What a queued subscriber or observer's thread calls: the registration's
@@ -560,7 +560,7 @@ Connection Hooks::on_emission(EmissionObserver observer, HandlerOptions options)
 
 Connection Hooks::on_handler_error(ErrorListener listener) {
   if (!listener) throw std::invalid_argument("hookbus: empty error listener");
-  using Slot = detail::ObserverSlot<const HookError>;
+  using Slot = detail::ObserverSlot<const HandlerFailure>;
   return detail::connect_slot(state_, state_->listeners(), state_->error_listeners, "on_handler_error", HandlerOptions{},
                               false, [&](detail::SlotBase base) {
                                 return std::make_shared<const Slot>(std::move(base), std::move(listener));

@@ -439,10 +439,12 @@ bool recheck_due(Emission<E>& emission) {
   return !detail::refuses(emission.result()) && emission.next_pass();
 }
 
-// The refusal a fail-closed handler's failure turns into, for gating events.
+// The event's refusal as its result (deny, cancel, reject: result_rules), with
+// `reason`: what a fail-closed handler's failure, an external hook's exit code
+// 2 and a hook's legacy `"block": true` turn into, for gating events.
 template <EventWithResult E>
   requires(is_gating(E::reduction))
-result_t<E> failure_refusal(std::string reason) {
+result_t<E> refusal_result(std::string reason) {
   result_t<E> refusal;
   detail::rules_of<E>::refuse(refusal);
   refusal.reason = std::move(reason);

@@ -140,8 +140,8 @@ class Registration {
   std::uint64_t sequence() const noexcept { return sequence_; }
 
   // What error listeners are told when this handler fails.
-  HookError error(std::string label, std::string message) const {
-    return HookError{std::string(event_), std::move(label), std::move(message), kind_, source_};
+  HandlerFailure error(std::string label, std::string message) const {
+    return HandlerFailure{std::string(event_), std::move(label), std::move(message), kind_, source_};
   }
 
   BusState& bus() const noexcept { return *bus_; }

@@ -1,15 +1,13 @@
 // Strict reading of the JSON config file: locations, errors, the duplicate-key
 // check Boost.JSON does not do, and the Config format itself.
-#include <hookbus/builtins.hpp>
 #include <hookbus/config.hpp>
 #include <hookbus/json.hpp>
 #include <hookbus/tool_matcher.hpp>
-#include <hookbus/tracer.hpp>
 
 #include "catalogue/json_text.hpp"
+#include "config/file_to_write.hpp"
 #include "config/format_checks.hpp"
-#include "external/file_safety.hpp"
-#include "support/confined_file.hpp"
+#include "support/file_safety.hpp"
 #include "support/files.hpp"
 #include "support/sha256.hpp"
 
@@ -19,10 +17,7 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
-#include <memory>
 #include <stdexcept>
-#include <system_error>
 
 namespace hookbus {
 
@@ -96,6 +91,16 @@ std::filesystem::path ConfigValue::as_path() const {
   return path.lexically_normal();
 }
 
+std::size_t ConfigValue::as_one_of(const std::vector<std::string_view>& names) const {
+  const std::string name = as_string();
+  if (const auto found = std::find(names.begin(), names.end(), name); found != names.end())
+    return static_cast<std::size_t>(found - names.begin());
+  std::string expected;  // "a", "b" or "c"
+  for (std::size_t i = 0; i < names.size(); ++i)
+    expected += fmt::format("{}\"{}\"", i == 0 ? "" : i + 1 == names.size() ? " or " : ", ", names[i]);
+  throw ConfigError(where_, fmt::format("expected {}, got \"{}\"", expected, name));
+}
+
 ConfigObject ConfigValue::as_object() const {
   if (!value_->is_object()) fail_expected("object");
   return ConfigObject(value_->get_object(), where_);
@@ -138,6 +143,33 @@ std::vector<std::pair<std::string, ConfigValue>> ConfigObject::members() const {
   return members;
 }
 
+// ------------------------------------------------------ files to write
+
+namespace detail {
+
+FileToWrite file_to_write(const ConfigValue& value, bool in_project) {
+  const std::filesystem::path written = value.as_nonempty_string();
+  if (auto why = why_not_a_file_name(written))
+    throw ConfigError(value.location(),
+                      fmt::format("\"{}\" {}: give the path of a file, such as \"trace/session.jsonl\"",
+                                  written.string(), *why));
+  if (!in_project) return {.path = value.as_path(), .confined_to = {}};
+  if (auto why = why_not_in_project(written))
+    throw ConfigError(value.location(),
+                      fmt::format("\"{}\" {}, and a project's config may have hookbus write only inside the project, "
+                                  "outside version-control metadata: give a path relative to the project directory, "
+                                  "or set this in your user config to write elsewhere",
+                                  written.string(), *why));
+  const std::filesystem::path& project = value.location().project_dir;
+  return {.path = value.as_path(), .confined_to = project.empty() ? std::filesystem::current_path() : project};
+}
+
+bool in_project_config(const ConfigLocation& where) noexcept {
+  return where.layer.has_value() && is_project_layer(*where.layer);
+}
+
+}  // namespace detail
+
 // ------------------------------------------------------------ parsing text
 
 namespace {
@@ -174,36 +206,6 @@ constexpr std::int64_t max_timeout_ms = 24 * 60 * 60 * 1000;  // a day: anything
 
 Duration read_timeout(const ConfigValue& value) { return Duration(value.as_integer(1, max_timeout_ms)); }
 
-FailurePolicy read_failure_policy(const ConfigValue& value) {
-  const std::string name = value.as_string();
-  if (name == "fail_open") return FailurePolicy::fail_open;
-  if (name == "fail_closed") return FailurePolicy::fail_closed;
-  throw ConfigError(value.location(), fmt::format("expected \"fail_open\" or \"fail_closed\", got \"{}\"", name));
-}
-
-HookProtocol read_protocol(const ConfigValue& value) {
-  const std::string name = value.as_string();
-  if (name == "hookbus") return HookProtocol::hookbus;
-  if (name == "kodelet") return HookProtocol::kodelet;
-  if (name == "claude_code") return HookProtocol::claude_code;
-  throw ConfigError(value.location(),
-                    fmt::format("expected \"hookbus\", \"kodelet\" or \"claude_code\", got \"{}\"", name));
-}
-
-HookMode read_mode(const ConfigValue& value) {
-  const std::string name = value.as_string();
-  if (name == "spawn") return HookMode::spawn;
-  if (name == "persistent") return HookMode::persistent;
-  throw ConfigError(value.location(), fmt::format("expected \"spawn\" or \"persistent\", got \"{}\"", name));
-}
-
-HookStart read_start(const ConfigValue& value) {
-  const std::string name = value.as_string();
-  if (name == "lazy") return HookStart::lazy;
-  if (name == "eager") return HookStart::eager;
-  throw ConfigError(value.location(), fmt::format("expected \"lazy\" or \"eager\", got \"{}\"", name));
-}
-
 std::vector<std::string> read_string_list(const ConfigValue& value) {
   std::vector<std::string> list;
   for (const auto& element : value.as_array()) list.push_back(element.as_nonempty_string());
@@ -216,9 +218,9 @@ HookSettings read_hook_settings(const ConfigObject& settings) {
   HookSettings hook;
   hook.location = settings.location();
   if (auto timeout = settings.find("timeout_ms")) hook.timeout = read_timeout(*timeout);
-  if (auto failure = settings.find("failure")) hook.failure = read_failure_policy(*failure);
+  if (auto failure = settings.find("failure")) hook.failure = failure->as_enum<FailurePolicy>();
   if (auto disabled = settings.find("disabled")) hook.disabled = disabled->as_bool();
-  if (auto protocol = settings.find("protocol")) hook.protocol = read_protocol(*protocol);
+  if (auto protocol = settings.find("protocol")) hook.protocol = protocol->as_enum<HookProtocol>();
   if (auto events = settings.find("events")) {
     hook.events = read_string_list(*events);
     if (hook.events.empty()) throw ConfigError(events->location(), "expected at least one event name, got []");
@@ -232,9 +234,9 @@ HookSettings read_hook_settings(const ConfigObject& settings) {
       throw ConfigError(tools->location(), error.what());
     }
   }
-  if (auto mode = settings.find("mode")) hook.mode = read_mode(*mode);
+  if (auto mode = settings.find("mode")) hook.mode = mode->as_enum<HookMode>();
   if (auto instances = settings.find("instances")) hook.instances = static_cast<int>(instances->as_integer(1, max_hook_instances));
-  if (auto start = settings.find("start")) hook.start = read_start(*start);
+  if (auto start = settings.find("start")) hook.start = start->as_enum<HookStart>();
   if (auto async = settings.find("async")) hook.async = async->as_bool();
   const bool claude = hook.protocol == HookProtocol::claude_code;
   if (claude && hook.events.empty())
@@ -265,13 +267,9 @@ ClaudeCodeImport read_claude_code(const ConfigObject& object) {
   import.location = object.location();
   if (auto settings = object.find("settings")) {
     for (const auto& element : settings->as_array()) {
-      const std::string name = element.as_string();
-      const auto layer = layer_from_name(name);
-      if (!layer || *layer == Layer::managed)
-        throw ConfigError(element.location(),
-                          fmt::format("expected \"user\", \"project\" or \"local\", got \"{}\"", name));
-      if (std::find(import.settings.begin(), import.settings.end(), *layer) == import.settings.end())
-        import.settings.push_back(*layer);
+      const Layer layer = element.as_enum<Layer>({Layer::user, Layer::project, Layer::local});
+      if (std::find(import.settings.begin(), import.settings.end(), layer) == import.settings.end())
+        import.settings.push_back(layer);
     }
   }
   if (auto plugins = object.find("plugins")) {
@@ -286,14 +284,6 @@ ClaudeCodeImport read_claude_code(const ConfigObject& object) {
   return import;
 }
 
-ProjectTrustPolicy read_trust_policy(const ConfigValue& value) {
-  const std::string name = value.as_string();
-  for (const ProjectTrustPolicy policy : {ProjectTrustPolicy::trust_all, ProjectTrustPolicy::require, ProjectTrustPolicy::ignore})
-    if (name == project_trust_name(policy)) return policy;
-  throw ConfigError(value.location(),
-                    fmt::format("expected \"require\", \"trust_all\" or \"ignore\", got \"{}\"", name));
-}
-
 // The file a built-in writes is checked when the config is read, as the
 // trace's are: a project's config that names one outside the project, or a
 // directory, is an error before anything of it runs. `audit` is the one
@@ -302,13 +292,6 @@ ProjectTrustPolicy read_trust_policy(const ConfigValue& value) {
 void check_files_written(std::string_view builtin, const ConfigObject& settings, Layer layer) {
   if (builtin != "audit") return;
   if (const auto file = settings.find("file")) (void)detail::file_to_write(*file, is_project_layer(layer));
-}
-
-DetachedProcesses read_detached_processes(const ConfigValue& value) {
-  const std::string name = value.as_string();
-  for (const DetachedProcesses detached : {DetachedProcesses::allow, DetachedProcesses::kill})
-    if (name == detached_processes_name(detached)) return detached;
-  throw ConfigError(value.location(), fmt::format("expected \"allow\" or \"kill\", got \"{}\"", name));
 }
 
 // Whether the file's layer may set a key only some layers may. Where it may
@@ -348,18 +331,14 @@ Config read_config(const ConfigValue& document, Layer layer) {
       managed_only && layer_may_set(*managed_only, config, {Layer::managed}, "only an administrator's managed config decides it"))
     config.allow_managed_hooks_only = managed_only->as_bool();
   if (auto trace = top.find("trace")) {
-    (void)read_trace_options(trace->as_object(), layer);
-    config.trace = trace->as_object().json();
+    const ConfigObject settings = trace->as_object();
+    config.trace = TraceConfig{.options = read_trace_options(settings, layer), .settings = settings.json()};
   }
   if (auto trust = top.find("project_trust");
       trust && layer_may_set(*trust, config, {Layer::managed, Layer::user}, "a project may not decide its own trust"))
-    config.project_trust = read_trust_policy(*trust);
-  if (auto detached = top.find("detached_processes")) config.detached_processes = read_detached_processes(*detached);
+    config.project_trust = trust->as_enum<ProjectTrustPolicy>();
+  if (auto detached = top.find("detached_processes")) config.detached_processes = detached->as_enum<DetachedProcesses>();
   return config;
-}
-
-ConfigLocation location_of(const Config& config) {
-  return {.file = config.file, .project_dir = config.project_dir, .path = {}, .layer = config.layer};
 }
 
 }  // namespace
@@ -367,29 +346,19 @@ ConfigLocation location_of(const Config& config) {
 // ------------------------------------------------------------------- API
 
 std::string_view hook_protocol_name(HookProtocol protocol) noexcept {
-  switch (protocol) {
-    case HookProtocol::hookbus: return "hookbus";
-    case HookProtocol::claude_code: return "claude_code";
-    case HookProtocol::kodelet: return "kodelet";
-  }
-  return "hookbus";
+  return reflect::enum_wire_name(protocol).value_or("hookbus");
 }
 
 std::string_view detached_processes_name(DetachedProcesses detached) noexcept {
-  switch (detached) {
-    case DetachedProcesses::allow: return "allow";
-    case DetachedProcesses::kill: return "kill";
-  }
-  return "allow";
+  return reflect::enum_wire_name(detached).value_or("allow");
 }
 
 std::string_view project_trust_name(ProjectTrustPolicy policy) noexcept {
-  switch (policy) {
-    case ProjectTrustPolicy::trust_all: return "trust_all";
-    case ProjectTrustPolicy::require: return "require";
-    case ProjectTrustPolicy::ignore: return "ignore";
-  }
-  return "require";
+  return reflect::enum_wire_name(policy).value_or("require");
+}
+
+ConfigLocation Config::location() const {
+  return {.file = file, .project_dir = project_dir, .path = {}, .layer = layer};
 }
 
 Config load_config(const std::filesystem::path& file, Layer layer) {
@@ -417,28 +386,6 @@ std::optional<Config> load_layer_config(const std::filesystem::path& file, Layer
 
 std::optional<Config> load_project_config(const std::filesystem::path& project_dir) {
   return load_layer_config((project_dir / ".hookbus" / "config.json").lexically_normal(), Layer::project);
-}
-
-ConnectionGroup install_builtins(Hooks& hooks, const Config& config) {
-  return install_builtins(hooks, config, default_builtins());
-}
-
-ConnectionGroup install_builtins(Hooks& hooks, const Config& config, const BuiltinRegistry& registry) {
-  const ConfigLocation builtins = location_of(config).key("builtins");
-  std::vector<BuiltinProvider> providers;
-  providers.reserve(config.builtins.size());
-  for (const auto& builtin : config.builtins)
-    providers.push_back(registry.make(builtin.name, ConfigObject(builtin.settings, builtins.key(builtin.name))));
-  if (config.trace)
-    providers.push_back(
-        [tracer = Tracer(ConfigObject(*config.trace, location_of(config).key("trace")), config.layer)](
-            Registrar& registrar) { tracer.register_hooks(registrar); });
-  // Everything that can fail on bad configuration has happened; should a
-  // registration still throw, the groups disconnect what was registered.
-  ConnectionGroup installed;
-  for (const auto& provider : providers)
-    installed.add(hooks.add(provider, RegistrarScope{.layer = config.layer}));  // ranked as the config's layer
-  return installed;
 }
 
 }  // namespace hookbus

@@ -1,4 +1,5 @@
 // Layer names and the directories each layer lives in.
+#include <hookbus/enum_names.hpp>
 #include <hookbus/layers.hpp>
 #include <hookbus/log.hpp>
 
@@ -27,21 +28,9 @@ fs::path under(const fs::path& base, const char* name) { return base.empty() ? f
 
 }  // namespace
 
-std::string_view layer_name(Layer layer) noexcept {
-  switch (layer) {
-    case Layer::managed: return "managed";
-    case Layer::user: return "user";
-    case Layer::project: return "project";
-    case Layer::local: return "local";
-  }
-  return "unknown";
-}
+std::string_view layer_name(Layer layer) noexcept { return reflect::enum_wire_name(layer).value_or("unknown"); }
 
-std::optional<Layer> layer_from_name(std::string_view name) noexcept {
-  for (const Layer layer : all_layers)
-    if (layer_name(layer) == name) return layer;
-  return std::nullopt;
-}
+std::optional<Layer> layer_from_name(std::string_view name) noexcept { return reflect::enum_from_wire_name<Layer>(name); }
 
 std::filesystem::path managed_directory(const std::filesystem::path& system_directory) {
   const char* given = std::getenv("HOOKBUS_MANAGED_DIR");

@@ -6,7 +6,7 @@
 #include <hookbus/process.hpp>
 
 #include "support/logging.hpp"
-#include "external/file_safety.hpp"
+#include "support/file_safety.hpp"
 #include "external/query_cache.hpp"
 #include "support/directory_tree.hpp"
 #include "support/text.hpp"

@@ -46,7 +46,7 @@ HookOutcome refusal_by_exit_code(const ExternalHook& hook, const ProcessResult& 
     if constexpr (is_gating(E::reduction)) {
       std::string reason = run.stderr_tail(1000);
       if (reason.empty()) reason = detail::valid_utf8(fmt::format("blocked by hook '{}' (exit code 2)", hook.name));
-      return failure_refusal<E>(std::move(reason));
+      return refusal_result<E>(std::move(reason));
     }
   }
   fail(hook, run, fmt::format("exit code 2 means a refusal, but '{}' cannot be refused", E::type));

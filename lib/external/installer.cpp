@@ -9,7 +9,7 @@
 #include <hookbus/tool_matcher.hpp>
 
 #include "external/background.hpp"
-#include "external/file_safety.hpp"
+#include "external/start_check.hpp"
 #include "external/persistent.hpp"
 #include "formats/claude_code/installer.hpp"
 #include "formats/hook_format.hpp"

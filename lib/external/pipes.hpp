@@ -1,9 +1,10 @@
 #pragma once
-// File descriptors and pipes shared by the process runner (process.cpp), the
-// library's side of its supervisor (supervisor.cpp) and the co-process
-// (co_process.cpp).
+// Pipes shared by the process runner (process.cpp), the library's side of its
+// supervisor (supervisor.cpp) and the co-process (co_process.cpp).
 
 #include <hookbus/errors.hpp>
+
+#include "support/file_descriptor.hpp"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -17,12 +18,9 @@
 #include <cstdint>
 #include <stop_token>
 #include <string>
-#include <system_error>
 #include <utility>
 
 namespace hookbus::detail {
-
-inline std::string error_text(int error) { return std::generic_category().message(error); }
 
 using Clock = std::chrono::steady_clock;
 
@@ -31,35 +29,6 @@ inline int milliseconds_until(Clock::time_point deadline) {
   const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
   return static_cast<int>(std::clamp<decltype(left)>(left, 0, 60'000));
 }
-
-class FileDescriptor {
- public:
-  FileDescriptor() noexcept = default;
-  explicit FileDescriptor(int fd) noexcept : fd_(fd) {}
-  FileDescriptor(FileDescriptor&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  FileDescriptor& operator=(FileDescriptor&& other) noexcept {
-    if (this != &other) {
-      close();
-      fd_ = std::exchange(other.fd_, -1);
-    }
-    return *this;
-  }
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() { close(); }
-
-  [[nodiscard]] int get() const noexcept { return fd_; }
-  [[nodiscard]] bool is_open() const noexcept { return fd_ >= 0; }
-  // Gives the descriptor up without closing it.
-  [[nodiscard]] int release() noexcept { return std::exchange(fd_, -1); }
-  void close() noexcept {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
-};
 
 // The supervisor starts with a fixed descriptor layout (supervisor_protocol.hpp):
 // every descriptor handed to it must lie above that layout, or the dup2s that

@@ -1,7 +1,7 @@
 #include "support/logging.hpp"
 #include "external/query_cache.hpp"
 
-#include "external/file_safety.hpp"
+#include "support/file_safety.hpp"
 #include "support/files.hpp"
 #include "support/sha256.hpp"
 

@@ -3,8 +3,8 @@
 #include <hookbus/plugin.hpp>
 
 #include "bus/kept_alive.hpp"
-#include "external/file_safety.hpp"
 #include "support/directory_tree.hpp"
+#include "support/file_safety.hpp"
 #include "support/logging.hpp"
 
 #include <boost/dll/shared_library.hpp>

@@ -1,8 +1,8 @@
 // The libraries a project's plugin would load with it (plugins/plugin_libraries.hpp).
 #include "plugins/plugin_libraries.hpp"
 
-#include "external/file_safety.hpp"
 #include "support/directory_tree.hpp"
+#include "support/file_safety.hpp"
 #include "support/elf_dynamic.hpp"
 
 #include <fmt/format.h>

@@ -8,7 +8,9 @@
 
 #include "support/confined_file.hpp"
 
-#include "external/pipes.hpp"
+#include <hookbus/errors.hpp>
+
+#include "support/file_descriptor.hpp"
 #include "support/files.hpp"
 #include "support/logging.hpp"
 
@@ -43,8 +45,6 @@ bool is_vcs_metadata(const fs::path& component) {
                       [&](char a, char b) { return lower(a) == b; });
   });
 }
-
-std::string system_error_text(int error) { return std::generic_category().message(error); }
 
 [[noreturn]] void fail(const fs::path& file, std::string_view what) {
   throw Error(fmt::format("{}: {}", file.string(), what));
@@ -90,24 +90,24 @@ DirectoryOf open_directory_of(const FileToWrite& file) {
     fs::create_directories(directory, ec);
     if (ec) fail(file.path, fmt::format("cannot create its directory: {}", ec.message()));
     FileDescriptor fd(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (!fd.is_open()) fail(file.path, fmt::format("cannot open its directory: {}", system_error_text(errno)));
+    if (!fd.is_open()) fail(file.path, fmt::format("cannot open its directory: {}", error_text(errno)));
     return {std::move(fd), file.path.filename()};
   }
   FileDescriptor directory(::open(file.confined_to.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!directory.is_open())
-    fail(file.path, fmt::format("cannot open {}: {}", file.confined_to.string(), system_error_text(errno)));
+    fail(file.path, fmt::format("cannot open {}: {}", file.confined_to.string(), error_text(errno)));
   fs::path reached = file.confined_to;
   for (const fs::path& component : inside.parent_path()) {
     reached /= component;
     if (::mkdirat(directory.get(), component.c_str(), 0777) != 0 && errno != EEXIST)
-      fail(file.path, fmt::format("cannot create {}: {}", reached.string(), system_error_text(errno)));
+      fail(file.path, fmt::format("cannot create {}: {}", reached.string(), error_text(errno)));
     FileDescriptor next(::openat(directory.get(), component.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!next.is_open()) {
       const int error = errno;
       struct stat st {};
       if (::fstatat(directory.get(), component.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
         refuse_link(file.path, reached);
-      fail(file.path, fmt::format("cannot open {}: {}", reached.string(), system_error_text(error)));
+      fail(file.path, fmt::format("cannot open {}: {}", reached.string(), error_text(error)));
     }
     directory = std::move(next);
   }
@@ -153,27 +153,6 @@ std::optional<std::string> why_not_in_project(const fs::path& path) {
   return std::nullopt;
 }
 
-FileToWrite file_to_write(const ConfigValue& value, bool in_project) {
-  const fs::path written = value.as_nonempty_string();
-  if (auto why = why_not_a_file_name(written))
-    throw ConfigError(value.location(),
-                      fmt::format("\"{}\" {}: give the path of a file, such as \"trace/session.jsonl\"",
-                                  written.string(), *why));
-  if (!in_project) return {.path = value.as_path(), .confined_to = {}};
-  if (auto why = why_not_in_project(written))
-    throw ConfigError(value.location(),
-                      fmt::format("\"{}\" {}, and a project's config may have hookbus write only inside the project, "
-                                  "outside version-control metadata: give a path relative to the project directory, "
-                                  "or set this in your user config to write elsewhere",
-                                  written.string(), *why));
-  const fs::path& project = value.location().project_dir;
-  return {.path = value.as_path(), .confined_to = project.empty() ? fs::current_path() : project};
-}
-
-bool in_project_config(const ConfigLocation& where) noexcept {
-  return where.layer.has_value() && is_project_layer(*where.layer);
-}
-
 bool start_writer(std::string_view writer, const FileToWrite& file, const std::function<void()>& start) {
   (void)checked_path(file);
   if (file.confined_to.empty()) {
@@ -194,7 +173,7 @@ void check_file_to_write(const FileToWrite& file) {
   const auto entry = entry_at(directory, name);
   if (entry) check_kind(file, *entry);
   if (::faccessat(directory.get(), entry ? name.c_str() : ".", W_OK, 0) != 0)
-    fail(file.path, fmt::format("cannot write {}: {}", entry ? "it" : "into its directory", system_error_text(errno)));
+    fail(file.path, fmt::format("cannot write {}: {}", entry ? "it" : "into its directory", error_text(errno)));
 }
 
 void rotate_written_file(const FileToWrite& file, unsigned keep) {
@@ -204,7 +183,7 @@ void rotate_written_file(const FileToWrite& file, unsigned keep) {
   const int fd = directory.get();
   if (keep == 0) {
     if (::unlinkat(fd, name.c_str(), 0) != 0)
-      fail(file.path, fmt::format("cannot remove it: {}", system_error_text(errno)));
+      fail(file.path, fmt::format("cannot remove it: {}", error_text(errno)));
     return;
   }
   (void)::unlinkat(fd, numbered(keep).c_str(), 0);  // a link goes, not what it points to; a directory stays
@@ -213,7 +192,7 @@ void rotate_written_file(const FileToWrite& file, unsigned keep) {
       (void)::renameat(fd, numbered(n - 1).c_str(), fd, numbered(n).c_str());
   if (::renameat(fd, name.c_str(), fd, numbered(1).c_str()) != 0)
     fail(file.path, fmt::format("cannot rotate it to {}: {}", (file.path.parent_path() / numbered(1)).string(),
-                                system_error_text(errno)));
+                                error_text(errno)));
 }
 
 WrittenFile::WrittenFile(const FileToWrite& file, Mode mode) : path_(file.path) {
@@ -224,10 +203,10 @@ WrittenFile::WrittenFile(const FileToWrite& file, Mode mode) : path_(file.path) 
   if (!fd.is_open()) {
     const int error = errno;
     if (const auto entry = entry_at(directory, name)) check_kind(file, *entry);
-    fail(path_, fmt::format("cannot open for writing: {}", system_error_text(error)));
+    fail(path_, fmt::format("cannot open for writing: {}", error_text(error)));
   }
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) fail(path_, fmt::format("cannot read its status: {}", system_error_text(errno)));
+  if (::fstat(fd.get(), &st) != 0) fail(path_, fmt::format("cannot read its status: {}", error_text(errno)));
   check_kind(file, st);
   // Another name may be the user's file outside the project (`ln ~/.bashrc
   // audit.jsonl`). Rotation is not writing: it moves a name away.
@@ -236,9 +215,9 @@ WrittenFile::WrittenFile(const FileToWrite& file, Mode mode) : path_(file.path) 
                             "file outside the project",
                             st.st_nlink));
   if (mode == Mode::truncate && S_ISREG(st.st_mode) && ::ftruncate(fd.get(), 0) != 0)
-    fail(path_, fmt::format("cannot truncate it: {}", system_error_text(errno)));
+    fail(path_, fmt::format("cannot truncate it: {}", error_text(errno)));
   if (const int status = ::fcntl(fd.get(), F_GETFL); status < 0 || ::fcntl(fd.get(), F_SETFL, status & ~O_NONBLOCK) != 0)
-    fail(path_, fmt::format("cannot set it to blocking writes: {}", system_error_text(errno)));
+    fail(path_, fmt::format("cannot set it to blocking writes: {}", error_text(errno)));
   if (mode == Mode::append && S_ISREG(st.st_mode)) size_ = static_cast<std::uintmax_t>(st.st_size);
   fd_ = fd.release();
 }

@@ -15,8 +15,6 @@
 //   nobody reads, and is created with mode 0600 (it holds what hooks were
 //   given), close-on-exec (hooks must not inherit it).
 
-#include <hookbus/config.hpp>
-
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -45,17 +43,6 @@ std::optional<std::string> why_not_a_file_name(const std::filesystem::path& path
 // .jj or .pijul, in any case; a worktree's or submodule's `.git` file too).
 // nullopt when it may.
 std::optional<std::string> why_not_in_project(const std::filesystem::path& path);
-
-// The file `value` names for hookbus to write, checked when the config is
-// read: a ConfigError naming the file and key when it names a directory, or,
-// in a project layer's config (`in_project`), a path the project may not
-// have written to (why_not_in_project). Relative to the config's project
-// directory (the working directory when it has none), which confines a
-// project's file.
-FileToWrite file_to_write(const ConfigValue& value, bool in_project);
-
-// Whether the config at `where` is a project layer's (ConfigLocation::layer).
-bool in_project_config(const ConfigLocation& where) noexcept;
 
 // Starts the writer of `file` ("trace", "audit": `writer`): `start` checks or
 // opens it. A path the rules refuse whatever is on disk is an Error. What is

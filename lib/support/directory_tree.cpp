@@ -1,6 +1,6 @@
 // Listing hook, plugin and Claude Code plugin directories (support/directory_tree.hpp).
 #include "support/directory_tree.hpp"
-#include "external/file_safety.hpp"
+#include "support/file_safety.hpp"
 
 #include <sys/stat.h>
 

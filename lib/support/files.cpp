@@ -1,5 +1,7 @@
 #include "support/files.hpp"
 
+#include "support/file_descriptor.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,14 +13,11 @@
 #include <cstdlib>
 #include <string_view>
 #include <system_error>
-#include <utility>
 
 namespace hookbus::detail {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string error_text(int error) { return std::generic_category().message(error); }
 
 std::string_view file_kind(mode_t mode) {
   if (S_ISDIR(mode)) return "a directory";
@@ -28,21 +27,6 @@ std::string_view file_kind(mode_t mode) {
   if (S_ISSOCK(mode)) return "a socket";
   return "not a regular file";
 }
-
-class Descriptor {
- public:
-  explicit Descriptor(int fd) noexcept : fd_(fd) {}
-  Descriptor(const Descriptor&) = delete;
-  Descriptor& operator=(const Descriptor&) = delete;
-  ~Descriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const noexcept { return fd_; }
-  int release() noexcept { return std::exchange(fd_, -1); }
-
- private:
-  int fd_;
-};
 
 // Why `file` could not be reached or opened: a dangling symlink is named as one.
 [[noreturn]] void fail_open(const fs::path& file, int error) {
@@ -71,7 +55,7 @@ std::string read_regular_file(const std::filesystem::path& file, std::uintmax_t 
   if (::stat(file.c_str(), &st) != 0) fail_open(file, errno);
   if (!S_ISREG(st.st_mode)) throw FileReadError(fmt::format("is {}, not a regular file", file_kind(st.st_mode)));
   // O_NONBLOCK: should it have become a FIFO since, opening it must not wait for a writer.
-  Descriptor fd(::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  FileDescriptor fd(::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
   if (fd.get() < 0) fail_open(file, errno);
   if (::fstat(fd.get(), &st) != 0) throw FileReadError("cannot read: " + error_text(errno));
   if (!S_ISREG(st.st_mode)) throw FileReadError(fmt::format("is {}, not a regular file", file_kind(st.st_mode)));
@@ -92,7 +76,7 @@ std::string read_regular_file(const std::filesystem::path& file, std::uintmax_t 
 }
 
 std::optional<InterpreterLine> interpreter_line(const std::filesystem::path& file) {
-  Descriptor fd(::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  FileDescriptor fd(::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
   struct stat st {};
   if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
   char buffer[256];  // BINPRM_BUF_SIZE: what the kernel reads of it
@@ -134,7 +118,7 @@ void write_file_atomically(const std::filesystem::path& file, const std::string&
   create_private_directory(directory);
   // Built with fmt: GCC 12 at -O3 misreads `"." + std::string` as an overlapping copy (-Wrestrict).
   std::string temporary = (directory / fmt::format(".{}.XXXXXX", file.filename().string())).string();
-  Descriptor fd(::mkostemp(temporary.data(), O_CLOEXEC));
+  FileDescriptor fd(::mkostemp(temporary.data(), O_CLOEXEC));
   if (fd.get() < 0) fail("create a temporary file", errno);
   const auto remove_temporary = [&] { ::unlink(temporary.c_str()); };
   if (::fchmod(fd.get(), mode) != 0) {

@@ -2,8 +2,8 @@
 #include <hookbus/json.hpp>
 #include <hookbus/trust.hpp>
 
-#include "external/file_safety.hpp"
 #include "support/directory_tree.hpp"
+#include "support/file_safety.hpp"
 #include "support/files.hpp"
 #include "support/logging.hpp"
 #include "support/sha256.hpp"

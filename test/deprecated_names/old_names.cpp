@@ -1,18 +1,20 @@
-// An engine's lines written against hookbus 0.1.0's names that 0.2.0 renamed,
-// compiled against today's headers (test/deprecated_names_test.cmake, CTest
-// deprecated_names_*): it must compile and run as it did, and each old name
-// must be a deprecation warning that names its replacement.
+// An engine's lines written against the names hookbus renamed (0.1.0's that
+// 0.2.0 renamed, 0.2.0's that 0.3.0 renamed), compiled against today's headers
+// (test/deprecated_names_test.cmake, CTest deprecated_names_*): it must
+// compile and run as it did, and each old name must be a deprecation warning
+// that names its replacement.
 //
 // Every renamed name that keeps a deprecated alias (CHANGELOG.md, "Deprecated")
 // is used here once, and listed on a line of its own:
 //   deprecated: OLD -> REPLACEMENT
 // The test expects, for each, a warning on a line that names OLD and says
 // "is deprecated: use REPLACEMENT". A rename that keeps an alias adds a use and
-// a line; removing an alias (0.3.0) removes both.
+// a line; removing an alias (0.3.0, 0.4.0) removes both.
 //
 // deprecated: HookOverride -> hookbus::HookSettings
 // deprecated: on_error -> hookbus::Hooks::on_handler_error
 // deprecated: discover_hooks -> discover_hooks(directories, {.query_timeout = timeout})
+// deprecated: HookError -> hookbus::HandlerFailure
 #include <hookbus/hookbus.hpp>
 
 #include <spdlog/spdlog.h>
@@ -38,7 +40,7 @@ int main() {
   hookbus::logger()->set_level(spdlog::level::off);  // the throwing handler below is expected
   hookbus::Hooks hooks;
 
-  // Hooks::on_error: still hears a handler's failure.
+  // Hooks::on_error, with a listener of 0.2.0's HookError: still hears a handler's failure.
   int heard = 0;
   const hookbus::Connection listener = hooks.on_error([&](const hookbus::HookError& error) {
     check(error.handler == "thrower" && error.message == "boom", "on_error gets the failing handler and its message");
@@ -67,6 +69,6 @@ int main() {
   const hookbus::DiscoveryReport report = hookbus::discover_hooks(directories, std::chrono::seconds(1));
   check(report.hooks.empty() && report.skipped.empty(), "discover_hooks with a timeout finds nothing where nothing is");
 
-  if (failures == 0) std::puts("the names of 0.1.0 still work");
+  if (failures == 0) std::puts("the old names still work");
   return failures == 0 ? 0 : 1;
 }

@@ -7,9 +7,10 @@
 // --json output is JSON.
 
 #include "commands.hpp"
-#include "external/file_safety.hpp"
+#include "support/file_safety.hpp"
 
 #include <hookbus/config.hpp>
+#include <hookbus/enum_names.hpp>
 #include <hookbus/external.hpp>
 #include <hookbus/hooks.hpp>
 #include <hookbus/json.hpp>
@@ -89,8 +90,10 @@ HookEvent read_event(const Invocation& invocation, std::string_view name, std::o
 
 std::string shown_path(const fs::path& path) { return printable(path.string()); }
 
-std::string_view failure_name(FailurePolicy policy) {
-  return policy == FailurePolicy::fail_closed ? "fail_closed" : "fail_open";
+// A setting's value as config writes it: "fail_closed", "persistent", "eager", ...
+template <reflect::DescribedEnum E>
+std::string_view wire_name_of(E value) {
+  return reflect::enum_wire_name(value).value_or("?");
 }
 
 // ------------------------------------------------------------ outcomes
@@ -147,10 +150,6 @@ std::string_view events_from_name(EventsFrom from) {
   }
   return "";
 }
-
-// A hook's mode and start as config writes them.
-std::string_view mode_value(HookMode mode) { return mode == HookMode::persistent ? "persistent" : "spawn"; }
-std::string_view start_value(HookStart start) { return start == HookStart::eager ? "eager" : "lazy"; }
 
 // What the config changes about an installed hook: " [fail-closed, timeout 500 ms]".
 std::string settings_notes(const ResolvedHookSettings& settings) {
@@ -364,11 +363,11 @@ json::object list_json(const SetupReport& report) {
         {"matcher", installed.matcher},
         {"command", installed.command},
         {"timeout_ms", settings.timeout.value.count()},
-        {"failure", failure_name(settings.failure.value)},
+        {"failure", wire_name_of(settings.failure.value)},
         {"tools", settings.tools.value},
-        {"mode", mode_value(settings.mode.value)},
+        {"mode", wire_name_of(settings.mode.value)},
         {"instances", settings.instances.value},
-        {"start", start_value(settings.start.value)},
+        {"start", wire_name_of(settings.start.value)},
         {"async", settings.async.value}});
     if (claude_code) hooks.back().as_object()["unresolved"] = unresolved_json(report, installed.layer, installed.source);
   }
@@ -579,15 +578,15 @@ void add_hook_settings(const SetupReport& report, std::vector<MergedSetting>& ou
     const std::string key = "hooks." + name + ".";
     const std::string of = fmt::format("hook {} of the {} layer, {}", name, layer_name(layer), hook_state(report, layer, name));
     out.push_back({key + "timeout_ms", of, s.timeout.value.count(), s.timeout.origin});
-    out.push_back({key + "failure", of, json::string(failure_name(s.failure.value)), s.failure.origin});
+    out.push_back({key + "failure", of, json::string(wire_name_of(s.failure.value)), s.failure.origin});
     out.push_back({key + "disabled", of, s.disabled.value, s.disabled.origin});
     out.push_back({key + "protocol", of, json::string(hook_protocol_name(s.protocol.value)), s.protocol.origin});
     out.push_back({key + "events", of, strings_json(s.events.value), s.events.origin, "default (asked)"});
     out.push_back({key + "matcher", of, json::string(s.matcher.value), s.matcher.origin});
     out.push_back({key + "tools", of, json::string(s.tools.value), s.tools.origin, "default (every tool)"});
-    out.push_back({key + "mode", of, json::string(mode_value(s.mode.value)), s.mode.origin});
+    out.push_back({key + "mode", of, json::string(wire_name_of(s.mode.value)), s.mode.origin});
     out.push_back({key + "instances", of, s.instances.value, s.instances.origin});
-    out.push_back({key + "start", of, json::string(start_value(s.start.value)), s.start.origin});
+    out.push_back({key + "start", of, json::string(wire_name_of(s.start.value)), s.start.origin});
     out.push_back({key + "async", of, s.async.value, s.async.origin});
   }
 }
@@ -620,7 +619,7 @@ std::vector<MergedSetting> merged_settings(const SetupReport& report, ProjectTru
       out.push_back({"allow_managed_hooks_only", "", *layer.allow_managed_hooks_only, file.key("allow_managed_hooks_only")});
     for (const auto& builtin : layer.builtins)
       out.push_back({"builtins." + builtin.name, of, builtin.settings, file.key("builtins").key(builtin.name)});
-    if (layer.trace) out.push_back({"trace", of, *layer.trace, file.key("trace")});
+    if (layer.trace) out.push_back({"trace", of, layer.trace->settings, file.key("trace")});
     for (std::size_t i = 0; i < layer.hook_directories.size(); ++i)
       out.push_back({"hook_directories", of, json::string(layer.hook_directories[i].string()),
                      file.key("hook_directories").element(i)});
@@ -679,15 +678,6 @@ void print_files(const ProjectFingerprint& fingerprint) {
     else
       fmt::print("  {:04o}  {}  {}\n", file.mode, sha256.substr(0, 16), printable(file.path));
   }
-}
-
-std::string_view change_name(FileChange::Kind kind) {
-  switch (kind) {
-    case FileChange::Kind::added: return "added";
-    case FileChange::Kind::removed: return "removed";
-    case FileChange::Kind::modified: return "modified";
-  }
-  return "";
 }
 
 json::array files_json(const ProjectFingerprint& fingerprint) {
@@ -795,7 +785,7 @@ void print_trust_json(const TrustReport& report, bool recorded, const TrustStore
                       const std::optional<std::string>& note, const std::vector<std::string>& warnings) {
   json::array changes;
   for (const auto& change : report.changes)
-    changes.push_back(json::object{{"kind", change_name(change.kind)}, {"path", change.path}, {"detail", change.detail}});
+    changes.push_back(json::object{{"kind", wire_name_of(change.kind)}, {"path", change.path}, {"detail", change.detail}});
   fmt::print("{}\n", pretty_json(json::object{{"project", report.project.string()},
                                                {"state", trust_state_name(report.state)},
                                                {"fingerprint", report.now.digest},
@@ -812,8 +802,7 @@ void print_trust_json(const TrustReport& report, bool recorded, const TrustStore
 
 ProjectTrustPolicy trust_policy(const Invocation& invocation) {
   const std::string_view name = invocation.value("--project-trust").value_or("require");
-  for (const ProjectTrustPolicy policy : {ProjectTrustPolicy::trust_all, ProjectTrustPolicy::require, ProjectTrustPolicy::ignore})
-    if (name == project_trust_name(policy)) return policy;
+  if (const auto policy = reflect::enum_from_wire_name<ProjectTrustPolicy>(name)) return *policy;
   throw UsageError(fmt::format("--project-trust must be require, trust_all or ignore, not '{}'", printable(name)));
 }
 
@@ -960,7 +949,7 @@ int trust_command(const Invocation& invocation) {
   if (!report.changes.empty()) {
     fmt::print("changed since it was last trusted:\n");
     for (const auto& change : report.changes)
-      fmt::print("  {} {}{}\n", change_name(change.kind), printable(change.path),
+      fmt::print("  {} {}{}\n", wire_name_of(change.kind), printable(change.path),
                  change.detail.empty() ? "" : " (" + printable(change.detail) + ")");
   }
   if (record) fmt::print("recorded in {}\n", shown_path(store.file()));

@@ -4,7 +4,7 @@
 #include <hookbus/external.hpp>
 #include <hookbus/json.hpp>
 
-#include "external/file_safety.hpp"
+#include "support/file_safety.hpp"
 #include "external/run_log.hpp"
 #include "formats/claude_code/command_files.hpp"
 #include "formats/claude_code/transcript.hpp"

@@ -30,7 +30,7 @@ void accept_legacy_refusal(boost::json::object& result, std::string_view key) {
   const bool refuses = refuse->get_bool();
   result.erase(key);
   if (!refuses) return;
-  const auto refusal = to_json(HookOutcome(failure_refusal<E>("")));
+  const auto refusal = to_json(HookOutcome(refusal_result<E>("")));
   for (const auto& [field, value] : refusal.as_object())
     if (field != "reason" && !result.contains(field)) result[field] = value;
 }

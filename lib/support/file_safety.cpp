@@ -1,4 +1,5 @@
-#include "external/file_safety.hpp"
+#include "support/file_safety.hpp"
+
 #include "support/files.hpp"
 
 #include <pwd.h>
@@ -212,18 +213,6 @@ std::optional<std::string> relative_interpreter_reason(const std::filesystem::pa
                      "directory (the event's), not beside the hook; name it by its absolute path, or by a name "
                      "PATH finds (#!/usr/bin/env python3)",
                      *named);
-}
-
-std::optional<std::string> why_not_start(const std::filesystem::path& file, const TrustedFiles* trusted) {
-  // What is not there cannot be replaced by others: it fails to start, saying so, unless trust says more.
-  struct stat st {};
-  const bool missing = ::lstat(file.c_str(), &st) != 0 && (errno == ENOENT || errno == ENOTDIR);
-  if (!missing) {
-    if (auto why = unsafe_path_reason(file)) return "refused: " + *why;
-    if (auto why = relative_interpreter_reason(file)) return "refused: " + *why;
-  }
-  if (trusted != nullptr) return trusted->why_not_run(file);
-  return std::nullopt;
 }
 
 }  // namespace hookbus::detail

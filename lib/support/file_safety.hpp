@@ -3,8 +3,8 @@
 // the ownership and write checks of docs/security.md, as sshd's StrictModes
 // makes them for key files; and whether a path names the same file in every
 // process, so that what is checked here is what a hook started elsewhere runs.
-
-#include <hookbus/trust.hpp>
+// Every reader of a file that decides what runs uses them: config, trust,
+// discovery, plugins and the hook runner.
 
 #include <sys/stat.h>
 
@@ -75,13 +75,5 @@ std::optional<std::string> unsafe_path_reason(const std::filesystem::path& path)
 // finds from its working directory, the event's, not beside the hook. nullopt
 // when it names none.
 std::optional<std::string> relative_interpreter_reason(const std::filesystem::path& file);
-
-// Why the hook file `file` must not be started now, checked right before
-// each run (and a persistent hook's each request): it fails the checks above
-// (relative_interpreter_reason too),
-// or, for a trusted project's file (`trusted` given), it is no longer what was
-// trusted (TrustedFiles::why_not_run). A file that is gone is left to fail
-// its start with its own error (or trust's "disappeared"). nullopt: it may run.
-std::optional<std::string> why_not_start(const std::filesystem::path& file, const TrustedFiles* trusted);
 
 }  // namespace hookbus::detail
