@@ -10,6 +10,7 @@
 #include <hookbus/names.hpp>
 #include <hookbus/trace.hpp>
 #include <hookbus/tracer.hpp>
+#include <hookbus/version.hpp>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest-spi.h>
@@ -379,6 +380,7 @@ TEST_F(Traced, OtlpLinesAreExportTraceServiceRequestsInTheProtobufJsonMapping) {
     const auto& scope_spans = resource_spans[0].at("scopeSpans").as_array();
     ASSERT_THAT(scope_spans, SizeIs(1));
     EXPECT_EQ(scope_spans[0].at("scope").at("name"), "hookbus");
+    EXPECT_EQ(scope_spans[0].at("scope").at("version"), json::value(hookbus::version().string));
     const auto& spans = scope_spans[0].at("spans").as_array();
     ASSERT_FALSE(spans.empty());
     const json::value& emit = spans[0];

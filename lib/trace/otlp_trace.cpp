@@ -13,6 +13,7 @@
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>
 #include <hookbus/reflect.hpp>
+#include <hookbus/version.hpp>
 
 #include <fmt/format.h>
 
@@ -126,12 +127,12 @@ void OtlpTraceWriter::write(const EmissionRecord& record) {
                                  {"status", std::move(status)}});
   }
 
+  const json::object scope{{"name", "hookbus"}, {"version", std::string(version().string)}};
   const json::object request{
       {"resourceSpans",
        json::array{json::object{
            {"resource", json::object{{"attributes", resource_attributes_}}},
-           {"scopeSpans", json::array{json::object{{"scope", json::object{{"name", "hookbus"}, {"version", HOOKBUS_VERSION}}},
-                                                   {"spans", std::move(spans)}}}}}}}};
+           {"scopeSpans", json::array{json::object{{"scope", scope}, {"spans", std::move(spans)}}}}}}}};
   file_.write(write_json(request) + '\n');
 }
 
