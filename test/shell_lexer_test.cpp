@@ -75,5 +75,26 @@ TEST(ShellLexer, ShReadsDollarQuotesAsUnknownForDashAndBashDiffer) {
   EXPECT_EQ(found[0].word.parts.at(0).kind, Part::Kind::unknown);
 }
 
+// A word of 300 000 `$$` would be 150 000 parts: the parts count against the
+// limit with the tokens, and the word the limit cuts short is left out.
+TEST(ShellLexer, PartsOfWordsCountAgainstTheLimitAndAWordCutShortIsLeftOut) {
+  for (const std::string quote : {"", "\""}) {
+    const std::string text = "echo " + quote + std::string(300'000, '$') + quote + " next";
+    bool truncated = false;
+    const auto found = tokens(text, truncated);
+    EXPECT_TRUE(truncated) << quote;
+    ASSERT_EQ(found.size(), 1u) << quote;
+    EXPECT_TRUE(found[0].word.is("echo"));
+  }
+}
+
+TEST(ShellLexer, TextUpToTheLimitIsReadWhole) {
+  std::string text;
+  for (std::size_t i = 0; i < kMaxTokens / 2 - 1; ++i) text += "$a ";
+  const auto found = read(text);
+  ASSERT_EQ(found.size(), kMaxTokens / 2 - 1);
+  EXPECT_EQ(found.back().word.parts.at(0).kind, Part::Kind::variable);
+}
+
 }  // namespace
 }  // namespace hookbus::detail::shell

@@ -35,7 +35,7 @@ class Lexer {
     while (true) {
       skip_blanks();
       if (at_ >= text_.size()) break;
-      if (tokens.size() == kMaxTokens) {
+      if (pieces_ >= kMaxTokens) {
         truncated = true;
         break;
       }
@@ -48,12 +48,14 @@ class Lexer {
       if (c == '\n') {
         ++at_;
         tokens.push_back({Token::Kind::newline, {}, {}, -1, offset});
+        ++pieces_;
         skip_here_documents();
         continue;
       }
       if (const std::string_view op = operator_here(); !op.empty()) {
         at_ += op.size();
         tokens.push_back({Token::Kind::op, std::string(op), {}, std::exchange(fd, -1), offset});
+        ++pieces_;
         if (op == "<<" || op == "<<-") {
           here_documents_.push_back({"", op == "<<-"});
           delimiter_next = true;
@@ -61,6 +63,10 @@ class Lexer {
         continue;
       }
       Word word = read_word();
+      if (full_) {  // a word cut short is not the word: it is left out, and the text said to go on
+        truncated = true;
+        break;
+      }
       const bool digits = !word.source.empty() && word.source.size() < 4 &&
                           std::all_of(word.source.begin(), word.source.end(), ::isdigit);
       if (digits && at_ < text_.size() && (text_[at_] == '<' || text_[at_] == '>')) {
@@ -73,6 +79,7 @@ class Lexer {
         delimiter_next = false;
       }
       tokens.push_back({Token::Kind::word, {}, std::move(word), -1, offset});
+      ++pieces_;
     }
     return tokens;
   }
@@ -120,14 +127,26 @@ class Lexer {
            c == '(' || c == ')';
   }
 
-  static void add_text(Word& word, std::string_view text, bool quoted) {
+  // Every part of every word counts against kMaxTokens with the tokens: a
+  // word of 500 000 `$$` would otherwise make as many parts, seconds of work
+  // for a settings file read at every start. Past the budget nothing is added
+  // and the lexer stops at the end of the word.
+  void add_part(Word& word, Part part) {
+    if (pieces_ >= kMaxTokens) {
+      full_ = true;
+      return;
+    }
+    ++pieces_;
+    word.parts.push_back(std::move(part));
+  }
+  void add_text(Word& word, std::string_view text, bool quoted) {
     if (!word.parts.empty() && word.parts.back().kind == Part::Kind::text && word.parts.back().quoted == quoted)
       word.parts.back().text += text;
     else
-      word.parts.push_back({Part::Kind::text, std::string(text), quoted, false, {}, {}});
+      add_part(word, {Part::Kind::text, std::string(text), quoted, false, {}, {}});
   }
-  static void add_unknown(Word& word, std::string_view source, std::string why) {
-    word.parts.push_back({Part::Kind::unknown, {}, false, false, std::string(source), std::move(why)});
+  void add_unknown(Word& word, std::string_view source, std::string why) {
+    add_part(word, {Part::Kind::unknown, {}, false, false, std::string(source), std::move(why)});
   }
 
   // Where the bracket opened just before `from` closes, quotes and escapes
@@ -150,7 +169,7 @@ class Lexer {
   Word read_word() {
     Word word;
     const std::size_t start = at_;
-    while (at_ < text_.size()) {
+    while (at_ < text_.size() && !full_) {
       const char c = text_[at_];
       if ((c == '<' || c == '>') && text_.substr(at_ + 1, 1) == "(") {
         const std::size_t end = closing(at_ + 2, '(', ')');
@@ -196,7 +215,7 @@ class Lexer {
 
   bool double_quoted(Word& word) {
     add_text(word, "", true);  // "" is an empty word, not none
-    for (++at_; at_ < text_.size() && text_[at_] != '"';) {
+    for (++at_; at_ < text_.size() && text_[at_] != '"' && !full_;) {
       const char c = text_[at_];
       if (c == '\\' && at_ + 1 < text_.size() && escapable_in_quotes(text_[at_ + 1])) {
         if (text_[at_ + 1] != '\n') add_text(word, text_.substr(at_ + 1, 1), true);
@@ -210,6 +229,7 @@ class Lexer {
         ++at_;
       }
     }
+    if (full_) return true;  // the word is left out
     if (at_ >= text_.size()) return false;
     ++at_;
     return true;
@@ -225,8 +245,8 @@ class Lexer {
       command += text_[i];
     }
     if (i >= text_.size()) return false;
-    word.parts.push_back({Part::Kind::substitution, std::move(command), quoted, false,
-                          std::string(text_.substr(at_, i + 1 - at_)), {}});
+    add_part(word, {Part::Kind::substitution, std::move(command), quoted, false,
+                    std::string(text_.substr(at_, i + 1 - at_)), {}});
     at_ = i + 1;
     return true;
   }
@@ -236,8 +256,8 @@ class Lexer {
     const std::size_t start = at_++;
     const char c = at_ < text_.size() ? text_[at_] : '\0';
     const auto variable = [&](std::string name, bool with_default) {
-      word.parts.push_back({Part::Kind::variable, std::move(name), quoted, with_default,
-                            std::string(text_.substr(start, at_ - start)), {}});
+      add_part(word, {Part::Kind::variable, std::move(name), quoted, with_default,
+                      std::string(text_.substr(start, at_ - start)), {}});
     };
     if (c == '{') {
       const std::size_t end = closing(at_ + 1, '{', '}');
@@ -270,8 +290,8 @@ class Lexer {
       if (arithmetic)
         return add_unknown(word, text_.substr(start, at_ - start),
                            "an arithmetic expansion: its value is known only when the command runs");
-      word.parts.push_back({Part::Kind::substitution, std::string(text_.substr(start + 2, end - start - 2)), quoted,
-                            false, std::string(text_.substr(start, at_ - start)), {}});
+      add_part(word, {Part::Kind::substitution, std::string(text_.substr(start + 2, end - start - 2)), quoted, false,
+                      std::string(text_.substr(start, at_ - start)), {}});
       return;
     }
     if (c == '\'' || c == '"') {  // bash's $'...' and $"..."; dash reads a plain $ there
@@ -359,6 +379,8 @@ class Lexer {
   std::string_view text_;
   Dialect dialect_;
   std::size_t at_ = 0;
+  std::size_t pieces_ = 0;  // tokens and parts of words so far
+  bool full_ = false;       // a part past kMaxTokens was left out
   std::vector<HereDocument> here_documents_;
 };
 

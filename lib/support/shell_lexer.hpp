@@ -58,11 +58,12 @@ bool is_name(std::string_view text);
 // which is how bash's `export -p` writes a value holding control characters.
 enum class Dialect { sh, bash };
 
-// At most this many tokens are read from one text.
+// At most this many tokens and parts of words, all told, are read from one
+// text.
 inline constexpr std::size_t kMaxTokens = 100'000;
 
-// Every token of `text`, up to kMaxTokens; `truncated` tells when there were
-// more. What cannot be read (an unterminated quote) becomes an unknown part,
+// Every token of `text`, up to kMaxTokens tokens and parts; `truncated` tells
+// when there were more (a word cut short by the limit is left out). What cannot be read (an unterminated quote) becomes an unknown part,
 // for the reader to report where it is used.
 std::vector<Token> tokens(std::string_view text, bool& truncated, Dialect dialect = Dialect::sh);
 

@@ -1573,7 +1573,9 @@ States resolve_text(std::string_view text, const States& start, Resolution& out,
   }
   bool truncated = false;
   std::vector<Token> tokens = shell::tokens(text, truncated);
-  if (truncated) out.report(text, fmt::format("more than {} words and operators: the rest is not resolved", kMaxTokens));
+  if (truncated)
+    out.report(text, fmt::format("more than {} words, operators and parts of words: the rest is not resolved",
+                                 kMaxTokens));
   return Parser(std::move(tokens), out, depth).program(start);
 }
 

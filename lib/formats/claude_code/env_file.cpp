@@ -51,7 +51,7 @@ class EnvFileReader {
     }
     run(statement);
     if (truncated && !tokens.empty())
-      warn(tokens.back().offset, fmt::format("more than {} words: the rest of the file is not read",
+      warn(tokens.back().offset, fmt::format("more than {} words and parts of words: the rest of the file is not read",
                                              shell::kMaxTokens));
     EnvFile file;
     for (const auto& name : order_) {
