@@ -38,6 +38,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace hookbus::detail {
@@ -88,6 +89,18 @@ struct HookFormat {
   // throws ExternalHookError for a failure, naming the command.
   HookOutcome (*outcome)(const ClaudeCodeCommand& command, const HookEvent& event, const ProcessResult& run,
                          const ClaudeCodeToolNames& tool_names);
+  // A second file of a scope whose hooks are read too (Codex's config.toml
+  // beside its hooks.json; empty: none in that scope), or null.
+  std::filesystem::path (*second_settings_file)(const Locations& locations, Layer scope) = nullptr;
+  // Its names of Claude Code's built-in tools where they differ (Qwen Code's
+  // run_shell_command for Bash): what its hooks see and match by default.
+  std::span<const std::pair<std::string_view, std::string_view>> claude_tool_names{};
+  // Whether identical commands that match one event run once (Claude Code,
+  // Qwen Code) or each of them (Codex).
+  bool runs_identical_commands_once = true;
+  // Handler keys it declares that do nothing here, with why: each is noted
+  // where it is written (Codex's commandWindows, Windows' command).
+  std::span<const std::pair<std::string_view, std::string_view>> inert_handler_keys{};
 };
 
 // The formats hookbus reads: Claude Code's.
