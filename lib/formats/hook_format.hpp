@@ -33,6 +33,7 @@
 #include <array>
 #include <cstddef>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -103,8 +104,14 @@ struct HookFormat {
   std::span<const std::pair<std::string_view, std::string_view>> inert_handler_keys{};
 };
 
-// The formats hookbus reads: Claude Code's.
+// The formats hookbus reads: Claude Code's and those declared as it
+// declares hooks (codex/, qwen_code/).
 const HookFormat& claude_code_format();
+// Every one of them, Claude Code's last.
+std::span<const HookFormat* const> hook_formats();
+// The tool names a format's commands see, given the engine's names and
+// config's (`engine_to_agent`): its own names of Claude Code's built-in tools.
+ClaudeCodeToolNames format_tool_names(const HookFormat& format, std::map<std::string, std::string> engine_to_agent);
 // The format of a protocol, or null: hookbus's own protocol, and kodelet's,
 // are no HookFormat.
 const HookFormat* find_hook_format(HookProtocol protocol);

@@ -128,7 +128,7 @@ bool is_gating_event(const HookEvent& event) {
 
 std::string event_list(const DiscoveredHook& hook) {
   std::vector<std::string> names;
-  if (hook.protocol == HookProtocol::claude_code) {
+  if (declared_like_claude_code(hook.protocol)) {
     for (const auto& name : hook.declared_events) names.push_back(printable(name));
   } else {
     for (const auto& event : hook.events)
@@ -270,13 +270,13 @@ void print_list_text(const SetupReport& report, std::string_view kind = "project
   fmt::print("\nhooks, in run order:\n");
   if (report.hooks.installed.empty()) fmt::print("  (none)\n");
   for (const auto& installed : report.hooks.installed) {
-    if (installed.protocol == HookProtocol::claude_code) {
-      fmt::print("  {}: {}{}\n    {}  ({}, claude_code protocol)\n", printable(installed.name),
+    if (declared_like_claude_code(installed.protocol)) {
+      fmt::print("  {}: {}{}\n    {}  ({}, {} protocol)\n", printable(installed.name),
                  printable(fmt::format("{}", fmt::join(installed.events, ", "))),
                  installed.matcher.empty() ? "" : fmt::format(" (matcher {})", printable(installed.matcher)),
                  installed.command.empty() ? shown_path(installed.path)
                                            : printable(installed.source + ": " + installed.command),
-                 layer_and_trust(report, installed.layer));
+                 layer_and_trust(report, installed.layer), hook_protocol_name(installed.protocol));
       print_unresolved(report, installed.layer, installed.source);
       continue;
     }
@@ -298,7 +298,7 @@ void print_list_text(const SetupReport& report, std::string_view kind = "project
                  printable(fmt::format("{}", fmt::join(hook.events, ", "))),
                  hook.command.empty() ? shown_path(hook.path) : printable(hook.source + ": " + hook.command),
                  layer_and_trust(report, hook.layer), hook_protocol_name(hook.protocol), printable(hook.reason));
-      if (hook.protocol == HookProtocol::claude_code) print_unresolved(report, hook.layer, hook.source);
+      if (declared_like_claude_code(hook.protocol)) print_unresolved(report, hook.layer, hook.source);
     }
   }
   if (!report.discovery.skipped.empty()) {
@@ -349,7 +349,7 @@ json::object list_json(const SetupReport& report) {
   }
   json::array hooks;
   for (const auto& installed : report.hooks.installed) {
-    const bool claude_code = installed.protocol == HookProtocol::claude_code;
+    const bool claude_code = declared_like_claude_code(installed.protocol);
     const ResolvedHookSettings& settings = installed.settings;
     hooks.push_back(json::object{
         {"name", installed.name},
@@ -385,7 +385,7 @@ json::object list_json(const SetupReport& report) {
                                          {"command", hook.command},
                                          {"source", hook.source},
                                          {"reason", hook.reason}});
-    if (hook.protocol == HookProtocol::claude_code)
+    if (declared_like_claude_code(hook.protocol))
       not_installed.back().as_object()["unresolved"] = unresolved_json(report, hook.layer, hook.source);
   }
   json::array skipped;
