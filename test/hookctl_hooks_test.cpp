@@ -1376,6 +1376,20 @@ TEST_F(Hookctl, ConfigShowsAHooksModeInstancesStartAndAsync) {
                     HasSubstr("hooks.guard.async" + of + "true  <- " + project_config.string() + ": hooks.guard.async")));
 }
 
+TEST_F(Hookctl, ConfigShowsWhichAgentsHookFilesItReadsWithTheirToolNames) {
+  const fs::path user_config = user_config_.path() / "hookbus" / "config.json";
+  write_file(user_config, R"({"agent_hooks": {"codex": {"settings": ["user", "project"]},
+    "qwen_code": {"settings": ["project"], "tool_names": {"shell": "run_shell_command"}}}})");
+  const ProcessResult r = hookctl({"config"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text,
+              AllOf(HasSubstr("agent_hooks.codex.settings: project  <- " + user_config.string() +
+                              ": agent_hooks.codex.settings[1]"),
+                    HasSubstr("agent_hooks.qwen_code.tool_names.shell (Qwen Code commands of the user, project, "
+                              "local layers): run_shell_command  <- " + user_config.string() +
+                              ": agent_hooks.qwen_code.tool_names.shell")));
+}
+
 TEST_F(Hookctl, ConfigShowsBuiltinSettingsTheTrustPolicyTheClaudeCodeImportAndHooksNotInstalled) {
   add_hook("lint", "tool_call", "");
   const fs::path user_config = user_config_.path() / "hookbus" / "config.json";

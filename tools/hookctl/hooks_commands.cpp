@@ -42,6 +42,22 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 using namespace hookbus;
 
+// The agents whose hook files config may read, and how `hookctl config` names their settings.
+constexpr HookProtocol kAgentsWithHookFiles[] = {HookProtocol::claude_code, HookProtocol::codex, HookProtocol::qwen_code};
+
+std::string agent_hooks_key(HookProtocol agent) {
+  const std::string name(hook_protocol_name(agent));
+  return agent == HookProtocol::claude_code ? name : "agent_hooks." + name;
+}
+
+std::string_view agent_name(HookProtocol agent) {
+  switch (agent) {
+    case HookProtocol::codex: return "Codex";
+    case HookProtocol::qwen_code: return "Qwen Code";
+    default: return "Claude Code";
+  }
+}
+
 std::optional<fs::path> workspace_of(const Invocation& invocation) {
   const auto given = invocation.path("--workspace");
   if (!given) return std::nullopt;
@@ -623,37 +639,42 @@ std::vector<MergedSetting> merged_settings(const SetupReport& report, ProjectTru
     for (std::size_t i = 0; i < layer.hook_directories.size(); ++i)
       out.push_back({"hook_directories", of, json::string(layer.hook_directories[i].string()),
                      file.key("hook_directories").element(i)});
-    if (!layer.claude_code) continue;
-    const ClaudeCodeImport& import = *layer.claude_code;
-    for (std::size_t i = 0; i < import.settings.size(); ++i)
-      out.push_back({"claude_code.settings", "", json::string(layer_name(import.settings[i])),
-                     import.location.key("settings").element(i)});
-    for (std::size_t i = 0; i < import.plugins.size(); ++i)
-      out.push_back({"claude_code.plugins", of, json::string(import.plugins[i].string()),
-                     import.location.key("plugins").element(i)});
+    for (const HookProtocol agent : kAgentsWithHookFiles) {
+      const ClaudeCodeImport* import = agent_hooks_import(layer, agent);
+      if (import == nullptr) continue;
+      const std::string key = agent_hooks_key(agent);
+      for (std::size_t i = 0; i < import->settings.size(); ++i)
+        out.push_back({key + ".settings", "", json::string(layer_name(import->settings[i])),
+                       import->location.key("settings").element(i)});
+      for (std::size_t i = 0; i < import->plugins.size(); ++i)
+        out.push_back({key + ".plugins", of, json::string(import->plugins[i].string()),
+                       import->location.key("plugins").element(i)});
+    }
   }
-  // Tool names: each layer's Claude Code commands see those of the layers at
+  // Tool names: each layer's commands of an agent see those of the layers at
   // least as trusted as theirs; one line per name and entry, with the layers that see it.
   struct SeenName {
     Sourced<std::string> name;
     std::vector<std::string_view> layers;
   };
-  std::map<std::string, std::vector<SeenName>> tool_names;
-  for (const Layer layer : all_layers)
-    for (auto& [ours, theirs] : config.claude_code_tool_names(layer)) {
-      std::vector<SeenName>& entries = tool_names[ours];
-      const auto same = std::find_if(entries.begin(), entries.end(), [&](const SeenName& entry) {
-        return entry.name.origin.file == theirs.origin.file && entry.name.origin.path == theirs.origin.path;
-      });
-      if (same == entries.end()) entries.push_back({std::move(theirs), {layer_name(layer)}});
-      else same->layers.push_back(layer_name(layer));
-    }
-  for (const auto& [ours, entries] : tool_names)
-    for (const SeenName& entry : entries)
-      out.push_back({"claude_code.tool_names." + ours,
-                     fmt::format("Claude Code commands of the {} layer{}", fmt::join(entry.layers, ", "),
-                                 entry.layers.size() == 1 ? "" : "s"),
-                     json::string(entry.name.value), entry.name.origin});
+  for (const HookProtocol agent : kAgentsWithHookFiles) {
+    std::map<std::string, std::vector<SeenName>> tool_names;
+    for (const Layer layer : all_layers)
+      for (auto& [ours, theirs] : config.agent_tool_names(agent, layer)) {
+        std::vector<SeenName>& entries = tool_names[ours];
+        const auto same = std::find_if(entries.begin(), entries.end(), [&](const SeenName& entry) {
+          return entry.name.origin.file == theirs.origin.file && entry.name.origin.path == theirs.origin.path;
+        });
+        if (same == entries.end()) entries.push_back({std::move(theirs), {layer_name(layer)}});
+        else same->layers.push_back(layer_name(layer));
+      }
+    for (const auto& [ours, entries] : tool_names)
+      for (const SeenName& entry : entries)
+        out.push_back({agent_hooks_key(agent) + ".tool_names." + ours,
+                       fmt::format("{} commands of the {} layer{}", agent_name(agent), fmt::join(entry.layers, ", "),
+                                   entry.layers.size() == 1 ? "" : "s"),
+                       json::string(entry.name.value), entry.name.origin});
+  }
   add_hook_settings(report, out);
   return out;
 }
