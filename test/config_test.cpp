@@ -171,7 +171,7 @@ TEST_F(ConfigTest, DocumentMustBeAnObject) { EXPECT_EQ(load_error("[]"), "expect
 TEST_F(ConfigTest, UnknownTopLevelKeyIsAnErrorListingTheKnownOnes) {
   EXPECT_EQ(load_error(R"({"timeout": 5})"),
             "timeout: unknown key; expected one of: builtins, hook_directories, timeout_ms, hooks, claude_code, "
-            "disable_all_hooks, allow_managed_hooks_only, project_trust, detached_processes, trace");
+            "agent_hooks, disable_all_hooks, allow_managed_hooks_only, project_trust, detached_processes, trace");
 }
 
 TEST_F(ConfigTest, WrongTypeIsAnErrorNamingThePathAndBothTypes) {
@@ -201,7 +201,7 @@ TEST_F(ConfigTest, FailurePolicyMustBeFailOpenOrFailClosed) {
 // its error names the values accepted, in the enum's order, and what was given.
 TEST_F(ConfigTest, AnEnumSettingNamesTheValuesItAcceptsAndWhatItGot) {
   EXPECT_EQ(load_error(R"({"hooks": {"g": {"protocol": "kodlet"}}})"),
-            R"(hooks.g.protocol: expected "hookbus", "claude_code" or "kodelet", got "kodlet")");
+            R"(hooks.g.protocol: expected "hookbus", "claude_code", "kodelet", "codex" or "qwen_code", got "kodlet")");
   const fs::path user = write("user/config.json", R"({"project_trust": "always"})");
   EXPECT_THAT([&] { (void)load_config(user, Layer::user); },
               ThrowsMessage<ConfigError>(user.string() + R"(: project_trust: expected "trust_all", "require" or )"
@@ -261,6 +261,52 @@ TEST_F(ConfigTest, ReadsHookDeclarationsAndTheClaudeCodeImport) {
   EXPECT_THAT(config.claude_code->settings, ElementsAre(Layer::user, Layer::project));
   EXPECT_THAT(config.claude_code->plugins, ElementsAre(project_ / "plugins/fmt"));
   EXPECT_THAT(config.claude_code->tool_names, ElementsAre(Pair("read_file", "Read")));
+}
+
+TEST_F(ConfigTest, AgentHooksNamesWhichAgentsHookFilesToReadWithEachOnesToolNames) {
+  const Config config = load_config(write_config(R"({"agent_hooks": {
+    "codex": {"settings": ["user", "project"], "plugins": ["plugins/guard"]},
+    "qwen_code": {"settings": ["project"], "tool_names": {"sh": "run_shell_command"}}}})"));
+  ASSERT_EQ(config.agent_hooks.size(), 2U);
+  EXPECT_THAT(config.agent_hooks.at(HookProtocol::codex).settings, ElementsAre(Layer::user, Layer::project));
+  EXPECT_THAT(config.agent_hooks.at(HookProtocol::codex).plugins, ElementsAre(project_ / "plugins/guard"));
+  EXPECT_THAT(config.agent_hooks.at(HookProtocol::qwen_code).tool_names, ElementsAre(Pair("sh", "run_shell_command")));
+  EXPECT_EQ(agent_hooks_import(config, HookProtocol::qwen_code), &config.agent_hooks.at(HookProtocol::qwen_code));
+  EXPECT_FALSE(config.claude_code);
+}
+
+TEST_F(ConfigTest, ClaudeCodeUnderAgentHooksIsTheClaudeCodeSection) {
+  const Config config =
+      load_config(write_config(R"({"agent_hooks": {"claude_code": {"settings": ["project"]}}})"));
+  ASSERT_TRUE(config.claude_code);
+  EXPECT_THAT(config.claude_code->settings, ElementsAre(Layer::project));
+  EXPECT_EQ(config.claude_code->location.path, "agent_hooks.claude_code");
+}
+
+TEST_F(ConfigTest, ClaudeCodeImportedInBothPlacesAddsUp) {
+  const Config config = load_config(write_config(R"({"claude_code": {"settings": ["user"], "tool_names": {"sh": "Bash"}},
+    "agent_hooks": {"claude_code": {"settings": ["project", "user"], "tool_names": {"sh": "Bash", "cat": "Read"}}}})"));
+  ASSERT_TRUE(config.claude_code);
+  EXPECT_THAT(config.claude_code->settings, ElementsAre(Layer::user, Layer::project));
+  EXPECT_THAT(config.claude_code->tool_names, ElementsAre(Pair("cat", "Read"), Pair("sh", "Bash")));
+}
+
+TEST_F(ConfigTest, AToolNameTheTwoClaudeCodeSectionsMapOtherwiseIsAnError) {
+  EXPECT_EQ(load_error(R"({"claude_code": {"tool_names": {"sh": "Bash"}},
+    "agent_hooks": {"claude_code": {"tool_names": {"sh": "Shell"}}}})"),
+            "agent_hooks.claude_code.tool_names.sh: \"claude_code\" maps 'sh' to 'Bash'; one name for a tool: keep one "
+            "of the two");
+}
+
+TEST_F(ConfigTest, AnAgentHookbusReadsNoHookFilesOfIsAnErrorListingThoseItReads) {
+  EXPECT_EQ(load_error(R"({"agent_hooks": {"cursor": {}}})"),
+            "agent_hooks.cursor: unknown key; expected one of: claude_code, codex, qwen_code");
+}
+
+TEST_F(ConfigTest, ACodexHookFileDeclaresCodexsEventNames) {
+  EXPECT_THAT(load_error(R"({"hooks": {"v.sh": {"protocol": "codex", "events": ["PostToolUseFailure"]}}})"),
+              StartsWith(R"(hooks["v.sh"].events[0]: "PostToolUseFailure" is not a Codex event that hookbus runs )"
+                         R"(hooks on; a codex hook declares Codex's event names: SessionStart, )"));
 }
 
 TEST_F(ConfigTest, AClaudeCodeHookMustDeclareItsEvents) {

@@ -55,8 +55,9 @@ class HookctlFixture : public NothingLeftBehind {
                         .input = std::move(input),
                         .timeout = std::chrono::seconds(20)});
   }
-  // Hermetic: HOME (so ~/.claude) and every XDG directory are scratch ones, and
-  // CLAUDE_CONFIG_DIR is empty (unset for hookbus), whatever the test runner's are.
+  // Hermetic: HOME (so ~/.claude, ~/.codex, ~/.qwen) and every XDG directory are
+  // scratch ones, and CLAUDE_CONFIG_DIR and CODEX_HOME are empty (unset for
+  // hookbus), whatever the test runner's are.
   std::vector<std::pair<std::string, std::string>> environment() const {
     return {{"HOME", home_.path().string()},
             {"XDG_CONFIG_HOME", user_config_.path().string()},
@@ -64,6 +65,7 @@ class HookctlFixture : public NothingLeftBehind {
             {"XDG_CACHE_HOME", (home_.path() / "cache").string()},
             {"XDG_DATA_HOME", (home_.path() / "data").string()},
             {"CLAUDE_CONFIG_DIR", ""},
+            {"CODEX_HOME", ""},
             {"HOOKBUS_MANAGED_DIR", (home_.path() / "managed").string()},
             {"PATH", "/usr/bin:/bin"}};
   }

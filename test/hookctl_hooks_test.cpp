@@ -83,6 +83,34 @@ TEST_F(Hookctl, ListShowsEveryHooksLayerTrustStateProtocolAndWhyItWouldNotRun) {
   EXPECT_EQ(listing.at("skipped").at(0).at("protocol"), "claude_code");
 }
 
+// A hook of another agent's file is listed with its format (its protocol),
+// its file and the path of its entry in it (a TOML path for config.toml).
+TEST_F(Hookctl, ListShowsACodexHooksFormatSourceFileAndPath) {
+  write_script(project_.path() / ".codex" / "hooks" / "guard.sh", "exit 0\n");
+  write_file(project_.path() / ".codex" / "config.toml",
+             "[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\n"
+             "command = \"sh .codex/hooks/guard.sh\"\n");
+  write_file(user_config_.path() / "hookbus" / "config.json", R"({"agent_hooks": {"codex": {"settings": ["project"]}}})");
+  trust();
+  const ProcessResult r = hookctl({"list"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr("guard.sh: PreToolUse (matcher Bash)\n    " +
+                                       (project_.path() / ".codex" / "config.toml").string() +
+                                       ": hooks.PreToolUse[0].hooks[0]: sh .codex/hooks/guard.sh  (project layer, "
+                                       "trusted, codex protocol)"));
+}
+
+// `hookctl trust` records the files a project's Codex hooks run, as it does Claude Code's.
+TEST_F(Hookctl, TrustRecordsTheFilesAProjectsCodexHooksRun) {
+  write_script(project_.path() / ".codex" / "hooks" / "guard.sh", "exit 0\n");
+  write_file(project_.path() / ".codex" / "hooks.json", R"({"hooks": {"PreToolUse": [{"hooks": [)"
+                                                        R"({"type": "command", "command": "sh .codex/hooks/guard.sh"}]}]}})");
+  write_file(user_config_.path() / "hookbus" / "config.json", R"({"agent_hooks": {"codex": {"settings": ["project"]}}})");
+  const ProcessResult r = hookctl({"trust"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, AllOf(HasSubstr(".codex/hooks.json"), HasSubstr(".codex/hooks/guard.sh")));
+}
+
 // Regression (issue 9 audit): Claude Code commands of an untrusted project,
 // imported by the user's config, were not listed at all.
 TEST_F(Hookctl, ListShowsAnUntrustedProjectsClaudeCodeCommandsAsNotRun) {
@@ -1346,6 +1374,20 @@ TEST_F(Hookctl, ConfigShowsAHooksModeInstancesStartAndAsync) {
                               ": hooks.guard.instances"),
                     HasSubstr("hooks.guard.start" + of + "lazy  <- default"),
                     HasSubstr("hooks.guard.async" + of + "true  <- " + project_config.string() + ": hooks.guard.async")));
+}
+
+TEST_F(Hookctl, ConfigShowsWhichAgentsHookFilesItReadsWithTheirToolNames) {
+  const fs::path user_config = user_config_.path() / "hookbus" / "config.json";
+  write_file(user_config, R"({"agent_hooks": {"codex": {"settings": ["user", "project"]},
+    "qwen_code": {"settings": ["project"], "tool_names": {"shell": "run_shell_command"}}}})");
+  const ProcessResult r = hookctl({"config"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text,
+              AllOf(HasSubstr("agent_hooks.codex.settings: project  <- " + user_config.string() +
+                              ": agent_hooks.codex.settings[1]"),
+                    HasSubstr("agent_hooks.qwen_code.tool_names.shell (Qwen Code commands of the user, project, "
+                              "local layers): run_shell_command  <- " + user_config.string() +
+                              ": agent_hooks.qwen_code.tool_names.shell")));
 }
 
 TEST_F(Hookctl, ConfigShowsBuiltinSettingsTheTrustPolicyTheClaudeCodeImportAndHooksNotInstalled) {

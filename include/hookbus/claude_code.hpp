@@ -66,6 +66,9 @@ struct ClaudeCodeCommand {
   std::string source{};     // where it is declared: "/home/u/.claude/settings.json: hooks.PreToolUse[0].hooks[1]"
   Layer layer = Layer::user;
   std::filesystem::path plugin_root{};  // CLAUDE_PLUGIN_ROOT for a plugin's hooks; empty otherwise
+  // The agent whose hook this is: its event names, payload and answer
+  // (docs/agent-formats.md); Claude Code's, or another that declares hooks as it does.
+  HookProtocol protocol = HookProtocol::claude_code;
   // For a project's command: its trusted files; the program, or the project
   // files the command names, are checked against them before every run.
   std::shared_ptr<const TrustedFiles> trusted{};
@@ -131,12 +134,18 @@ class ClaudeCodeToolNames {
  public:
   ClaudeCodeToolNames() = default;
   explicit ClaudeCodeToolNames(std::map<std::string, std::string> engine_to_claude);
+  // For an agent that names Claude Code's built-in tools otherwise (Qwen
+  // Code's run_shell_command for Bash): to_claude gives its name of a
+  // built-in tool, `claude_to_agent` maps them.
+  ClaudeCodeToolNames(std::map<std::string, std::string> engine_to_agent,
+                      std::map<std::string, std::string> claude_to_agent);
   [[nodiscard]] std::string to_claude(std::string_view engine_name) const;
   [[nodiscard]] std::string to_engine(std::string_view claude_name) const;
 
  private:
   std::map<std::string, std::string, std::less<>> to_claude_{};
   std::map<std::string, std::string, std::less<>> to_engine_{};
+  std::map<std::string, std::string, std::less<>> claude_to_agent_{};
 };
 
 // Claude Code's built-in tool names (Bash, Read, Write, Edit, ...).

@@ -150,11 +150,18 @@ enum class HookProtocol {
   hookbus,      // `HOOK hook` / `HOOK run`, JSON on stdin and stdout
   claude_code,  // Claude Code's command hooks: its payload, exit codes and JSON answer
   kodelet,      // a hook written for kodelet: its protocol is hookbus's, run alike, named as declared
+  codex,        // OpenAI Codex's command hooks: Claude Code's shape, answered as Codex reads answers
+  qwen_code,    // Qwen Code's command hooks: Claude Code's, with timeouts in milliseconds and Qwen's tool names
 };
-BOOST_DESCRIBE_ENUM(HookProtocol, hookbus, claude_code, kodelet)
+BOOST_DESCRIBE_ENUM(HookProtocol, hookbus, claude_code, kodelet, codex, qwen_code)
 
-// "hookbus", "claude_code", "kodelet": config's names (its wire names), also in traces and listings.
+// "hookbus", "claude_code", "kodelet", "codex", "qwen_code": config's names
+// (its wire names), also in traces and listings.
 std::string_view hook_protocol_name(HookProtocol protocol) noexcept;
+// Whether hooks of the protocol are declared as Claude Code declares them
+// (events by its agent's names, a matcher, a command run once per event):
+// claude_code, codex, qwen_code (docs/agent-formats.md).
+bool declared_like_claude_code(HookProtocol protocol) noexcept;
 
 // Which projects' layers run (trust.hpp). Ordered from the most permissive:
 // where several sources set it, the strictest wins.
@@ -223,11 +230,13 @@ using HookOverride [[deprecated("use hookbus::HookSettings (HookOverride was ren
 // The most processes one persistent hook may have.
 inline constexpr int max_hook_instances = 16;
 
-// `claude_code`: which Claude Code settings files and plugins to import hooks from.
+// `agent_hooks.AGENT` (and `claude_code`, the same as `agent_hooks.claude_code`):
+// which of an agent's settings files and plugins to import hooks from
+// (docs/agent-formats.md lists each agent's files).
 struct ClaudeCodeImport {
   std::vector<Layer> settings{};                    // user (~/.claude/settings.json), project, local
   std::vector<std::filesystem::path> plugins{};     // plugin directories (each with hooks/hooks.json)
-  std::map<std::string, std::string> tool_names{};  // engine tool name -> Claude Code tool name
+  std::map<std::string, std::string> tool_names{};  // engine tool name -> the agent's tool name
   ConfigLocation location{};
 
   bool operator==(const ClaudeCodeImport&) const = default;
@@ -259,7 +268,8 @@ struct Config {
   std::vector<std::filesystem::path> hook_directories{};  // extra dirs, before the defaults; absolute
   std::optional<Duration> default_timeout{};              // unset: a more trusted layer's, or default_hook_timeout
   std::map<std::string, HookSettings> hooks{};            // per-hook settings by hook name
-  std::optional<ClaudeCodeImport> claude_code{};
+  std::optional<ClaudeCodeImport> claude_code{};          // "claude_code", or "agent_hooks": {"claude_code": ...}
+  std::map<HookProtocol, ClaudeCodeImport> agent_hooks{};  // the other agents' of "agent_hooks": codex, qwen_code
   std::optional<bool> disable_all_hooks{};                // no hook of this layer or a less trusted one runs
   std::optional<bool> allow_managed_hooks_only{};         // managed config only: only managed hooks run
   std::optional<ProjectTrustPolicy> project_trust{};      // managed and user config only
@@ -285,6 +295,11 @@ struct Config {
 
   bool operator==(const Config&) const = default;
 };
+
+// What `config` imports of the hooks of an agent whose hooks are declared as
+// Claude Code's (declared_like_claude_code): its `claude_code` for
+// claude_code, its `agent_hooks` entry for the others; null when none.
+const ClaudeCodeImport* agent_hooks_import(const Config& config, HookProtocol agent) noexcept;
 
 // Reads a config file of a layer (the layer decides which keys it may set:
 // `allow_managed_hooks_only` only in managed config, `project_trust` only in
@@ -380,6 +395,8 @@ class LayeredConfig {
   // winning for a name several map. So a less trusted layer's names never
   // change what a more trusted layer's commands match or read.
   [[nodiscard]] std::map<std::string, Sourced<std::string>> claude_code_tool_names(Layer owner) const;
+  // The same for the commands of another agent's hooks (`agent_hooks`).
+  [[nodiscard]] std::map<std::string, Sourced<std::string>> agent_tool_names(HookProtocol agent, Layer owner) const;
 
  private:
   std::vector<Config> layers_{};

@@ -216,6 +216,9 @@ struct ExternalInstallOptions {
   // (LayeredConfig::claude_code_tool_names), so that no less trusted layer
   // changes what a more trusted layer's commands match or read.
   std::map<Layer, ClaudeCodeToolNames> claude_code_tool_names{};
+  // The same for the other agents whose hooks are declared as Claude Code's
+  // (Codex, Qwen Code: ClaudeCodeCommand::protocol), per agent.
+  std::map<HookProtocol, std::map<Layer, ClaudeCodeToolNames>> agent_tool_names{};
   // The trusted project's files: each hook file and Claude Code command
   // script of the project and local layers is checked against them right
   // before every run, and one that changed since refuses to run (a failure,

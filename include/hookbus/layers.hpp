@@ -76,6 +76,8 @@ struct Locations {
   std::filesystem::path state{};    // $XDG_STATE_HOME/hookbus or ~/.local/state/hookbus: trust.json
   std::filesystem::path cache{};    // $XDG_CACHE_HOME/hookbus or ~/.cache/hookbus: the hook query cache
   std::filesystem::path claude{};   // Claude Code's user directory, $CLAUDE_CONFIG_DIR or ~/.claude: its settings.json is the user's
+  std::filesystem::path codex{};    // OpenAI Codex's, $CODEX_HOME or ~/.codex: its hooks.json and config.toml are the user's
+  std::filesystem::path qwen{};     // Qwen Code's, ~/.qwen: its settings.json is the user's
 
   // From the environment, for `project_dir` (made absolute). XDG variables that
   // are not absolute paths are ignored, as the XDG spec says.

@@ -238,10 +238,12 @@ HookSettings read_hook_settings(const ConfigObject& settings) {
   if (auto instances = settings.find("instances")) hook.instances = static_cast<int>(instances->as_integer(1, max_hook_instances));
   if (auto start = settings.find("start")) hook.start = start->as_enum<HookStart>();
   if (auto async = settings.find("async")) hook.async = async->as_bool();
-  const bool claude = hook.protocol == HookProtocol::claude_code;
+  const bool claude = hook.protocol && declared_like_claude_code(*hook.protocol);
   if (claude && hook.events.empty())
-    throw ConfigError(settings.location(), "a claude_code hook must declare its \"events\" (Claude Code event "
-                                           "names such as \"PreToolUse\"): Claude Code hooks are never queried");
+    throw ConfigError(settings.location(),
+                      fmt::format("a {0} hook must declare its \"events\" (its agent's event names such as "
+                                  "\"PreToolUse\"): {0} hooks are never queried",
+                                  hook_protocol_name(*hook.protocol)));
   if (hook.protocol) detail::check_format_hook_entry(*hook.protocol, settings);  // its names are its format's
   if (!claude && !hook.matcher.empty())
     throw ConfigError(settings.location().key("matcher"),
@@ -284,6 +286,40 @@ ClaudeCodeImport read_claude_code(const ConfigObject& object) {
   return import;
 }
 
+// "agent_hooks": each agent whose hook files to read, by its protocol's
+// name, as "claude_code" says it for Claude Code; "claude_code" is one of
+// them, and written in both places the two add up (a tool name both map
+// must be mapped alike).
+void read_agent_hooks(const ConfigObject& object, Config& config) {
+  object.allow_only({"claude_code", "codex", "qwen_code"});
+  for (const auto& [name, value] : object.members()) {
+    const HookProtocol agent = *reflect::enum_from_wire_name<HookProtocol>(name);  // allow_only took the others
+    ClaudeCodeImport import = read_claude_code(value.as_object());
+    if (agent != HookProtocol::claude_code) {
+      config.agent_hooks.emplace(agent, std::move(import));
+      continue;
+    }
+    if (!config.claude_code) {
+      config.claude_code = std::move(import);
+      continue;
+    }
+    ClaudeCodeImport& merged = *config.claude_code;
+    for (const Layer layer : import.settings)
+      if (std::find(merged.settings.begin(), merged.settings.end(), layer) == merged.settings.end())
+        merged.settings.push_back(layer);
+    for (auto& plugin : import.plugins)
+      if (std::find(merged.plugins.begin(), merged.plugins.end(), plugin) == merged.plugins.end())
+        merged.plugins.push_back(std::move(plugin));
+    for (auto& [ours, theirs] : import.tool_names) {
+      const auto [known, added] = merged.tool_names.emplace(ours, theirs);
+      if (!added && known->second != theirs)
+        throw ConfigError(import.location.key("tool_names").key(ours),
+                          fmt::format("\"claude_code\" maps '{}' to '{}'; one name for a tool: keep one of the two",
+                                      ours, known->second));
+    }
+  }
+}
+
 // The file a built-in writes is checked when the config is read, as the
 // trace's are: a project's config that names one outside the project, or a
 // directory, is an error before anything of it runs. `audit` is the one
@@ -307,7 +343,7 @@ bool layer_may_set(const ConfigValue& value, Config& config, std::initializer_li
 
 Config read_config(const ConfigValue& document, Layer layer) {
   const ConfigObject top = document.as_object();
-  top.allow_only({"builtins", "hook_directories", "timeout_ms", "hooks", "claude_code", "disable_all_hooks",
+  top.allow_only({"builtins", "hook_directories", "timeout_ms", "hooks", "claude_code", "agent_hooks", "disable_all_hooks",
                   "allow_managed_hooks_only", "project_trust", "detached_processes", "trace"});
   Config config;
   config.layer = layer;
@@ -326,6 +362,7 @@ Config read_config(const ConfigValue& document, Layer layer) {
       config.hooks.emplace(name, read_hook_settings(settings.as_object()));
   }
   if (auto claude = top.find("claude_code")) config.claude_code = read_claude_code(claude->as_object());
+  if (auto agents = top.find("agent_hooks")) read_agent_hooks(agents->as_object(), config);
   if (auto disable = top.find("disable_all_hooks")) config.disable_all_hooks = disable->as_bool();
   if (auto managed_only = top.find("allow_managed_hooks_only");
       managed_only && layer_may_set(*managed_only, config, {Layer::managed}, "only an administrator's managed config decides it"))
@@ -347,6 +384,16 @@ Config read_config(const ConfigValue& document, Layer layer) {
 
 std::string_view hook_protocol_name(HookProtocol protocol) noexcept {
   return reflect::enum_wire_name(protocol).value_or("hookbus");
+}
+
+const ClaudeCodeImport* agent_hooks_import(const Config& config, HookProtocol agent) noexcept {
+  if (agent == HookProtocol::claude_code) return config.claude_code ? &*config.claude_code : nullptr;
+  const auto found = config.agent_hooks.find(agent);
+  return found == config.agent_hooks.end() ? nullptr : &found->second;
+}
+
+bool declared_like_claude_code(HookProtocol protocol) noexcept {
+  return protocol != HookProtocol::hookbus && protocol != HookProtocol::kodelet;
 }
 
 std::string_view detached_processes_name(DetachedProcesses detached) noexcept {

@@ -140,11 +140,16 @@ std::optional<ClaudeCodeImport> LayeredConfig::claude_code() const {
 }
 
 std::map<std::string, Sourced<std::string>> LayeredConfig::claude_code_tool_names(Layer owner) const {
+  return agent_tool_names(HookProtocol::claude_code, owner);
+}
+
+std::map<std::string, Sourced<std::string>> LayeredConfig::agent_tool_names(HookProtocol agent, Layer owner) const {
   std::map<std::string, Sourced<std::string>> names;
   for (const Layer writer : kBySpecificity) {
     const Config* config = layer(writer);
-    if (config == nullptr || !config->claude_code || more_trusted(owner, writer)) continue;
-    const ClaudeCodeImport& import = *config->claude_code;
+    const ClaudeCodeImport* found = config == nullptr ? nullptr : agent_hooks_import(*config, agent);
+    if (found == nullptr || more_trusted(owner, writer)) continue;
+    const ClaudeCodeImport& import = *found;
     for (const auto& [ours, theirs] : import.tool_names)  // the first (most specific) writer wins
       names.emplace(ours, Sourced<std::string>{theirs, import.location.key("tool_names").key(ours)});
   }

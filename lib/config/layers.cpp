@@ -57,6 +57,12 @@ Locations Locations::from_environment(const std::filesystem::path& project_dir) 
     where.claude = fs::absolute(claude).lexically_normal();
   else if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/')
     where.claude = fs::path(home) / ".claude";
+  // Codex's home (developers.openai.com/codex/config-advanced), else ~/.codex.
+  if (const char* codex = std::getenv("CODEX_HOME"); codex != nullptr && codex[0] != '\0')
+    where.codex = fs::absolute(codex).lexically_normal();
+  else if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/')
+    where.codex = fs::path(home) / ".codex";
+  if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/') where.qwen = fs::path(home) / ".qwen";
   return where;
 }
 

@@ -199,7 +199,7 @@ class Discovery {
       hook.protocol = declaration->protocol;
       hook.declared_events = declaration->events;
       hook.events_from = EventsFrom::declared;
-      if (hook.protocol != HookProtocol::claude_code) {
+      if (!declared_like_claude_code(hook.protocol)) {
         auto events = events_from_names(declaration->events, "its config declares the event");
         if (auto* why = std::get_if<std::string>(&events)) return refuse(dir, name, file, std::move(*why));
         hook.events = std::get<std::vector<RequestedEvent>>(std::move(events));

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <memory>
 #include <utility>
 
@@ -71,8 +72,7 @@ class Installer {
         config_(config),
         options_(options),
         project_dir_(options.project_dir.empty() ? fs::current_path() : options.project_dir),
-        background_(std::make_shared<detail::BackgroundPool>(options.background)),
-        claude_code_(hooks, detail::claude_code_format(), background_) {}
+        background_(std::make_shared<detail::BackgroundPool>(options.background)) {}
 
   InstalledHooks run() && {
     for (const Layer layer : all_layers) {
@@ -81,7 +81,7 @@ class Installer {
         if (found.layer == layer) install(found, claude);
       for (const auto& command : options_.claude_code)
         if (command.layer == layer) install(command, claude);
-      installed_.add(claude_code_.install(claude, claude_code_options(layer)));
+      install_format_commands(layer, claude);
     }
     for (const Config& layer : config_.layers())
       for (const auto& [name, settings] : layer.hooks) check_entry(layer, name, settings);
@@ -268,23 +268,23 @@ class Installer {
   void install(const ClaudeCodeCommand& command, std::vector<ClaudeCodeCommand>& claude) {
     const auto not_installed = [&](const std::string& reason) {
       what_.not_installed.push_back({command.label, command.layer, command.program, reason + " (" + command.source + ")",
-                                     HookProtocol::claude_code, {command.event}, command.command, command.source});
+                                     command.protocol, {command.event}, command.command, command.source});
     };
     if (auto forbidden = config_.hooks_forbidden(command.layer)) return not_installed(*forbidden);
     for (const auto& file : claude_code_named_files(command, project_dir_)) {
       if (auto why = detail::unsafe_path_reason(file)) {
-        warn(fmt::format("Claude Code hook {} ({}) refused: {}", command.label, command.source, *why));
+        warn(fmt::format("{} hook {} ({}) refused: {}", format_of(command).agent, command.label, command.source, *why));
         return not_installed("refused: " + *why);
       }
     }
     claude.push_back(command);
     claude.back().trusted = trusted_files(command.layer);
     if (command.async)
-      check_async(command.label, command.source, detail::event_targets(detail::claude_code_format(), command.event));
+      check_async(command.label, command.source, detail::event_targets(format_of(command), command.event));
     ResolvedHookSettings settings;
     settings.timeout.value = command.timeout;
     settings.async.value = command.async;
-    what_.installed.push_back({command.label, command.layer, {}, {command.event}, settings, HookProtocol::claude_code,
+    what_.installed.push_back({command.label, command.layer, {}, {command.event}, settings, command.protocol,
                                command.matcher, command.command, command.source});
   }
 
@@ -380,13 +380,34 @@ class Installer {
 
   void warn(std::string message) { detail::warn(what_.warnings, std::move(message)); }
 
-  // What the layer's Claude Code commands run with: their layer's tool names.
-  ClaudeCodeOptions claude_code_options(Layer layer) const {
+  static const detail::HookFormat& format_of(const ClaudeCodeCommand& command) {
+    const detail::HookFormat* format = detail::find_hook_format(command.protocol);
+    return format != nullptr ? *format : detail::claude_code_format();
+  }
+
+  // A layer's commands of each Claude-Code-like format, one install per
+  // format and layer, each format's sharing their runs across layers.
+  void install_format_commands(Layer layer, const std::vector<ClaudeCodeCommand>& commands) {
+    std::map<HookProtocol, std::vector<ClaudeCodeCommand>> by_format;
+    for (const auto& command : commands) by_format[format_of(command).protocol].push_back(command);
+    for (auto& [protocol, its] : by_format) {
+      auto& installer = installers_[protocol];
+      if (!installer)
+        installer = std::make_unique<detail::ClaudeCodeInstaller>(hooks_, *detail::find_hook_format(protocol), background_);
+      installed_.add(installer->install(its, format_options(protocol, layer)));
+    }
+  }
+
+  // What the layer's commands of a format run with: their layer's tool names.
+  ClaudeCodeOptions format_options(HookProtocol protocol, Layer layer) const {
     ClaudeCodeOptions claude = options_.claude_code_options;
     claude.project_dir = project_dir_;
     claude.detached_processes = detached_processes(layer);
-    if (const auto names = options_.claude_code_tool_names.find(layer); names != options_.claude_code_tool_names.end())
-      claude.tool_names = names->second;
+    const auto& by_layer = protocol == HookProtocol::claude_code ? options_.claude_code_tool_names
+                                                                 : options_.agent_tool_names.contains(protocol)
+                                                                       ? options_.agent_tool_names.at(protocol)
+                                                                       : std::map<Layer, ClaudeCodeToolNames>{};
+    if (const auto names = by_layer.find(layer); names != by_layer.end()) claude.tool_names = names->second;
     return claude;
   }
 
@@ -397,8 +418,8 @@ class Installer {
   fs::path project_dir_;
   // The async hooks' pool, hookbus's and Claude Code's; their handlers hold it.
   std::shared_ptr<detail::BackgroundPool> background_;
-  // Every layer's Claude Code hooks, one install per layer, sharing their runs.
-  detail::ClaudeCodeInstaller claude_code_;
+  // Every layer's hooks of each Claude-Code-like format, sharing their runs.
+  std::map<HookProtocol, std::unique_ptr<detail::ClaudeCodeInstaller>> installers_;
   InstallReport what_;
   ConnectionGroup installed_;
 };

@@ -6,6 +6,8 @@
 
 #include "config/format_checks.hpp"
 #include "formats/claude_code/imports.hpp"
+#include "formats/codex/format.hpp"
+#include "formats/qwen_code/format.hpp"
 #include "support/text.hpp"
 
 #include <fmt/format.h>
@@ -24,10 +26,21 @@ const FormatEvent* find_format_event(const HookFormat& format, std::string_view 
 
 }  // namespace
 
+std::span<const HookFormat* const> hook_formats() {
+  static const HookFormat* const formats[] = {&codex_format(), &qwen_code_format(), &claude_code_format()};
+  return formats;
+}
+
 const HookFormat* find_hook_format(HookProtocol protocol) {
-  for (const HookFormat* format : {&claude_code_format()})
+  for (const HookFormat* format : hook_formats())
     if (format->protocol == protocol) return format;
   return nullptr;
+}
+
+ClaudeCodeToolNames format_tool_names(const HookFormat& format, std::map<std::string, std::string> engine_to_agent) {
+  std::map<std::string, std::string> builtins;
+  for (const auto& [claude, agent] : format.claude_tool_names) builtins.emplace(claude, agent);
+  return {std::move(engine_to_agent), std::move(builtins)};
 }
 
 std::vector<std::size_t> event_targets(const HookFormat& format, std::string_view event) {
@@ -88,8 +101,11 @@ void check_format_hook_entry(HookProtocol protocol, const ConfigObject& entry) {
 
 std::vector<std::unique_ptr<FormatImports>> format_imports(const Locations& locations,
                                                            const std::optional<ClaudeCodeSetup>& engine) {
+  // Claude Code's last: its transcript is kept for the other formats' commands too.
   std::vector<std::unique_ptr<FormatImports>> imports;
-  imports.push_back(std::make_unique<ClaudeCodeImports>(claude_code_format(), locations, engine));
+  for (const HookFormat* format : hook_formats())
+    imports.push_back(std::make_unique<ClaudeCodeImports>(
+        *format, locations, format->protocol == HookProtocol::claude_code ? engine : std::nullopt));
   return imports;
 }
 

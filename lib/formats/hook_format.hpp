@@ -33,11 +33,13 @@
 #include <array>
 #include <cstddef>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace hookbus::detail {
@@ -88,10 +90,28 @@ struct HookFormat {
   // throws ExternalHookError for a failure, naming the command.
   HookOutcome (*outcome)(const ClaudeCodeCommand& command, const HookEvent& event, const ProcessResult& run,
                          const ClaudeCodeToolNames& tool_names);
+  // A second file of a scope whose hooks are read too (Codex's config.toml
+  // beside its hooks.json; empty: none in that scope), or null.
+  std::filesystem::path (*second_settings_file)(const Locations& locations, Layer scope) = nullptr;
+  // Its names of Claude Code's built-in tools where they differ (Qwen Code's
+  // run_shell_command for Bash): what its hooks see and match by default.
+  std::span<const std::pair<std::string_view, std::string_view>> claude_tool_names{};
+  // Whether identical commands that match one event run once (Claude Code,
+  // Qwen Code) or each of them (Codex).
+  bool runs_identical_commands_once = true;
+  // Handler keys it declares that do nothing here, with why: each is noted
+  // where it is written (Codex's commandWindows, Windows' command).
+  std::span<const std::pair<std::string_view, std::string_view>> inert_handler_keys{};
 };
 
-// The formats hookbus reads: Claude Code's.
+// The formats hookbus reads: Claude Code's and those declared as it
+// declares hooks (codex/, qwen_code/).
 const HookFormat& claude_code_format();
+// Every one of them, Claude Code's last.
+std::span<const HookFormat* const> hook_formats();
+// The tool names a format's commands see, given the engine's names and
+// config's (`engine_to_agent`): its own names of Claude Code's built-in tools.
+ClaudeCodeToolNames format_tool_names(const HookFormat& format, std::map<std::string, std::string> engine_to_agent);
 // The format of a protocol, or null: hookbus's own protocol, and kodelet's,
 // are no HookFormat.
 const HookFormat* find_hook_format(HookProtocol protocol);

@@ -46,7 +46,9 @@ class HostileRepository : public HookctlFixture {
             .project = project_.path(),
             .state = home_.path() / "state" / "hookbus",
             .cache = home_.path() / "cache" / "hookbus",
-            .claude = home_.path() / ".claude"};
+            .claude = home_.path() / ".claude",
+            .codex = home_.path() / ".codex",
+            .qwen = home_.path() / ".qwen"};
   }
 
   // A file of the attacker's upstream work tree (committed by attacker_commits).

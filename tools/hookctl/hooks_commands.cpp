@@ -42,6 +42,22 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 using namespace hookbus;
 
+// The agents whose hook files config may read, and how `hookctl config` names their settings.
+constexpr HookProtocol kAgentsWithHookFiles[] = {HookProtocol::claude_code, HookProtocol::codex, HookProtocol::qwen_code};
+
+std::string agent_hooks_key(HookProtocol agent) {
+  const std::string name(hook_protocol_name(agent));
+  return agent == HookProtocol::claude_code ? name : "agent_hooks." + name;
+}
+
+std::string_view agent_name(HookProtocol agent) {
+  switch (agent) {
+    case HookProtocol::codex: return "Codex";
+    case HookProtocol::qwen_code: return "Qwen Code";
+    default: return "Claude Code";
+  }
+}
+
 std::optional<fs::path> workspace_of(const Invocation& invocation) {
   const auto given = invocation.path("--workspace");
   if (!given) return std::nullopt;
@@ -128,7 +144,7 @@ bool is_gating_event(const HookEvent& event) {
 
 std::string event_list(const DiscoveredHook& hook) {
   std::vector<std::string> names;
-  if (hook.protocol == HookProtocol::claude_code) {
+  if (declared_like_claude_code(hook.protocol)) {
     for (const auto& name : hook.declared_events) names.push_back(printable(name));
   } else {
     for (const auto& event : hook.events)
@@ -270,13 +286,13 @@ void print_list_text(const SetupReport& report, std::string_view kind = "project
   fmt::print("\nhooks, in run order:\n");
   if (report.hooks.installed.empty()) fmt::print("  (none)\n");
   for (const auto& installed : report.hooks.installed) {
-    if (installed.protocol == HookProtocol::claude_code) {
-      fmt::print("  {}: {}{}\n    {}  ({}, claude_code protocol)\n", printable(installed.name),
+    if (declared_like_claude_code(installed.protocol)) {
+      fmt::print("  {}: {}{}\n    {}  ({}, {} protocol)\n", printable(installed.name),
                  printable(fmt::format("{}", fmt::join(installed.events, ", "))),
                  installed.matcher.empty() ? "" : fmt::format(" (matcher {})", printable(installed.matcher)),
                  installed.command.empty() ? shown_path(installed.path)
                                            : printable(installed.source + ": " + installed.command),
-                 layer_and_trust(report, installed.layer));
+                 layer_and_trust(report, installed.layer), hook_protocol_name(installed.protocol));
       print_unresolved(report, installed.layer, installed.source);
       continue;
     }
@@ -298,7 +314,7 @@ void print_list_text(const SetupReport& report, std::string_view kind = "project
                  printable(fmt::format("{}", fmt::join(hook.events, ", "))),
                  hook.command.empty() ? shown_path(hook.path) : printable(hook.source + ": " + hook.command),
                  layer_and_trust(report, hook.layer), hook_protocol_name(hook.protocol), printable(hook.reason));
-      if (hook.protocol == HookProtocol::claude_code) print_unresolved(report, hook.layer, hook.source);
+      if (declared_like_claude_code(hook.protocol)) print_unresolved(report, hook.layer, hook.source);
     }
   }
   if (!report.discovery.skipped.empty()) {
@@ -349,7 +365,7 @@ json::object list_json(const SetupReport& report) {
   }
   json::array hooks;
   for (const auto& installed : report.hooks.installed) {
-    const bool claude_code = installed.protocol == HookProtocol::claude_code;
+    const bool claude_code = declared_like_claude_code(installed.protocol);
     const ResolvedHookSettings& settings = installed.settings;
     hooks.push_back(json::object{
         {"name", installed.name},
@@ -385,7 +401,7 @@ json::object list_json(const SetupReport& report) {
                                          {"command", hook.command},
                                          {"source", hook.source},
                                          {"reason", hook.reason}});
-    if (hook.protocol == HookProtocol::claude_code)
+    if (declared_like_claude_code(hook.protocol))
       not_installed.back().as_object()["unresolved"] = unresolved_json(report, hook.layer, hook.source);
   }
   json::array skipped;
@@ -623,37 +639,42 @@ std::vector<MergedSetting> merged_settings(const SetupReport& report, ProjectTru
     for (std::size_t i = 0; i < layer.hook_directories.size(); ++i)
       out.push_back({"hook_directories", of, json::string(layer.hook_directories[i].string()),
                      file.key("hook_directories").element(i)});
-    if (!layer.claude_code) continue;
-    const ClaudeCodeImport& import = *layer.claude_code;
-    for (std::size_t i = 0; i < import.settings.size(); ++i)
-      out.push_back({"claude_code.settings", "", json::string(layer_name(import.settings[i])),
-                     import.location.key("settings").element(i)});
-    for (std::size_t i = 0; i < import.plugins.size(); ++i)
-      out.push_back({"claude_code.plugins", of, json::string(import.plugins[i].string()),
-                     import.location.key("plugins").element(i)});
+    for (const HookProtocol agent : kAgentsWithHookFiles) {
+      const ClaudeCodeImport* import = agent_hooks_import(layer, agent);
+      if (import == nullptr) continue;
+      const std::string key = agent_hooks_key(agent);
+      for (std::size_t i = 0; i < import->settings.size(); ++i)
+        out.push_back({key + ".settings", "", json::string(layer_name(import->settings[i])),
+                       import->location.key("settings").element(i)});
+      for (std::size_t i = 0; i < import->plugins.size(); ++i)
+        out.push_back({key + ".plugins", of, json::string(import->plugins[i].string()),
+                       import->location.key("plugins").element(i)});
+    }
   }
-  // Tool names: each layer's Claude Code commands see those of the layers at
+  // Tool names: each layer's commands of an agent see those of the layers at
   // least as trusted as theirs; one line per name and entry, with the layers that see it.
   struct SeenName {
     Sourced<std::string> name;
     std::vector<std::string_view> layers;
   };
-  std::map<std::string, std::vector<SeenName>> tool_names;
-  for (const Layer layer : all_layers)
-    for (auto& [ours, theirs] : config.claude_code_tool_names(layer)) {
-      std::vector<SeenName>& entries = tool_names[ours];
-      const auto same = std::find_if(entries.begin(), entries.end(), [&](const SeenName& entry) {
-        return entry.name.origin.file == theirs.origin.file && entry.name.origin.path == theirs.origin.path;
-      });
-      if (same == entries.end()) entries.push_back({std::move(theirs), {layer_name(layer)}});
-      else same->layers.push_back(layer_name(layer));
-    }
-  for (const auto& [ours, entries] : tool_names)
-    for (const SeenName& entry : entries)
-      out.push_back({"claude_code.tool_names." + ours,
-                     fmt::format("Claude Code commands of the {} layer{}", fmt::join(entry.layers, ", "),
-                                 entry.layers.size() == 1 ? "" : "s"),
-                     json::string(entry.name.value), entry.name.origin});
+  for (const HookProtocol agent : kAgentsWithHookFiles) {
+    std::map<std::string, std::vector<SeenName>> tool_names;
+    for (const Layer layer : all_layers)
+      for (auto& [ours, theirs] : config.agent_tool_names(agent, layer)) {
+        std::vector<SeenName>& entries = tool_names[ours];
+        const auto same = std::find_if(entries.begin(), entries.end(), [&](const SeenName& entry) {
+          return entry.name.origin.file == theirs.origin.file && entry.name.origin.path == theirs.origin.path;
+        });
+        if (same == entries.end()) entries.push_back({std::move(theirs), {layer_name(layer)}});
+        else same->layers.push_back(layer_name(layer));
+      }
+    for (const auto& [ours, entries] : tool_names)
+      for (const SeenName& entry : entries)
+        out.push_back({agent_hooks_key(agent) + ".tool_names." + ours,
+                       fmt::format("{} commands of the {} layer{}", agent_name(agent), fmt::join(entry.layers, ", "),
+                                   entry.layers.size() == 1 ? "" : "s"),
+                       json::string(entry.name.value), entry.name.origin});
+  }
   add_hook_settings(report, out);
   return out;
 }

@@ -8,6 +8,7 @@
 #include "support/text.hpp"
 
 #include <chrono>
+#include <utility>
 
 namespace hookbus {
 namespace {
@@ -66,10 +67,19 @@ ClaudeCodeToolNames::ClaudeCodeToolNames(std::map<std::string, std::string> engi
   }
 }
 
+ClaudeCodeToolNames::ClaudeCodeToolNames(std::map<std::string, std::string> engine_to_agent,
+                                         std::map<std::string, std::string> claude_to_agent)
+    : ClaudeCodeToolNames(std::move(engine_to_agent)) {
+  claude_to_agent_.insert(claude_to_agent.begin(), claude_to_agent.end());
+}
+
 std::string ClaudeCodeToolNames::to_claude(std::string_view engine_name) const {
   if (const auto found = to_claude_.find(engine_name); found != to_claude_.end()) return found->second;
-  for (const auto builtin : detail::claude_code_format().tool_names)
-    if (detail::equal_ignoring_case(builtin, engine_name)) return std::string(builtin);
+  for (const auto builtin : detail::claude_code_format().tool_names) {
+    if (!detail::equal_ignoring_case(builtin, engine_name)) continue;
+    const auto agents = claude_to_agent_.find(builtin);
+    return agents == claude_to_agent_.end() ? std::string(builtin) : agents->second;
+  }
   return std::string(engine_name);
 }
 

@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <iterator>
 #include <system_error>
 
 namespace hookbus::detail {
@@ -65,30 +66,30 @@ void check_plugin(const HookFormat& format, const fs::path& plugin, const Config
 }
 
 // The tool names each layer's commands see: the engine's, which win, then
-// those config maps in the layers at least as trusted as that layer.
-std::map<Layer, ClaudeCodeToolNames> tool_names_by_layer(const LayeredConfig& config,
+// those config maps in the layers at least as trusted as that layer, then
+// the format's own names of Claude Code's built-in tools.
+std::map<Layer, ClaudeCodeToolNames> tool_names_by_layer(const HookFormat& format, const LayeredConfig& config,
                                                          const std::map<std::string, std::string>& engine) {
   std::map<Layer, ClaudeCodeToolNames> names;
   for (const Layer layer : all_layers) {
     std::map<std::string, std::string> seen = engine;
-    for (const auto& [ours, theirs] : config.claude_code_tool_names(layer)) seen.emplace(ours, theirs.value);
-    names.emplace(layer, ClaudeCodeToolNames(std::move(seen)));
+    for (const auto& [ours, theirs] : config.agent_tool_names(format.protocol, layer)) seen.emplace(ours, theirs.value);
+    names.emplace(layer, format_tool_names(format, std::move(seen)));
   }
   return names;
 }
 
-// The most trusted layer with a command of the format: the transcript names
+// The most trusted layer with a command of a Claude-Code-like format: the transcript names
 // tools as its commands see them, so that no command reads in it the names
 // of a layer less trusted than its own. nullopt: no command of the format.
-std::optional<Layer> transcript_layer(const HookFormat& format, const std::vector<ClaudeCodeCommand>& commands,
-                                      const DiscoveryReport& discovery) {
+std::optional<Layer> transcript_layer(const std::vector<ClaudeCodeCommand>& commands, const DiscoveryReport& discovery) {
   std::optional<Layer> most_trusted;
   const auto consider = [&](Layer layer) {
     if (!most_trusted || more_trusted(layer, *most_trusted)) most_trusted = layer;
   };
   for (const auto& command : commands) consider(command.layer);
   for (const auto& hook : discovery.hooks)
-    if (hook.protocol == format.protocol) consider(hook.layer);
+    if (declared_like_claude_code(hook.protocol)) consider(hook.layer);
   return most_trusted;
 }
 
@@ -117,16 +118,19 @@ ClaudeCodeImports::ClaudeCodeImports(const HookFormat& format, Locations locatio
 
 // What one config imports: each settings file in the less trusted of its
 // own layer and the importer's (a project importing the user's
-// ~/.claude/settings.json gets its commands as project-layer handlers), each
-// plugin in the importer's layer.
+// ~/.claude/settings.json or ~/.codex/hooks.json gets its commands as
+// project-layer handlers), each plugin in the importer's layer.
 std::vector<ClaudeCodeImports::Source> ClaudeCodeImports::sources(const Config& importer) const {
   std::vector<Source> sources;
-  if (!importer.claude_code) return sources;
-  for (const Layer scope : importer.claude_code->settings) {
+  const ClaudeCodeImport* import = agent_hooks_import(importer, format_.protocol);
+  if (import == nullptr) return sources;
+  for (const Layer scope : import->settings) {
     const Layer layer = more_trusted(scope, importer.layer) ? importer.layer : scope;
     sources.push_back({format_.settings_file(locations_, scope), layer, {}, is_project_layer(scope)});
+    if (format_.second_settings_file != nullptr)
+      sources.push_back({format_.second_settings_file(locations_, scope), layer, {}, is_project_layer(scope)});
   }
-  for (const fs::path& plugin : importer.claude_code->plugins)
+  for (const fs::path& plugin : import->plugins)
     sources.push_back({plugin / format_.plugin_hooks_file, importer.layer, plugin, is_project_layer(importer.layer)});
   return sources;
 }
@@ -177,7 +181,8 @@ void ClaudeCodeImports::read(const LayeredConfig& config, const std::vector<cons
     for (Source& source : sources(importer)) {
       // A plugin asked for is a guard asked for: one that is not there must not silently vanish.
       if (applied && !source.plugin_root.empty())
-        check_plugin(format_, source.plugin_root, importer.claude_code->location.key("plugins").element(plugin++));
+        check_plugin(format_, source.plugin_root,
+                     agent_hooks_import(importer, format_.protocol)->location.key("plugins").element(plugin++));
       std::vector<Source>& list = is_project_layer(source.layer) && !project_may_run ? not_run_ : found;
       if (source.file.empty() || (!applied && &list == &found)) continue;  // a config not applied runs nothing
       if (std::none_of(list.begin(), list.end(), [&](const Source& known) { return known.file == source.file; }))
@@ -236,13 +241,20 @@ std::optional<std::string> ClaudeCodeImports::runs(Layer layer, const fs::path& 
 
 void ClaudeCodeImports::prepare(Hooks& hooks, const LayeredConfig& config, const DiscoveryReport& discovery,
                                 ExternalInstallOptions& install, ConnectionGroup& kept) {
-  tool_names_ = tool_names_by_layer(config, engine_ ? engine_->claude_code->tool_names
-                                                    : std::map<std::string, std::string>{});
-  install.claude_code = std::move(commands_);
+  tool_names_ = tool_names_by_layer(format_, config, engine_ ? engine_->claude_code->tool_names
+                                                             : std::map<std::string, std::string>{});
+  std::move(commands_.begin(), commands_.end(), std::back_inserter(install.claude_code));
+  commands_.clear();
+  if (format_.protocol != HookProtocol::claude_code) {
+    install.agent_tool_names[format_.protocol] = tool_names_;
+    return;
+  }
+  // Claude Code's imports come last (format_imports): the one transcript
+  // serves every format's commands, named as Claude Code's see tools.
   install.claude_code_tool_names = tool_names_;
   if (transcript_dir_) install.claude_code_options.transcript_dir = *transcript_dir_;
   else if (!locations_.state.empty()) install.claude_code_options.transcript_dir = locations_.state / "transcripts";
-  if (const auto layer = transcript_layer(format_, install.claude_code, discovery);
+  if (const auto layer = transcript_layer(install.claude_code, discovery);
       layer && !install.claude_code_options.transcript_dir.empty())
     kept.add(record_claude_code_transcript(hooks, install.claude_code_options.transcript_dir, tool_names_.at(*layer)));
 }
@@ -265,8 +277,9 @@ void ClaudeCodeImports::report(const LayeredConfig& config, const std::string& w
     }
   }
   for (const Config& writer : config.layers()) {
-    if (!writer.claude_code) continue;
-    for (const auto& [ours, theirs] : writer.claude_code->tool_names) {
+    const ClaudeCodeImport* import = agent_hooks_import(writer, format_.protocol);
+    if (import == nullptr) continue;
+    for (const auto& [ours, theirs] : import->tool_names) {
       // The engine's own name wins for every layer.
       if (engine_ && engine_->claude_code->tool_names.contains(ours)) continue;
       for (const auto& hook : report.installed) {
@@ -276,7 +289,7 @@ void ClaudeCodeImports::report(const LayeredConfig& config, const std::string& w
         const std::string seen = tool_names_.at(hook.layer).to_claude(ours);
         const ClaudeCodeMatcher matcher(hook.matcher);
         if (!matcher.matches(seen) || matcher.matches(theirs)) continue;
-        const ConfigLocation key = writer.claude_code->location.key("tool_names").key(ours);
+        const ConfigLocation key = import->location.key("tool_names").key(ours);
         warn(warnings, fmt::format("{}: {}: the {} layer's name '{}' for the tool '{}' does not reach the {} layer's "
                                    "{} hook {}: it still sees '{}', which its matcher '{}' matches; a layer's tool "
                                    "names reach only its own and less trusted layers' {} commands",

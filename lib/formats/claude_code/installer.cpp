@@ -176,7 +176,8 @@ class EventHooks {
       const std::shared_ptr<InstalledCommand> hook = member(i).hook;
       if (!detail::matches(*hook, event)) continue;
       CommandInvocation invocation = detail::invocation_of(*hook, event);
-      if (!emit.started.insert(invocation).second || !detail::first_run_in_session(*hook, event)) {
+      const bool a_duplicate = hook->format->runs_identical_commands_once && !emit.started.insert(invocation).second;
+      if (a_duplicate || !detail::first_run_in_session(*hook, event)) {
         emit.slots[i].state = Slot::State::skipped;
         continue;
       }
@@ -280,6 +281,7 @@ std::vector<ClaudeCodeCommand> hook_file_commands(const HookFormat& format, cons
                         .label = found.name,
                         .source = found.path.string(),
                         .layer = found.layer,
+                        .protocol = format.protocol,
                         .trusted = trusted});
   return commands;
 }

@@ -5,12 +5,14 @@
 
 #include <hookbus/json.hpp>
 
+#include "formats/codex/codex_toml.hpp"
 #include "support/files.hpp"
 #include "support/sha256.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -67,6 +69,9 @@ std::string label_of(const std::string& command) {
   return command.size() <= kMax ? command : command.substr(0, kMax) + "...";
 }
 
+// The keys of a command handler that hookbus reads.
+constexpr std::array<std::string_view, 6> kHandlerKeys = {"type", "command", "timeout", "async", "once", "statusMessage"};
+
 }  // namespace
 
 std::filesystem::path claude_code_settings_file(const Locations& locations, Layer scope) {
@@ -92,10 +97,15 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
   if (!text) return settings;
   settings.sha256 = sha256_hex(*text);
   boost::json::value document;
-  try {
-    document = parse_json(*text, "");
-  } catch (const JsonError& error) {
-    throw ConfigError(root, error.what());
+  if (file.extension() == ".toml") {  // Codex's config.toml: its [hooks] tables are a hooks.json's "hooks"
+    boost::json::object hooks = parse_codex_toml_hooks(*text, file).hooks;
+    document = hooks.empty() ? boost::json::object() : boost::json::object{{"hooks", std::move(hooks)}};
+  } else {
+    try {
+      document = parse_json(*text, "");
+    } catch (const JsonError& error) {
+      throw ConfigError(root, error.what());
+    }
   }
   const ConfigObject top = ConfigValue(document, root).as_object();
   if (auto disable = top.find("disableAllHooks")) settings.disable_all_hooks = disable->as_bool();
@@ -137,7 +147,13 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
                                              type, format.agent));
           continue;
         }
-        note_unknown_keys(entry, {"type", "command", "timeout", "async", "once", "statusMessage"});
+        for (const auto& [key, why] : format.inert_handler_keys)
+          if (const auto inert = entry.find(key)) note(inert->location(), why);
+        for (const auto& [key, value] : entry.members())
+          if (std::none_of(format.inert_handler_keys.begin(), format.inert_handler_keys.end(),
+                           [&](const auto& inert) { return inert.first == key; }) &&
+              std::find(kHandlerKeys.begin(), kHandlerKeys.end(), key) == kHandlerKeys.end())
+            note(value.location(), "not a key hookbus knows; ignored");
         ClaudeCodeCommand command;
         command.event = event;
         command.timeout = format.default_timeout;
@@ -151,6 +167,7 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
         command.source = fmt::format("{}: {}", file.string(), entry.location().path);
         command.layer = layer;
         command.plugin_root = plugin_root;
+        command.protocol = format.protocol;
         settings.commands.push_back(std::move(command));
       }
     }

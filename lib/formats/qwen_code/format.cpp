@@ -1,0 +1,81 @@
+// Qwen Code's hook format (formats/hook_format.hpp; QwenLM/qwen-code
+// docs/users/features/hooks.md): Claude Code's, in .qwen/settings.json, with
+// timeouts in milliseconds (60 s when none is given) and Qwen's names of
+// Claude Code's built-in tools.
+#include "formats/qwen_code/format.hpp"
+
+#include <chrono>
+
+namespace hookbus::detail {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Qwen Code's events that have a counterpart on the bus.
+constexpr FormatEvent kEvents[] = {
+    {"PreToolUse", {"tool_call", ""}},
+    {"PermissionRequest", {"permission_request", ""}},
+    {"PostToolUse", {"tool_result", ""}, true, ToolResults::succeeded},
+    {"PostToolUseFailure", {"tool_result", "tool_execution_failure"}, true, ToolResults::failed},
+    {"PermissionDenied", {"permission_denied", ""}},
+    {"UserPromptSubmit", {"input", ""}, false},
+    {"Notification", {"notification", ""}},
+    {"Stop", {"agent_end", ""}, false},
+    {"SubagentStart", {"subagent_start", ""}},
+    {"SubagentStop", {"subagent_end", ""}},
+    {"PreCompact", {"session_before_compact", ""}},
+    {"PostCompact", {"session_compact", ""}},
+    {"SessionStart", {"session_start", ""}},
+    {"SessionEnd", {"session_shutdown", ""}},
+};
+
+// Qwen's tool ids for Claude Code's built-in tools (packages/core/src/tools/tool-names.ts).
+constexpr std::pair<std::string_view, std::string_view> kClaudeToolNames[] = {
+    {"Bash", "run_shell_command"}, {"Read", "read_file"},       {"Write", "write_file"},
+    {"Edit", "edit"},              {"MultiEdit", "edit"},       {"Glob", "glob"},
+    {"Grep", "grep_search"},       {"LS", "list_directory"},    {"WebFetch", "web_fetch"},
+    {"WebSearch", "web_search"},   {"Task", "agent"},           {"TodoWrite", "todo_write"},
+    {"Skill", "skill"},            {"ExitPlanMode", "exit_plan_mode"}, {"AskUserQuestion", "ask_user_question"},
+    {"NotebookEdit", "notebook_edit"},
+};
+
+constexpr std::string_view kBuiltinTools[] = {
+    "run_shell_command", "read_file", "write_file", "edit",  "glob",           "grep_search",       "list_directory",
+    "web_fetch",         "web_search", "agent",     "skill", "exit_plan_mode", "ask_user_question", "todo_write",
+    "notebook_edit",     "save_memory"};
+
+fs::path settings_json(const Locations& locations, Layer scope) {
+  switch (scope) {
+    case Layer::user: return locations.qwen.empty() ? fs::path() : locations.qwen / "settings.json";
+    case Layer::project: return locations.project / ".qwen" / "settings.json";
+    case Layer::local:
+    case Layer::managed: break;
+  }
+  return {};
+}
+
+}  // namespace
+
+const HookFormat& qwen_code_format() {
+  static const HookFormat format{.protocol = HookProtocol::qwen_code,
+                                 .agent = "Qwen Code",
+                                 .documentation = "docs/agent-formats.md",
+                                 .settings_file = &settings_json,
+                                 .plugin_hooks_file = "hooks/hooks.json",
+                                 .events = kEvents,
+                                 .tool_names = kBuiltinTools,
+                                 .timeout_unit = std::chrono::milliseconds(1),
+                                 .timeout_unit_name = "milliseconds",
+                                 .default_timeout = std::chrono::seconds(60),
+                                 .project_dir_variable = "CLAUDE_PROJECT_DIR",
+                                 .plugin_root_variable = "CLAUDE_PLUGIN_ROOT",
+                                 .payload = &claude_code_payload,
+                                 .outcome = &claude_code_outcome,
+                                 .second_settings_file = nullptr,
+                                 .claude_tool_names = kClaudeToolNames,
+                                 .runs_identical_commands_once = true,
+                                 .inert_handler_keys = {}};
+  return format;
+}
+
+}  // namespace hookbus::detail

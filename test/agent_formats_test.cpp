@@ -1,0 +1,285 @@
+// Hooks written for OpenAI Codex and Qwen Code run unchanged
+// (docs/agent-formats.md): installed where each agent's docs say, switched
+// on by config's "agent_hooks", read with each agent's events, timeout unit
+// and tool names, and answered as each agent reads answers. The hooks are
+// written here, from each agent's documented payload and answer, in the
+// styles people publish (bash + jq, Python, Node), and run through setup()
+// and Hooks::emit.
+#include "log_capture.hpp"
+#include "scoped_environment.hpp"
+#include "script_fixture.hpp"
+
+#include "formats/claude_code/settings.hpp"
+#include "formats/codex/format.hpp"
+#include "formats/qwen_code/format.hpp"
+
+#include <hookbus/events.hpp>
+#include <hookbus/hooks.hpp>
+#include <hookbus/json.hpp>
+#include <hookbus/setup.hpp>
+#include <hookbus/trust.hpp>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+
+namespace hookbus {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::AllOf;
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using testing::read_file;
+using testing::TempDir;
+using testing::write_file;
+using namespace std::chrono_literals;
+
+// A Codex PreToolUse guard in bash + jq: denies `rm -rf` with the reason
+// Codex requires.
+constexpr const char* kCodexGuard =
+    "#!/bin/sh\n"
+    "command=$(jq -r '.tool_input.command // empty')\n"
+    "case \"$command\" in *'rm -rf'*)\n"
+    "  jq -n --arg c \"$command\" '{hookSpecificOutput: {hookEventName: \"PreToolUse\", "
+    "permissionDecision: \"deny\", permissionDecisionReason: (\"blocked: \" + $c)}}'\n"
+    "esac\n"
+    "exit 0\n";
+
+class AgentFormats : public testing::NothingLeftBehind {
+ protected:
+  Locations locations() const {
+    return {.managed = root_ / "etc",
+            .user = root_ / "user",
+            .project = project_.path(),
+            .state = root_ / "state",
+            .cache = root_ / "cache",
+            .claude = root_ / "claude",
+            .codex = root_ / "codex",
+            .qwen = root_ / "qwen"};
+  }
+  fs::path in_project(const std::string& relative) const { return project_ / relative; }
+
+  // The project's own hooks of `agent`, switched on by its config, and trusted.
+  void projects_hooks(const std::string& agent, const std::string& file, const std::string& settings) {
+    write_file(locations().config_file(Layer::project),
+               R"({"agent_hooks": {")" + agent + R"(": {"settings": ["project"]}}})");
+    write_file(in_project(file), settings);
+    trust_project();
+  }
+  void trust_project() {
+    Hooks scratch;
+    const Installation looked = setup(scratch, {.project_dir = project_.path(), .locations = locations()});
+    TrustStore::at(locations()).trust(project_.path(), looked.report.trust.now);
+  }
+  ToolCallResult emit_bash(const std::string& command, const std::string& tool = "bash") {
+    const Installation installed = setup(hooks_, {.project_dir = project_.path(), .locations = locations()});
+    warnings_ = installed.report.warnings;
+    return hooks_.emit(ToolCallEvent{.context = {.session_id = "s1", .cwd = project_.path().string()},
+                                     .tool_call_id = "c1",
+                                     .tool_name = tool,
+                                     .input = {{"command", command}}});
+  }
+  // A Codex PreToolUse hook of the project whose answer is `answer` (a JSON text).
+  void codex_answers(const std::string& answer) {
+    write_file(in_project(".codex/hooks/answer.sh"), "#!/bin/sh\ncat >/dev/null\necho '" + answer + "'\n", 0755);
+    projects_hooks("codex", ".codex/hooks.json",
+                   R"({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", )"
+                   R"("command": "sh .codex/hooks/answer.sh"}]}]}})");
+  }
+
+  TempDir root_;
+  TempDir project_;
+  testing::LogCapture log_;
+  Hooks hooks_;
+  std::vector<std::string> warnings_;
+};
+
+// ------------------------------------------------------------------ Codex
+
+TEST_F(AgentFormats, ACodexProjectHooksJsonGuardDeniesAsInCodex) {
+  write_file(in_project(".codex/hooks/guard.sh"), kCodexGuard, 0755);
+  projects_hooks("codex", ".codex/hooks.json",
+                 R"({"description": "repo guards", "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [)"
+                 R"({"type": "command", "command": "sh .codex/hooks/guard.sh", "timeout": 30}]}]}})");
+  const ToolCallResult result = emit_bash("rm -rf /");
+  EXPECT_EQ(result.decision, Decision::deny);
+  EXPECT_EQ(result.reason, "blocked: rm -rf /");
+  EXPECT_EQ(emit_bash("ls").decision, Decision::none);
+}
+
+TEST_F(AgentFormats, TheHooksTablesOfTheUsersCodexConfigTomlRunAsItsHooksJson) {
+  write_file(root_ / "codex" / "guard.py",
+             "import json, sys\n"
+             "call = json.load(sys.stdin)\n"
+             "if 'rm -rf' in call['tool_input'].get('command', ''):\n"
+             "    print('no recursive deletes here', file=sys.stderr)\n"
+             "    sys.exit(2)\n");
+  write_file(root_ / "codex" / "config.toml", "model = \"gpt-5\"\n\n"
+                                             "[[hooks.PreToolUse]]\n"
+                                             "matcher = \"Bash\"\n"
+                                             "[[hooks.PreToolUse.hooks]]\n"
+                                             "type = \"command\"\n"
+                                             "command = \"python3 " + (root_ / "codex" / "guard.py").string() + "\"\n");
+  write_file(locations().config_file(Layer::user), R"({"agent_hooks": {"codex": {"settings": ["user"]}}})");
+  const ToolCallResult result = emit_bash("rm -rf /");
+  EXPECT_EQ(result.decision, Decision::deny);
+  EXPECT_EQ(result.reason, "no recursive deletes here");
+}
+
+TEST_F(AgentFormats, CodexHooksAreNotReadWithoutTheConfigThatAsksForThem) {
+  write_file(root_ / "codex" / "hooks.json",
+             R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "echo no >&2; exit 2"}]}]}})");
+  EXPECT_EQ(emit_bash("ls").decision, Decision::none);
+}
+
+TEST_F(AgentFormats, CodexsAskIsAFailedRunAndTheToolRuns) {
+  codex_answers(R"({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"}})");
+  EXPECT_EQ(emit_bash("git push").decision, Decision::none);
+  EXPECT_THAT(log_.text(), HasSubstr("\"ask\", which Codex does not support"));
+}
+
+TEST_F(AgentFormats, CodexsAllowWithoutUpdatedInputIsAFailedRun) {
+  codex_answers(R"({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}})");
+  EXPECT_EQ(emit_bash("ls").decision, Decision::none);
+  EXPECT_THAT(log_.text(), HasSubstr("\"allow\" without \"updatedInput\""));
+}
+
+TEST_F(AgentFormats, CodexsUpdatedInputAppliesWithAllow) {
+  codex_answers(R"({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", )"
+                R"("updatedInput": {"command": "ls -a"}}})");
+  const ToolCallResult result = emit_bash("ls");
+  EXPECT_EQ(result.decision, Decision::allow);
+  ASSERT_TRUE(result.input);
+  EXPECT_EQ(result.input->at("command"), "ls -a");
+}
+
+TEST_F(AgentFormats, CodexsUpdatedInputWithoutAllowChangesNothing) {
+  codex_answers(R"({"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"command": "ls -a"}}})");
+  const ToolCallResult result = emit_bash("ls");
+  EXPECT_FALSE(result.input);
+}
+
+TEST_F(AgentFormats, CodexsDenyWithoutAReasonIsAFailedRunAndTheToolRuns) {
+  codex_answers(R"({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"}})");
+  EXPECT_EQ(emit_bash("rm -rf /").decision, Decision::none);
+  EXPECT_THAT(log_.text(), HasSubstr("denies without a \"permissionDecisionReason\""));
+}
+
+TEST_F(AgentFormats, ACodexAnswerWithAKeyCodexDoesNotKnowIsAFailedRun) {
+  codex_answers(R"({"suppressOutput": true, "updatedToolOutput": "x", "hookSpecificOutput": )"
+                R"({"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no"}})");
+  EXPECT_EQ(emit_bash("rm -rf /").decision, Decision::none);
+  EXPECT_THAT(log_.text(), HasSubstr("\"updatedToolOutput\", which Codex does not know"));
+}
+
+TEST_F(AgentFormats, ACodexAnswerThatBeginsAsJsonAndIsNoneIsAFailedRun) {
+  codex_answers(R"({"hookSpecificOutput": {"permissionDecision": "deny")");
+  EXPECT_EQ(emit_bash("rm -rf /").decision, Decision::none);
+  EXPECT_THAT(log_.text(), HasSubstr("its answer is not valid JSON"));
+}
+
+TEST_F(AgentFormats, CodexsExitTwoWithoutAReasonOnStderrIsAFailedRun) {
+  write_file(in_project(".codex/hooks/quiet.sh"), "#!/bin/sh\ncat >/dev/null\nexit 2\n", 0755);
+  projects_hooks("codex", ".codex/hooks.json",
+                 R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "sh .codex/hooks/quiet.sh"}]}]}})");
+  EXPECT_EQ(emit_bash("rm -rf /").decision, Decision::none);
+  EXPECT_THAT(log_.text(), HasSubstr("exited with code 2 and no reason on stderr"));
+}
+
+// Codex runs every matching hook, identical ones too; Claude Code runs identical commands once.
+TEST_F(AgentFormats, IdenticalCodexCommandsEachRun) {
+  const std::string count = "echo ran >> " + (root_ / "runs").string();
+  projects_hooks("codex", ".codex/hooks.json",
+                 R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": ")" + count +
+                     R"("}]}, {"hooks": [{"type": "command", "command": ")" + count + R"("}]}]}})");
+  (void)emit_bash("ls");
+  EXPECT_EQ(read_file(root_ / "runs"), "ran\nran\n");
+}
+
+TEST_F(AgentFormats, CodexHooksDefaultToSixHundredSecondsAndNoteWhatDoesNothingHere) {
+  const fs::path file = write_file(
+      root_ / "hooks.json",
+      R"({"hooks": {"PreToolUse": [{"hooks": [
+           {"type": "command", "command": "./guard.sh", "commandWindows": "guard.cmd"},
+           {"type": "mcp_tool", "server": "s", "tool": "t"},
+           {"type": "prompt", "prompt": "is it safe?"},
+           {"type": "agent", "prompt": "review"}]}]}})");
+  const ClaudeCodeSettings settings = detail::read_format_settings(detail::codex_format(), file, Layer::user);
+  ASSERT_EQ(settings.commands.size(), 1U);
+  EXPECT_EQ(settings.commands[0].timeout, 600s);
+  EXPECT_EQ(settings.commands[0].protocol, HookProtocol::codex);
+  EXPECT_THAT(settings.skipped,
+              AllOf(Contains(HasSubstr("hooks.PreToolUse[0].hooks[0].commandWindows: Codex runs it instead of "
+                                       "\"command\" on Windows only; ignored here")),
+                    Contains(HasSubstr("hook type \"mcp_tool\" is not supported")),
+                    Contains(HasSubstr("hook type \"prompt\" is not supported")),
+                    Contains(HasSubstr("hook type \"agent\" is not supported"))));
+}
+
+TEST_F(AgentFormats, CodexsConfigTomlReadsAsItsHooksJsonWithTomlPathsInErrors) {
+  const fs::path file = write_file(root_ / "config.toml", "[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n"
+                                                          "[[hooks.PreToolUse.hooks]]\ntype = \"command\"\n"
+                                                          "command = \"./guard.sh\"\ntimeout = \"soon\"\n");
+  try {
+    (void)detail::read_format_settings(detail::codex_format(), file, Layer::user);
+    FAIL() << "a timeout that is no number was read";
+  } catch (const ConfigError& error) {
+    EXPECT_THAT(error.what(), AllOf(HasSubstr(file.string()), HasSubstr("hooks.PreToolUse[0].hooks[0].timeout")));
+  }
+}
+
+TEST_F(AgentFormats, CodexsUserFilesAreInCodexHome) {
+  const testing::ScopedEnvironment env{{"CODEX_HOME", (root_ / "elsewhere").string()}, {"HOME", root_.path().string()}};
+  EXPECT_EQ(Locations::from_environment(project_.path()).codex, root_ / "elsewhere");
+  const testing::ScopedEnvironment unset{{"CODEX_HOME", std::nullopt}};
+  EXPECT_EQ(Locations::from_environment(project_.path()).codex, root_ / ".codex");
+}
+
+// --------------------------------------------------------------- Qwen Code
+
+TEST_F(AgentFormats, QwenCodeTimeoutsAreMilliseconds) {
+  const fs::path file = write_file(
+      root_ / "settings.json",
+      R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "./a.sh", "timeout": 10000},
+                                               {"type": "command", "command": "./b.sh"}]}]}})");
+  const ClaudeCodeSettings settings = detail::read_format_settings(detail::qwen_code_format(), file, Layer::user);
+  ASSERT_EQ(settings.commands.size(), 2U);
+  EXPECT_EQ(settings.commands[0].timeout, 10s);
+  EXPECT_EQ(settings.commands[1].timeout, 60s);
+}
+
+// A Node hook of Qwen Code's docs' kind: it matches Qwen's tool id and reads it in the payload.
+TEST_F(AgentFormats, AQwenCodeHookSeesAndMatchesQwensToolNames) {
+  write_file(in_project(".qwen/hooks/guard.js"),
+             "let input = '';\n"
+             "process.stdin.on('data', c => input += c);\n"
+             "process.stdin.on('end', () => {\n"
+             "  const call = JSON.parse(input);\n"
+             "  if (/rm -rf/.test(call.tool_input.command)) {\n"
+             "    console.log(JSON.stringify({hookSpecificOutput: {hookEventName: 'PreToolUse',\n"
+             "      permissionDecision: 'deny', permissionDecisionReason: 'denied ' + call.tool_name}}));\n"
+             "  }\n"
+             "});\n");
+  projects_hooks("qwen_code", ".qwen/settings.json",
+                 R"({"hooks": {"PreToolUse": [{"matcher": "run_shell_command", "hooks": [)"
+                 R"({"type": "command", "command": "node .qwen/hooks/guard.js", "timeout": 10000}]}]}})");
+  const ToolCallResult result = emit_bash("rm -rf /");
+  EXPECT_EQ(result.decision, Decision::deny);
+  EXPECT_EQ(result.reason, "denied run_shell_command");
+}
+
+TEST_F(AgentFormats, TheUsersQwenCodeHooksAreInDotQwen) {
+  write_file(root_ / "qwen" / "settings.json",
+             R"({"hooks": {"PreToolUse": [{"matcher": "run_shell_command", "hooks": [)"
+             R"({"type": "command", "command": "echo nope >&2; exit 2"}]}]}})");
+  write_file(locations().config_file(Layer::user), R"({"agent_hooks": {"qwen_code": {"settings": ["user"]}}})");
+  EXPECT_EQ(emit_bash("ls").decision, Decision::deny);
+  EXPECT_THAT(warnings_, IsEmpty());
+}
+
+}  // namespace
+}  // namespace hookbus
