@@ -41,6 +41,9 @@ RULES = [
     ("config", "formats", True, "config reads an entry's shape; its format checks its names (config/format_checks.hpp)"),
     ("trust", "formats", True, "trust covers files; what a format's commands reach is the format's to say"),
     ("formats", "setup", True, "setup() orchestrates the formats (FormatImports); a format never reaches back up"),
+    # Issue 27, section 3: running a program is below every kind of hook that runs one.
+    ("process", "external", True, "the process runner runs any program; what a hook's run means is the hooks' to say"),
+    ("process", "formats", True, "the process runner runs any program; what a hook's run means is the hooks' to say"),
 ]
 
 # TODO(issue 27, section 3): subsystems include each other today (built-ins

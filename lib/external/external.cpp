@@ -7,7 +7,7 @@
 #include <hookbus/names.hpp>
 
 #include "bus/reducers.hpp"
-#include "external/run_log.hpp"
+#include "process/run_log.hpp"
 #include "formats/kodelet/protocol.hpp"
 #include "support/text.hpp"
 #include "support/utf8.hpp"

@@ -7,7 +7,7 @@
 #include <hookbus/json.hpp>
 
 #include "external/persistent_answer.hpp"
-#include "external/run_log.hpp"
+#include "process/run_log.hpp"
 #include "formats/kodelet/protocol.hpp"
 #include "support/logging.hpp"
 #include "support/utf8.hpp"

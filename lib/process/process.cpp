@@ -15,8 +15,8 @@
 // have to be written on top of it anyway.
 #include <hookbus/process.hpp>
 
-#include "external/pipes.hpp"
-#include "external/supervisor.hpp"
+#include "process/pipes.hpp"
+#include "process/supervisor.hpp"
 #include "support/text.hpp"
 #include "support/utf8.hpp"
 
