@@ -1312,6 +1312,20 @@ TEST_F(RunExternalHook, ReturnsTheRawRunAndHookOutcomeReadsIt) {
   EXPECT_EQ(hook_outcome(hook, event, run), HookOutcome(ToolCallResult{.decision = Decision::deny}));
 }
 
+// A run given a smaller stdout limit than the default is read with its own.
+TEST_F(RunExternalHook, OutputCutAtTheRunsOwnLimitIsAFailureNamingThatLimit) {
+  TempDir dir;
+  const ExternalHook hook{.name = "chatty", .path = write_hook(dir / "chatty", "tool_call", "echo 0123456789abcdef0123\n")};
+  const ProcessResult run = run_process({.program = hook.path, .arguments = {"run"}, .stdout_limit = 16});
+  ASSERT_TRUE(run.stdout_truncated);
+  try {
+    (void)hook_outcome(hook, ToolCallEvent{}, run);
+    ADD_FAILURE() << "no failure";
+  } catch (const ExternalHookError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("printed more than its stdout limit of 16 bytes"));
+  }
+}
+
 TEST_F(RunExternalHook, EachRunIsLoggedAtDebugLevelWithItsFileEventExitCodeDurationAndBytes) {
   TempDir dir;
   LogCapture log;

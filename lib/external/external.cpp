@@ -7,6 +7,7 @@
 #include <hookbus/names.hpp>
 
 #include "bus/reducers.hpp"
+#include "external/run_end.hpp"
 #include "process/run_log.hpp"
 #include "formats/kodelet/protocol.hpp"
 #include "support/text.hpp"
@@ -31,12 +32,8 @@ fs::path working_directory_for(const ExternalHook& hook, const EventContext& con
   return {};
 }
 
-// Messages and reasons are made valid UTF-8 here, where a hook's bytes (its
-// stderr, its file name) enter results and errors.
 [[noreturn]] void fail(const ExternalHook& hook, const ProcessResult& run, std::string_view what) {
-  const std::string tail = run.stderr_tail();
-  throw ExternalHookError(detail::valid_utf8(
-      fmt::format("{}: {}{}{}", hook.path.string(), what, tail.empty() ? "" : "; stderr: ", tail)));
+  detail::run_failed(hook.path.string(), run, what);
 }
 
 // Exit code 2: the event's refusal, with stderr as the reason, where the event can refuse.
@@ -65,15 +62,32 @@ HookOutcome result_from_stdout(const ExternalHook& hook, const HookEvent& event,
 
 template <class E>
 HookOutcome outcome_of(const ExternalHook& hook, const HookEvent& event, const ProcessResult& run) {
-  if (run.timed_out) fail(hook, run, fmt::format("timed out after {} ms (its timeout)", hook.timeout.count()));
-  if (run.stdout_truncated)
-    fail(hook, run, fmt::format("printed more than its stdout limit of {} bytes", default_output_limit));
-  if (run.exit_code == 2) return refusal_by_exit_code<E>(hook, run);
-  if (!run.succeeded()) fail(hook, run, run.status());
+  if (detail::triage_run(hook.path.string(), run, hook.timeout) == detail::RunEnd::exit_code_2)
+    return refusal_by_exit_code<E>(hook, run);
   return result_from_stdout<E>(hook, event, run);
 }
 
 }  // namespace
+
+namespace detail {
+
+// Messages and reasons are made valid UTF-8 here, where a hook's bytes (its
+// stderr, its file name) enter results and errors.
+void run_failed(std::string_view who, const ProcessResult& run, std::string_view what) {
+  const std::string tail = run.stderr_tail();
+  throw ExternalHookError(valid_utf8(fmt::format("{}: {}{}{}", who, what, tail.empty() ? "" : "; stderr: ", tail)));
+}
+
+RunEnd triage_run(std::string_view who, const ProcessResult& run, Duration timeout) {
+  if (run.timed_out) run_failed(who, run, fmt::format("timed out after {} ms (its timeout)", timeout.count()));
+  if (run.stdout_truncated)
+    run_failed(who, run, fmt::format("printed more than its stdout limit of {} bytes", run.stdout_limit));
+  if (run.exit_code == 2) return RunEnd::exit_code_2;
+  if (!run.succeeded()) run_failed(who, run, run.status());
+  return RunEnd::answered;
+}
+
+}  // namespace detail
 
 ProcessResult run_external_hook(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name,
                                 std::stop_token stop) {

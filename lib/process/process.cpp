@@ -233,6 +233,7 @@ std::string ProcessResult::stderr_tail(std::size_t max_bytes) const {
 ProcessResult run_process(const ProcessSpec& spec) {
   if (spec.program.empty()) throw ProcessError("cannot run a program with an empty path");
   ProcessResult result;
+  result.stdout_limit = spec.stdout_limit;
   const StopWakeup stop(spec.stop);
   if (stop.requested()) {
     result.cancelled = true;
