@@ -1312,6 +1312,33 @@ TEST_F(RunExternalHook, ReturnsTheRawRunAndHookOutcomeReadsIt) {
   EXPECT_EQ(hook_outcome(hook, event, run), HookOutcome(ToolCallResult{.decision = Decision::deny}));
 }
 
+// The refusal fills in only what the hook did not write: its other fields,
+// and a decision it wrote itself, are its own.
+TEST_F(RunExternalHook, ALegacyBlockKeepsTheHooksOtherFields) {
+  TempDir dir;
+  const ExternalHook hook{
+      .name = "guard",
+      .path = write_hook(dir / "guard", "tool_call",
+                         "echo '{\"block\": true, \"reason\": \"no\", \"additional_context\": [\"why\"], "
+                         "\"system_messages\": [\"seen\"]}'\n")};
+  const HookEvent event = ToolCallEvent{.tool_name = "bash"};
+  EXPECT_EQ(hook_outcome(hook, event, run_external_hook(hook, event, "tool_call")),
+            HookOutcome(ToolCallResult{.decision = Decision::deny,
+                                       .reason = "no",
+                                       .additional_context = {"why"},
+                                       .system_messages = {"seen"}}));
+}
+
+TEST_F(RunExternalHook, ALegacyBlockKeepsADecisionTheHookWroteItself) {
+  TempDir dir;
+  const ExternalHook hook{
+      .name = "guard",
+      .path = write_hook(dir / "guard", "tool_call", "echo '{\"blocked\": true, \"decision\": \"ask\"}'\n")};
+  const HookEvent event = ToolCallEvent{.tool_name = "bash"};
+  EXPECT_EQ(hook_outcome(hook, event, run_external_hook(hook, event, "tool_call")),
+            HookOutcome(ToolCallResult{.decision = Decision::ask}));
+}
+
 // A run given a smaller stdout limit than the default is read with its own.
 TEST_F(RunExternalHook, OutputCutAtTheRunsOwnLimitIsAFailureNamingThatLimit) {
   TempDir dir;
