@@ -7,6 +7,8 @@
 #include <hookbus/names.hpp>
 
 #include "bus/reducers.hpp"
+#include "catalogue/instantiations.hpp"
+#include "external/hook_run.hpp"
 #include "external/run_end.hpp"
 #include "process/run_log.hpp"
 #include "formats/kodelet/protocol.hpp"
@@ -38,7 +40,7 @@ fs::path working_directory_for(const ExternalHook& hook, const EventContext& con
 
 // Exit code 2: the event's refusal, with stderr as the reason, where the event can refuse.
 template <class E>
-HookOutcome refusal_by_exit_code(const ExternalHook& hook, const ProcessResult& run) {
+detail::HookAnswer<E> refusal_by_exit_code(const ExternalHook& hook, const ProcessResult& run) {
   if constexpr (EventWithResult<E>) {
     if constexpr (is_gating(E::reduction)) {
       std::string reason = run.stderr_tail(1000);
@@ -49,22 +51,43 @@ HookOutcome refusal_by_exit_code(const ExternalHook& hook, const ProcessResult& 
   fail(hook, run, fmt::format("exit code 2 means a refusal, but '{}' cannot be refused", E::type));
 }
 
-// Exit code 0: nothing (or null), or the event's result as JSON.
+// Exit code 0: nothing (or null), or the event's result as JSON; an event
+// without a result takes nothing from it, but it must be JSON all the same.
 template <class E>
-HookOutcome result_from_stdout(const ExternalHook& hook, const HookEvent& event, const ProcessResult& run) {
-  if (detail::trim(run.stdout_text).empty()) return std::monostate{};
+detail::HookAnswer<E> answer_on_stdout(const ExternalHook& hook, const ProcessResult& run) {
+  if (detail::trim(run.stdout_text).empty()) return detail::HookAnswer<E>();
   try {
-    return detail::outcome_from_answer(event, parse_json(run.stdout_text, "stdout"));
+    [[maybe_unused]] boost::json::value answer = parse_json(run.stdout_text, "stdout");
+    if constexpr (EventWithResult<E>) return detail::result_from_answer<E>(std::move(answer));
   } catch (const JsonError& e) {
     fail(hook, run, fmt::format("printed no valid '{}' result: {}", E::type, e.what()));
   }
 }
 
-template <class E>
-HookOutcome outcome_of(const ExternalHook& hook, const HookEvent& event, const ProcessResult& run) {
-  if (detail::triage_run(hook.path.string(), run, hook.timeout) == detail::RunEnd::exit_code_2)
-    return refusal_by_exit_code<E>(hook, run);
-  return result_from_stdout<E>(hook, event, run);
+// One `HOOK run` with its payload, for the event named `event` in `context`.
+ProcessResult run_with_payload(const ExternalHook& hook, std::string payload, std::string_view event,
+                               const EventContext& context, std::stop_token stop) {
+  // It starts in the event's working directory: a relative path would name
+  // another file there than here, where it was named (and checked).
+  std::error_code ec;
+  const fs::path program = fs::absolute(hook.path, ec);
+  if (ec) throw ProcessError(fmt::format("cannot run {}: {}", hook.path.string(), ec.message()));
+  const std::size_t bytes_in = payload.size();
+  ProcessResult run = run_process({
+      .program = program,
+      .arguments = {"run"},
+      .extra_environment = {{"HOOKBUS_EVENT", std::string(event)},
+                            {"HOOKBUS_SESSION_ID", context.session_id},
+                            {"HOOKBUS_PROJECT_DIR", hook.project_dir.string()},
+                            {"HOOKBUS_HOOK_NAME", hook.name}},
+      .working_directory = working_directory_for(hook, context),
+      .input = std::move(payload),
+      .timeout = hook.timeout,
+      .stop = std::move(stop),
+      .detached_may_outlive = hook.detached_processes == DetachedProcesses::allow,
+  });
+  detail::log_hook_run(hook.name, hook.path, event, bytes_in, run);
+  return run;
 }
 
 }  // namespace
@@ -89,35 +112,44 @@ RunEnd triage_run(std::string_view who, const ProcessResult& run, Duration timeo
 
 }  // namespace detail
 
+namespace detail {
+
+template <class E>
+ProcessResult run_hook(const ExternalHook& hook, const E& event, std::string_view requested_name, std::stop_token stop) {
+  return run_with_payload(hook, write_json(hook_payload_for(hook, event, requested_name)), event_name(event_index<E>),
+                          event.context, std::move(stop));
+}
+
+template <class E>
+HookAnswer<E> answer_of(const ExternalHook& hook, const ProcessResult& run) {
+  if (triage_run(hook.path.string(), run, hook.timeout) == RunEnd::exit_code_2) return refusal_by_exit_code<E>(hook, run);
+  return answer_on_stdout<E>(hook, run);
+}
+
+namespace {
+[[gnu::used]] constexpr auto instantiated = addresses_for<HookEvent>(
+    []<class E>(std::type_identity<E>) { return std::tuple{&run_hook<E>, &answer_of<E>}; });
+}  // namespace
+
+}  // namespace detail
+
 ProcessResult run_external_hook(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name,
                                 std::stop_token stop) {
-  const EventContext& context = context_of(event);
-  // It starts in the event's working directory: a relative path would name
-  // another file there than here, where it was named (and checked).
-  std::error_code ec;
-  const fs::path program = fs::absolute(hook.path, ec);
-  if (ec) throw ProcessError(fmt::format("cannot run {}: {}", hook.path.string(), ec.message()));
-  std::string payload = write_json(detail::hook_payload_for(hook, event, requested_name));
-  const std::size_t bytes_in = payload.size();
-  ProcessResult run = run_process({
-      .program = program,
-      .arguments = {"run"},
-      .extra_environment = {{"HOOKBUS_EVENT", std::string(event_name(event))},
-                            {"HOOKBUS_SESSION_ID", context.session_id},
-                            {"HOOKBUS_PROJECT_DIR", hook.project_dir.string()},
-                            {"HOOKBUS_HOOK_NAME", hook.name}},
-      .working_directory = working_directory_for(hook, context),
-      .input = std::move(payload),
-      .timeout = hook.timeout,
-      .stop = std::move(stop),
-      .detached_may_outlive = hook.detached_processes == DetachedProcesses::allow,
-  });
-  detail::log_hook_run(hook.name, hook.path, event_name(event), bytes_in, run);
-  return run;
+  return std::visit([&]<class E>(const E& e) { return detail::run_hook(hook, e, requested_name, std::move(stop)); },
+                    event);
 }
 
 HookOutcome hook_outcome(const ExternalHook& hook, const HookEvent& event, const ProcessResult& run) {
-  return std::visit([&]<class E>(const E&) { return outcome_of<E>(hook, event, run); }, event);
+  return std::visit(
+      [&]<class E>(const E&) -> HookOutcome {
+        if constexpr (EventWithResult<E>) {
+          if (auto result = detail::answer_of<E>(hook, run)) return std::move(*result);
+        } else {
+          detail::answer_of<E>(hook, run);
+        }
+        return std::monostate{};
+      },
+      event);
 }
 
 HookOutcome call_external_hook(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name) {

@@ -8,6 +8,7 @@
 #include <hookbus/reflect.hpp>
 
 #include "bus/reducers.hpp"
+#include "catalogue/instantiations.hpp"
 #include "catalogue/json_text.hpp"
 
 #include <boost/mp11/algorithm.hpp>
@@ -85,32 +86,45 @@ void drop_decided_by(boost::json::object& result) {
   if (auto* stop = result.if_contains("stop"); stop != nullptr && stop->is_object()) stop->as_object().erase("decided_by");
 }
 
-// An event without a result takes nothing from an answer.
-template <class E>
-HookOutcome read_answer(boost::json::value answer) {
-  if constexpr (EventWithResult<E>) {
-    if (answer.is_null()) return std::monostate{};
-    bool refuses = false;
-    if (answer.is_object()) {
-      auto& object = answer.as_object();
-      refuses = take_legacy_refusals<E>(object);
-      if constexpr (std::is_same_v<E, ToolResultEvent>) accept_kodelet_output(object);
-      drop_decided_by(object);
-    }
-    result_t<E> result = from_json<result_t<E>>(answer);
-    if constexpr (is_gating(E::reduction)) {
-      if (refuses) refuse_where_unset<E>(result, answer.as_object());
-    }
-    return result;
-  } else {
-    return std::monostate{};
-  }
-}
-
 }  // namespace
 
-HookOutcome detail::outcome_from_answer(const HookEvent& event, boost::json::value answer) {
-  return std::visit([&]<class E>(const E&) { return read_answer<E>(std::move(answer)); }, event);
+namespace detail {
+
+template <EventWithResult E>
+std::optional<result_t<E>> result_from_answer(boost::json::value answer) {
+  if (answer.is_null()) return std::nullopt;
+  bool refuses = false;
+  if (answer.is_object()) {
+    auto& object = answer.as_object();
+    refuses = take_legacy_refusals<E>(object);
+    if constexpr (std::is_same_v<E, ToolResultEvent>) accept_kodelet_output(object);
+    drop_decided_by(object);
+  }
+  result_t<E> result = from_json<result_t<E>>(answer);
+  if constexpr (is_gating(E::reduction)) {
+    if (refuses) refuse_where_unset<E>(result, answer.as_object());
+  }
+  return result;
 }
+
+namespace {
+[[gnu::used]] constexpr auto instantiated = addresses_for<HookEvent>([]<class E>(std::type_identity<E>) {
+  if constexpr (EventWithResult<E>) return &result_from_answer<E>;
+  else return nullptr;
+});
+}  // namespace
+
+HookOutcome outcome_from_answer(const HookEvent& event, boost::json::value answer) {
+  return std::visit(
+      [&]<class E>(const E&) -> HookOutcome {
+        if constexpr (EventWithResult<E>) {
+          if (auto result = result_from_answer<E>(std::move(answer))) return std::move(*result);
+        }
+        return std::monostate{};
+      },
+      event);
+}
+
+}  // namespace detail
 
 }  // namespace hookbus
