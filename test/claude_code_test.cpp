@@ -7,6 +7,7 @@
 #include "script_fixture.hpp"
 
 #include <hookbus/claude_code.hpp>
+#include <hookbus/external.hpp>
 #include <hookbus/json.hpp>
 #include <hookbus/log.hpp>
 #include <hookbus/setup.hpp>
@@ -458,6 +459,22 @@ TEST_F(ClaudeCode, AnotherExitCodeIsANonBlockingError) {
   EXPECT_EQ(hooks_.emit(bash("ls")).decision, Decision::none);
   ASSERT_EQ(errors_seen_.size(), 1u);
   EXPECT_THAT(errors_seen_[0].message, AllOf(HasSubstr("exit code 127"), HasSubstr("jq: not found")));
+}
+
+// A run given a smaller stdout limit than the default is read with its own.
+TEST_F(ClaudeCode, OutputCutAtTheRunsOwnLimitIsAFailureNamingThatLimit) {
+  const ClaudeCodeCommand command{.event = "PreToolUse", .command = "echo 0123456789abcdef0123", .label = "chatty",
+                                  .source = "settings.json: hooks.PreToolUse[0].hooks[0]"};
+  const ProcessResult run =
+      run_process({.program = "/bin/sh", .arguments = {"-c", command.command}, .stdout_limit = 16});
+  ASSERT_TRUE(run.stdout_truncated);
+  try {
+    (void)claude_code_outcome(command, bash("ls"), run, {});
+    ADD_FAILURE() << "no failure";
+  } catch (const ExternalHookError& error) {
+    EXPECT_THAT(error.what(), AllOf(HasSubstr("chatty (settings.json: hooks.PreToolUse[0].hooks[0])"),
+                                    HasSubstr("printed more than its stdout limit of 16 bytes")));
+  }
 }
 
 TEST_F(ClaudeCode, PlainTextOnStdoutOfOtherEventsIsIgnored) {

@@ -1312,6 +1312,47 @@ TEST_F(RunExternalHook, ReturnsTheRawRunAndHookOutcomeReadsIt) {
   EXPECT_EQ(hook_outcome(hook, event, run), HookOutcome(ToolCallResult{.decision = Decision::deny}));
 }
 
+// The refusal fills in only what the hook did not write: its other fields,
+// and a decision it wrote itself, are its own.
+TEST_F(RunExternalHook, ALegacyBlockKeepsTheHooksOtherFields) {
+  TempDir dir;
+  const ExternalHook hook{
+      .name = "guard",
+      .path = write_hook(dir / "guard", "tool_call",
+                         "echo '{\"block\": true, \"reason\": \"no\", \"additional_context\": [\"why\"], "
+                         "\"system_messages\": [\"seen\"]}'\n")};
+  const HookEvent event = ToolCallEvent{.tool_name = "bash"};
+  EXPECT_EQ(hook_outcome(hook, event, run_external_hook(hook, event, "tool_call")),
+            HookOutcome(ToolCallResult{.decision = Decision::deny,
+                                       .reason = "no",
+                                       .additional_context = {"why"},
+                                       .system_messages = {"seen"}}));
+}
+
+TEST_F(RunExternalHook, ALegacyBlockKeepsADecisionTheHookWroteItself) {
+  TempDir dir;
+  const ExternalHook hook{
+      .name = "guard",
+      .path = write_hook(dir / "guard", "tool_call", "echo '{\"blocked\": true, \"decision\": \"ask\"}'\n")};
+  const HookEvent event = ToolCallEvent{.tool_name = "bash"};
+  EXPECT_EQ(hook_outcome(hook, event, run_external_hook(hook, event, "tool_call")),
+            HookOutcome(ToolCallResult{.decision = Decision::ask}));
+}
+
+// A run given a smaller stdout limit than the default is read with its own.
+TEST_F(RunExternalHook, OutputCutAtTheRunsOwnLimitIsAFailureNamingThatLimit) {
+  TempDir dir;
+  const ExternalHook hook{.name = "chatty", .path = write_hook(dir / "chatty", "tool_call", "echo 0123456789abcdef0123\n")};
+  const ProcessResult run = run_process({.program = hook.path, .arguments = {"run"}, .stdout_limit = 16});
+  ASSERT_TRUE(run.stdout_truncated);
+  try {
+    (void)hook_outcome(hook, ToolCallEvent{}, run);
+    ADD_FAILURE() << "no failure";
+  } catch (const ExternalHookError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("printed more than its stdout limit of 16 bytes"));
+  }
+}
+
 TEST_F(RunExternalHook, EachRunIsLoggedAtDebugLevelWithItsFileEventExitCodeDurationAndBytes) {
   TempDir dir;
   LogCapture log;

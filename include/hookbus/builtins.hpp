@@ -1,7 +1,8 @@
 #pragma once
 // Built-in hooks, enabled by name from configuration (config.hpp, installed
 // with install_builtins: install_builtins.hpp, which this includes) or
-// installed directly, and the registry that maps names to them:
+// installed directly, and the registry that maps names to them
+// (builtin_registry.hpp, which this includes):
 //
 //   audit        every tool call, result and failure as one JSON line in a file
 //   tool_policy  allow/deny rules on tool names and arguments; blocks tool_call
@@ -23,6 +24,7 @@
 //   auto installed = hooks.add(stats);
 //   auto per_tool = stats.snapshot();
 
+#include <hookbus/builtin_registry.hpp>
 #include <hookbus/config.hpp>
 #include <hookbus/connection.hpp>
 #include <hookbus/hooks.hpp>
@@ -52,34 +54,6 @@ inline constexpr int swap_last = 1000;       // swap_context runs after the othe
 }  // namespace builtin_priority
 
 // ---------------------------------------------------------------- registry
-
-// What a built-in registers, once per install.
-using BuiltinProvider = std::function<void(Registrar&)>;
-
-// Checks the settings (ConfigError naming the path) and builds everything the
-// built-in needs (compiled patterns, open files) before returning, so that
-// installing the provider it returns cannot fail on bad configuration.
-using BuiltinFactory = std::function<BuiltinProvider(const ConfigObject& settings)>;
-
-// Built-in providers by name. A plain value: copy it and add to the copy to
-// make a registry of your own; not synchronised, like a standard container.
-class BuiltinRegistry {
- public:
-  // Registering a name again replaces the earlier factory.
-  void add(std::string name, BuiltinFactory factory);
-  [[nodiscard]] bool contains(std::string_view name) const;
-  [[nodiscard]] std::vector<std::string> names() const;  // sorted
-
-  // Throws ConfigError for an unknown name, listing the available ones, or for
-  // bad settings. `settings.location()` names the built-in in error messages.
-  [[nodiscard]] BuiltinProvider make(std::string_view name, const ConfigObject& settings) const;
-
-  // make, then register. Errors name the built-in: "tool_policy.deny[0]: …".
-  ConnectionGroup install(Hooks& hooks, std::string_view name, const boost::json::object& settings) const;
-
- private:
-  std::map<std::string, BuiltinFactory, std::less<>> factories_;
-};
 
 // A registry holding audit, tool_policy, redact, tool_stats, swap_context, stt and tts.
 // Making `stt` or `tts` loads its plugin, `stt.so` from the first of

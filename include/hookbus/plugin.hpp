@@ -21,11 +21,11 @@
 //
 // A plugin can offer built-ins instead of handlers (HOOKBUS_BUILTIN_PLUGIN):
 // factories that configuration enables by name, with settings, like
-// `tool_policy` (builtins.hpp). hookbus's own `stt` and `tts` are such
-// plugins (docs/voice.md); load_builtin_plugin() adds them to a
-// BuiltinRegistry.
+// `tool_policy` (builtins.hpp), added to a BuiltinRegistry
+// (builtin_registry.hpp). hookbus's own `stt` and `tts` are such plugins
+// (docs/voice.md); load_builtin_plugin() adds them to a BuiltinRegistry.
 
-#include <hookbus/builtins.hpp>
+#include <hookbus/builtin_registry.hpp>
 #include <hookbus/connection.hpp>
 #include <hookbus/errors.hpp>
 #include <hookbus/hooks.hpp>

@@ -104,6 +104,7 @@ struct ProcessResult {
   // Or it was stopped and the run was killed without it: nothing survives.
   bool supervision_lost = false;
   Duration duration{};           // from start to reaping
+  std::size_t stdout_limit = default_output_limit;  // the run's ProcessSpec::stdout_limit, where stdout was cut
 
   // True when the program exited with code 0 in time, under its supervisor.
   [[nodiscard]] bool succeeded() const noexcept {

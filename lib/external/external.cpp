@@ -7,7 +7,10 @@
 #include <hookbus/names.hpp>
 
 #include "bus/reducers.hpp"
-#include "external/run_log.hpp"
+#include "catalogue/instantiations.hpp"
+#include "external/hook_run.hpp"
+#include "external/run_end.hpp"
+#include "process/run_log.hpp"
 #include "formats/kodelet/protocol.hpp"
 #include "support/text.hpp"
 #include "support/utf8.hpp"
@@ -31,17 +34,13 @@ fs::path working_directory_for(const ExternalHook& hook, const EventContext& con
   return {};
 }
 
-// Messages and reasons are made valid UTF-8 here, where a hook's bytes (its
-// stderr, its file name) enter results and errors.
 [[noreturn]] void fail(const ExternalHook& hook, const ProcessResult& run, std::string_view what) {
-  const std::string tail = run.stderr_tail();
-  throw ExternalHookError(detail::valid_utf8(
-      fmt::format("{}: {}{}{}", hook.path.string(), what, tail.empty() ? "" : "; stderr: ", tail)));
+  detail::run_failed(hook.path.string(), run, what);
 }
 
 // Exit code 2: the event's refusal, with stderr as the reason, where the event can refuse.
 template <class E>
-HookOutcome refusal_by_exit_code(const ExternalHook& hook, const ProcessResult& run) {
+detail::HookAnswer<E> refusal_by_exit_code(const ExternalHook& hook, const ProcessResult& run) {
   if constexpr (EventWithResult<E>) {
     if constexpr (is_gating(E::reduction)) {
       std::string reason = run.stderr_tail(1000);
@@ -52,43 +51,32 @@ HookOutcome refusal_by_exit_code(const ExternalHook& hook, const ProcessResult& 
   fail(hook, run, fmt::format("exit code 2 means a refusal, but '{}' cannot be refused", E::type));
 }
 
-// Exit code 0: nothing (or null), or the event's result as JSON.
+// Exit code 0: nothing (or null), or the event's result as JSON; an event
+// without a result takes nothing from it, but it must be JSON all the same.
 template <class E>
-HookOutcome result_from_stdout(const ExternalHook& hook, const HookEvent& event, const ProcessResult& run) {
-  if (detail::trim(run.stdout_text).empty()) return std::monostate{};
+detail::HookAnswer<E> answer_on_stdout(const ExternalHook& hook, const ProcessResult& run) {
+  if (detail::trim(run.stdout_text).empty()) return detail::HookAnswer<E>();
   try {
-    return detail::outcome_from_answer(event, parse_json(run.stdout_text, "stdout"));
+    [[maybe_unused]] boost::json::value answer = parse_json(run.stdout_text, "stdout");
+    if constexpr (EventWithResult<E>) return detail::result_from_answer<E>(std::move(answer));
   } catch (const JsonError& e) {
     fail(hook, run, fmt::format("printed no valid '{}' result: {}", E::type, e.what()));
   }
 }
 
-template <class E>
-HookOutcome outcome_of(const ExternalHook& hook, const HookEvent& event, const ProcessResult& run) {
-  if (run.timed_out) fail(hook, run, fmt::format("timed out after {} ms (its timeout)", hook.timeout.count()));
-  if (run.stdout_truncated)
-    fail(hook, run, fmt::format("printed more than its stdout limit of {} bytes", default_output_limit));
-  if (run.exit_code == 2) return refusal_by_exit_code<E>(hook, run);
-  if (!run.succeeded()) fail(hook, run, run.status());
-  return result_from_stdout<E>(hook, event, run);
-}
-
-}  // namespace
-
-ProcessResult run_external_hook(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name,
-                                std::stop_token stop) {
-  const EventContext& context = context_of(event);
+// One `HOOK run` with its payload, for the event named `event` in `context`.
+ProcessResult run_with_payload(const ExternalHook& hook, std::string payload, std::string_view event,
+                               const EventContext& context, std::stop_token stop) {
   // It starts in the event's working directory: a relative path would name
   // another file there than here, where it was named (and checked).
   std::error_code ec;
   const fs::path program = fs::absolute(hook.path, ec);
   if (ec) throw ProcessError(fmt::format("cannot run {}: {}", hook.path.string(), ec.message()));
-  std::string payload = write_json(detail::hook_payload_for(hook, event, requested_name));
   const std::size_t bytes_in = payload.size();
   ProcessResult run = run_process({
       .program = program,
       .arguments = {"run"},
-      .extra_environment = {{"HOOKBUS_EVENT", std::string(event_name(event))},
+      .extra_environment = {{"HOOKBUS_EVENT", std::string(event)},
                             {"HOOKBUS_SESSION_ID", context.session_id},
                             {"HOOKBUS_PROJECT_DIR", hook.project_dir.string()},
                             {"HOOKBUS_HOOK_NAME", hook.name}},
@@ -98,12 +86,70 @@ ProcessResult run_external_hook(const ExternalHook& hook, const HookEvent& event
       .stop = std::move(stop),
       .detached_may_outlive = hook.detached_processes == DetachedProcesses::allow,
   });
-  detail::log_hook_run(hook.name, hook.path, event_name(event), bytes_in, run);
+  detail::log_hook_run(hook.name, hook.path, event, bytes_in, run);
   return run;
 }
 
+}  // namespace
+
+namespace detail {
+
+// Messages and reasons are made valid UTF-8 here, where a hook's bytes (its
+// stderr, its file name) enter results and errors.
+void run_failed(std::string_view who, const ProcessResult& run, std::string_view what) {
+  const std::string tail = run.stderr_tail();
+  throw ExternalHookError(valid_utf8(fmt::format("{}: {}{}{}", who, what, tail.empty() ? "" : "; stderr: ", tail)));
+}
+
+RunEnd triage_run(std::string_view who, const ProcessResult& run, Duration timeout) {
+  if (run.timed_out) run_failed(who, run, fmt::format("timed out after {} ms (its timeout)", timeout.count()));
+  if (run.stdout_truncated)
+    run_failed(who, run, fmt::format("printed more than its stdout limit of {} bytes", run.stdout_limit));
+  if (run.exit_code == 2) return RunEnd::exit_code_2;
+  if (!run.succeeded()) run_failed(who, run, run.status());
+  return RunEnd::answered;
+}
+
+}  // namespace detail
+
+namespace detail {
+
+template <class E>
+ProcessResult run_hook(const ExternalHook& hook, const E& event, std::string_view requested_name, std::stop_token stop) {
+  return run_with_payload(hook, write_json(hook_payload_for(hook, event, requested_name)), event_name(event_index<E>),
+                          event.context, std::move(stop));
+}
+
+template <class E>
+HookAnswer<E> answer_of(const ExternalHook& hook, const ProcessResult& run) {
+  if (triage_run(hook.path.string(), run, hook.timeout) == RunEnd::exit_code_2) return refusal_by_exit_code<E>(hook, run);
+  return answer_on_stdout<E>(hook, run);
+}
+
+namespace {
+[[gnu::used]] constexpr auto instantiated = addresses_for<HookEvent>(
+    []<class E>(std::type_identity<E>) { return std::tuple{&run_hook<E>, &answer_of<E>}; });
+}  // namespace
+
+}  // namespace detail
+
+ProcessResult run_external_hook(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name,
+                                std::stop_token stop) {
+  return std::visit([&]<class E>(const E& e) { return detail::run_hook(hook, e, requested_name, std::move(stop)); },
+                    event);
+}
+
 HookOutcome hook_outcome(const ExternalHook& hook, const HookEvent& event, const ProcessResult& run) {
-  return std::visit([&]<class E>(const E&) { return outcome_of<E>(hook, event, run); }, event);
+  return std::visit(
+      [&]<class E>(const E&) -> HookOutcome {
+        if constexpr (EventWithResult<E>) {
+          if (auto result = detail::answer_of<E>(hook, run)) return std::move(*result);
+        } else {
+          detail::answer_of<E>(hook, run);
+        }
+        return std::monostate{};
+      },
+      event);
 }
 
 HookOutcome call_external_hook(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name) {

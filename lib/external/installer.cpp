@@ -9,6 +9,7 @@
 #include <hookbus/tool_matcher.hpp>
 
 #include "external/background.hpp"
+#include "external/hook_run.hpp"
 #include "external/start_check.hpp"
 #include "external/persistent.hpp"
 #include "formats/claude_code/installer.hpp"
@@ -21,10 +22,12 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
 #include <utility>
+#include <variant>
 
 namespace hookbus {
 namespace {
@@ -123,13 +126,13 @@ class Installer {
                                  settings.matcher.value, "", found.source});
       return;
     }
-    const RunHook run = runner(ExternalHook{.name = found.name,
-                                            .path = found.path,
-                                            .timeout = settings.timeout.value,
-                                            .project_dir = project_dir_,
-                                            .workspace = options_.workspace,
-                                            .detached_processes = detached_processes(found.layer)},
-                               settings, trusted_files(found.layer), options_.persistent_shutdown_grace);
+    const auto run = runner(ExternalHook{.name = found.name,
+                                         .path = found.path,
+                                         .timeout = settings.timeout.value,
+                                         .project_dir = project_dir_,
+                                         .workspace = options_.workspace,
+                                         .detached_processes = detached_processes(found.layer)},
+                            settings, trusted_files(found.layer), options_.persistent_shutdown_grace);
     const HandlerOptions options{.label = found.name,
                                  .failure = settings.failure.value,
                                  .kind = HandlerKind::external,
@@ -147,8 +150,8 @@ class Installer {
         event_options.tools = settings.tools.value;
         filters_a_tool_event = true;
       }
-      installed_.add(hooks_.on(event_name(requested.index), handler(run, found.name, requested.name, settings),
-                               std::move(event_options)));
+      installed_.add(connect(requested.index, run, found.name, requested.name, settings.async.value,
+                             std::move(event_options)));
       record.events.emplace_back(event_name(requested.index));
       events.push_back(requested.index);
     }
@@ -186,59 +189,80 @@ class Installer {
     return is_project_layer(layer) ? options_.trusted_project : nullptr;
   }
 
-  // One run of the hook for an event: `HOOK run`, or a request to its
+  // One run of the hook for an event, typed: `HOOK run`, or a request to its
   // persistent instances, which the handlers of all its events share. The
   // hook's file is checked first, every run (detail::why_not_start): one
   // that others could write by now, or a project file that changed since it
   // was trusted, fails instead (and a persistent hook's running instance is
   // asked nothing).
-  using RunHook = std::function<HookOutcome(const HookEvent&, std::string_view requested_name, std::stop_token)>;
-  static RunHook runner(const ExternalHook& hook, const ResolvedHookSettings& settings,
-                        std::shared_ptr<const TrustedFiles> trusted, Duration shutdown_grace) {
-    RunHook run;
+  class HookRun {
+   public:
+    HookRun(ExternalHook hook, std::unique_ptr<detail::PersistentHook> persistent,
+            std::shared_ptr<const TrustedFiles> trusted)
+        : hook_(std::move(hook)), persistent_(std::move(persistent)), trusted_(std::move(trusted)) {}
+
+    template <class E>
+    detail::HookAnswer<E> operator()(const E& event, std::string_view requested_name, std::stop_token stop) const {
+      if (auto why = detail::why_not_start(hook_.path, trusted_.get())) throw ExternalHookError(detail::valid_utf8(*why));
+      if (persistent_) return persistent_->call(event, requested_name, std::move(stop));
+      return detail::answer_of<E>(hook_, detail::run_hook(hook_, event, requested_name, std::move(stop)));
+    }
+
+   private:
+    ExternalHook hook_;
+    std::unique_ptr<detail::PersistentHook> persistent_;  // null: one process per run
+    std::shared_ptr<const TrustedFiles> trusted_;
+  };
+
+  static std::shared_ptr<const HookRun> runner(const ExternalHook& hook, const ResolvedHookSettings& settings,
+                                               std::shared_ptr<const TrustedFiles> trusted, Duration shutdown_grace) {
+    std::unique_ptr<detail::PersistentHook> persistent;
     if (settings.mode.value == HookMode::persistent) {
       // An eager start runs the file now, so it is checked first; one that
       // may not run starts nothing (its runs fail).
       const bool eager = settings.start.value == HookStart::eager && !detail::why_not_start(hook.path, trusted.get());
-      auto persistent = std::make_shared<detail::PersistentHook>(
+      persistent = std::make_unique<detail::PersistentHook>(
           hook, detail::PersistentOptions{
                     .instances = settings.instances.value, .eager = eager, .shutdown_grace = shutdown_grace});
-      run = [persistent](const HookEvent& event, std::string_view requested_name, std::stop_token stop) {
-        return persistent->call(event, requested_name, std::move(stop));
-      };
-    } else {
-      run = [hook](const HookEvent& event, std::string_view requested_name, std::stop_token stop) {
-        return hook_outcome(hook, event, run_external_hook(hook, event, requested_name, std::move(stop)));
-      };
     }
-    return [run = std::move(run), trusted = std::move(trusted), path = hook.path](
-               const HookEvent& event, std::string_view requested_name, std::stop_token stop) {
-      if (auto why = detail::why_not_start(path, trusted.get())) throw ExternalHookError(detail::valid_utf8(*why));
-      return run(event, requested_name, std::move(stop));
-    };
+    return std::make_shared<const HookRun>(hook, std::move(persistent), std::move(trusted));
   }
 
-  // The bus handler of one event: the run under the emit's stop token, or,
-  // for an async hook, the run handed to the background pool (the emit goes
-  // on; the answer is ignored, a failure logged).
-  NamedHandler handler(RunHook run, const std::string& name, const std::string& requested_name,
-                       const ResolvedHookSettings& settings) {
-    if (!settings.async.value)
-      return [run = std::move(run), requested_name](const HookEvent& event) {
-        return run(event, requested_name, emit_stop_token());
-      };
-    return [run = std::move(run), name, requested_name, pool = background_](const HookEvent& event) -> HookOutcome {
-      pool->submit(fmt::format("hook '{}' on '{}'", name, event_name(event)),
-                   [run, name, requested_name, event](std::stop_token stop) {
-                     try {
-                       (void)run(event, requested_name, std::move(stop));
-                     } catch (const std::exception& error) {
-                       detail::log(spdlog::level::warn, "background hook '{}' failed on '{}': {}", name,
-                                   event_name(event), error.what());
-                     }
-                   });
-      return std::monostate{};
-    };
+  // The bus handler of the event at `index`, typed for it: E is found once,
+  // here, from a table over the events.
+  Connection connect(std::size_t index, std::shared_ptr<const HookRun> run, const std::string& name,
+                     const std::string& requested_name, bool async, HandlerOptions options) {
+    using Connect = Connection (Installer::*)(std::shared_ptr<const HookRun>, const std::string&, const std::string&,
+                                              bool, HandlerOptions);
+    static constexpr auto connectors = []<std::size_t... I>(std::index_sequence<I...>) {
+      return std::array<Connect, sizeof...(I)>{&Installer::connect_typed<std::variant_alternative_t<I, HookEvent>>...};
+    }(std::make_index_sequence<event_count>{});
+    return (this->*connectors[index])(std::move(run), name, requested_name, async, std::move(options));
+  }
+
+  // The run under the emit's stop token, or, for an async hook, the run handed
+  // to the background pool (the emit goes on; the answer is ignored, a failure logged).
+  template <class E>
+  Connection connect_typed(std::shared_ptr<const HookRun> run, const std::string& name,
+                           const std::string& requested_name, bool async, HandlerOptions options) {
+    if (!async)
+      return hooks_.on<E>([run = std::move(run), requested_name](const E& event) {
+        return (*run)(event, requested_name, emit_stop_token());
+      }, std::move(options));
+    return hooks_.on<E>(
+        [run = std::move(run), name, requested_name, pool = background_](const E& event) -> detail::HookAnswer<E> {
+          pool->submit(fmt::format("hook '{}' on '{}'", name, E::type),
+                       [run, name, requested_name, event](std::stop_token stop) {
+                         try {
+                           (void)(*run)(event, requested_name, std::move(stop));
+                         } catch (const std::exception& error) {
+                           detail::log(spdlog::level::warn, "background hook '{}' failed on '{}': {}", name, E::type,
+                                       error.what());
+                         }
+                       });
+          return detail::HookAnswer<E>();
+        },
+        std::move(options));
   }
 
   // Persistent-only settings on a hook that is not persistent change nothing.

@@ -6,8 +6,9 @@
 #include <hookbus/co_process.hpp>
 #include <hookbus/json.hpp>
 
+#include "catalogue/instantiations.hpp"
 #include "external/persistent_answer.hpp"
-#include "external/run_log.hpp"
+#include "process/run_log.hpp"
 #include "formats/kodelet/protocol.hpp"
 #include "support/logging.hpp"
 #include "support/utf8.hpp"
@@ -134,7 +135,8 @@ struct PersistentHook::State {
 
   Lease acquire(const std::stop_token& stop);
   void release(Lease& lease);
-  HookOutcome serve(Lease& lease, const HookEvent& event, std::string_view requested_name, const std::stop_token& stop);
+  boost::json::value serve(Lease& lease, boost::json::object payload, std::string_view requested_name,
+                           const std::stop_token& stop);
   [[noreturn]] void out_of_step(Lease& lease, std::string_view what);
 
   const ExternalHook hook;
@@ -221,8 +223,8 @@ void PersistentHook::State::out_of_step(Lease& lease, std::string_view what) {
   fail(fmt::format("instance {} is out of step: {} (killed)", lease.index + 1, what));
 }
 
-HookOutcome PersistentHook::State::serve(Lease& lease, const HookEvent& event, std::string_view requested_name,
-                                         const std::stop_token& stop) {
+boost::json::value PersistentHook::State::serve(Lease& lease, boost::json::object payload,
+                                                std::string_view requested_name, const std::stop_token& stop) {
   if (lease.process && !lease.process->running()) {
     // It exited between requests: an unexpected end, and a restart for this request when no backoff holds it.
     lease.process.reset();
@@ -252,7 +254,7 @@ HookOutcome PersistentHook::State::serve(Lease& lease, const HookEvent& event, s
 
   const std::uint64_t id = next_id.fetch_add(1, std::memory_order_relaxed);
   const boost::json::object request{
-      {"id", id}, {"event", requested_name}, {"payload", hook_payload_for(hook, event, requested_name)}};
+      {"id", id}, {"event", requested_name}, {"payload", std::move(payload)}};
   std::string line = write_json(request);
   const std::size_t bytes_in = line.size();
   const CoProcessReply reply = lease.process->request(line, hook.timeout, stop);
@@ -267,11 +269,11 @@ HookOutcome PersistentHook::State::serve(Lease& lease, const HookEvent& event, s
     fail(fmt::format("instance {} {}", lease.index + 1, reply.status()));
   }
 
-  PersistentAnswer answer = read_persistent_answer(reply.line, id, event);
+  PersistentAnswer answer = read_persistent_answer(reply.line, id);
   if (answer.kind == PersistentAnswer::Kind::out_of_step) out_of_step(lease, answer.problem);
   lease.in_step = true;
   if (answer.kind == PersistentAnswer::Kind::failure) fail(answer.problem);
-  return std::move(answer.outcome);
+  return std::move(answer.result);
 }
 
 PersistentHook::PersistentHook(ExternalHook hook, PersistentOptions options)
@@ -293,16 +295,35 @@ PersistentHook::PersistentHook(ExternalHook hook, PersistentOptions options)
 // nothing is in flight here: the instances shut down with the vector.
 PersistentHook::~PersistentHook() = default;
 
-HookOutcome PersistentHook::call(const HookEvent& event, std::string_view requested_name, std::stop_token stop) {
+boost::json::value PersistentHook::request(std::string_view requested_name, boost::json::object payload,
+                                           std::stop_token stop) {
   State::Lease lease = state_->acquire(stop);
   try {
-    HookOutcome outcome = state_->serve(lease, event, requested_name, stop);
+    boost::json::value answer = state_->serve(lease, std::move(payload), requested_name, stop);
     state_->release(lease);
-    return outcome;
+    return answer;
   } catch (...) {
     state_->release(lease);
     throw;
   }
 }
+
+template <class E>
+HookAnswer<E> PersistentHook::call(const E& event, std::string_view requested_name, std::stop_token stop) {
+  [[maybe_unused]] boost::json::value answer =
+      request(requested_name, hook_payload_for(state_->hook, event, requested_name), std::move(stop));
+  if constexpr (EventWithResult<E>) {
+    try {
+      return result_from_answer<E>(std::move(answer));
+    } catch (const JsonError& error) {
+      state_->fail(fmt::format("answered no valid '{}' result: {}", E::type, error.what()));
+    }
+  }
+}
+
+namespace {
+[[gnu::used]] constexpr auto instantiated = addresses_for<HookEvent>(
+    []<class E>(std::type_identity<E>) { return &PersistentHook::call<E>; });
+}  // namespace
 
 }  // namespace hookbus::detail

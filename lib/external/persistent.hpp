@@ -14,6 +14,11 @@
 
 #include <hookbus/external.hpp>
 
+#include "external/hook_run.hpp"
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
 #include <chrono>
 #include <memory>
 #include <stop_token>
@@ -52,11 +57,15 @@ class PersistentHook {
   // sends the request and reads the answer (at most the hook's timeout
   // again). Returns the event's result; throws ExternalHookError for every
   // failure, which the bus hands to the hook's failure policy. `stop` cancels
-  // the wait or the request (the instance is killed).
-  HookOutcome call(const HookEvent& event, std::string_view requested_name, std::stop_token stop);
+  // the wait or the request (the instance is killed). Instantiated for every event.
+  template <class E>
+  HookAnswer<E> call(const E& event, std::string_view requested_name, std::stop_token stop);
 
  private:
   struct State;
+  // The request of `payload` and its answer, "id" and "error" taken out.
+  boost::json::value request(std::string_view requested_name, boost::json::object payload, std::stop_token stop);
+
   std::unique_ptr<State> state_;
 };
 

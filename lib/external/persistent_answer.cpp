@@ -2,10 +2,8 @@
 #include "external/persistent_answer.hpp"
 
 #include <hookbus/json.hpp>
-#include <hookbus/names.hpp>
 
 #include "catalogue/json_text.hpp"
-#include "formats/kodelet/protocol.hpp"
 
 #include <fmt/format.h>
 
@@ -26,7 +24,7 @@ PersistentAnswer failure(std::string problem) { return {PersistentAnswer::Kind::
 
 }  // namespace
 
-PersistentAnswer read_persistent_answer(std::string_view line, std::uint64_t id, const HookEvent& event) {
+PersistentAnswer read_persistent_answer(std::string_view line, std::uint64_t id) {
   boost::json::value answer;
   try {
     answer = parse_json(line, "answer");
@@ -48,11 +46,7 @@ PersistentAnswer read_persistent_answer(std::string_view line, std::uint64_t id,
     return failure(fmt::format("answered with an error: {}", std::string_view(error->get_string())));
   }
   fields.erase("error");
-  try {
-    return {PersistentAnswer::Kind::result, outcome_from_answer(event, std::move(answer)), {}};
-  } catch (const JsonError& error) {
-    return failure(fmt::format("answered no valid '{}' result: {}", event_name(event), error.what()));
-  }
+  return {PersistentAnswer::Kind::result, std::move(answer), {}};
 }
 
 }  // namespace hookbus::detail

@@ -5,6 +5,7 @@
 // PocketSphinx (Debian 12: 0.8+5prealpha) logs through a process-wide
 // callback and documents no thread safety, so every call into it, from any
 // decoder, holds one lock: transcriptions are serialised across the process.
+#include <hookbus/builtins.hpp>  // builtin_priority
 #include <hookbus/plugin.hpp>
 
 #include "voice/audio.hpp"

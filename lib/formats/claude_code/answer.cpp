@@ -5,6 +5,7 @@
 #include <hookbus/json.hpp>
 #include <hookbus/log.hpp>
 
+#include "external/run_end.hpp"
 #include "support/logging.hpp"
 #include "support/text.hpp"
 #include "support/utf8.hpp"
@@ -19,10 +20,11 @@ namespace json = boost::json;
 
 // --------------------------------------------------------------- answers
 
+// The command, and where it is declared: what its failures name.
+std::string who(const ClaudeCodeCommand& hook) { return fmt::format("{} ({})", hook.label, hook.source); }
+
 [[noreturn]] void fail(const ClaudeCodeCommand& hook, const ProcessResult& run, std::string_view what) {
-  const std::string tail = run.stderr_tail();
-  throw ExternalHookError(detail::valid_utf8(
-      fmt::format("{} ({}): {}{}{}", hook.label, hook.source, what, tail.empty() ? "" : "; stderr: ", tail)));
+  detail::run_failed(who(hook), run, what);
 }
 
 // What a hook printed on exit 0: a JSON object (Claude Code's answer), plain text, or nothing.
@@ -352,10 +354,7 @@ struct Outcome {
 
 HookOutcome claude_code_outcome(const ClaudeCodeCommand& hook, const HookEvent& event, const ProcessResult& run,
                                 const ClaudeCodeToolNames& tool_names) {
-  if (run.timed_out) fail(hook, run, fmt::format("timed out after {} ms (its timeout)", hook.timeout.count()));
-  if (run.stdout_truncated) fail(hook, run, fmt::format("printed more than its stdout limit of {} bytes", default_output_limit));
-  const bool exit_two = run.exit_code == 2;
-  if (!exit_two && !run.succeeded()) fail(hook, run, run.status());
+  const bool exit_two = detail::triage_run(who(hook), run, hook.timeout) == detail::RunEnd::exit_code_2;
   Outcome outcome{hook, run, tool_names, exit_two, exit_two ? Answer{} : read_answer(run)};
   if (!exit_two && !outcome.answer.object && !outcome.answer.text.empty() &&
       !std::holds_alternative<InputEvent>(event) && !std::holds_alternative<SessionStartEvent>(event))

@@ -5,7 +5,7 @@
 #include <hookbus/json.hpp>
 
 #include "support/file_safety.hpp"
-#include "external/run_log.hpp"
+#include "process/run_log.hpp"
 #include "formats/claude_code/command_files.hpp"
 #include "formats/claude_code/transcript.hpp"
 

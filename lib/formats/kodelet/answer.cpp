@@ -5,9 +5,13 @@
 
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>
+#include <hookbus/reflect.hpp>
 
 #include "bus/reducers.hpp"
+#include "catalogue/instantiations.hpp"
 #include "catalogue/json_text.hpp"
+
+#include <boost/mp11/algorithm.hpp>
 
 #include <string>
 #include <string_view>
@@ -18,34 +22,43 @@
 namespace hookbus {
 namespace {
 
-// `"<key>": true` is the event's refusal, whatever the event calls it
-// (decision = deny, allow = false, cancel, action = reject): the refusal's
-// fields the hook did not set itself are added.
-template <class E>
-void accept_legacy_refusal(boost::json::object& result, std::string_view key) {
-  const auto* refuse = result.if_contains(key);
-  if (refuse == nullptr) return;
+// `"<key>": true`, taken out of the answer: whether it refuses.
+bool take_legacy_refusal(boost::json::object& answer, std::string_view key) {
+  const auto* refuse = answer.if_contains(key);
+  if (refuse == nullptr) return false;
   if (!refuse->is_bool())
     throw JsonError(std::string(key), "expected boolean, got " + std::string(detail::json_kind_name(*refuse)));
   const bool refuses = refuse->get_bool();
-  result.erase(key);
-  if (!refuses) return;
-  const auto refusal = to_json(HookOutcome(refusal_result<E>("")));
-  for (const auto& [field, value] : refusal.as_object())
-    if (field != "reason" && !result.contains(field)) result[field] = value;
+  answer.erase(key);
+  return refuses;
 }
 
 // Refusals in older words: kodelet's `"blocked": true` on any event that can
 // refuse, and hookbus's former `"block": true` on tool_call (now
-// `"decision": "deny"`).
+// `"decision": "deny"`). Both keys are taken out (each checked) either way.
 template <class E>
-void accept_legacy_refusals(boost::json::object& result) {
+bool take_legacy_refusals(boost::json::object& answer) {
   if constexpr (EventWithResult<E>) {
     if constexpr (is_gating(E::reduction)) {
-      accept_legacy_refusal<E>(result, "blocked");
-      if constexpr (DecidingResult<result_t<E>>) accept_legacy_refusal<E>(result, "block");
+      bool refuses = take_legacy_refusal(answer, "blocked");
+      if constexpr (DecidingResult<result_t<E>>) refuses = take_legacy_refusal(answer, "block") || refuses;
+      return refuses;
     }
   }
+  return false;
+}
+
+// A legacy refusal is the event's refusal (decision = deny, allow = false,
+// cancel, action = reject, whatever the event calls it) in each field the
+// hook did not write itself (`answer`: what it wrote); its reason is the
+// hook's own.
+template <class E>
+void refuse_where_unset(result_t<E>& result, const boost::json::object& answer) {
+  const result_t<E> refusal = refusal_result<E>("");
+  boost::mp11::mp_for_each<reflect::members_of<result_t<E>>>([&](auto member) {
+    if (std::string_view(member.name) != "reason" && !answer.contains(member.name))
+      result.*member.pointer = refusal.*member.pointer;
+  });
 }
 
 // kodelet's after_tool_call `output`: a StructuredToolResult that replaces the
@@ -73,22 +86,45 @@ void drop_decided_by(boost::json::object& result) {
   if (auto* stop = result.if_contains("stop"); stop != nullptr && stop->is_object()) stop->as_object().erase("decided_by");
 }
 
-template <class E>
-HookOutcome read_answer(boost::json::value answer) {
-  if (answer.is_null()) return std::monostate{};
-  if (answer.is_object()) {
-    auto& result = answer.as_object();
-    accept_legacy_refusals<E>(result);
-    if constexpr (std::is_same_v<E, ToolResultEvent>) accept_kodelet_output(result);
-    drop_decided_by(result);
-  }
-  return outcome_from_json(event_index<E>, answer);
-}
-
 }  // namespace
 
-HookOutcome detail::outcome_from_answer(const HookEvent& event, boost::json::value answer) {
-  return std::visit([&]<class E>(const E&) { return read_answer<E>(std::move(answer)); }, event);
+namespace detail {
+
+template <EventWithResult E>
+std::optional<result_t<E>> result_from_answer(boost::json::value answer) {
+  if (answer.is_null()) return std::nullopt;
+  bool refuses = false;
+  if (answer.is_object()) {
+    auto& object = answer.as_object();
+    refuses = take_legacy_refusals<E>(object);
+    if constexpr (std::is_same_v<E, ToolResultEvent>) accept_kodelet_output(object);
+    drop_decided_by(object);
+  }
+  result_t<E> result = from_json<result_t<E>>(answer);
+  if constexpr (is_gating(E::reduction)) {
+    if (refuses) refuse_where_unset<E>(result, answer.as_object());
+  }
+  return result;
 }
+
+namespace {
+[[gnu::used]] constexpr auto instantiated = addresses_for<HookEvent>([]<class E>(std::type_identity<E>) {
+  if constexpr (EventWithResult<E>) return &result_from_answer<E>;
+  else return nullptr;
+});
+}  // namespace
+
+HookOutcome outcome_from_answer(const HookEvent& event, boost::json::value answer) {
+  return std::visit(
+      [&]<class E>(const E&) -> HookOutcome {
+        if constexpr (EventWithResult<E>) {
+          if (auto result = result_from_answer<E>(std::move(answer))) return std::move(*result);
+        }
+        return std::monostate{};
+      },
+      event);
+}
+
+}  // namespace detail
 
 }  // namespace hookbus

@@ -8,6 +8,8 @@
 #include <hookbus/names.hpp>
 #include <hookbus/types.hpp>
 
+#include "catalogue/instantiations.hpp"
+
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
@@ -70,11 +72,14 @@ boost::json::array kodelet_messages(const std::vector<Message>& messages) {
 
 }  // namespace
 
-boost::json::object hook_payload(const HookEvent& event, std::string_view requested_name) {
+namespace detail {
+
+template <class E>
+boost::json::object hook_payload_of(const E& event, std::string_view requested_name) {
   boost::json::object payload = to_json(event).as_object();
   // Copies, taken before inserting: insertion may move the nested context.
   const boost::json::object context = payload.at("context").as_object();
-  const std::string_view wire_name = event_name(event);
+  const std::string_view wire_name = event_name(event_index<E>);
   auto add = [&](std::string_view key, boost::json::value value) {
     if (!payload.contains(key)) payload.emplace(key, std::move(value));
   };
@@ -87,31 +92,40 @@ boost::json::object hook_payload(const HookEvent& event, std::string_view reques
     add("recipe_name", *recipe);
   for (const auto& key : kKodeletKeys)
     if (key.event == wire_name && payload.contains(key.ours)) add(key.theirs, boost::json::value(payload.at(key.ours)));
-  std::visit([&]<class E>(const E& e) {
-    if constexpr (std::is_same_v<E, ToolCallEvent> || std::is_same_v<E, ToolResultEvent>) add("tool_user_id", boost::json::string(e.tool_call_id));
-    if constexpr (std::is_same_v<E, ToolResultEvent>) add("tool_output", kodelet_tool_output(e));
-    if constexpr (std::is_same_v<E, TurnEndEvent>) {
-      add("turn_number", e.turn_index + 1);  // kodelet counts turns from 1
-      add("response", boost::json::string(text_of(e.message.content)));
-    }
-    // Asked for by kodelet's name, agent_end's messages are kodelet's: content a string, not parts.
-    if constexpr (std::is_same_v<E, AgentEndEvent>)
-      if (requested_name == "agent_stop") payload["messages"] = kodelet_messages(e.messages);
-  }, event);
+  if constexpr (std::is_same_v<E, ToolCallEvent> || std::is_same_v<E, ToolResultEvent>) add("tool_user_id", boost::json::string(event.tool_call_id));
+  if constexpr (std::is_same_v<E, ToolResultEvent>) add("tool_output", kodelet_tool_output(event));
+  if constexpr (std::is_same_v<E, TurnEndEvent>) {
+    add("turn_number", event.turn_index + 1);  // kodelet counts turns from 1
+    add("response", boost::json::string(text_of(event.message.content)));
+  }
+  // Asked for by kodelet's name, agent_end's messages are kodelet's: content a string, not parts.
+  if constexpr (std::is_same_v<E, AgentEndEvent>)
+    if (requested_name == "agent_stop") payload["messages"] = kodelet_messages(event.messages);
   return payload;
 }
 
-namespace detail {
-boost::json::object hook_payload_for(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name) {
-  boost::json::object payload = hook_payload(event, requested_name);
+template <class E>
+boost::json::object hook_payload_for(const ExternalHook& hook, const E& event, std::string_view requested_name) {
+  boost::json::object payload = hook_payload_of(event, requested_name);
   // An event without a cwd of its own (user_bash has one) runs in the project: its cwd says so.
-  const bool own_cwd = std::visit([]<class E>(const E&) { return requires(const E& e) { e.cwd; }; }, event);
+  constexpr bool own_cwd = requires(const E& e) { e.cwd; };
   if (!own_cwd && payload.at("cwd").as_string().empty())
     payload["cwd"] = (hook.project_dir.empty() ? std::filesystem::current_path() : hook.project_dir).string();
-  if (!hook.workspace.empty() && context_of(event).workspace.empty())
+  if (!hook.workspace.empty() && event.context.workspace.empty())
     payload.at("context").as_object()["workspace"] = hook.workspace;
   return payload;
 }
+
+namespace {
+[[gnu::used]] constexpr auto instantiated = addresses_for<HookEvent>([]<class E>(std::type_identity<E>) {
+  return std::tuple{&hook_payload_of<E>, &hook_payload_for<E>};
+});
+}  // namespace
+
 }  // namespace detail
+
+boost::json::object hook_payload(const HookEvent& event, std::string_view requested_name) {
+  return std::visit([&](const auto& alternative) { return detail::hook_payload_of(alternative, requested_name); }, event);
+}
 
 }  // namespace hookbus

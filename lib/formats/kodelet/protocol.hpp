@@ -12,19 +12,32 @@
 
 #include <boost/json/value.hpp>
 
+#include <optional>
 #include <string_view>
 
 namespace hookbus::detail {
 
-// hook_payload for `hook`: a workspace's hook also finds the workspace's name
-// in context.workspace when the engine's event names none.
-boost::json::object hook_payload_for(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name);
+// hook_payload of an event of type E (instantiated for every event).
+template <class E>
+boost::json::object hook_payload_of(const E& event, std::string_view requested_name);
 
-// The answer, read leniently as the event's result (docs/external-hooks.md,
-// "The result"): null is no change; kodelet's `"blocked": true` and the older
-// `"block": true` are the event's refusal; kodelet's after_tool_call `output`
-// replaces the result; a `decided_by` the hook wrote is dropped (only the bus
-// names who decided). Throws JsonError naming the field of a wrong shape.
+// hook_payload_of for `hook`: a workspace's hook also finds the workspace's
+// name in context.workspace when the engine's event names none.
+template <class E>
+boost::json::object hook_payload_for(const ExternalHook& hook, const E& event, std::string_view requested_name);
+
+// The answer, read leniently as E's result (docs/external-hooks.md, "The
+// result"): null is no change (nullopt); kodelet's `"blocked": true` and the
+// older `"block": true` are the event's refusal; kodelet's after_tool_call
+// `output` replaces the result; a `decided_by` the hook wrote is dropped (only
+// the bus names who decided). Throws JsonError naming the field of a wrong
+// shape. Instantiated for every event with a result.
+template <EventWithResult E>
+std::optional<result_t<E>> result_from_answer(boost::json::value answer);
+
+// result_from_answer for the event the variant holds, as a HookOutcome
+// (monostate: no change, or an event without a result, which takes nothing
+// from an answer).
 HookOutcome outcome_from_answer(const HookEvent& event, boost::json::value answer);
 
 }  // namespace hookbus::detail

@@ -1,8 +1,8 @@
 // The library's side of the supervisor: the embedded program, executed from a
 // sealed memfd, and the control socket it reports on.
-#include "external/supervisor.hpp"
+#include "process/supervisor.hpp"
 
-#include "external/supervisor_protocol.hpp"
+#include "process/supervisor_protocol.hpp"
 #include "support/files.hpp"
 
 #include <fcntl.h>

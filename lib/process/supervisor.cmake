@@ -4,23 +4,23 @@
 # loader (faster, and deaf to LD_* variables in the program's environment).
 # Never sanitized: the sanitizer runtimes do not link statically, and it runs
 # in a process of its own, outside the sanitized host.
-add_executable(hookbus_supervisor external/supervisor_main.cpp)
+add_executable(hookbus_supervisor process/supervisor_main.cpp)
 target_include_directories(hookbus_supervisor PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(hookbus_supervisor PRIVATE hookbus_warnings)
 target_compile_options(hookbus_supervisor PRIVATE -fno-sanitize=all)
 target_link_options(hookbus_supervisor PRIVATE -static -fno-sanitize=all)
 set_target_properties(hookbus_supervisor PROPERTIES
   OUTPUT_NAME hookbus-supervisor
-  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/external)
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/process)
 
-set(_supervisor_image ${CMAKE_CURRENT_BINARY_DIR}/external/supervisor_image.cpp)
+set(_supervisor_image ${CMAKE_CURRENT_BINARY_DIR}/process/supervisor_image.cpp)
 add_custom_command(OUTPUT ${_supervisor_image}
   COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:hookbus_supervisor>
-          -DTEMPLATE=${CMAKE_CURRENT_SOURCE_DIR}/external/supervisor_image.cpp.in
+          -DTEMPLATE=${CMAKE_CURRENT_SOURCE_DIR}/process/supervisor_image.cpp.in
           -DOUTPUT=${_supervisor_image}
-          -P ${CMAKE_CURRENT_SOURCE_DIR}/external/embed_supervisor.cmake
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/process/embed_supervisor.cmake
   DEPENDS hookbus_supervisor
-          ${CMAKE_CURRENT_SOURCE_DIR}/external/supervisor_image.cpp.in
-          ${CMAKE_CURRENT_SOURCE_DIR}/external/embed_supervisor.cmake
+          ${CMAKE_CURRENT_SOURCE_DIR}/process/supervisor_image.cpp.in
+          ${CMAKE_CURRENT_SOURCE_DIR}/process/embed_supervisor.cmake
   COMMENT "Embedding the supervisor program in the library")
 target_sources(hookbus PRIVATE ${_supervisor_image})

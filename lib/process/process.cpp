@@ -15,8 +15,8 @@
 // have to be written on top of it anyway.
 #include <hookbus/process.hpp>
 
-#include "external/pipes.hpp"
-#include "external/supervisor.hpp"
+#include "process/pipes.hpp"
+#include "process/supervisor.hpp"
 #include "support/text.hpp"
 #include "support/utf8.hpp"
 
@@ -233,6 +233,7 @@ std::string ProcessResult::stderr_tail(std::size_t max_bytes) const {
 ProcessResult run_process(const ProcessSpec& spec) {
   if (spec.program.empty()) throw ProcessError("cannot run a program with an empty path");
   ProcessResult result;
+  result.stdout_limit = spec.stdout_limit;
   const StopWakeup stop(spec.stop);
   if (stop.requested()) {
     result.cancelled = true;

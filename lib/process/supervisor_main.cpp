@@ -18,7 +18,7 @@
 // blocks every signal, so a terminal's SIGINT or SIGTSTP meant for the host
 // cannot kill or stop it; if the host dies, the control socket reaches end of
 // file and it kills the run.
-#include "external/supervisor_protocol.hpp"
+#include "process/supervisor_protocol.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

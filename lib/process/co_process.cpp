@@ -4,8 +4,8 @@
 // See include/hookbus/co_process.hpp for the guarantees.
 #include <hookbus/co_process.hpp>
 
-#include "external/pipes.hpp"
-#include "external/supervisor.hpp"
+#include "process/pipes.hpp"
+#include "process/supervisor.hpp"
 
 #include <poll.h>
 #include <unistd.h>

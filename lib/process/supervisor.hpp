@@ -3,7 +3,7 @@
 // it, and through it the program; learns when the program exits; tells it how
 // the run ends. Used by run_process and CoProcess.
 
-#include "external/pipes.hpp"
+#include "process/pipes.hpp"
 
 #include <hookbus/errors.hpp>
 #include <hookbus/types.hpp>

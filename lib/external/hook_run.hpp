@@ -1,0 +1,32 @@
+#pragma once
+// Internal: one run of a hookbus-protocol hook for an event of type E, typed
+// through: the payload built from `const E&`, the answer read as E's result.
+// The installer makes one bus handler of E per (hook, event) of these, so
+// nothing finds E again in a HookEvent; run_external_hook and hook_outcome
+// (external.hpp) are these for the event a variant holds.
+
+#include <hookbus/events.hpp>
+#include <hookbus/external.hpp>
+
+#include <optional>
+#include <stop_token>
+#include <string_view>
+
+namespace hookbus::detail {
+
+// What a hook answers for E, as a bus handler of E returns it (Handler<E>):
+// E's result, nullopt for no change; nothing for an event without a result.
+template <class E> struct hook_answer { using type = void; };
+template <EventWithResult E> struct hook_answer<E> { using type = std::optional<result_t<E>>; };
+template <class E> using HookAnswer = typename hook_answer<E>::type;
+
+// `HOOK run` once for the event (run_external_hook). Instantiated for every event.
+template <class E>
+ProcessResult run_hook(const ExternalHook& hook, const E& event, std::string_view requested_name, std::stop_token stop);
+
+// What the finished run means for E (hook_outcome): throws ExternalHookError
+// for a failure. Instantiated for every event.
+template <class E>
+HookAnswer<E> answer_of(const ExternalHook& hook, const ProcessResult& run);
+
+}  // namespace hookbus::detail
