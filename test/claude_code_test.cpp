@@ -191,6 +191,19 @@ TEST_F(ClaudeCode, ANodeHookAllowsAsksAndRewritesTheInput) {
   EXPECT_EQ(asked.reason, "pushing needs a human");
 }
 
+TEST_F(ClaudeCode, APythonRedactionHookRedactsABashResultWithUpdatedToolOutput) {
+  published(testing::kRedactSecrets);
+  install();
+  const std::string output = R"({"stdout": "key=AKIAABCDEFGHIJKLMNOP\n", "stderr": "", "interrupted": false, "isImage": false})";
+  const ToolResultResult result = hooks_.emit(ToolResultEvent{
+      .context = context(), .tool_call_id = "t", .tool_name = "bash", .content = {TextPart{output}}});
+  ASSERT_TRUE(result.content.has_value());
+  ASSERT_EQ(result.content->size(), 1u);
+  const json::value redacted = json::parse(std::get<TextPart>(result.content->front()).text);
+  EXPECT_EQ(redacted.at("stdout"), "key=[REDACTED]\n");
+  EXPECT_EQ(redacted.at("interrupted"), false);
+}
+
 TEST_F(ClaudeCode, APostToolUseFormatterRewritesTheFileItWasGiven) {
   const fs::path source = file("main.py");
   write_file(source, "x = 1   \ny = 2\t\n");
@@ -530,6 +543,24 @@ TEST_F(ClaudeCode, UpdatedMcpToolOutputReplacesTheToolsResult) {
       ToolResultEvent{.context = context(), .tool_name = "mcp__vault__read", .content = {TextPart{"s3cr3t"}}});
   ASSERT_TRUE(result.content.has_value());
   EXPECT_THAT(*result.content, ElementsAre(ContentPart{TextPart{"[redacted]"}}));
+}
+
+TEST_F(ClaudeCode, UpdatedToolOutputReplacesTheResultOfABuiltinTool) {
+  settings(one("PostToolUse", "Read", R"(echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PostToolUse\", \"updatedToolOutput\": \"[redacted]\"}}')"));
+  install();
+  const ToolResultResult result =
+      hooks_.emit(ToolResultEvent{.context = context(), .tool_name = "read", .content = {TextPart{"s3cr3t"}}});
+  ASSERT_TRUE(result.content.has_value());
+  EXPECT_THAT(*result.content, ElementsAre(ContentPart{TextPart{"[redacted]"}}));
+}
+
+TEST_F(ClaudeCode, UpdatedToolOutputWinsOverUpdatedMcpToolOutputInOneAnswer) {
+  settings(one("PostToolUse", "", R"(echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PostToolUse\", \"updatedMCPToolOutput\": \"older\", \"updatedToolOutput\": \"newer\"}}')"));
+  install();
+  const ToolResultResult result = hooks_.emit(
+      ToolResultEvent{.context = context(), .tool_name = "mcp__vault__read", .content = {TextPart{"s3cr3t"}}});
+  ASSERT_TRUE(result.content.has_value());
+  EXPECT_THAT(*result.content, ElementsAre(ContentPart{TextPart{"newer"}}));
 }
 
 TEST_F(ClaudeCode, ExitTwoOnSubagentStopKeepsTheSubagentGoingWithStderr) {

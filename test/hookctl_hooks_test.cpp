@@ -1519,6 +1519,14 @@ TEST_F(Hookctl, APublishedStyleFormatterRewritesTheFileThroughEmit) {
   EXPECT_EQ(testing::read_file(source), "x = 1\ny = 2\n");
 }
 
+TEST_F(Hookctl, APublishedStyleRedactionHookRedactsABashResultThroughEmit) {
+  install_published(testing::kRedactSecrets);
+  const auto result = emitted("tool_result", R"({"tool_name": "bash", "content": [{"type": "text",
+      "text": "{\"stdout\": \"key=AKIAABCDEFGHIJKLMNOP\", \"stderr\": \"\", \"interrupted\": false, \"isImage\": false}"}]})");
+  const boost::json::value output = boost::json::parse(result.at("content").at(0).at("text").as_string());
+  EXPECT_EQ(output.at("stdout"), "key=[REDACTED]");
+}
+
 TEST_F(Hookctl, APublishedStylePromptHookAddsItsPlainTextAsContextThroughEmit) {
   install_published(testing::kPromptContext);
   const auto result = emitted("input", R"({"text": "fix the bug"})");
