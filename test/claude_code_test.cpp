@@ -1101,6 +1101,55 @@ TEST_F(ClaudeCode, EventsWithoutAnEquivalentAndOtherHookTypesAreSkippedWithAWarn
                                         AllOf(HasSubstr("hooks.Stop[0].hooks[0]"), HasSubstr("\"prompt\" is not supported"))));
 }
 
+// ---------------------------------------------------------------- "if"
+
+TEST_F(ClaudeCode, AHandlersIfRunsItOnlyOnTheCommandsItsRuleMatches) {
+  settings(one("PreToolUse", "Bash", "touch " + file("ran").string() + "; echo 'no pushing' >&2; exit 2",
+               R"x(, "if": "Bash(git push *)")x"));
+  install();
+  EXPECT_EQ(hooks_.emit(bash("git status")).decision, Decision::none);
+  EXPECT_FALSE(fs::exists(file("ran"))) << "no process starts for a call its rule does not match";
+  const ToolCallResult denied = hooks_.emit(bash("npm test && git push origin main"));
+  EXPECT_EQ(denied.decision, Decision::deny);
+  EXPECT_EQ(denied.reason, "no pushing");
+}
+
+TEST_F(ClaudeCode, AnIfPathRuleIsReadRelativeToTheProject) {
+  settings(one("PreToolUse", "", "echo 'src is frozen' >&2; exit 2", R"x(, "if": "Edit(/src/**)")x"));
+  install();
+  const auto edit = [&](const fs::path& path) {
+    return hooks_.emit(ToolCallEvent{.context = context(), .tool_call_id = "t", .tool_name = "edit",
+                                     .input = {{"file_path", path.string()}}});
+  };
+  EXPECT_EQ(edit(file("src/main.cpp")).decision, Decision::deny);
+  EXPECT_EQ(edit(file("docs/main.md")).decision, Decision::none);
+  EXPECT_EQ(hooks_.emit(bash("cat src/main.cpp")).decision, Decision::none) << "Edit rules do not match Bash";
+}
+
+TEST_F(ClaudeCode, AnIfMcpRuleMatchesTheToolsOfItsServerOnly) {
+  settings(one("PreToolUse", "", "echo 'not github' >&2; exit 2", R"(, "if": "mcp__github__*")"));
+  install();
+  const auto call = [&](const std::string& tool) {
+    return hooks_.emit(ToolCallEvent{.context = context(), .tool_call_id = "t", .tool_name = tool}).decision;
+  };
+  EXPECT_EQ(call("mcp__github__create_issue"), Decision::deny);
+  EXPECT_EQ(call("mcp__slack__post"), Decision::none);
+}
+
+TEST_F(ClaudeCode, AnIfHookbusCannotEvaluateIsAConfigErrorNamingTheFileAndJsonPath) {
+  settings(one("PreToolUse", "", "exit 2", R"x(, "if": "Write(docs/**)")x"));
+  EXPECT_THAT([&] { install(); },
+              ::testing::ThrowsMessage<ConfigError>(
+                  HasSubstr(project_settings().string() + ": hooks.PreToolUse[0].hooks[0].if: ")));
+}
+
+TEST_F(ClaudeCode, AnIfOnAnEventWithoutAToolCallIsNotImportedWithAWarning) {
+  write_file(project_settings(), R"({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "if": "Bash"}]}]}})");
+  const ClaudeCodeSettings read = read_claude_code_settings(project_settings(), Layer::project);
+  EXPECT_THAT(read.commands, IsEmpty());
+  EXPECT_THAT(read.skipped, ElementsAre(AllOf(HasSubstr("hooks.Stop[0].hooks[0].if"), HasSubstr("only on tool events"))));
+}
+
 TEST_F(ClaudeCode, TimeoutsAreSecondsWithClaudeCodesDefault) {
   write_file(project_settings(), R"({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "a", "timeout": 30},
                                                                     {"type": "command", "command": "b"}]}]}})");

@@ -5,10 +5,12 @@
 
 #include <hookbus/json.hpp>
 
+#include "formats/claude_code/permission_rule.hpp"
 #include "support/files.hpp"
 #include "support/sha256.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -65,6 +67,23 @@ std::string label_of(const std::string& command) {
     if (word.find('/') != std::string::npos && !word.ends_with('/')) return fs::path(word).filename().string();
   constexpr std::size_t kMax = 48;
   return command.size() <= kMax ? command : command.substr(0, kMax) + "...";
+}
+
+// The events on which a handler's "if" is evaluated; Claude Code never runs
+// a handler with one on any other.
+constexpr std::string_view kToolEvents[] = {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest",
+                                            "PermissionDenied"};
+
+bool tool_event(std::string_view event) {
+  return std::find(std::begin(kToolEvents), std::end(kToolEvents), event) != std::end(kToolEvents);
+}
+
+// Where an "if" rule's `/path` starts: the project for its .claude/settings*.json
+// (for settings.local.json Claude Code takes the directory it started in, the
+// project here), the directory of any other settings file (~/.claude).
+fs::path rule_root(const fs::path& file, Layer layer) {
+  const fs::path directory = file.parent_path();
+  return layer == Layer::user || layer == Layer::managed ? directory : directory.parent_path();
 }
 
 }  // namespace
@@ -137,8 +156,23 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
                                              type, format.agent));
           continue;
         }
-        note_unknown_keys(entry, {"type", "command", "timeout", "async", "once", "statusMessage"});
+        note_unknown_keys(entry, {"type", "command", "timeout", "async", "once", "statusMessage", "if"});
         ClaudeCodeCommand command;
+        if (auto rule = entry.find("if")) {
+          command.if_rule = rule->as_string();
+          if (!tool_event(event)) {
+            note(rule->location(), fmt::format("an \"if\" applies only on tool events ({}); {} never runs a handler "
+                                               "with one on {}, so it is not imported",
+                                               fmt::join(kToolEvents, ", "), format.agent, event));
+            continue;
+          }
+          try {
+            (void)detail::parse_permission_rule(command.if_rule);
+          } catch (const detail::PermissionRuleError& error) {
+            throw ConfigError(rule->location(), error.what());
+          }
+          command.rule_root = plugin_root.empty() ? rule_root(file, layer) : plugin_root;
+        }
         command.event = event;
         command.timeout = format.default_timeout;
         command.matcher = matcher;
