@@ -389,6 +389,44 @@ TEST_F(ClaudeCode, SessionEndPreCompactAndNotificationCarryTheirFields) {
   EXPECT_EQ(captured("note.json").at("message"), "waiting for you");
 }
 
+TEST_F(ClaudeCode, PostCompactPermissionDeniedStopFailurePostModelSwitchAndMessageDisplayCarryTheirFields) {
+  const auto group = [&](const std::string& event, const std::string& matcher, const std::string& file) {
+    return "\"" + event + R"(": [{"matcher": ")" + matcher + R"(", "hooks": [{"type": "command", "command": ")" +
+           capture(file) + R"("}]}])";
+  };
+  settings("{" + group("PostCompact", "auto", "post-compact.json") + ", " + group("PermissionDenied", "Bash", "denied.json") +
+           ", " + group("StopFailure", "", "failure.json") + ", " + group("PostModelSwitch", "opus", "model.json") + ", " +
+           group("MessageDisplay", "", "display.json") + "}");
+  install();
+  SessionCompactEvent compacted{.context = context()};
+  compacted.compaction_entry.summary = "we fixed the parser";
+  hooks_.emit(compacted);
+  hooks_.emit(PermissionDeniedEvent{.context = context(), .tool_name = "bash", .parameters = {{"command", "rm -rf /"}}});
+  hooks_.emit(AgentErrorEvent{.context = context(), .error = "overloaded"});
+  hooks_.emit(ModelSelectEvent{.context = context(), .model = "opus", .previous_model = "sonnet"});
+  hooks_.emit(MessageUpdateEvent{.context = context(), .message = {.role = Role::assistant, .content = {TextPart{"Hello"}}}});
+  EXPECT_EQ(captured("post-compact.json").at("hook_event_name"), "PostCompact");
+  EXPECT_EQ(captured("post-compact.json").at("compact_summary"), "we fixed the parser");
+  EXPECT_EQ(captured("denied.json").at("tool_name"), "Bash");
+  EXPECT_EQ(captured("denied.json").at("tool_input"), (json::object{{"command", "rm -rf /"}}));
+  EXPECT_EQ(captured("failure.json").at("hook_event_name"), "StopFailure");
+  EXPECT_EQ(captured("failure.json").at("error_details"), "overloaded");
+  EXPECT_EQ(captured("model.json").at("from_model"), "sonnet");
+  EXPECT_EQ(captured("model.json").at("to_model"), "opus");
+  EXPECT_EQ(captured("display.json").at("delta"), "Hello");
+  EXPECT_THAT(errors_seen_, IsEmpty());
+}
+
+TEST_F(ClaudeCode, PreModelSwitchAndPostToolBatchAreNotImportedWithAWarningNamingTheEvent) {
+  write_file(project_settings(), R"({"hooks": {
+    "PreModelSwitch": [{"hooks": [{"type": "command", "command": "exit 2"}]}],
+    "PostToolBatch": [{"hooks": [{"type": "command", "command": "true"}]}]}})");
+  const ClaudeCodeSettings read = read_claude_code_settings(project_settings(), Layer::project);
+  EXPECT_THAT(read.commands, IsEmpty());
+  EXPECT_THAT(read.skipped, ElementsAre(AllOf(HasSubstr("hooks.PreModelSwitch"), HasSubstr("'PreModelSwitch'")),
+                                        AllOf(HasSubstr("hooks.PostToolBatch"), HasSubstr("'PostToolBatch'"))));
+}
+
 TEST_F(ClaudeCode, APermissionRequestHookAllowsWithUpdatedInputOrDeniesAndInterrupts) {
   write_file(script("perm.py"),
              "#!/usr/bin/python3\nimport json, sys\n"
