@@ -427,6 +427,19 @@ TEST_F(ClaudeCode, PreModelSwitchAndPostToolBatchAreNotImportedWithAWarningNamin
                                         AllOf(HasSubstr("hooks.PostToolBatch"), HasSubstr("'PostToolBatch'"))));
 }
 
+TEST_F(ClaudeCode, AHookFiredInsideASubagentGetsItsAgentIdAndType) {
+  settings(one("PreToolUse", "", capture("pre.json")));
+  install();
+  ToolCallEvent inside = bash("ls");
+  inside.context.agent_id = "agent-7";
+  inside.context.agent_type = "Explore";
+  (void)hooks_.emit(inside);
+  EXPECT_EQ(captured("pre.json").at("agent_id"), "agent-7");
+  EXPECT_EQ(captured("pre.json").at("agent_type"), "Explore");
+  (void)hooks_.emit(bash("ls"));
+  EXPECT_FALSE(captured("pre.json").contains("agent_id")) << "the main agent's hooks get neither, as in Claude Code";
+}
+
 TEST_F(ClaudeCode, APermissionRequestHookAllowsWithUpdatedInputOrDeniesAndInterrupts) {
   write_file(script("perm.py"),
              "#!/usr/bin/python3\nimport json, sys\n"
@@ -523,7 +536,7 @@ TEST_F(ClaudeCode, AnAnswerOfTheWrongShapeIsAFailureNamingTheField) {
   install();
   EXPECT_EQ(hooks_.emit(bash("ls")).decision, Decision::none);
   ASSERT_EQ(errors_seen_.size(), 1u);
-  EXPECT_THAT(errors_seen_[0].message, HasSubstr("hookSpecificOutput.permissionDecision must be \"allow\", \"deny\" or \"ask\""));
+  EXPECT_THAT(errors_seen_[0].message, HasSubstr("hookSpecificOutput.permissionDecision must be \"allow\", \"deny\", \"ask\" or \"defer\""));
 }
 
 TEST_F(ClaudeCode, TheTopLevelApproveBlockAndAskDecisionsStillWork) {
@@ -599,6 +612,19 @@ TEST_F(ClaudeCode, UpdatedToolOutputWinsOverUpdatedMcpToolOutputInOneAnswer) {
       ToolResultEvent{.context = context(), .tool_name = "mcp__vault__read", .content = {TextPart{"s3cr3t"}}});
   ASSERT_TRUE(result.content.has_value());
   EXPECT_THAT(*result.content, ElementsAre(ContentPart{TextPart{"newer"}}));
+}
+
+TEST_F(ClaudeCode, APreToolUseDeferWinsOverAskAndAllowAndDropsItsUpdatedInput) {
+  const auto answer = [](const std::string& decision, const std::string& more) {
+    return R"({"type": "command", "command": "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \")" +
+           decision + R"(\")" + more + R"(}}'"})";
+  };
+  settings(R"({"PreToolUse": [{"hooks": [)" + answer("allow", "") + ", " +
+           answer("defer", R"(, \"updatedInput\": {\"command\": \"ls\"})") + ", " + answer("ask", "") + "]}]}");
+  install();
+  const ToolCallResult deferred = hooks_.emit(bash("git push"));
+  EXPECT_EQ(deferred.decision, Decision::defer);
+  EXPECT_EQ(deferred.input, std::nullopt) << "Claude Code ignores updatedInput with a defer";
 }
 
 TEST_F(ClaudeCode, ExitTwoOnSubagentStopKeepsTheSubagentGoingWithStderr) {
@@ -1186,6 +1212,23 @@ TEST_F(ClaudeCode, AnIfOnAnEventWithoutAToolCallIsNotImportedWithAWarning) {
   const ClaudeCodeSettings read = read_claude_code_settings(project_settings(), Layer::project);
   EXPECT_THAT(read.commands, IsEmpty());
   EXPECT_THAT(read.skipped, ElementsAre(AllOf(HasSubstr("hooks.Stop[0].hooks[0].if"), HasSubstr("only on tool events"))));
+}
+
+TEST_F(ClaudeCode, APowerShellCommandIsNotImportedWithAWarningAndBashIsRunAsEver) {
+  write_file(project_settings(), R"({"hooks": {"PreToolUse": [{"hooks": [
+    {"type": "command", "shell": "powershell", "command": "Write-Output hi"},
+    {"type": "command", "shell": "bash", "command": "true"}]}]}})");
+  const ClaudeCodeSettings read = read_claude_code_settings(project_settings(), Layer::project);
+  ASSERT_EQ(read.commands.size(), 1u);
+  EXPECT_EQ(read.commands[0].command, "true");
+  EXPECT_THAT(read.skipped, ElementsAre(AllOf(HasSubstr("hooks.PreToolUse[0].hooks[0].shell"),
+                                              HasSubstr("PowerShell command is not imported"))));
+}
+
+TEST_F(ClaudeCode, AShellOtherThanBashOrPowerShellIsAnErrorNamingItsPath) {
+  write_file(project_settings(), R"({"hooks": {"Stop": [{"hooks": [{"type": "command", "shell": "zsh", "command": "true"}]}]}})");
+  EXPECT_THAT([&] { (void)read_claude_code_settings(project_settings(), Layer::project); },
+              ::testing::ThrowsMessage<ConfigError>(HasSubstr("hooks.Stop[0].hooks[0].shell: expected \"bash\" or \"powershell\"")));
 }
 
 TEST_F(ClaudeCode, TimeoutsAreSecondsWithClaudeCodesDefault) {

@@ -111,7 +111,7 @@ TEST(HookctlEvents, JsonHasEveryEventWithFields) {
   EXPECT_EQ(tool_call.at("result"), "ToolCallResult");
   EXPECT_EQ(tool_call.at("fields").at(3), (boost::json::object{{"name", "input"}, {"type", "boost::json::object"}}));
   EXPECT_EQ(tool_call.at("result_fields").at(0),
-            (boost::json::object{{"name", "decision"}, {"type", "Decision"}, {"values", {"none", "allow", "ask", "deny"}}}));
+            (boost::json::object{{"name", "decision"}, {"type", "Decision"}, {"values", {"none", "allow", "ask", "defer", "deny"}}}));
   EXPECT_THAT(tool_call.at("aliases").as_array(), ::testing::Contains("before_tool_call"));
 }
 

@@ -135,8 +135,8 @@ Decision permission_decision(const Fields& specific, std::string_view key) {
   if (*value == "allow") return Decision::allow;
   if (*value == "deny") return Decision::deny;
   if (*value == "ask") return Decision::ask;
-  if (*value == "defer") return Decision::none;  // "let the usual flow decide"
-  specific.fail_value(key, "must be \"allow\", \"deny\" or \"ask\", got \"" + *value + "\"");
+  if (*value == "defer") return Decision::defer;
+  specific.fail_value(key, "must be \"allow\", \"deny\", \"ask\" or \"defer\", got \"" + *value + "\"");
 }
 
 // PostToolUse's replacement of the result the model sees: `updatedToolOutput`
@@ -199,6 +199,10 @@ struct Outcome {
       }
       result.input = c->specific->object("updatedInput");
       result.additional_context = context_of(*c);
+      if (result.decision == Decision::defer) {  // Claude Code ignores both with a defer
+        result.input.reset();
+        result.additional_context.clear();
+      }
     }
     return result;
   }

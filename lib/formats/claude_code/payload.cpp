@@ -182,6 +182,12 @@ boost::json::object claude_code_payload(const HookEvent& event, std::string_view
   payload["permission_mode"] = context.permission_mode.empty() ? "default" : context.permission_mode;
   payload["hook_event_name"] = claude_event;
   std::visit(EventFields{tool_names, payload}, event);
+  // A hook fired inside a subagent learns which, as Claude Code tells it
+  // (subagent_start and subagent_end name theirs in their own fields).
+  if (!context.agent_id.empty() && !payload.contains("agent_id")) {
+    payload["agent_id"] = context.agent_id;
+    payload["agent_type"] = context.agent_type;
+  }
   // One transcript per session: a subagent's messages are in the session's.
   if (std::holds_alternative<SubagentEndEvent>(event)) payload["agent_transcript_path"] = transcript_path;
   return payload;

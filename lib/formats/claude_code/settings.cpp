@@ -156,7 +156,18 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
                                              type, format.agent));
           continue;
         }
-        note_unknown_keys(entry, {"type", "command", "timeout", "async", "once", "statusMessage", "if"});
+        note_unknown_keys(entry, {"type", "command", "timeout", "async", "once", "statusMessage", "if", "shell"});
+        if (auto shell = entry.find("shell")) {
+          const std::string name = shell->as_string();
+          if (name == "powershell") {
+            note(shell->location(), "a PowerShell command is not imported: hookbus runs commands with /bin/sh, and "
+                                    "runs no PowerShell (pwsh) command; write it for sh, or leave it to " +
+                                        std::string(format.agent));
+            continue;
+          }
+          if (name != "bash")
+            throw ConfigError(shell->location(), fmt::format("expected \"bash\" or \"powershell\", got \"{}\"", name));
+        }
         ClaudeCodeCommand command;
         if (auto rule = entry.find("if")) {
           command.if_rule = rule->as_string();
