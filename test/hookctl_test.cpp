@@ -95,7 +95,7 @@ TEST(HookctlEvents, ListsFieldsWithTheirCppTypes) {
   const Output run = hookctl("events");
   EXPECT_THAT(run.out, ContainsRegex("event +context +EventContext\n"));
   EXPECT_THAT(run.out, ContainsRegex("  +input +boost::json::object\n"));
-  EXPECT_THAT(run.out, ContainsRegex("result +decision +Decision \\(none \\| allow \\| ask \\| deny\\)\n"));
+  EXPECT_THAT(run.out, ContainsRegex("result +decision +Decision \\(none \\| allow \\| ask \\| defer \\| deny\\)\n"));
   EXPECT_THAT(run.out, ContainsRegex("  +timestamp +Timestamp\n"));
 }
 
