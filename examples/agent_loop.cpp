@@ -135,7 +135,8 @@ class ScriptedEngine {
   ToolResult execute(ToolCall call, std::vector<Message>& messages) {
     ToolCallResult gate = hooks_.emit(ToolCallEvent{.context = context_, .tool_call_id = call.id, .tool_name = call.name, .input = call.input});
     ToolResult result{.tool_call_id = call.id, .tool_name = call.name};
-    if (gate.decision == Decision::ask) {
+    // A defer hands the call to the engine's own permission flow: interactive, it asks.
+    if (gate.decision == Decision::ask || gate.decision == Decision::defer) {
       // A real engine shows its confirmation dialog here; the scripted user declines.
       say("tool_call", fmt::format("{} sent to the user by {} ({}): declined", call.id, gate.decided_by->handler, gate.reason));
       gate.decision = Decision::deny;

@@ -94,6 +94,19 @@ inline const PublishedHook kFinishTodos{
     "    print(json.dumps({'decision': 'block', 'reason': 'You left a TODO: finish it before stopping.'}))\n",
     "Stop", "", "python3 .claude/hooks/finish-todos.py"};
 
+// Redacts AWS access keys from what any tool returned, answering with
+// updatedToolOutput in the shape the tool gave (Bash's {stdout, stderr, ...}).
+inline const PublishedHook kRedactSecrets{
+    "redact.py",
+    "#!/usr/bin/python3\nimport json, re, sys\n"
+    "data = json.load(sys.stdin)\n"
+    "text = json.dumps(data.get('tool_response'))\n"
+    "redacted = re.sub(r'AKIA[0-9A-Z]{16}', '[REDACTED]', text)\n"
+    "if redacted != text:\n"
+    "    print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PostToolUse',\n"
+    "        'updatedToolOutput': json.loads(redacted)}}))\n",
+    "PostToolUse", "", "python3 $CLAUDE_PROJECT_DIR/.claude/hooks/redact.py"};
+
 // Writes the hook's script into the project's .claude/hooks/, executable.
 inline void write_published_hook(const std::filesystem::path& project, const PublishedHook& hook) {
   write_file(project / ".claude" / "hooks" / hook.file, hook.script, 0755);

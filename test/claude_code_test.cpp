@@ -192,6 +192,19 @@ TEST_F(ClaudeCode, ANodeHookAllowsAsksAndRewritesTheInput) {
   EXPECT_EQ(asked.reason, "pushing needs a human");
 }
 
+TEST_F(ClaudeCode, APythonRedactionHookRedactsABashResultWithUpdatedToolOutput) {
+  published(testing::kRedactSecrets);
+  install();
+  const std::string output = R"({"stdout": "key=AKIAABCDEFGHIJKLMNOP\n", "stderr": "", "interrupted": false, "isImage": false})";
+  const ToolResultResult result = hooks_.emit(ToolResultEvent{
+      .context = context(), .tool_call_id = "t", .tool_name = "bash", .content = {TextPart{output}}});
+  ASSERT_TRUE(result.content.has_value());
+  ASSERT_EQ(result.content->size(), 1u);
+  const json::value redacted = json::parse(std::get<TextPart>(result.content->front()).text);
+  EXPECT_EQ(redacted.at("stdout"), "key=[REDACTED]\n");
+  EXPECT_EQ(redacted.at("interrupted"), false);
+}
+
 TEST_F(ClaudeCode, APostToolUseFormatterRewritesTheFileItWasGiven) {
   const fs::path source = file("main.py");
   write_file(source, "x = 1   \ny = 2\t\n");
@@ -377,6 +390,57 @@ TEST_F(ClaudeCode, SessionEndPreCompactAndNotificationCarryTheirFields) {
   EXPECT_EQ(captured("note.json").at("message"), "waiting for you");
 }
 
+TEST_F(ClaudeCode, PostCompactPermissionDeniedStopFailurePostModelSwitchAndMessageDisplayCarryTheirFields) {
+  const auto group = [&](const std::string& event, const std::string& matcher, const std::string& file) {
+    return "\"" + event + R"(": [{"matcher": ")" + matcher + R"(", "hooks": [{"type": "command", "command": ")" +
+           capture(file) + R"("}]}])";
+  };
+  settings("{" + group("PostCompact", "auto", "post-compact.json") + ", " + group("PermissionDenied", "Bash", "denied.json") +
+           ", " + group("StopFailure", "", "failure.json") + ", " + group("PostModelSwitch", "opus", "model.json") + ", " +
+           group("MessageDisplay", "", "display.json") + "}");
+  install();
+  SessionCompactEvent compacted{.context = context()};
+  compacted.compaction_entry.summary = "we fixed the parser";
+  hooks_.emit(compacted);
+  hooks_.emit(PermissionDeniedEvent{.context = context(), .tool_name = "bash", .parameters = {{"command", "rm -rf /"}}});
+  hooks_.emit(AgentErrorEvent{.context = context(), .error = "overloaded"});
+  hooks_.emit(ModelSelectEvent{.context = context(), .model = "opus", .previous_model = "sonnet"});
+  hooks_.emit(MessageUpdateEvent{.context = context(), .message = {.role = Role::assistant, .content = {TextPart{"Hello"}}}});
+  EXPECT_EQ(captured("post-compact.json").at("hook_event_name"), "PostCompact");
+  EXPECT_EQ(captured("post-compact.json").at("compact_summary"), "we fixed the parser");
+  EXPECT_EQ(captured("denied.json").at("tool_name"), "Bash");
+  EXPECT_EQ(captured("denied.json").at("tool_input"), (json::object{{"command", "rm -rf /"}}));
+  EXPECT_EQ(captured("failure.json").at("hook_event_name"), "StopFailure");
+  EXPECT_EQ(captured("failure.json").at("error_details"), "overloaded");
+  EXPECT_EQ(captured("model.json").at("from_model"), "sonnet");
+  EXPECT_EQ(captured("model.json").at("to_model"), "opus");
+  EXPECT_EQ(captured("display.json").at("delta"), "Hello");
+  EXPECT_THAT(errors_seen_, IsEmpty());
+}
+
+TEST_F(ClaudeCode, PreModelSwitchAndPostToolBatchAreNotImportedWithAWarningNamingTheEvent) {
+  write_file(project_settings(), R"({"hooks": {
+    "PreModelSwitch": [{"hooks": [{"type": "command", "command": "exit 2"}]}],
+    "PostToolBatch": [{"hooks": [{"type": "command", "command": "true"}]}]}})");
+  const ClaudeCodeSettings read = read_claude_code_settings(project_settings(), Layer::project);
+  EXPECT_THAT(read.commands, IsEmpty());
+  EXPECT_THAT(read.skipped, ElementsAre(AllOf(HasSubstr("hooks.PreModelSwitch"), HasSubstr("'PreModelSwitch'")),
+                                        AllOf(HasSubstr("hooks.PostToolBatch"), HasSubstr("'PostToolBatch'"))));
+}
+
+TEST_F(ClaudeCode, AHookFiredInsideASubagentGetsItsAgentIdAndType) {
+  settings(one("PreToolUse", "", capture("pre.json")));
+  install();
+  ToolCallEvent inside = bash("ls");
+  inside.context.agent_id = "agent-7";
+  inside.context.agent_type = "Explore";
+  (void)hooks_.emit(inside);
+  EXPECT_EQ(captured("pre.json").at("agent_id"), "agent-7");
+  EXPECT_EQ(captured("pre.json").at("agent_type"), "Explore");
+  (void)hooks_.emit(bash("ls"));
+  EXPECT_FALSE(captured("pre.json").contains("agent_id")) << "the main agent's hooks get neither, as in Claude Code";
+}
+
 TEST_F(ClaudeCode, APermissionRequestHookAllowsWithUpdatedInputOrDeniesAndInterrupts) {
   write_file(script("perm.py"),
              "#!/usr/bin/python3\nimport json, sys\n"
@@ -489,7 +553,7 @@ TEST_F(ClaudeCode, AnAnswerOfTheWrongShapeIsAFailureNamingTheField) {
   install();
   EXPECT_EQ(hooks_.emit(bash("ls")).decision, Decision::none);
   ASSERT_EQ(errors_seen_.size(), 1u);
-  EXPECT_THAT(errors_seen_[0].message, HasSubstr("hookSpecificOutput.permissionDecision must be \"allow\", \"deny\" or \"ask\""));
+  EXPECT_THAT(errors_seen_[0].message, HasSubstr("hookSpecificOutput.permissionDecision must be \"allow\", \"deny\", \"ask\" or \"defer\""));
 }
 
 TEST_F(ClaudeCode, TheTopLevelApproveBlockAndAskDecisionsStillWork) {
@@ -547,6 +611,37 @@ TEST_F(ClaudeCode, UpdatedMcpToolOutputReplacesTheToolsResult) {
       ToolResultEvent{.context = context(), .tool_name = "mcp__vault__read", .content = {TextPart{"s3cr3t"}}});
   ASSERT_TRUE(result.content.has_value());
   EXPECT_THAT(*result.content, ElementsAre(ContentPart{TextPart{"[redacted]"}}));
+}
+
+TEST_F(ClaudeCode, UpdatedToolOutputReplacesTheResultOfABuiltinTool) {
+  settings(one("PostToolUse", "Read", R"(echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PostToolUse\", \"updatedToolOutput\": \"[redacted]\"}}')"));
+  install();
+  const ToolResultResult result =
+      hooks_.emit(ToolResultEvent{.context = context(), .tool_name = "read", .content = {TextPart{"s3cr3t"}}});
+  ASSERT_TRUE(result.content.has_value());
+  EXPECT_THAT(*result.content, ElementsAre(ContentPart{TextPart{"[redacted]"}}));
+}
+
+TEST_F(ClaudeCode, UpdatedToolOutputWinsOverUpdatedMcpToolOutputInOneAnswer) {
+  settings(one("PostToolUse", "", R"(echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PostToolUse\", \"updatedMCPToolOutput\": \"older\", \"updatedToolOutput\": \"newer\"}}')"));
+  install();
+  const ToolResultResult result = hooks_.emit(
+      ToolResultEvent{.context = context(), .tool_name = "mcp__vault__read", .content = {TextPart{"s3cr3t"}}});
+  ASSERT_TRUE(result.content.has_value());
+  EXPECT_THAT(*result.content, ElementsAre(ContentPart{TextPart{"newer"}}));
+}
+
+TEST_F(ClaudeCode, APreToolUseDeferWinsOverAskAndAllowAndDropsItsUpdatedInput) {
+  const auto answer = [](const std::string& decision, const std::string& more) {
+    return R"({"type": "command", "command": "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \")" +
+           decision + R"(\")" + more + R"(}}'"})";
+  };
+  settings(R"({"PreToolUse": [{"hooks": [)" + answer("allow", "") + ", " +
+           answer("defer", R"(, \"updatedInput\": {\"command\": \"ls\"})") + ", " + answer("ask", "") + "]}]}");
+  install();
+  const ToolCallResult deferred = hooks_.emit(bash("git push"));
+  EXPECT_EQ(deferred.decision, Decision::defer);
+  EXPECT_EQ(deferred.input, std::nullopt) << "Claude Code ignores updatedInput with a defer";
 }
 
 TEST_F(ClaudeCode, ExitTwoOnSubagentStopKeepsTheSubagentGoingWithStderr) {
@@ -1085,6 +1180,72 @@ TEST_F(ClaudeCode, EventsWithoutAnEquivalentAndOtherHookTypesAreSkippedWithAWarn
   EXPECT_THAT(read.commands, IsEmpty());
   EXPECT_THAT(read.skipped, ElementsAre(AllOf(HasSubstr("hooks.WorktreeCreate"), HasSubstr("no equivalent")),
                                         AllOf(HasSubstr("hooks.Stop[0].hooks[0]"), HasSubstr("\"prompt\" is not supported"))));
+}
+
+// ---------------------------------------------------------------- "if"
+
+TEST_F(ClaudeCode, AHandlersIfRunsItOnlyOnTheCommandsItsRuleMatches) {
+  settings(one("PreToolUse", "Bash", "touch " + file("ran").string() + "; echo 'no pushing' >&2; exit 2",
+               R"x(, "if": "Bash(git push *)")x"));
+  install();
+  EXPECT_EQ(hooks_.emit(bash("git status")).decision, Decision::none);
+  EXPECT_FALSE(fs::exists(file("ran"))) << "no process starts for a call its rule does not match";
+  const ToolCallResult denied = hooks_.emit(bash("npm test && git push origin main"));
+  EXPECT_EQ(denied.decision, Decision::deny);
+  EXPECT_EQ(denied.reason, "no pushing");
+}
+
+TEST_F(ClaudeCode, AnIfPathRuleIsReadRelativeToTheProject) {
+  settings(one("PreToolUse", "", "echo 'src is frozen' >&2; exit 2", R"x(, "if": "Edit(/src/**)")x"));
+  install();
+  const auto edit = [&](const fs::path& path) {
+    return hooks_.emit(ToolCallEvent{.context = context(), .tool_call_id = "t", .tool_name = "edit",
+                                     .input = {{"file_path", path.string()}}});
+  };
+  EXPECT_EQ(edit(file("src/main.cpp")).decision, Decision::deny);
+  EXPECT_EQ(edit(file("docs/main.md")).decision, Decision::none);
+  EXPECT_EQ(hooks_.emit(bash("cat src/main.cpp")).decision, Decision::none) << "Edit rules do not match Bash";
+}
+
+TEST_F(ClaudeCode, AnIfMcpRuleMatchesTheToolsOfItsServerOnly) {
+  settings(one("PreToolUse", "", "echo 'not github' >&2; exit 2", R"(, "if": "mcp__github__*")"));
+  install();
+  const auto call = [&](const std::string& tool) {
+    return hooks_.emit(ToolCallEvent{.context = context(), .tool_call_id = "t", .tool_name = tool}).decision;
+  };
+  EXPECT_EQ(call("mcp__github__create_issue"), Decision::deny);
+  EXPECT_EQ(call("mcp__slack__post"), Decision::none);
+}
+
+TEST_F(ClaudeCode, AnIfHookbusCannotEvaluateIsAConfigErrorNamingTheFileAndJsonPath) {
+  settings(one("PreToolUse", "", "exit 2", R"x(, "if": "Write(docs/**)")x"));
+  EXPECT_THAT([&] { install(); },
+              ::testing::ThrowsMessage<ConfigError>(
+                  HasSubstr(project_settings().string() + ": hooks.PreToolUse[0].hooks[0].if: ")));
+}
+
+TEST_F(ClaudeCode, AnIfOnAnEventWithoutAToolCallIsNotImportedWithAWarning) {
+  write_file(project_settings(), R"({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "if": "Bash"}]}]}})");
+  const ClaudeCodeSettings read = read_claude_code_settings(project_settings(), Layer::project);
+  EXPECT_THAT(read.commands, IsEmpty());
+  EXPECT_THAT(read.skipped, ElementsAre(AllOf(HasSubstr("hooks.Stop[0].hooks[0].if"), HasSubstr("only on tool events"))));
+}
+
+TEST_F(ClaudeCode, APowerShellCommandIsNotImportedWithAWarningAndBashIsRunAsEver) {
+  write_file(project_settings(), R"({"hooks": {"PreToolUse": [{"hooks": [
+    {"type": "command", "shell": "powershell", "command": "Write-Output hi"},
+    {"type": "command", "shell": "bash", "command": "true"}]}]}})");
+  const ClaudeCodeSettings read = read_claude_code_settings(project_settings(), Layer::project);
+  ASSERT_EQ(read.commands.size(), 1u);
+  EXPECT_EQ(read.commands[0].command, "true");
+  EXPECT_THAT(read.skipped, ElementsAre(AllOf(HasSubstr("hooks.PreToolUse[0].hooks[0].shell"),
+                                              HasSubstr("PowerShell command is not imported"))));
+}
+
+TEST_F(ClaudeCode, AShellOtherThanBashOrPowerShellIsAnErrorNamingItsPath) {
+  write_file(project_settings(), R"({"hooks": {"Stop": [{"hooks": [{"type": "command", "shell": "zsh", "command": "true"}]}]}})");
+  EXPECT_THAT([&] { (void)read_claude_code_settings(project_settings(), Layer::project); },
+              ::testing::ThrowsMessage<ConfigError>(HasSubstr("hooks.Stop[0].hooks[0].shell: expected \"bash\" or \"powershell\"")));
 }
 
 TEST_F(ClaudeCode, TimeoutsAreSecondsWithClaudeCodesDefault) {

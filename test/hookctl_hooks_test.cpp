@@ -1561,6 +1561,23 @@ TEST_F(Hookctl, APublishedStyleFormatterRewritesTheFileThroughEmit) {
   EXPECT_EQ(testing::read_file(source), "x = 1\ny = 2\n");
 }
 
+TEST_F(Hookctl, APublishedStyleRedactionHookRedactsABashResultThroughEmit) {
+  install_published(testing::kRedactSecrets);
+  const auto result = emitted("tool_result", R"({"tool_name": "bash", "content": [{"type": "text",
+      "text": "{\"stdout\": \"key=AKIAABCDEFGHIJKLMNOP\", \"stderr\": \"\", \"interrupted\": false, \"isImage\": false}"}]})");
+  const boost::json::value output = boost::json::parse(result.at("content").at(0).at("text").as_string());
+  EXPECT_EQ(output.at("stdout"), "key=[REDACTED]");
+}
+
+TEST_F(Hookctl, AnIfScopedClaudeCodeHookRunsOnlyOnTheCallsItsRuleMatchesThroughEmit) {
+  write_file(project_.path() / ".claude" / "settings.json", R"x({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+    {"type": "command", "if": "Bash(git push:*)", "command": "echo 'no pushing' >&2; exit 2"}]}]}})x");
+  write_file(project_.path() / ".hookbus" / "config.json", R"({"claude_code": {"settings": ["project"]}})");
+  trust();
+  EXPECT_EQ(emitted("tool_call", R"({"tool_name": "bash", "input": {"command": "git status"}})").at("decision"), "none");
+  EXPECT_EQ(emitted("tool_call", R"({"tool_name": "bash", "input": {"command": "git push"}})").at("decision"), "deny");
+}
+
 TEST_F(Hookctl, APublishedStylePromptHookAddsItsPlainTextAsContextThroughEmit) {
   install_published(testing::kPromptContext);
   const auto result = emitted("input", R"({"text": "fix the bug"})");

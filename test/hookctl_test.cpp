@@ -95,7 +95,7 @@ TEST(HookctlEvents, ListsFieldsWithTheirCppTypes) {
   const Output run = hookctl("events");
   EXPECT_THAT(run.out, ContainsRegex("event +context +EventContext\n"));
   EXPECT_THAT(run.out, ContainsRegex("  +input +boost::json::object\n"));
-  EXPECT_THAT(run.out, ContainsRegex("result +decision +Decision \\(none \\| allow \\| ask \\| deny\\)\n"));
+  EXPECT_THAT(run.out, ContainsRegex("result +decision +Decision \\(none \\| allow \\| ask \\| defer \\| deny\\)\n"));
   EXPECT_THAT(run.out, ContainsRegex("  +timestamp +Timestamp\n"));
 }
 
@@ -111,7 +111,7 @@ TEST(HookctlEvents, JsonHasEveryEventWithFields) {
   EXPECT_EQ(tool_call.at("result"), "ToolCallResult");
   EXPECT_EQ(tool_call.at("fields").at(3), (boost::json::object{{"name", "input"}, {"type", "boost::json::object"}}));
   EXPECT_EQ(tool_call.at("result_fields").at(0),
-            (boost::json::object{{"name", "decision"}, {"type", "Decision"}, {"values", {"none", "allow", "ask", "deny"}}}));
+            (boost::json::object{{"name", "decision"}, {"type", "Decision"}, {"values", {"none", "allow", "ask", "defer", "deny"}}}));
   EXPECT_THAT(tool_call.at("aliases").as_array(), ::testing::Contains("before_tool_call"));
 }
 

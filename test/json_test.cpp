@@ -291,7 +291,7 @@ TEST(JsonErrors, WrongTypeDeepInANestedArray) {
 
 TEST(JsonErrors, ResultFieldWithAnUnknownEnumValue) {
   EXPECT_EQ(error_of([] { outcome_from_json(event_index<ToolCallEvent>, parse(R"({"decision": "yes"})")); }),
-            "ToolCallResult.decision: unknown value 'yes'; expected one of: none, allow, ask, deny");
+            "ToolCallResult.decision: unknown value 'yes'; expected one of: none, allow, ask, defer, deny");
 }
 
 TEST(JsonErrors, ValueTypePathStartsAtTheTypeName) {

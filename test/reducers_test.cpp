@@ -143,7 +143,7 @@ TEST(ToolCallBlock, RvalueEmitGivesTheSameOutcomeAsConstEmit) {
   EXPECT_EQ(hooks.emit(ToolCallEvent(event)), hooks.emit(event));
 }
 
-// ------------------------------------------------ decisions: deny > ask > allow
+// ------------------------------------------------ decisions: deny > defer > ask > allow
 
 ToolCallResult decide(Decision decision, std::string reason = "") {
   return ToolCallResult{.decision = decision, .reason = std::move(reason)};
@@ -167,6 +167,27 @@ TEST(ToolCallDecision, DenyWinsOverAskAndAllow) {
   const ToolCallResult outcome = hooks.emit(bash_call("rm -rf /"));
   EXPECT_EQ(outcome.decision, Decision::deny);
   EXPECT_EQ(outcome.reason, "never");
+}
+
+TEST(ToolCallDecision, DeferWinsOverAskAndAllowAndDenyOverDefer) {
+  Hooks hooks;
+  auto allow = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return decide(Decision::allow); });
+  auto defer = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return decide(Decision::defer, "the engine decides"); });
+  auto ask = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return decide(Decision::ask, "sure?"); });
+  const ToolCallResult deferred = hooks.emit(bash_call("git push"));
+  EXPECT_EQ(deferred.decision, Decision::defer);
+  EXPECT_EQ(deferred.reason, "the engine decides");
+  auto deny = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return decide(Decision::deny, "never"); });
+  EXPECT_EQ(hooks.emit(bash_call("git push")).decision, Decision::deny);
+}
+
+TEST(ToolCallDecision, DeferDoesNotStopTheChain) {
+  Hooks hooks;
+  MockFunction<void(const ToolCallEvent&)> later;
+  EXPECT_CALL(later, Call(_)).Times(1);
+  auto defer = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return decide(Decision::defer); });
+  auto after = hooks.on<ToolCallEvent>(later.AsStdFunction());
+  EXPECT_EQ(hooks.emit(bash_call("ls")).decision, Decision::defer);
 }
 
 TEST(ToolCallDecision, AllowWinsOverNoDecisionAndKeepsItsReason) {

@@ -327,7 +327,7 @@ TEST(TraceErrors, AnUnknownActionListsTheActions) {
   record["handlers"].as_array()[2].as_object()["action"] = "blok";
   EXPECT_EQ(error_of(line_of(record)),
             "session.jsonl:3: handlers[2].action: unknown value 'blok'; expected one of: no_change, patch, replace, "
-            "transform, allow, ask, deny, cancel, reject, handled, stop, failed, skipped");
+            "transform, allow, ask, defer, deny, cancel, reject, handled, stop, failed, skipped");
 }
 
 TEST(TraceErrors, AnUnknownKindLayerOrProtocolIsNamed) {

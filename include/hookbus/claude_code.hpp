@@ -62,6 +62,14 @@ struct ClaudeCodeCommand {
   bool async = false;     // Claude Code's "async": runs in the background; its answer is ignored
   FailurePolicy failure = FailurePolicy::fail_open;  // Claude Code's: a failing hook is a non-blocking error
   bool once = false;      // Claude Code's "once": runs at most once per session
+  // Claude Code's "if": one permission rule (`Bash(git push *)`,
+  // `Edit(src/**)`; docs/claude-code-rules.md); the command runs only on the
+  // tool calls it matches, decided before any process starts. Empty: every call.
+  std::string if_rule{};
+  // Where the rule's `/path` patterns start: the directory of the settings
+  // source (the project for its .claude/settings*.json, ~/.claude for the
+  // user's, the plugin's directory); empty: the project.
+  std::filesystem::path rule_root{};
   std::string label{};      // the bus label: the script's file name, or the command
   std::string source{};     // where it is declared: "/home/u/.claude/settings.json: hooks.PreToolUse[0].hooks[1]"
   Layer layer = Layer::user;

@@ -34,7 +34,7 @@ namespace hookbus {
 
 enum class Reduction {
   observe,     // no result; handlers only look
-  block,       // decisions combine deny > ask > allow; the first deny (block) stops; input replacements chain
+  block,       // decisions combine deny > defer > ask > allow; the first deny (block) stops; input replacements chain
   patch,       // each patch sets only its fields; handlers see earlier patches
   replace,     // each handler sees and may replace the previous replacement
   last_wins,   // the last non-empty value wins

@@ -17,14 +17,21 @@ namespace hookbus {
 // ---- decisions, who made them, and "stop the agent" ----
 
 // What a hook decides about an action (a tool call, a permission request).
-// Combined over every handler: deny wins over ask, ask over allow, allow over none.
+// Combined over every handler: deny wins over defer, defer over ask, ask over
+// allow, allow over none (the enumerators' order).
 enum class Decision {
   none,   // no opinion: the engine does what it would do without hooks
   allow,  // run it without asking the user
   ask,    // ask the user first (the engine shows its own confirmation)
+  // Hand the decision back to the engine's own permission flow (Claude
+  // Code's "defer"): no hook's allow counts. A headless engine ends the run
+  // with the call kept for its caller to decide (Claude Code's -p); an
+  // interactive one asks its user, as for ask, so a defer never lets
+  // through what an ask would have stopped. `reason` is for its log.
+  defer,
   deny,   // do not run it; `reason` says why (the model sees it)
 };
-BOOST_DESCRIBE_ENUM(Decision, none, allow, ask, deny)
+BOOST_DESCRIBE_ENUM(Decision, none, allow, ask, defer, deny)
 
 // Who made a decision, a refusal or a stop: the handler's label and, for hooks
 // loaded from files, settings or plugins, where it came from (a path, a
@@ -51,7 +58,7 @@ BOOST_DESCRIBE_STRUCT(StopRequest, (), (reason, decided_by))
 // written right after it; the bus's reducers, its traces and external hooks
 // read them from there (docs/semantics.md has the rules):
 //   decision        (decisions) the Decision field: handlers' decisions
-//                   combine deny > ask > allow > none, and deny refuses
+//                   combine deny > defer > ask > allow > none, and deny refuses
 //   refusal(r)      the refusal r makes (deny, cancel, reject, handled), or
 //                   none; a refusal ends the handler chain
 //   refuse(r)       makes r a refusal: what a fail-closed handler's failure

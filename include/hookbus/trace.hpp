@@ -39,6 +39,7 @@ enum class HandlerAction {
   transform,  // input or message:receive transformed
   allow,      // tool_call / permission_request decisions
   ask,
+  defer,      // handed the decision back to the engine's own permission flow
   deny,       // also channel:connect refused
   cancel,     // a session_before_* event cancelled
   reject,     // input or message:receive rejected
@@ -47,7 +48,7 @@ enum class HandlerAction {
   failed,     // threw; `error` says what
   skipped,    // its tool matcher (HandlerOptions::tools), or its own (a Claude Code matcher), excluded the event
 };
-BOOST_DESCRIBE_ENUM(HandlerAction, no_change, patch, replace, transform, allow, ask, deny, cancel, reject, handled,
+BOOST_DESCRIBE_ENUM(HandlerAction, no_change, patch, replace, transform, allow, ask, defer, deny, cancel, reject, handled,
                     stop, failed, skipped)
 
 // What a recorded handler is: HandlerKind's kinds (hooks.hpp), or a catch-all subscriber.
@@ -64,7 +65,7 @@ struct HandlerRecord {
   std::chrono::nanoseconds start_offset{};  // from the emit's start
   std::chrono::nanoseconds duration{};
   HandlerAction action = HandlerAction::no_change;
-  std::string reason{};  // allow, ask, deny, cancel, reject, handled, stop: the reason, when given
+  std::string reason{};  // allow, ask, defer, deny, cancel, reject, handled, stop: the reason, when given
   std::string error{};   // failed: what() of the exception
   bool operator==(const HandlerRecord&) const = default;
 };

@@ -107,6 +107,7 @@ struct EventContext {
   std::string session_id{};
   std::string cwd{};
   std::string agent_id{};
+  std::string agent_type{};  // the subagent's kind ("Explore", "reviewer") when agent_id names a subagent
   InvokedBy invoked_by = InvokedBy::main;
   std::string transcript_path{};  // the session's transcript file (Claude Code hooks read it)
   std::string permission_mode{};  // the engine's permission mode, e.g. "default", "plan"
@@ -115,7 +116,8 @@ struct EventContext {
   bool operator==(const EventContext&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(EventContext, (),
-                      (session_id, cwd, agent_id, invoked_by, transcript_path, permission_mode, recipe_name, workspace))
+                      (session_id, cwd, agent_id, agent_type, invoked_by, transcript_path, permission_mode, recipe_name,
+                       workspace))
 
 // Session-compaction payloads. Session entries themselves are engine-defined,
 // so they stay JSON objects.

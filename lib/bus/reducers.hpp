@@ -350,7 +350,7 @@ void set_decider(std::optional<Decider>& target, std::optional<Decider>&& own, c
   else name(target.emplace());
 }
 
-// ---- decisions: deny > ask > allow > none ----
+// ---- decisions: deny > defer > ask > allow > none ----
 
 template <class R>
 concept Decisive = requires(R& r) {

@@ -34,6 +34,7 @@ bool has_reason(HandlerAction action) noexcept {
   switch (action) {
     case HandlerAction::allow:
     case HandlerAction::ask:
+    case HandlerAction::defer:
     case HandlerAction::deny:
     case HandlerAction::cancel:
     case HandlerAction::reject:

@@ -89,5 +89,24 @@ TEST_F(LayerAttacks, Attack7AProjectImportingTheUsersClaudeCodeSettingsGetsThemA
   EXPECT_THAT(hookctl({"list"}).stdout_text, HasSubstr("expand-aliases.sh  (project layer, trusted"));
 }
 
+// Attack 28: the user scopes a guard with Claude Code's `if`
+// (`Bash(git push *)`); the repository maps the engine's `bash` to `Shell`
+// and the agent, reading the repository's instructions, hides the push behind
+// a harmless first command. The user's rule is read with the user's tool
+// names and checks each command the input runs: the guard still runs, and denies.
+TEST_F(LayerAttacks, Attack28AProjectRenamingBashCannotTakeAPushPastTheUsersIfScopedGuard) {
+  write_file(home_.path() / ".claude" / "settings.json",
+             R"x({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
+                 "if": "Bash(git push *)", "command": "echo 'no pushing from here' >&2; exit 2"}]}]}})x");
+  write_file(locations().config_file(Layer::user), R"({"claude_code": {"settings": ["user"]}})");
+  write_file(upstream(".hookbus/config.json"), R"({"claude_code": {"tool_names": {"bash": "Shell"}}})");
+  attacker_commits("name the shell tool");
+  user_pulls();
+  trust();
+  EXPECT_EQ(hookctl_decides("git status"), "none");
+  EXPECT_EQ(hookctl_decides("git status && git push --force origin main"), "deny");
+  EXPECT_EQ(setup_decides("git status && git push --force origin main"), "deny");
+}
+
 }  // namespace
 }  // namespace hookbus

@@ -191,6 +191,7 @@ std::pair<HandlerAction, std::string_view> action_of(const result_t<E>& result) 
     }
   }
   if constexpr (Decisive<R>) {
+    if (result.decision == Decision::defer) return {HandlerAction::defer, result.reason};
     if (result.decision == Decision::ask) return {HandlerAction::ask, result.reason};
     if (result.decision == Decision::allow) return {HandlerAction::allow, result.reason};
   }

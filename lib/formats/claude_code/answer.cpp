@@ -137,8 +137,21 @@ Decision permission_decision(const Fields& specific, std::string_view key) {
   if (*value == "allow") return Decision::allow;
   if (*value == "deny") return Decision::deny;
   if (*value == "ask") return Decision::ask;
-  if (*value == "defer") return Decision::none;  // "let the usual flow decide"
-  specific.fail_value(key, "must be \"allow\", \"deny\" or \"ask\", got \"" + *value + "\"");
+  if (*value == "defer") return Decision::defer;
+  specific.fail_value(key, "must be \"allow\", \"deny\", \"ask\" or \"defer\", got \"" + *value + "\"");
+}
+
+// PostToolUse's replacement of the result the model sees: `updatedToolOutput`
+// (any tool, Claude Code 2.1.121 on), else the older `updatedMCPToolOutput`.
+// A hook that sets both means the newer one, which Claude Code's docs tell it
+// to prefer. A string is the new text; anything else (Bash's
+// {stdout, stderr, ...}) its JSON, as tool_response passes a structured result.
+std::optional<std::vector<ContentPart>> updated_tool_output(const Fields& specific) {
+  for (const std::string_view key : {"updatedToolOutput", "updatedMCPToolOutput"})
+    if (const json::value* output = specific.raw(key); output != nullptr && !output->is_null())
+      return std::vector<ContentPart>{
+          TextPart{output->is_string() ? std::string(output->get_string()) : write_json(*output)}};
+  return std::nullopt;
 }
 
 void add(std::vector<std::string>& list, const std::string& text) {
@@ -188,6 +201,10 @@ struct Outcome {
       }
       result.input = c->specific->object("updatedInput");
       result.additional_context = context_of(*c);
+      if (result.decision == Decision::defer) {  // Claude Code ignores both with a defer
+        result.input.reset();
+        result.additional_context.clear();
+      }
     }
     return result;
   }
@@ -229,11 +246,7 @@ struct Outcome {
     result.system_messages = c->system_messages;
     if (c->decision == Legacy::block) add(result.additional_context, c->reason);
     for (const auto& context : context_of(*c)) add(result.additional_context, context);
-    if (c->specific) {
-      if (const json::value* output = c->specific->raw("updatedMCPToolOutput"); output != nullptr && !output->is_null())
-        result.content = output->is_string() ? std::vector<ContentPart>{TextPart{std::string(output->get_string())}}
-                                             : std::vector<ContentPart>{TextPart{write_json(*output)}};
-    }
+    if (c->specific) result.content = updated_tool_output(*c->specific);
     return result;
   }
 

@@ -31,6 +31,11 @@ constexpr FormatEvent kEvents[] = {
     {"PreCompact", {"session_before_compact", ""}},
     {"SessionStart", {"session_start", ""}},
     {"SessionEnd", {"session_shutdown", ""}},
+    {"PostCompact", {"session_compact", ""}},
+    {"PermissionDenied", {"permission_denied", ""}},
+    {"StopFailure", {"agent_error", ""}},
+    {"PostModelSwitch", {"model_select", ""}},
+    {"MessageDisplay", {"message_update", ""}, false},
 };
 
 constexpr std::string_view kBuiltinTools[] = {

@@ -219,6 +219,17 @@ class EventHooks {
   std::map<std::thread::id, Stack> emits_;  // only threads in an emit have an entry
 };
 
+// A command's "if", parsed; the settings reader checked those it read, this
+// also those an engine made in code.
+std::optional<detail::PermissionRule> rule_of(const ClaudeCodeCommand& command) {
+  if (command.if_rule.empty()) return std::nullopt;
+  try {
+    return detail::parse_permission_rule(command.if_rule);
+  } catch (const detail::PermissionRuleError& error) {
+    throw ConfigError({.file = {}, .project_dir = {}, .path = command.source + ": if"}, error.what());
+  }
+}
+
 }  // namespace
 
 namespace detail {
@@ -248,7 +259,7 @@ ConnectionGroup ClaudeCodeInstaller::install(const std::vector<ClaudeCodeCommand
     const bool has_matcher = event_has_matcher(format, command.event);
     const std::size_t index = event_hooks->add(
         std::make_shared<InstalledCommand>(&format, command, ClaudeCodeMatcher(has_matcher ? command.matcher : ""),
-                                           shared_options),
+                                           rule_of(command), shared_options),
         group);
     const HandlerOptions handler_options{.label = command.label,
                                          .failure = command.failure,

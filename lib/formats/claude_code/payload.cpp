@@ -39,6 +39,21 @@ std::string_view session_end_reason(SessionShutdownReason reason) {
   return "other";
 }
 
+// What the catalogue's events do not say, given as Claude Code's most
+// general value: session_compact does not say what triggered it, agent_error
+// has the error's text but not its kind.
+constexpr std::string_view compact_trigger = "auto";
+constexpr std::string_view stop_failure_error = "unknown";
+
+std::string_view model_switch_source(ModelSelectSource source) {
+  switch (source) {
+    case ModelSelectSource::set: return "command";
+    case ModelSelectSource::cycle: return "picker";
+    case ModelSelectSource::restore: return "resume";
+  }
+  return "command";
+}
+
 // Claude Code's tool_response: a structured result when the engine's one text
 // part is a JSON object (engines that pass tool results through), else the
 // content as MCP-style parts.
@@ -122,6 +137,34 @@ struct EventFields {
     out["title"] = e.title;
     out["notification_type"] = e.kind;
   }
+  void operator()(const SessionCompactEvent& e) const {
+    out["trigger"] = compact_trigger;
+    out["compact_summary"] = e.compaction_entry.summary;
+  }
+  void operator()(const PermissionDeniedEvent& e) const {
+    out["tool_name"] = names.to_claude(e.tool_name);
+    out["tool_input"] = e.parameters;
+    out["tool_use_id"] = "";
+    out["reason"] = "";
+  }
+  void operator()(const AgentErrorEvent& e) const {
+    out["error"] = stop_failure_error;
+    out["error_details"] = e.error;
+    out["last_assistant_message"] = e.error;
+  }
+  void operator()(const ModelSelectEvent& e) const {
+    out["from_model"] = e.previous_model.value_or("");
+    out["to_model"] = e.model;
+    out["requested_model"] = e.model;
+    out["source"] = model_switch_source(e.source);
+  }
+  void operator()(const MessageUpdateEvent& e) const {
+    out["turn_id"] = "";
+    out["message_id"] = "";
+    out["index"] = 0;
+    out["final"] = false;
+    out["delta"] = text_of(e.message.content);
+  }
   template <class E>
   void operator()(const E&) const {}  // events without a Claude Code equivalent carry only the common fields
 };
@@ -139,6 +182,12 @@ boost::json::object claude_code_payload(const HookEvent& event, std::string_view
   payload["permission_mode"] = context.permission_mode.empty() ? "default" : context.permission_mode;
   payload["hook_event_name"] = claude_event;
   std::visit(EventFields{tool_names, payload}, event);
+  // A hook fired inside a subagent learns which, as Claude Code tells it
+  // (subagent_start and subagent_end name theirs in their own fields).
+  if (!context.agent_id.empty() && !payload.contains("agent_id")) {
+    payload["agent_id"] = context.agent_id;
+    payload["agent_type"] = context.agent_type;
+  }
   // One transcript per session: a subagent's messages are in the session's.
   if (std::holds_alternative<SubagentEndEvent>(event)) payload["agent_transcript_path"] = transcript_path;
   return payload;

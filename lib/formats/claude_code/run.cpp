@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <system_error>
 #include <thread>
 #include <tuple>
@@ -33,9 +34,43 @@ std::string matcher_value(const HookFormat& format, const HookEvent& event, cons
           return std::string(format.payload(event, "SessionEnd", names, "", "").at("reason").as_string());
         else if constexpr (std::is_same_v<E, SessionBeforeCompactEvent>)
           return e.trigger == CompactTrigger::manual ? "manual" : "auto";
+        else if constexpr (std::is_same_v<E, SessionCompactEvent>)
+          return std::string(format.payload(event, "PostCompact", names, "", "").at("trigger").as_string());
+        else if constexpr (std::is_same_v<E, AgentErrorEvent>)
+          return std::string(format.payload(event, "StopFailure", names, "", "").at("error").as_string());
+        else if constexpr (std::is_same_v<E, ModelSelectEvent>) return e.model;
         else if constexpr (std::is_same_v<E, NotificationEvent>) return e.kind;
         else if constexpr (std::is_same_v<E, SubagentStartEvent> || std::is_same_v<E, SubagentEndEvent>) return e.label;
         else return "";
+      },
+      event);
+}
+
+// A tool event's input: the call's arguments (permission_denied's parameters).
+template <class E>
+const boost::json::object& tool_input(const E& e) {
+  if constexpr (requires { e.input; }) return e.input;
+  else return e.parameters;
+}
+
+// Whether the tool call of the event is one the command's "if" matches; an
+// event without a tool call (the reader keeps "if" to tool events) never is.
+bool rule_matches(const InstalledCommand& hook, const HookEvent& event) {
+  const ClaudeCodeOptions& options = *hook.options;
+  const fs::path project = options.project_dir.empty() ? fs::current_path() : options.project_dir;
+  return std::visit(
+      [&]<class E>(const E& e) {
+        if constexpr (requires { e.tool_name; e.input; } || requires { e.tool_name; e.parameters; }) {
+          const char* home = std::getenv("HOME");
+          const RuleContext context{
+              .settings_root = hook.command.rule_root.empty() ? project : hook.command.rule_root,
+              .working_directory = e.context.cwd.empty() ? project : fs::path(e.context.cwd),
+              .home = home != nullptr ? fs::path(home) : fs::path()};
+          return detail::matches(*hook.rule, options.tool_names.to_claude(e.tool_name), boost::json::value(tool_input(e)),
+                                 context);
+        } else {
+          return false;
+        }
       },
       event);
 }
@@ -56,7 +91,8 @@ FinishedRun run_catching(const InstalledCommand& hook, CommandInvocation invocat
 
 bool matches(const InstalledCommand& hook, const HookEvent& event) {
   if (!event_applies(*hook.format, hook.command.event, event)) return false;
-  return hook.matcher.matches(matcher_value(*hook.format, event, hook.options->tool_names));
+  if (!hook.matcher.matches(matcher_value(*hook.format, event, hook.options->tool_names))) return false;
+  return !hook.rule || rule_matches(hook, event);
 }
 
 bool first_run_in_session(InstalledCommand& hook, const HookEvent& event) {

@@ -8,12 +8,14 @@
 #include <hookbus/process.hpp>
 
 #include "bus/recording/handler_report.hpp"
+#include "formats/claude_code/permission_rule.hpp"
 #include "formats/hook_format.hpp"
 
 #include <exception>
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <stop_token>
 #include <string>
@@ -28,13 +30,15 @@ struct InstalledCommand {
   const HookFormat* format;  // its agent's: its events, payload and answer
   ClaudeCodeCommand command;
   ClaudeCodeMatcher matcher;  // matches everything on events whose matcher Claude Code ignores
+  std::optional<PermissionRule> rule;  // its "if"
   // Those of its install call: the tool names its layer's commands see, the project, the transcripts.
   std::shared_ptr<const ClaudeCodeOptions> options;
   std::mutex once_mutex;
   std::set<std::string> sessions_run;  // for `once`
 };
 
-// Whether the command runs on this emit: its event applies, and its matcher matches.
+// Whether the command runs on this emit: its event applies, its matcher
+// matches, and its "if" matches the tool call.
 bool matches(const InstalledCommand& hook, const HookEvent& event);
 
 // `once`: true the first time for a session, false afterwards.

@@ -5,11 +5,13 @@
 
 #include <hookbus/json.hpp>
 
+#include "formats/claude_code/permission_rule.hpp"
 #include "formats/codex/codex_toml.hpp"
 #include "support/files.hpp"
 #include "support/sha256.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -70,7 +72,25 @@ std::string label_of(const std::string& command) {
 }
 
 // The keys of a command handler that hookbus reads.
-constexpr std::array<std::string_view, 6> kHandlerKeys = {"type", "command", "timeout", "async", "once", "statusMessage"};
+constexpr std::array<std::string_view, 8> kHandlerKeys = {"type",          "command", "timeout", "async", "once",
+                                                          "statusMessage", "if",      "shell"};
+
+// The events on which a handler's "if" is evaluated; Claude Code never runs
+// a handler with one on any other.
+constexpr std::string_view kToolEvents[] = {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest",
+                                            "PermissionDenied"};
+
+bool tool_event(std::string_view event) {
+  return std::find(std::begin(kToolEvents), std::end(kToolEvents), event) != std::end(kToolEvents);
+}
+
+// Where an "if" rule's `/path` starts: the project for its .claude/settings*.json
+// (for settings.local.json Claude Code takes the directory it started in, the
+// project here), the directory of any other settings file (~/.claude).
+fs::path rule_root(const fs::path& file, Layer layer) {
+  const fs::path directory = file.parent_path();
+  return layer == Layer::user || layer == Layer::managed ? directory : directory.parent_path();
+}
 
 }  // namespace
 
@@ -154,7 +174,33 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
                            [&](const auto& inert) { return inert.first == key; }) &&
               std::find(kHandlerKeys.begin(), kHandlerKeys.end(), key) == kHandlerKeys.end())
             note(value.location(), "not a key hookbus knows; ignored");
+        if (auto shell = entry.find("shell")) {
+          const std::string name = shell->as_string();
+          if (name == "powershell") {
+            note(shell->location(), "a PowerShell command is not imported: hookbus runs commands with /bin/sh, and "
+                                    "runs no PowerShell (pwsh) command; write it for sh, or leave it to " +
+                                        std::string(format.agent));
+            continue;
+          }
+          if (name != "bash")
+            throw ConfigError(shell->location(), fmt::format("expected \"bash\" or \"powershell\", got \"{}\"", name));
+        }
         ClaudeCodeCommand command;
+        if (auto rule = entry.find("if")) {
+          command.if_rule = rule->as_string();
+          if (!tool_event(event)) {
+            note(rule->location(), fmt::format("an \"if\" applies only on tool events ({}); {} never runs a handler "
+                                               "with one on {}, so it is not imported",
+                                               fmt::join(kToolEvents, ", "), format.agent, event));
+            continue;
+          }
+          try {
+            (void)detail::parse_permission_rule(command.if_rule);
+          } catch (const detail::PermissionRuleError& error) {
+            throw ConfigError(rule->location(), error.what());
+          }
+          command.rule_root = plugin_root.empty() ? rule_root(file, layer) : plugin_root;
+        }
         command.event = event;
         command.timeout = format.default_timeout;
         command.matcher = matcher;
