@@ -5,7 +5,7 @@
 // compiler emit each of them there; the lists are the variants (HookEvent,
 // reflect::CatalogueTypes<>), so a new event or result is covered without an edit:
 //
-//   [[gnu::used]] constexpr auto instantiated =
+//   [[gnu::used]] constexpr auto instantiated_conversions =  // a name of its own: sources may share a unity batch
 //       addresses_for<CatalogueTypes<>>([]<class T>(std::type_identity<T>) { return &to_json<T>; });
 //
 // Every file that instantiates for the catalogue checks here, at compile

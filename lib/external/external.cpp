@@ -127,7 +127,7 @@ HookAnswer<E> answer_of(const ExternalHook& hook, const ProcessResult& run) {
 }
 
 namespace {
-[[gnu::used]] constexpr auto instantiated = addresses_for<HookEvent>(
+[[gnu::used]] constexpr auto hook_runs_instantiated = addresses_for<HookEvent>(
     []<class E>(std::type_identity<E>) { return std::tuple{&run_hook<E>, &answer_of<E>}; });
 }  // namespace
 

@@ -322,7 +322,7 @@ HookAnswer<E> PersistentHook::call(const E& event, std::string_view requested_na
 }
 
 namespace {
-[[gnu::used]] constexpr auto instantiated = addresses_for<HookEvent>(
+[[gnu::used]] constexpr auto persistent_calls_instantiated = addresses_for<HookEvent>(
     []<class E>(std::type_identity<E>) { return &PersistentHook::call<E>; });
 }  // namespace
 

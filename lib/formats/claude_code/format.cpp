@@ -18,7 +18,7 @@ using detail::ToolResults;
 
 // Claude Code's events, the hookbus events they stand for, and whether
 // Claude Code filters them by a matcher (it ignores the matcher of the others).
-constexpr FormatEvent kEvents[] = {
+constexpr FormatEvent kClaudeCodeEvents[] = {
     {"PreToolUse", {"tool_call", ""}},
     {"PermissionRequest", {"permission_request", ""}},
     {"PostToolUse", {"tool_result", ""}, true, ToolResults::succeeded},
@@ -38,7 +38,7 @@ constexpr FormatEvent kEvents[] = {
     {"MessageDisplay", {"message_update", ""}, false},
 };
 
-constexpr std::string_view kBuiltinTools[] = {
+constexpr std::string_view kClaudeCodeTools[] = {
     "Bash",  "Read",     "Write",        "Edit",        "MultiEdit",    "Glob",      "Grep",
     "LS",    "WebFetch", "WebSearch",    "NotebookEdit", "NotebookRead", "Task",      "TodoWrite",
     "ExitPlanMode", "KillShell", "BashOutput", "SlashCommand", "Skill", "AskUserQuestion"};
@@ -51,8 +51,8 @@ const detail::HookFormat& detail::claude_code_format() {
                                  .documentation = "docs/claude-code.md",
                                  .settings_file = &claude_code_settings_file,
                                  .plugin_hooks_file = "hooks/hooks.json",
-                                 .events = kEvents,
-                                 .tool_names = kBuiltinTools,
+                                 .events = kClaudeCodeEvents,
+                                 .tool_names = kClaudeCodeTools,
                                  .timeout_unit = std::chrono::seconds(1),
                                  .timeout_unit_name = "seconds",
                                  .default_timeout = claude_code_default_timeout,

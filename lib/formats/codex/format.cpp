@@ -14,7 +14,7 @@ namespace fs = std::filesystem;
 
 // Codex's events; Interrupt has no counterpart on the bus. PostToolUse fires
 // after every run, a failed one too (Codex has no PostToolUseFailure).
-constexpr FormatEvent kEvents[] = {
+constexpr FormatEvent kCodexEvents[] = {
     {"SessionStart", {"session_start", ""}},
     {"SubagentStart", {"subagent_start", ""}},
     {"UserPromptSubmit", {"input", ""}, false},
@@ -28,7 +28,7 @@ constexpr FormatEvent kEvents[] = {
     {"SessionEnd", {"session_shutdown", ""}},
 };
 
-constexpr std::string_view kBuiltinTools[] = {"Bash", "apply_patch", "update_plan", "spawn_agent"};
+constexpr std::string_view kCodexTools[] = {"Bash", "apply_patch", "update_plan", "spawn_agent"};
 
 constexpr std::pair<std::string_view, std::string_view> kInertKeys[] = {
     {"commandWindows", "Codex runs it instead of \"command\" on Windows only; ignored here"},
@@ -59,8 +59,8 @@ const HookFormat& codex_format() {
                                  .documentation = "docs/agent-formats.md",
                                  .settings_file = &hooks_json,
                                  .plugin_hooks_file = "hooks/hooks.json",
-                                 .events = kEvents,
-                                 .tool_names = kBuiltinTools,
+                                 .events = kCodexEvents,
+                                 .tool_names = kCodexTools,
                                  .timeout_unit = std::chrono::seconds(1),
                                  .timeout_unit_name = "seconds",
                                  .default_timeout = std::chrono::seconds(600),

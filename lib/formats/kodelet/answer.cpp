@@ -108,7 +108,7 @@ std::optional<result_t<E>> result_from_answer(boost::json::value answer) {
 }
 
 namespace {
-[[gnu::used]] constexpr auto instantiated = addresses_for<HookEvent>([]<class E>(std::type_identity<E>) {
+[[gnu::used]] constexpr auto answer_readers_instantiated = addresses_for<HookEvent>([]<class E>(std::type_identity<E>) {
   if constexpr (EventWithResult<E>) return &result_from_answer<E>;
   else return nullptr;
 });

@@ -117,7 +117,7 @@ boost::json::object hook_payload_for(const ExternalHook& hook, const E& event, s
 }
 
 namespace {
-[[gnu::used]] constexpr auto instantiated = addresses_for<HookEvent>([]<class E>(std::type_identity<E>) {
+[[gnu::used]] constexpr auto payload_builders_instantiated = addresses_for<HookEvent>([]<class E>(std::type_identity<E>) {
   return std::tuple{&hook_payload_of<E>, &hook_payload_for<E>};
 });
 }  // namespace

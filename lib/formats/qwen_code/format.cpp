@@ -12,7 +12,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Qwen Code's events that have a counterpart on the bus.
-constexpr FormatEvent kEvents[] = {
+constexpr FormatEvent kQwenEvents[] = {
     {"PreToolUse", {"tool_call", ""}},
     {"PermissionRequest", {"permission_request", ""}},
     {"PostToolUse", {"tool_result", ""}, true, ToolResults::succeeded},
@@ -39,7 +39,7 @@ constexpr std::pair<std::string_view, std::string_view> kClaudeToolNames[] = {
     {"NotebookEdit", "notebook_edit"},
 };
 
-constexpr std::string_view kBuiltinTools[] = {
+constexpr std::string_view kQwenTools[] = {
     "run_shell_command", "read_file", "write_file", "edit",  "glob",           "grep_search",       "list_directory",
     "web_fetch",         "web_search", "agent",     "skill", "exit_plan_mode", "ask_user_question", "todo_write",
     "notebook_edit",     "save_memory"};
@@ -62,8 +62,8 @@ const HookFormat& qwen_code_format() {
                                  .documentation = "docs/agent-formats.md",
                                  .settings_file = &settings_json,
                                  .plugin_hooks_file = "hooks/hooks.json",
-                                 .events = kEvents,
-                                 .tool_names = kBuiltinTools,
+                                 .events = kQwenEvents,
+                                 .tool_names = kQwenTools,
                                  .timeout_unit = std::chrono::milliseconds(1),
                                  .timeout_unit_name = "milliseconds",
                                  .default_timeout = std::chrono::seconds(60),
