@@ -2,6 +2,7 @@
 // one row per construct, over a real project on disk, with links.
 #include "script_fixture.hpp"
 
+#include "support/utf8.hpp"
 #include "trust/shell_command.hpp"
 
 #include <fmt/format.h>
@@ -20,8 +21,10 @@ namespace fs = std::filesystem;
 using detail::CommandFileRole;
 using detail::ShellCommandFiles;
 using ::testing::Contains;
+using ::testing::EndsWith;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::SizeIs;
 using testing::write_file;
 using testing::write_script;
 
@@ -341,6 +344,20 @@ TEST_F(ShellCommandPaths, WhatACommandMakesToResolveIsBounded) {
   for (int i = 0; i < 30; ++i) loops += "; done";
   EXPECT_THAT(project_.resolve(loops).unresolved,
               Contains(::testing::Field(&detail::UnresolvedConstruct::why, HasSubstr("commands to resolve"))));
+}
+
+// A command is any bytes; hookctl shows what is unresolved, and writes it to JSON.
+TEST_F(ShellCommandPaths, WhatIsReportedUnresolvedIsValidUtf8AndCutAtACharacter) {
+  std::string long_substitution = "$(x";
+  for (int i = 0; i < 150; ++i) long_substitution += "\u00e9";
+  long_substitution += ")";
+  const ShellCommandFiles found = project_.resolve("./hook.sh $\xff `\xfe` $(\xe2\x82; " + long_substitution);
+  ASSERT_THAT(found.unresolved, SizeIs(2u));
+  EXPECT_THAT(found.unresolved, Contains(::testing::Field(&detail::UnresolvedConstruct::construct, EndsWith("..."))));
+  for (const detail::UnresolvedConstruct& item : found.unresolved) {
+    EXPECT_TRUE(detail::is_valid_utf8(item.construct)) << item.construct;
+    EXPECT_TRUE(detail::is_valid_utf8(item.why)) << item.why;
+  }
 }
 
 TEST_F(ShellCommandPaths, ManyWaysThroughACommandAreBounded) {

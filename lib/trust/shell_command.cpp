@@ -4,6 +4,7 @@
 
 #include "support/files.hpp"
 #include "support/shell_lexer.hpp"
+#include "support/utf8.hpp"
 
 #include <fmt/format.h>
 
@@ -106,9 +107,11 @@ std::optional<Reached> reach(const fs::path& absolute, bool& per_process) {
   return reached;
 }
 
+// What is reported is shown by hookctl and written to JSON: valid UTF-8
+// (a command is any bytes), and a construct cut at a character.
 std::string quoted_construct(std::string_view text) {
-  if (text.size() <= kMaxQuoted) return std::string(text);
-  return std::string(text.substr(0, kMaxQuoted)) + "...";
+  if (text.size() <= kMaxQuoted) return valid_utf8(text);
+  return valid_utf8(utf8_prefix(text, kMaxQuoted)) + "...";
 }
 
 // Variables that make programs load or run what they name (a library, a
@@ -138,7 +141,7 @@ class Resolution {
   }
 
   void report(std::string_view construct, std::string why) {
-    UnresolvedConstruct item{quoted_construct(construct), std::move(why)};
+    UnresolvedConstruct item{quoted_construct(construct), valid_utf8(why)};
     if (std::find(found_.unresolved.begin(), found_.unresolved.end(), item) == found_.unresolved.end())
       found_.unresolved.push_back(std::move(item));
   }

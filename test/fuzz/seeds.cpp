@@ -210,6 +210,17 @@ void shared_objects(const Corpus& corpus) {
   corpus.add("elf_dynamic", "rpath", elf_image({"$ORIGIN/libhelper.so"}, std::nullopt, "${ORIGIN}/lib::lib").bytes);
 }
 
+// Shell commands of each kind the resolver follows or reports, in the
+// project fuzz_shell_command makes (hooks/guard.sh, guard-link, tools/pkg, Makefile).
+void shell_commands(const Corpus& corpus) {
+  corpus.add("shell_command", "script", "\"$CLAUDE_PROJECT_DIR\"/hooks/guard.sh --strict 2>/dev/null");
+  corpus.add("shell_command", "prefixes", "cd hooks && env A=1 nice -n 5 timeout 10 sh -c './guard.sh; exit 0'");
+  corpus.add("shell_command", "interpreters", "bash guard-link || python3 -m tools.pkg | make -C . -f Makefile check");
+  corpus.add("shell_command", "compound", "if [ -x hooks/guard.sh ]; then . hooks/common.sh; fi; for f in a b; do "
+                                          "case $f in a) ./guard-link;; esac; done & { (cd ~ && ls); }");
+  corpus.add("shell_command", "unresolved", "eval \"$X\"; $(cat .hookrc) `date` hooks/*.sh npx prettier <<EOF\n$HOME\nEOF\n");
+}
+
 // The parts of issue 28 (docs/claude-code-rules.md): each documented form of
 // a permission rule with a call it is matched on (byte 0 picks the tool: 0
 // Bash, 1 Read, 2 Edit, 3 Grep, 4 WebFetch, 5 Agent, 6 Skill, 7 an MCP tool),
@@ -279,5 +290,6 @@ int main(int argc, char** argv) {
   configs(corpus);
   shared_objects(corpus);
   hook_formats(corpus);
+  shell_commands(corpus);
   return 0;
 }
