@@ -22,6 +22,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <string>
 
@@ -33,6 +35,7 @@ using ::testing::AllOf;
 using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using testing::make_directories;
 using testing::read_file;
 using testing::TempDir;
 using testing::write_file;
@@ -237,6 +240,57 @@ TEST_F(AgentFormats, CodexsUserFilesAreInCodexHome) {
   EXPECT_EQ(Locations::from_environment(project_.path()).codex, root_ / "elsewhere");
   const testing::ScopedEnvironment unset{{"CODEX_HOME", std::nullopt}};
   EXPECT_EQ(Locations::from_environment(project_.path()).codex, root_ / ".codex");
+}
+
+// ------------------------------------------------- both: trust and files
+
+// Read as Claude Code's settings are: what is no regular file is refused unopened, naming what it is.
+TEST_F(AgentFormats, AnAgentsHookFileThatIsNoRegularFileIsAnErrorNamingWhatItIsNotAWait) {
+  const fs::path dev_zero = root_ / "codex" / "hooks.json";
+  make_directories(dev_zero.parent_path());
+  fs::create_symlink("/dev/zero", dev_zero);
+  const fs::path fifo = root_ / "codex" / "config.toml";
+  const fs::path qwen_fifo = root_ / "qwen" / "settings.json";
+  make_directories(qwen_fifo.parent_path());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  ASSERT_EQ(::mkfifo(qwen_fifo.c_str(), 0644), 0);
+  const struct {
+    const detail::HookFormat& format;
+    fs::path file;
+    std::string_view kind;
+  } cases[] = {{detail::codex_format(), dev_zero, "is a character device, not a regular file"},
+               {detail::codex_format(), fifo, "is a FIFO, not a regular file"},
+               {detail::qwen_code_format(), qwen_fifo, "is a FIFO, not a regular file"}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.file);
+    try {
+      (void)detail::read_format_settings(c.format, c.file, Layer::user);
+      ADD_FAILURE() << "it was read";
+    } catch (const ConfigError& error) {
+      EXPECT_THAT(error.what(), AllOf(HasSubstr(c.file.string()), HasSubstr(c.kind)));
+    }
+  }
+}
+
+// A settings file linked out of the project is trusted as what it held: a change there is a change.
+TEST_F(AgentFormats, AProjectsSettingsFileLinkedOutOfItCountsByWhatItHolds) {
+  const fs::path shared = write_file(root_ / "shared.json", R"({"hooks": {}})");
+  make_directories(in_project(".qwen"));
+  fs::create_symlink(shared, in_project(".qwen/settings.json"));
+  write_file(locations().config_file(Layer::project), R"({"agent_hooks": {"qwen_code": {"settings": ["project"]}}})");
+  trust_project();
+  write_file(shared, R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "echo no >&2; exit 2"}]}]}})");
+  EXPECT_EQ(emit_bash("ls").decision, Decision::none);
+  EXPECT_THAT(warnings_, Contains(HasSubstr("modified .qwen/settings.json (content)")));
+}
+
+// Codex's config.toml counts whole: a [hooks] table added to a trusted one is a change.
+TEST_F(AgentFormats, ATrustedProjectsCodexConfigTomlCountsWholeNotOnlyItsHooks) {
+  projects_hooks("codex", ".codex/config.toml", "model = \"gpt-5\"\n");
+  write_file(in_project(".codex/config.toml"), "model = \"gpt-5\"\n[[hooks.PreToolUse]]\n[[hooks.PreToolUse.hooks]]\n"
+                                               "type = \"command\"\ncommand = \"echo no >&2; exit 2\"\n");
+  EXPECT_EQ(emit_bash("ls").decision, Decision::none);
+  EXPECT_THAT(warnings_, Contains(HasSubstr("modified .codex/config.toml (content)")));
 }
 
 // --------------------------------------------------------------- Qwen Code
