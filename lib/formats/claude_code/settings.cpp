@@ -202,7 +202,7 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
           command.rule_root = plugin_root.empty() ? rule_root(file, layer) : plugin_root;
         }
         command.event = event;
-        command.timeout = format.default_timeout;
+        command.timeout = event_default_timeout(format, event);
         command.matcher = matcher;
         command.command = entry.required("command", "string").as_nonempty_string();
         if (auto timeout = entry.find("timeout")) command.timeout = read_timeout(format, *timeout);
