@@ -223,6 +223,41 @@ TEST_F(AgentFormats, CodexHooksDefaultToSixHundredSecondsAndNoteWhatDoesNothingH
                     Contains(HasSubstr("hook type \"agent\" is not supported"))));
 }
 
+TEST_F(AgentFormats, CodexsSessionEndHooksDefaultToOneSecond) {
+  const fs::path file = write_file(root_ / "hooks.json", R"({"hooks": {
+      "SessionEnd": [{"hooks": [{"type": "command", "command": "./bye.sh"}, {"type": "command", "command": "./a.sh", "timeout": 2}]}],
+      "SessionStart": [{"hooks": [{"type": "command", "command": "./hi.sh"}]}]}})");
+  const ClaudeCodeSettings settings = detail::read_format_settings(detail::codex_format(), file, Layer::user);
+  ASSERT_EQ(settings.commands.size(), 3U);
+  EXPECT_EQ(settings.commands[0].timeout, 1s);
+  EXPECT_EQ(settings.commands[1].timeout, 2s);
+  EXPECT_EQ(settings.commands[2].timeout, 600s);
+}
+
+// Codex's edit tool, apply_patch, is matched by "apply_patch", "Edit" and "Write" alike.
+TEST_F(AgentFormats, ACodexMatcherTestsTheOtherNamesOfApplyPatch) {
+  const struct {
+    std::string_view matcher, tool;
+    bool matches;
+  } cases[] = {{"apply_patch", "Edit", true},  {"apply_patch", "Write", true}, {"Edit", "apply_patch", true},
+               {"Write", "Edit", true},         {"Edit", "Write", true},        {"apply_patch", "Bash", false},
+               {"Bash", "apply_patch", false},  {"Edit", "Read", false}};
+  for (const auto& c : cases)
+    EXPECT_EQ(detail::format_matcher_matches(detail::codex_format(), ClaudeCodeMatcher(c.matcher), c.tool), c.matches)
+        << c.matcher << " on " << c.tool;
+  EXPECT_FALSE(detail::format_matcher_matches(detail::claude_code_format(), ClaudeCodeMatcher("apply_patch"), "Edit"));
+}
+
+// A Codex hook on apply_patch guards the engine's edits.
+TEST_F(AgentFormats, ACodexApplyPatchHookRunsOnTheEnginesEdits) {
+  projects_hooks("codex", ".codex/hooks.json",
+                 R"({"hooks": {"PreToolUse": [{"matcher": "apply_patch", "hooks": [)"
+                 R"({"type": "command", "command": "echo no edits >&2; exit 2"}]}]}})");
+  EXPECT_EQ(emit_bash("x", "edit").decision, Decision::deny);
+  EXPECT_EQ(emit_bash("x", "write").decision, Decision::deny);
+  EXPECT_EQ(emit_bash("ls").decision, Decision::none);
+}
+
 TEST_F(AgentFormats, CodexsConfigTomlReadsAsItsHooksJsonWithTomlPathsInErrors) {
   const fs::path file = write_file(root_ / "config.toml", "[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n"
                                                           "[[hooks.PreToolUse.hooks]]\ntype = \"command\"\n"
