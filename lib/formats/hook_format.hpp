@@ -107,6 +107,10 @@ struct HookFormat {
   // tool's name, an alias): Codex's apply_patch is matched by "Edit" and
   // "Write", and is the edit that reaches its hooks as Edit or Write.
   std::span<const std::pair<std::string_view, std::string_view>> tool_aliases{};
+  // A handler key whose "closed" makes the handler's failed runs refuse
+  // (FailurePolicy::fail_closed) and "open" leaves them failing open: Qwen
+  // Code's failMode. Empty: the format has none.
+  std::string_view fail_mode_key{};
 };
 
 // The formats hookbus reads: Claude Code's and those declared as it
