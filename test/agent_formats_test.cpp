@@ -341,6 +341,36 @@ TEST_F(AgentFormats, QwenCodeTimeoutsAreMilliseconds) {
   EXPECT_EQ(settings.commands[1].timeout, 60s);
 }
 
+TEST_F(AgentFormats, AQwenHandlersFailModeSaysWhetherItsFailedRunsRefuse) {
+  const fs::path file = write_file(root_ / "settings.json", R"({"hooks": {"PreToolUse": [{"hooks": [
+      {"type": "command", "command": "./a.sh", "failMode": "closed"},
+      {"type": "command", "command": "./b.sh", "failMode": "open"},
+      {"type": "command", "command": "./c.sh"}]}]}})");
+  const ClaudeCodeSettings settings = detail::read_format_settings(detail::qwen_code_format(), file, Layer::user);
+  ASSERT_EQ(settings.commands.size(), 3U);
+  EXPECT_EQ(settings.commands[0].failure, FailurePolicy::fail_closed);
+  EXPECT_EQ(settings.commands[1].failure, FailurePolicy::fail_open);
+  EXPECT_EQ(settings.commands[2].failure, FailurePolicy::fail_open);
+  EXPECT_THAT(settings.skipped, IsEmpty());
+  write_file(file, R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "./a.sh", "failMode": "shut"}]}]}})");
+  try {
+    (void)detail::read_format_settings(detail::qwen_code_format(), file, Layer::user);
+    ADD_FAILURE() << "failMode \"shut\" was read";
+  } catch (const ConfigError& error) {
+    EXPECT_THAT(error.what(), AllOf(HasSubstr("hooks.PreToolUse[0].hooks[0].failMode"),
+                                    HasSubstr("expected \"open\" or \"closed\", got \"shut\"")));
+  }
+}
+
+// A Python guard of Qwen's kind that crashes: with failMode "closed", the call is refused.
+TEST_F(AgentFormats, AQwenGuardWithFailModeClosedThatCrashesRefusesTheCall) {
+  write_file(in_project(".qwen/hooks/guard.py"), "import json, sys\ncall = json.load(sys.stdin)\nraise SystemExit(1)\n");
+  projects_hooks("qwen_code", ".qwen/settings.json",
+                 R"({"hooks": {"PreToolUse": [{"matcher": "run_shell_command", "hooks": [)"
+                 R"({"type": "command", "command": "python3 .qwen/hooks/guard.py", "failMode": "closed"}]}]}})");
+  EXPECT_EQ(emit_bash("ls").decision, Decision::deny);
+}
+
 // A Node hook of Qwen Code's docs' kind: it matches Qwen's tool id and reads it in the payload.
 TEST_F(AgentFormats, AQwenCodeHookSeesAndMatchesQwensToolNames) {
   write_file(in_project(".qwen/hooks/guard.js"),
