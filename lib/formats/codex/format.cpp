@@ -30,8 +30,8 @@ constexpr FormatEvent kEvents[] = {
 };
 
 // Codex's one edit tool, apply_patch, is matched by Claude Code's names of its edits too.
-constexpr std::pair<std::string_view, std::string_view> kToolAliases[] = {{"apply_patch", "Edit"},
-                                                                          {"apply_patch", "Write"}};
+constexpr std::pair<std::string_view, std::string_view> kCodexToolAliases[] = {{"apply_patch", "Edit"},
+                                                                               {"apply_patch", "Write"}};
 
 constexpr std::string_view kBuiltinTools[] = {"Bash", "apply_patch", "update_plan", "spawn_agent"};
 
@@ -77,7 +77,7 @@ const HookFormat& codex_format() {
                                  .claude_tool_names = {},
                                  .runs_identical_commands_once = false,
                                  .inert_handler_keys = kInertKeys,
-                                 .tool_aliases = kToolAliases};
+                                 .tool_aliases = kCodexToolAliases};
   return format;
 }
 
