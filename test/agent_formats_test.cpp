@@ -22,6 +22,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <string>
 
@@ -33,6 +35,7 @@ using ::testing::AllOf;
 using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using testing::make_directories;
 using testing::read_file;
 using testing::TempDir;
 using testing::write_file;
@@ -220,6 +223,41 @@ TEST_F(AgentFormats, CodexHooksDefaultToSixHundredSecondsAndNoteWhatDoesNothingH
                     Contains(HasSubstr("hook type \"agent\" is not supported"))));
 }
 
+TEST_F(AgentFormats, CodexsSessionEndHooksDefaultToOneSecond) {
+  const fs::path file = write_file(root_ / "hooks.json", R"({"hooks": {
+      "SessionEnd": [{"hooks": [{"type": "command", "command": "./bye.sh"}, {"type": "command", "command": "./a.sh", "timeout": 2}]}],
+      "SessionStart": [{"hooks": [{"type": "command", "command": "./hi.sh"}]}]}})");
+  const ClaudeCodeSettings settings = detail::read_format_settings(detail::codex_format(), file, Layer::user);
+  ASSERT_EQ(settings.commands.size(), 3U);
+  EXPECT_EQ(settings.commands[0].timeout, 1s);
+  EXPECT_EQ(settings.commands[1].timeout, 2s);
+  EXPECT_EQ(settings.commands[2].timeout, 600s);
+}
+
+// Codex's edit tool, apply_patch, is matched by "apply_patch", "Edit" and "Write" alike.
+TEST_F(AgentFormats, ACodexMatcherTestsTheOtherNamesOfApplyPatch) {
+  const struct {
+    std::string_view matcher, tool;
+    bool matches;
+  } cases[] = {{"apply_patch", "Edit", true},  {"apply_patch", "Write", true}, {"Edit", "apply_patch", true},
+               {"Write", "Edit", true},         {"Edit", "Write", true},        {"apply_patch", "Bash", false},
+               {"Bash", "apply_patch", false},  {"Edit", "Read", false}};
+  for (const auto& c : cases)
+    EXPECT_EQ(detail::format_matcher_matches(detail::codex_format(), ClaudeCodeMatcher(c.matcher), c.tool), c.matches)
+        << c.matcher << " on " << c.tool;
+  EXPECT_FALSE(detail::format_matcher_matches(detail::claude_code_format(), ClaudeCodeMatcher("apply_patch"), "Edit"));
+}
+
+// A Codex hook on apply_patch guards the engine's edits.
+TEST_F(AgentFormats, ACodexApplyPatchHookRunsOnTheEnginesEdits) {
+  projects_hooks("codex", ".codex/hooks.json",
+                 R"({"hooks": {"PreToolUse": [{"matcher": "apply_patch", "hooks": [)"
+                 R"({"type": "command", "command": "echo no edits >&2; exit 2"}]}]}})");
+  EXPECT_EQ(emit_bash("x", "edit").decision, Decision::deny);
+  EXPECT_EQ(emit_bash("x", "write").decision, Decision::deny);
+  EXPECT_EQ(emit_bash("ls").decision, Decision::none);
+}
+
 TEST_F(AgentFormats, CodexsConfigTomlReadsAsItsHooksJsonWithTomlPathsInErrors) {
   const fs::path file = write_file(root_ / "config.toml", "[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n"
                                                           "[[hooks.PreToolUse.hooks]]\ntype = \"command\"\n"
@@ -239,6 +277,57 @@ TEST_F(AgentFormats, CodexsUserFilesAreInCodexHome) {
   EXPECT_EQ(Locations::from_environment(project_.path()).codex, root_ / ".codex");
 }
 
+// ------------------------------------------------- both: trust and files
+
+// Read as Claude Code's settings are: what is no regular file is refused unopened, naming what it is.
+TEST_F(AgentFormats, AnAgentsHookFileThatIsNoRegularFileIsAnErrorNamingWhatItIsNotAWait) {
+  const fs::path dev_zero = root_ / "codex" / "hooks.json";
+  make_directories(dev_zero.parent_path());
+  fs::create_symlink("/dev/zero", dev_zero);
+  const fs::path fifo = root_ / "codex" / "config.toml";
+  const fs::path qwen_fifo = root_ / "qwen" / "settings.json";
+  make_directories(qwen_fifo.parent_path());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  ASSERT_EQ(::mkfifo(qwen_fifo.c_str(), 0644), 0);
+  const struct {
+    const detail::HookFormat& format;
+    fs::path file;
+    std::string_view kind;
+  } cases[] = {{detail::codex_format(), dev_zero, "is a character device, not a regular file"},
+               {detail::codex_format(), fifo, "is a FIFO, not a regular file"},
+               {detail::qwen_code_format(), qwen_fifo, "is a FIFO, not a regular file"}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.file);
+    try {
+      (void)detail::read_format_settings(c.format, c.file, Layer::user);
+      ADD_FAILURE() << "it was read";
+    } catch (const ConfigError& error) {
+      EXPECT_THAT(error.what(), AllOf(HasSubstr(c.file.string()), HasSubstr(c.kind)));
+    }
+  }
+}
+
+// A settings file linked out of the project is trusted as what it held: a change there is a change.
+TEST_F(AgentFormats, AProjectsSettingsFileLinkedOutOfItCountsByWhatItHolds) {
+  const fs::path shared = write_file(root_ / "shared.json", R"({"hooks": {}})");
+  make_directories(in_project(".qwen"));
+  fs::create_symlink(shared, in_project(".qwen/settings.json"));
+  write_file(locations().config_file(Layer::project), R"({"agent_hooks": {"qwen_code": {"settings": ["project"]}}})");
+  trust_project();
+  write_file(shared, R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "echo no >&2; exit 2"}]}]}})");
+  EXPECT_EQ(emit_bash("ls").decision, Decision::none);
+  EXPECT_THAT(warnings_, Contains(HasSubstr("modified .qwen/settings.json (content)")));
+}
+
+// Codex's config.toml counts whole: a [hooks] table added to a trusted one is a change.
+TEST_F(AgentFormats, ATrustedProjectsCodexConfigTomlCountsWholeNotOnlyItsHooks) {
+  projects_hooks("codex", ".codex/config.toml", "model = \"gpt-5\"\n");
+  write_file(in_project(".codex/config.toml"), "model = \"gpt-5\"\n[[hooks.PreToolUse]]\n[[hooks.PreToolUse.hooks]]\n"
+                                               "type = \"command\"\ncommand = \"echo no >&2; exit 2\"\n");
+  EXPECT_EQ(emit_bash("ls").decision, Decision::none);
+  EXPECT_THAT(warnings_, Contains(HasSubstr("modified .codex/config.toml (content)")));
+}
+
 // --------------------------------------------------------------- Qwen Code
 
 TEST_F(AgentFormats, QwenCodeTimeoutsAreMilliseconds) {
@@ -250,6 +339,36 @@ TEST_F(AgentFormats, QwenCodeTimeoutsAreMilliseconds) {
   ASSERT_EQ(settings.commands.size(), 2U);
   EXPECT_EQ(settings.commands[0].timeout, 10s);
   EXPECT_EQ(settings.commands[1].timeout, 60s);
+}
+
+TEST_F(AgentFormats, AQwenHandlersFailModeSaysWhetherItsFailedRunsRefuse) {
+  const fs::path file = write_file(root_ / "settings.json", R"({"hooks": {"PreToolUse": [{"hooks": [
+      {"type": "command", "command": "./a.sh", "failMode": "closed"},
+      {"type": "command", "command": "./b.sh", "failMode": "open"},
+      {"type": "command", "command": "./c.sh"}]}]}})");
+  const ClaudeCodeSettings settings = detail::read_format_settings(detail::qwen_code_format(), file, Layer::user);
+  ASSERT_EQ(settings.commands.size(), 3U);
+  EXPECT_EQ(settings.commands[0].failure, FailurePolicy::fail_closed);
+  EXPECT_EQ(settings.commands[1].failure, FailurePolicy::fail_open);
+  EXPECT_EQ(settings.commands[2].failure, FailurePolicy::fail_open);
+  EXPECT_THAT(settings.skipped, IsEmpty());
+  write_file(file, R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "./a.sh", "failMode": "shut"}]}]}})");
+  try {
+    (void)detail::read_format_settings(detail::qwen_code_format(), file, Layer::user);
+    ADD_FAILURE() << "failMode \"shut\" was read";
+  } catch (const ConfigError& error) {
+    EXPECT_THAT(error.what(), AllOf(HasSubstr("hooks.PreToolUse[0].hooks[0].failMode"),
+                                    HasSubstr("expected \"open\" or \"closed\", got \"shut\"")));
+  }
+}
+
+// A Python guard of Qwen's kind that crashes: with failMode "closed", the call is refused.
+TEST_F(AgentFormats, AQwenGuardWithFailModeClosedThatCrashesRefusesTheCall) {
+  write_file(in_project(".qwen/hooks/guard.py"), "import json, sys\ncall = json.load(sys.stdin)\nraise SystemExit(1)\n");
+  projects_hooks("qwen_code", ".qwen/settings.json",
+                 R"({"hooks": {"PreToolUse": [{"matcher": "run_shell_command", "hooks": [)"
+                 R"({"type": "command", "command": "python3 .qwen/hooks/guard.py", "failMode": "closed"}]}]}})");
+  EXPECT_EQ(emit_bash("ls").decision, Decision::deny);
 }
 
 // A Node hook of Qwen Code's docs' kind: it matches Qwen's tool id and reads it in the payload.

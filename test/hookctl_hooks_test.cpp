@@ -111,6 +111,21 @@ TEST_F(Hookctl, TrustRecordsTheFilesAProjectsCodexHooksRun) {
   EXPECT_THAT(r.stdout_text, AllOf(HasSubstr(".codex/hooks.json"), HasSubstr(".codex/hooks/guard.sh")));
 }
 
+// A script's name holding a newline and a terminal's escape is recorded under
+// its own name and shown escaped: it can neither forge a line nor hide one.
+TEST_F(Hookctl, TrustShowsTheNameOfAQwenHooksScriptEscaped) {
+  const std::string name = "tip\n  0755  0000000000000000  .qwen/ok\x1b[2J.sh";
+  write_script(project_.path() / ".qwen" / "hooks" / name, "exit 0\n");
+  write_file(project_.path() / ".qwen" / "settings.json",
+             R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": )" +
+                 write_json(boost::json::string("sh '.qwen/hooks/" + name + "'")) + "}]}]}}");
+  write_file(user_config_.path() / "hookbus" / "config.json", R"({"agent_hooks": {"qwen_code": {"settings": ["project"]}}})");
+  const ProcessResult r = hookctl({"trust"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, AllOf(HasSubstr(".qwen/hooks/tip\\n  0755  0000000000000000  .qwen/ok\\x1b[2J.sh\n"),
+                                   Not(HasSubstr("\x1b")), Not(HasSubstr("\n  0755  0000000000000000"))));
+}
+
 // Regression (issue 9 audit): Claude Code commands of an untrusted project,
 // imported by the user's config, were not listed at all.
 TEST_F(Hookctl, ListShowsAnUntrustedProjectsClaudeCodeCommandsAsNotRun) {

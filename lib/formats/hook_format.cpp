@@ -56,6 +56,24 @@ bool event_has_matcher(const HookFormat& format, std::string_view event) {
   return found == nullptr || found->has_matcher;
 }
 
+Duration event_default_timeout(const HookFormat& format, std::string_view event) {
+  const FormatEvent* found = find_format_event(format, event);
+  return found == nullptr || found->default_timeout == Duration::zero() ? format.default_timeout
+                                                                        : found->default_timeout;
+}
+
+bool format_matcher_matches(const HookFormat& format, const ClaudeCodeMatcher& matcher, std::string_view value) {
+  if (matcher.matches(value)) return true;
+  // The tool's own name, when `value` is one of its aliases; then its other aliases.
+  std::string_view own = value;
+  for (const auto& [name, alias] : format.tool_aliases)
+    if (alias == value) own = name;
+  if (own != value && matcher.matches(own)) return true;
+  return std::any_of(format.tool_aliases.begin(), format.tool_aliases.end(), [&](const auto& tool_alias) {
+    return tool_alias.first == own && tool_alias.second != value && matcher.matches(tool_alias.second);
+  });
+}
+
 bool event_applies(const HookFormat& format, std::string_view format_event, const HookEvent& event) {
   const FormatEvent* found = find_format_event(format, format_event);
   if (found == nullptr) return false;

@@ -53,6 +53,7 @@ struct FormatEvent {
   std::array<std::string_view, 2> targets;  // catalogue wire names; "" unused
   bool has_matcher = true;                  // false: the agent ignores a matcher on it (UserPromptSubmit)
   ToolResults tool_results = ToolResults::any;  // on tool_result, only these
+  Duration default_timeout{};                   // a handler's without one; zero: the format's (Codex's SessionEnd: 1 s)
 };
 
 // A Claude-Code-like hook format: settings files with a `hooks` block of
@@ -102,6 +103,14 @@ struct HookFormat {
   // Handler keys it declares that do nothing here, with why: each is noted
   // where it is written (Codex's commandWindows, Windows' command).
   std::span<const std::pair<std::string_view, std::string_view>> inert_handler_keys{};
+  // Other names of one of its tools that a matcher also tests, as (the
+  // tool's name, an alias): Codex's apply_patch is matched by "Edit" and
+  // "Write", and is the edit that reaches its hooks as Edit or Write.
+  std::span<const std::pair<std::string_view, std::string_view>> tool_aliases{};
+  // A handler key whose "closed" makes the handler's failed runs refuse
+  // (FailurePolicy::fail_closed) and "open" leaves them failing open: Qwen
+  // Code's failMode. Empty: the format has none.
+  std::string_view fail_mode_key{};
 };
 
 // The formats hookbus reads: Claude Code's and those declared as it
@@ -122,6 +131,11 @@ const HookFormat* find_hook_format(HookProtocol protocol);
 std::vector<std::size_t> event_targets(const HookFormat& format, std::string_view event);
 // False for an event whose matcher the agent ignores: it runs on every occurrence.
 bool event_has_matcher(const HookFormat& format, std::string_view event);
+// The timeout of a handler of `event` that gives none.
+Duration event_default_timeout(const HookFormat& format, std::string_view event);
+// Whether `matcher` matches `value` (a tool name, a source, ...), or one of
+// the names the format gives the same tool (HookFormat::tool_aliases).
+bool format_matcher_matches(const HookFormat& format, const ClaudeCodeMatcher& matcher, std::string_view value);
 // Whether this emit is `format_event` for a hook registered on one of its
 // targets (a tool_result is PostToolUse without an error, PostToolUseFailure with one).
 bool event_applies(const HookFormat& format, std::string_view format_event, const HookEvent& event);

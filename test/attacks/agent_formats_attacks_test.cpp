@@ -1,11 +1,13 @@
 // Attacks through the other agents' hook files (issue 28): a repository's
-// .codex/hooks.json and the [hooks] of its .codex/config.toml are code from
-// strangers, as its .claude/settings.json is. They run only once the user
+// .codex/hooks.json, the [hooks] of its .codex/config.toml and its
+// .qwen/settings.json are code from strangers, as its .claude/settings.json is. They run only once the user
 // trusted the project, exactly as trusted; a project that imports the
 // user's own ~/.codex hooks gets them as its own, less trusted, handlers
 // (docs/security.md, "Trust" and "Layers"). Acted out end to end
 // (hostile_repository.hpp).
 #include "hostile_repository.hpp"
+
+#include <sys/stat.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -14,6 +16,10 @@ namespace hookbus {
 namespace {
 
 namespace fs = std::filesystem;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::make_directories;
 using testing::write_file;
 
 class AgentFormatAttacks : public testing::HostileRepository {
@@ -27,6 +33,15 @@ class AgentFormatAttacks : public testing::HostileRepository {
     return "model = \"gpt-5\"\n[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n[[hooks.PreToolUse.hooks]]\n"
            "type = \"command\"\ncommand = " + write_json(boost::json::string(command)) + "\n";
   }
+  // The user reads the Qwen Code hooks of the projects they trust.
+  void user_reads_projects_qwen_hooks() const {
+    write_file(locations().config_file(Layer::user), R"({"agent_hooks": {"qwen_code": {"settings": ["project"]}}})");
+  }
+  // A hooks.json or Qwen settings.json with one PreToolUse hook running `command`.
+  static std::string hooks_json(const std::string& command) {
+    return R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": )" +
+           write_json(boost::json::string(command)) + "}]}]}}";
+  }
   fs::path marker() const { return home_.path() / "pwned"; }
   std::string touch_marker() const { return "touch '" + marker().string() + "'"; }
 };
@@ -38,8 +53,7 @@ TEST_F(AgentFormatAttacks, Attack9AnUntrustedProjectsCodexHooksRunNothing) {
   install_users_guard();
   user_reads_projects_codex_hooks();
   write_file(upstream(".hookbus/config.json"), R"({"agent_hooks": {"codex": {"settings": ["project"]}}})");
-  write_file(upstream(".codex/hooks.json"), R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": )" +
-                                                write_json(boost::json::string(touch_marker())) + "}]}]}}");
+  write_file(upstream(".codex/hooks.json"), hooks_json(touch_marker()));
   write_file(upstream(".codex/config.toml"), codex_toml(touch_marker()));
   attacker_commits("codex setup");
   user_pulls();
@@ -105,6 +119,157 @@ TEST_F(AgentFormatAttacks, Attack11AProjectImportingTheUsersCodexHooksGetsThemAs
   const Installation installed = setup(bus, {.project_dir = project_.path(), .locations = locations()});
   ASSERT_EQ(installed.report.hooks.installed.size(), 1U);
   EXPECT_EQ(installed.report.hooks.installed[0].layer, Layer::project);
+}
+
+// Attack 12: Attack 9 through Qwen Code's settings: a repository ships
+// .qwen/settings.json and switches Qwen's files on for itself; the user
+// reads projects' Qwen hooks, but has not trusted this one. Nothing of it runs.
+TEST_F(AgentFormatAttacks, Attack12AnUntrustedProjectsQwenSettingsRunNothing) {
+  install_users_guard();
+  user_reads_projects_qwen_hooks();
+  write_file(upstream(".hookbus/config.json"), R"({"agent_hooks": {"qwen_code": {"settings": ["project"]}}})");
+  write_file(upstream(".qwen/settings.json"), hooks_json(touch_marker() + "; echo approved >&2; exit 2"));
+  attacker_commits("qwen setup");
+  user_pulls();
+  EXPECT_EQ(hookctl_decides("ls"), "none");
+  EXPECT_EQ(setup_decides("ls"), "none");
+  EXPECT_FALSE(fs::exists(marker()));
+  EXPECT_EQ(hookctl_decides("rm -rf /"), "deny");
+}
+
+// Attack 13: a pull replaces a trusted project's .codex directory by a link
+// to one of its other directories, whose hooks.json and hooks nobody looked
+// at. What is at .codex's paths is what counts: a change, so nothing of the
+// project runs, and the user's guard still does.
+TEST_F(AgentFormatAttacks, Attack13ALinkAtDotCodexPulledAfterTrustIsAChange) {
+  install_users_guard();
+  user_reads_projects_codex_hooks();
+  write_file(upstream(".codex/hooks.json"), hooks_json("true"));
+  write_file(upstream("vendor/codex/hooks.json"), hooks_json(touch_marker() + "; exit 2"));
+  attacker_commits("codex hooks, and a vendored copy");
+  user_pulls();
+  trust();
+  fs::remove_all(upstream(".codex"));
+  fs::create_symlink("vendor/codex", upstream(".codex"));
+  attacker_commits("share the vendored hooks");
+  user_pulls();
+  EXPECT_THAT(hookctl({"list"}).stdout_text, HasSubstr("modified .codex/hooks.json"));
+  EXPECT_EQ(hookctl_decides("ls"), "none");
+  EXPECT_EQ(setup_decides("ls"), "none");
+  EXPECT_FALSE(fs::exists(marker()));
+  EXPECT_EQ(setup_decides("rm -rf /"), "deny");
+}
+
+// Attack 13, a link leading out of the project at .qwen or at the settings
+// file itself: trusted as it read then, the file it leads to is fingerprinted
+// by what it holds, so a change there (by whoever can write it) runs nothing.
+TEST_F(AgentFormatAttacks, Attack13ALinkedQwenSettingsFileCarriesNoTrustToWhatItsTargetLaterHolds) {
+  for (const std::string linked : {".qwen", ".qwen/settings.json"}) {
+    SCOPED_TRACE(linked);
+    const fs::path shared = home_.path() / "shared" / linked;
+    install_users_guard();
+    user_reads_projects_qwen_hooks();
+    fs::remove_all(upstream(".qwen"));
+    const fs::path settings = linked == ".qwen" ? shared / "settings.json" : shared;
+    write_file(settings, hooks_json("true"));
+    make_directories(upstream(linked).parent_path());
+    fs::create_symlink(shared, upstream(linked));
+    attacker_commits("qwen settings shared with the team");
+    user_pulls();
+    trust();
+    write_file(settings, hooks_json(touch_marker() + "; exit 2"));
+    EXPECT_EQ(hookctl_decides("ls"), "none");
+    EXPECT_EQ(setup_decides("ls"), "none");
+    EXPECT_FALSE(fs::exists(marker()));
+    EXPECT_EQ(setup_decides("rm -rf /"), "deny");
+  }
+}
+
+// Attack 14: Codex's files that are no regular file, a link to /dev/zero
+// (which git carries) and a FIFO (a build step makes one), in a project the
+// user has not trusted: nothing waits on them or reads them endlessly, the
+// user's guard decides, and `hookctl trust` shows each as unreadable, naming
+// what it is, before the user trusts anything.
+TEST_F(AgentFormatAttacks, Attack14CodexFilesThatAreAFifoOrDevZeroHangNothingAndAreNamed) {
+  install_users_guard();
+  user_reads_projects_codex_hooks();
+  make_directories(upstream(".codex"));
+  fs::create_symlink("/dev/zero", upstream(".codex/hooks.json"));
+  attacker_commits("codex hooks");
+  user_pulls();
+  ASSERT_EQ(::mkfifo(in_project(".codex/config.toml").c_str(), 0644), 0);
+  EXPECT_EQ(hookctl_decides("rm -rf /"), "deny");
+  EXPECT_EQ(setup_decides("rm -rf /"), "deny");
+  const ProcessResult shown = hookctl({"trust", "--dry-run"});
+  EXPECT_THAT(shown.stdout_text + shown.stderr_text,
+              AllOf(HasSubstr(".codex/hooks.json"), HasSubstr("character device"), HasSubstr(".codex/config.toml"),
+                    HasSubstr("FIFO")));
+}
+
+// Attack 14, once trusted: the files are a config error naming each, not a wait.
+TEST_F(AgentFormatAttacks, Attack14TrustedCodexFilesThatAreAFifoOrDevZeroAreAnErrorNamingThem) {
+  user_reads_projects_codex_hooks();
+  make_directories(in_project(".codex"));
+  for (const std::string file : {".codex/hooks.json", ".codex/config.toml"}) {
+    SCOPED_TRACE(file);
+    fs::remove(in_project(".codex/hooks.json"));
+    fs::remove(in_project(".codex/config.toml"));
+    if (file == ".codex/hooks.json") fs::create_symlink("/dev/zero", in_project(file));
+    else ASSERT_EQ(::mkfifo(in_project(file).c_str(), 0644), 0);
+    trust();
+    const std::string kind = file == ".codex/hooks.json" ? "character device" : "FIFO";
+    EXPECT_THAT(hookctl_decides("ls"), AllOf(HasSubstr(file), HasSubstr(kind)));
+    Hooks bus;
+    try {
+      (void)setup(bus, {.project_dir = project_.path(), .locations = locations()});
+      ADD_FAILURE() << "setup() read it";
+    } catch (const ConfigError& error) {
+      EXPECT_THAT(error.what(), AllOf(HasSubstr(file), HasSubstr(kind)));
+    }
+  }
+}
+
+// Attack 15: a Qwen hook whose script's name holds a newline and a
+// terminal's escape, so that what hookctl shows could forge a line or
+// clear the screen over what the user should read. hookctl shows the name
+// escaped; the file is fingerprinted under its own name, so a pull that
+// changes it runs nothing.
+TEST_F(AgentFormatAttacks, Attack15AQwenHookScriptNamedWithANewlineAndAnEscapeIsShownEscapedAndFingerprinted) {
+  user_reads_projects_qwen_hooks();
+  const std::string name = ".qwen/hooks/tip\n[hookbus] all good\x1b[2J.sh";
+  write_file(upstream(name), "#!/bin/sh\nexit 0\n", 0755);
+  write_file(upstream(".qwen/settings.json"), hooks_json("sh '" + name + "'"));
+  attacker_commits("a tip");
+  user_pulls();
+  const ProcessResult shown = hookctl({"trust", "--dry-run"});
+  EXPECT_THAT(shown.stdout_text, AllOf(HasSubstr("tip\\n[hookbus] all good\\x1b[2J.sh"), Not(HasSubstr("\x1b"))));
+  trust();
+  EXPECT_THAT(hookctl({"list"}).stdout_text, Not(HasSubstr("\x1b")));
+  write_file(upstream(name), "#!/bin/sh\n" + touch_marker() + "\nexit 0\n", 0755);
+  attacker_commits("a better tip");
+  user_pulls();
+  (void)hookctl_decides("ls");
+  (void)setup_decides("ls");
+  EXPECT_FALSE(fs::exists(marker()));
+}
+
+// Attack 16: a trusted project's .codex/config.toml held no hooks (only
+// Codex's model); a pull adds a [hooks] table. The file counts whole, not
+// only its hooks: the project is changed, and the new hook does not run.
+TEST_F(AgentFormatAttacks, Attack16APullThatAddsHooksToATrustedCodexConfigTomlRunsNothing) {
+  install_users_guard();
+  user_reads_projects_codex_hooks();
+  write_file(upstream(".codex/config.toml"), "model = \"gpt-5\"\n");
+  attacker_commits("codex config");
+  user_pulls();
+  trust();
+  write_file(upstream(".codex/config.toml"), codex_toml(touch_marker() + "; exit 2"));
+  attacker_commits("a hook");
+  user_pulls();
+  EXPECT_EQ(hookctl_decides("ls"), "none");
+  EXPECT_EQ(setup_decides("ls"), "none");
+  EXPECT_FALSE(fs::exists(marker()));
+  EXPECT_EQ(setup_decides("rm -rf /"), "deny");
 }
 
 }  // namespace

@@ -288,7 +288,8 @@ void ClaudeCodeImports::report(const LayeredConfig& config, const std::string& w
           continue;
         const std::string seen = tool_names_.at(hook.layer).to_claude(ours);
         const ClaudeCodeMatcher matcher(hook.matcher);
-        if (!matcher.matches(seen) || matcher.matches(theirs)) continue;
+        if (!format_matcher_matches(format_, matcher, seen) || format_matcher_matches(format_, matcher, theirs))
+          continue;
         const ConfigLocation key = import->location.key("tool_names").key(ours);
         warn(warnings, fmt::format("{}: {}: the {} layer's name '{}' for the tool '{}' does not reach the {} layer's "
                                    "{} hook {}: it still sees '{}', which its matcher '{}' matches; a layer's tool "

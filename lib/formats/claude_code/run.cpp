@@ -91,7 +91,8 @@ FinishedRun run_catching(const InstalledCommand& hook, CommandInvocation invocat
 
 bool matches(const InstalledCommand& hook, const HookEvent& event) {
   if (!event_applies(*hook.format, hook.command.event, event)) return false;
-  if (!hook.matcher.matches(matcher_value(*hook.format, event, hook.options->tool_names))) return false;
+  if (!format_matcher_matches(*hook.format, hook.matcher, matcher_value(*hook.format, event, hook.options->tool_names)))
+    return false;
   return !hook.rule || rule_matches(hook, event);
 }
 

@@ -172,7 +172,8 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
         for (const auto& [key, value] : entry.members())
           if (std::none_of(format.inert_handler_keys.begin(), format.inert_handler_keys.end(),
                            [&](const auto& inert) { return inert.first == key; }) &&
-              std::find(kHandlerKeys.begin(), kHandlerKeys.end(), key) == kHandlerKeys.end())
+              std::find(kHandlerKeys.begin(), kHandlerKeys.end(), key) == kHandlerKeys.end() &&
+              (format.fail_mode_key.empty() || key != format.fail_mode_key))
             note(value.location(), "not a key hookbus knows; ignored");
         if (auto shell = entry.find("shell")) {
           const std::string name = shell->as_string();
@@ -202,10 +203,16 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
           command.rule_root = plugin_root.empty() ? rule_root(file, layer) : plugin_root;
         }
         command.event = event;
-        command.timeout = format.default_timeout;
+        command.timeout = event_default_timeout(format, event);
         command.matcher = matcher;
         command.command = entry.required("command", "string").as_nonempty_string();
         if (auto timeout = entry.find("timeout")) command.timeout = read_timeout(format, *timeout);
+        if (auto mode = format.fail_mode_key.empty() ? std::nullopt : entry.find(format.fail_mode_key)) {
+          const std::string value = mode->as_string();
+          if (value != "open" && value != "closed")
+            throw ConfigError(mode->location(), fmt::format("expected \"open\" or \"closed\", got \"{}\"", value));
+          if (value == "closed") command.failure = FailurePolicy::fail_closed;
+        }
         if (auto async = entry.find("async")) command.async = async->as_bool();
         if (auto once = entry.find("once")) command.once = once->as_bool();
         if (auto status = entry.find("statusMessage")) (void)status->as_string();  // shown by the agent's UI only

@@ -14,6 +14,7 @@ namespace fs = std::filesystem;
 
 // Codex's events; Interrupt has no counterpart on the bus. PostToolUse fires
 // after every run, a failed one too (Codex has no PostToolUseFailure).
+// SessionEnd's handlers get 1 s when they give no timeout, as in Codex.
 constexpr FormatEvent kCodexEvents[] = {
     {"SessionStart", {"session_start", ""}},
     {"SubagentStart", {"subagent_start", ""}},
@@ -25,8 +26,12 @@ constexpr FormatEvent kCodexEvents[] = {
     {"PostCompact", {"session_compact", ""}},
     {"Stop", {"agent_end", ""}, false},
     {"SubagentStop", {"subagent_end", ""}},
-    {"SessionEnd", {"session_shutdown", ""}},
+    {"SessionEnd", {"session_shutdown", ""}, true, ToolResults::any, std::chrono::seconds(1)},
 };
+
+// Codex's one edit tool, apply_patch, is matched by Claude Code's names of its edits too.
+constexpr std::pair<std::string_view, std::string_view> kCodexToolAliases[] = {{"apply_patch", "Edit"},
+                                                                               {"apply_patch", "Write"}};
 
 constexpr std::string_view kCodexTools[] = {"Bash", "apply_patch", "update_plan", "spawn_agent"};
 
@@ -71,7 +76,8 @@ const HookFormat& codex_format() {
                                  .second_settings_file = &config_toml,
                                  .claude_tool_names = {},
                                  .runs_identical_commands_once = false,
-                                 .inert_handler_keys = kInertKeys};
+                                 .inert_handler_keys = kInertKeys,
+                                 .tool_aliases = kCodexToolAliases};
   return format;
 }
 

@@ -1,7 +1,7 @@
 // Qwen Code's hook format (formats/hook_format.hpp; QwenLM/qwen-code
 // docs/users/features/hooks.md): Claude Code's, in .qwen/settings.json, with
-// timeouts in milliseconds (60 s when none is given) and Qwen's names of
-// Claude Code's built-in tools.
+// timeouts in milliseconds (60 s when none is given), Qwen's names of
+// Claude Code's built-in tools, and a handler's failMode.
 #include "formats/qwen_code/format.hpp"
 
 #include <chrono>
@@ -74,7 +74,9 @@ const HookFormat& qwen_code_format() {
                                  .second_settings_file = nullptr,
                                  .claude_tool_names = kClaudeToolNames,
                                  .runs_identical_commands_once = true,
-                                 .inert_handler_keys = {}};
+                                 .inert_handler_keys = {},
+                                 .tool_aliases = {},
+                                 .fail_mode_key = "failMode"};
   return format;
 }
 
