@@ -102,6 +102,10 @@ struct HookFormat {
   // Handler keys it declares that do nothing here, with why: each is noted
   // where it is written (Codex's commandWindows, Windows' command).
   std::span<const std::pair<std::string_view, std::string_view>> inert_handler_keys{};
+  // The variable naming the file a command of an event whose result takes
+  // variables (session_start) appends `export` lines to (Claude Code's
+  // CLAUDE_ENV_FILE, env_file.hpp); empty: the agent has none.
+  std::string_view env_file_variable{};
 };
 
 // The formats hookbus reads: Claude Code's and those declared as it
