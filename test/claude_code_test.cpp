@@ -510,6 +510,97 @@ TEST_F(ClaudeCode, ExitTwoOnSessionStartIsShownToTheUser) {
   EXPECT_THAT(hooks_.emit(SessionStartEvent{.context = context()}).system_messages, ElementsAre("dependencies are stale"));
 }
 
+// ---------------------------------------- CLAUDE_ENV_FILE (SessionStart)
+
+// Hooks writing CLAUDE_ENV_FILE as Claude Code's docs show, in bash, Python and Node.
+TEST_F(ClaudeCode, WhatASessionStartHookExportsInItsEnvFileIsInTheResultForTheEnginesLaterTools) {
+  const fs::path sh = write_script(script("env.sh"),
+                                   "echo 'export NODE_ENV=production' >> \"$CLAUDE_ENV_FILE\"\n"
+                                   "echo 'export PATH=\"$PATH:./node_modules/.bin\"' >> \"$CLAUDE_ENV_FILE\"\n");
+  const fs::path py = write_file(script("env.py"),
+                                 "#!/usr/bin/env python3\nimport os\n"
+                                 "with open(os.environ['CLAUDE_ENV_FILE'], 'a') as f:\n"
+                                 "    f.write('export DEBUG_LOG=true\\n')\n",
+                                 0755);
+  const fs::path js = write_file(script("env.js"),
+                                 "#!/usr/bin/env node\nrequire('fs').appendFileSync(process.env.CLAUDE_ENV_FILE, "
+                                 "'export API_URL=\"http://localhost:3000\"\\n');\n",
+                                 0755);
+  settings(R"({"SessionStart": [{"hooks": [{"type": "command", "command": ")" + sh.string() +
+           R"("}, {"type": "command", "command": ")" + py.string() + R"("}, {"type": "command", "command": ")" +
+           js.string() + R"("}]}]})");
+  install();
+  EXPECT_THAT(hooks_.emit(SessionStartEvent{.context = context()}).environment,
+              ElementsAre(EnvironmentVariable{"NODE_ENV", "production"},
+                          EnvironmentVariable{"PATH", std::string(std::getenv("PATH")) + ":./node_modules/.bin"},
+                          EnvironmentVariable{"DEBUG_LOG", "true"},
+                          EnvironmentVariable{"API_URL", "http://localhost:3000"}));
+}
+
+TEST_F(ClaudeCode, EachRunGetsAFreshEmptyPrivateEnvFileOutsideTheProjectRemovedAfterIt) {
+  settings(one("SessionStart", "", write_script(script("where.sh"),
+                                                "f=\"$CLAUDE_ENV_FILE\"\n"
+                                                "echo \"$f $(stat -c %a \"$(dirname \"$f\")\") $(stat -c %a \"$f\") "
+                                                "$(wc -c < \"$f\")\" >> \"$CLAUDE_PROJECT_DIR/runs\"\n"
+                                                "echo 'export A=1' >> \"$f\"\n")
+                                       .string()));
+  install();
+  (void)hooks_.emit(SessionStartEvent{.context = context()});
+  (void)hooks_.emit(SessionStartEvent{.context = context()});
+  std::istringstream runs(testing::read_file(file("runs")));
+  std::vector<fs::path> files;
+  for (std::string path, directory_mode, file_mode, size; runs >> path >> directory_mode >> file_mode >> size;) {
+    EXPECT_EQ(directory_mode, "700");
+    EXPECT_EQ(file_mode, "600");
+    EXPECT_EQ(size, "0");
+    EXPECT_FALSE(path.starts_with(project_.path().string())) << path;
+    EXPECT_FALSE(fs::exists(fs::path(path).parent_path())) << path;
+    files.emplace_back(path);
+  }
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_NE(files[0], files[1]);
+}
+
+TEST_F(ClaudeCode, AnEnvFileLineHookbusCannotReadIsAWarningNamingTheHookAndTheLine) {
+  settings(one("SessionStart", "", write_script(script("nvm.sh"),
+                                                "printf 'export A=1\\nsource ~/.nvm/nvm.sh\\nexport B=2\\n' "
+                                                ">> \"$CLAUDE_ENV_FILE\"\n")
+                                       .string()));
+  install();
+  EXPECT_THAT(hooks_.emit(SessionStartEvent{.context = context()}).environment,
+              ElementsAre(EnvironmentVariable{"A", "1"}, EnvironmentVariable{"B", "2"}));
+  EXPECT_THAT(log_.str(), AllOf(HasSubstr("nvm.sh (" + project_settings().string() + ": hooks.SessionStart[0].hooks[0]): "
+                                          "its CLAUDE_ENV_FILE, line 2: `source ~/.nvm/nvm.sh`"),
+                                HasSubstr("never runs")));
+}
+
+TEST_F(ClaudeCode, ALoaderOrShellStartUpVariableAnEnvFileExportsIsNotPassedOnAndTheWarningSaysWhy) {
+  settings(one("SessionStart", "", write_script(script("preload.sh"),
+                                                "printf 'export LD_PRELOAD=/tmp/x.so LD_AUDIT=/tmp/a.so\\n"
+                                                "export DYLD_INSERT_LIBRARIES=/tmp/x.dylib BASH_ENV=/tmp/x.sh\\n"
+                                                "export ENV=/tmp/x.sh PROMPT_COMMAND=x NODE_ENV=production\\n' "
+                                                ">> \"$CLAUDE_ENV_FILE\"\n")
+                                       .string()));
+  install();
+  EXPECT_THAT(hooks_.emit(SessionStartEvent{.context = context()}).environment,
+              ElementsAre(EnvironmentVariable{"NODE_ENV", "production"}));
+  for (const char* name : {"LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "BASH_ENV", "ENV", "PROMPT_COMMAND"})
+    EXPECT_THAT(log_.str(), HasSubstr(std::string("its CLAUDE_ENV_FILE exports ") + name + ", which is not passed on: "));
+  EXPECT_THAT(log_.str(), HasSubstr("the dynamic loader would load the libraries it names"));
+}
+
+TEST_F(ClaudeCode, AnEnvFileTheHookReplacedWithALinkIsNotFollowed) {
+  write_file(file("exports"), "export SECRET=from-the-link\n");
+  settings(one("SessionStart", "", write_script(script("link.sh"),
+                                                "rm \"$CLAUDE_ENV_FILE\"\n"
+                                                "ln -s \"$CLAUDE_PROJECT_DIR/exports\" \"$CLAUDE_ENV_FILE\"\n")
+                                       .string()));
+  install();
+  EXPECT_THAT(hooks_.emit(SessionStartEvent{.context = context()}).environment, IsEmpty());
+  EXPECT_THAT(log_.str(), HasSubstr("its CLAUDE_ENV_FILE is a link, which hookbus does not follow"));
+  EXPECT_TRUE(fs::exists(file("exports")));
+}
+
 TEST_F(ClaudeCode, ExitTwoOnPreCompactIsShownToTheUser) {
   settings(one("PreCompact", "", "echo 'compacting loses the plan' >&2; exit 2"));
   install();

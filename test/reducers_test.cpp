@@ -690,6 +690,43 @@ TEST(Collect, BootstrapFilesAndResourcesAccumulate) {
   EXPECT_THAT(hooks.emit(ResourcesDiscoverEvent{}).paths, ElementsAre("/skills"));
 }
 
+// A handler that sets these variables for the engine's later tools, with its layer (nullopt: the engine's own).
+Connection sets_environment(Hooks& hooks, std::optional<Layer> layer, std::vector<EnvironmentVariable> variables) {
+  return hooks.on<SessionStartEvent>(
+      [variables](const SessionStartEvent&) { return SessionStartResult{.environment = variables}; },
+      {.label = "env", .layer = layer});
+}
+
+TEST(Environment, ALessTrustedHandlerNeverOverridesAMoreTrustedOnesVariableWhateverItsOrder) {
+  Hooks hooks;
+  auto project = sets_environment(hooks, Layer::project, {{"PATH", "/repo/bin:/usr/bin"}, {"NODE_ENV", "test"}});
+  auto user = sets_environment(hooks, Layer::user, {{"PATH", "/usr/bin"}});
+  auto local = sets_environment(hooks, Layer::local, {{"PATH", "/repo/evil:/usr/bin"}});
+  EXPECT_THAT(hooks.emit(SessionStartEvent{}).environment,
+              ElementsAre(EnvironmentVariable{"PATH", "/usr/bin"}, EnvironmentVariable{"NODE_ENV", "test"}));
+}
+
+TEST(Environment, TheEnginesOwnHandlersAreTheMostTrustedAndAtEqualTrustTheLaterValueWins) {
+  Hooks hooks;
+  auto engine = sets_environment(hooks, std::nullopt, {{"A", "engine"}});
+  auto first = sets_environment(hooks, Layer::user, {{"A", "user"}, {"B", "first"}});
+  auto second = sets_environment(hooks, Layer::user, {{"B", "second"}});
+  EXPECT_THAT(hooks.emit(SessionStartEvent{}).environment,
+              ElementsAre(EnvironmentVariable{"A", "engine"}, EnvironmentVariable{"B", "second"}));
+}
+
+TEST(Environment, ALoaderOrShellStartUpVariableOfAHandlerWithALayerIsDroppedTheEnginesIsKept) {
+  Hooks hooks;
+  auto engine = sets_environment(hooks, std::nullopt, {{"LD_LIBRARY_PATH", "/opt/engine/lib"}});
+  auto user = sets_environment(hooks, Layer::user,
+                               {{"LD_PRELOAD", "/tmp/x.so"}, {"DYLD_INSERT_LIBRARIES", "/tmp/x.dylib"},
+                                {"BASH_ENV", "/tmp/x.sh"}, {"ENV", "/tmp/x.sh"}, {"PROMPT_COMMAND", "x"},
+                                {"LD_AUDIT", "/tmp/a.so"}, {"NODE_ENV", "production"}});
+  EXPECT_THAT(hooks.emit(SessionStartEvent{}).environment,
+              ElementsAre(EnvironmentVariable{"LD_LIBRARY_PATH", "/opt/engine/lib"},
+                          EnvironmentVariable{"NODE_ENV", "production"}));
+}
+
 // -------------------------------------------------------------- first wins
 
 TEST(UserBashFirstWins, FirstHandlerThatHandlesItWins) {

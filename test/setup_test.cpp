@@ -486,6 +486,60 @@ TEST_F(SetupTest, ADataFileAHookWritesInItsTreeLeavesTheProjectTrusted) {
   EXPECT_THAT(next.report.trust.data_files, ElementsAre(".hookbus/hooks/state.md"));
 }
 
+// A Claude Code plugin inside the project whose hook keeps its run-time state
+// as published plugins do (ralph-loop's .claude/ralph-loop.local.md, a
+// team-workflow plugin's session files under its own directory), or writes a
+// script there. `state` is what its hook writes on each run.
+class PluginState : public SetupTest {
+ protected:
+  void plugin_writes(const std::string& state) {
+    write_script(plugin_ / "hooks" / "loop.sh", state);
+    write_file(plugin_ / "hooks" / "hooks.json",
+               R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", )"
+               R"("command": "${CLAUDE_PLUGIN_ROOT}/hooks/loop.sh"}]}]}})");
+    write_file(config_of(Layer::project), R"({"claude_code": {"plugins": [")" + plugin_.string() + R"("]}})");
+    trust_project();
+    {
+      Hooks hooks;
+      const Installation installed = setup(hooks, {.project_dir = project_.path(), .locations = locations()});
+      ASSERT_EQ(installed.report.trust.state, TrustState::trusted) << installed.report.trust.message;
+      (void)hooks.emit(tool_call());
+    }
+  }
+  TrustState trust_after_the_run() {
+    Hooks hooks;
+    return setup(hooks, {.project_dir = project_.path(), .locations = locations()}).report.trust.state;
+  }
+  const fs::path plugin_ = project_.path() / ".claude" / "plugins" / "loop";
+};
+
+TEST_F(PluginState, APluginsRunTimeStateInTheProjectAndItsOwnDirectoryLeavesTheProjectTrusted) {
+  plugin_writes("echo 'iteration: 1' >> \"$CLAUDE_PROJECT_DIR/.claude/ralph-loop.local.md\"\n"
+                "mkdir -p \"$CLAUDE_PLUGIN_ROOT/sessions\"\n"
+                "echo '{\"turn\": 1}' > \"$CLAUDE_PLUGIN_ROOT/sessions/s-1.json\"\n"
+                "echo '{\"turn\": 1}' >> \"$CLAUDE_PLUGIN_ROOT/sessions/s-1.jsonl\"\n");
+  ASSERT_TRUE(fs::exists(project_.path() / ".claude" / "ralph-loop.local.md"));
+  ASSERT_TRUE(fs::exists(plugin_ / "sessions" / "s-1.jsonl"));
+  EXPECT_EQ(trust_after_the_run(), TrustState::trusted);
+}
+
+// What a command can run or load is code, whatever its name says: a script
+// (`#!`), an executable file, an ELF object.
+TEST_F(PluginState, APluginHookThatWritesAScriptOrAnExecutableInItsDirectoryRevokesTheTrust) {
+  plugin_writes("printf '#!/bin/sh\\ntouch pwned\\n' > \"$CLAUDE_PLUGIN_ROOT/next.md\"\n");
+  EXPECT_EQ(trust_after_the_run(), TrustState::changed);
+}
+
+TEST_F(PluginState, APluginHookThatWritesAnExecutableDataFileRevokesTheTrust) {
+  plugin_writes("echo 'touch pwned' > \"$CLAUDE_PLUGIN_ROOT/state.json\"\nchmod +x \"$CLAUDE_PLUGIN_ROOT/state.json\"\n");
+  EXPECT_EQ(trust_after_the_run(), TrustState::changed);
+}
+
+TEST_F(PluginState, APluginHookThatWritesAFileOfNoDataKindRevokesTheTrust) {
+  plugin_writes("echo 'check() { :; }' > \"$CLAUDE_PLUGIN_ROOT/hooks/lib.sh\"\n");
+  EXPECT_EQ(trust_after_the_run(), TrustState::changed);
+}
+
 TEST_F(SetupTest, AModuleAHookScriptImportsChangedAfterTrustMakesTheProjectChanged) {
   write_file(project_.path() / "tools" / "hook.py", "import helper\n");
   write_file(project_.path() / "tools" / "helper.py", "ANSWER = 0\n");

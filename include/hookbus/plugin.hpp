@@ -57,10 +57,11 @@ namespace hookbus {
 //   5: ConfigLocation gained `layer` (a project's files for hookbus to write
 //      stay inside the project)
 //   6: EventContext gained `agent_type`, Decision and HandlerAction `defer`
+//   7: SessionStartResult gained `environment` (EnvironmentVariable)
 // A layout change the version missed is still caught at load, by the
 // fingerprint; the test PluginAbi.TheFingerprintIsPinnedForThisAbiVersion
 // fails on any layout change, to have the version raised with it.
-inline constexpr std::uint32_t plugin_abi_version = 6;
+inline constexpr std::uint32_t plugin_abi_version = 7;
 
 namespace detail {
 

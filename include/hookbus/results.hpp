@@ -8,6 +8,7 @@
 #include <hookbus/types.hpp>
 
 #include <concepts>
+#include <initializer_list>
 #include <optional>
 #include <string_view>
 #include <tuple>
@@ -131,6 +132,8 @@ struct cancel_rules : patches_nothing {
 //   additional_context  text for the model; accumulates in handler order
 //   system_messages     text for the user; accumulates in handler order
 //   stop                StopRequest; the first one wins
+//   environment         EnvironmentVariable; one per name: a more trusted
+//                       handler's value wins, at equal trust the later one
 //   decided_by          set by the bus for the handler whose refusal, ask or
 //                       decision won (a handler may name a decider itself)
 
@@ -386,13 +389,38 @@ struct SubagentEndResult {
 BOOST_DESCRIBE_STRUCT(SubagentEndResult, (), (follow_up_messages, system_messages, stop))
 template <> struct result_rules<SubagentEndResult> : never_refuses, patches_nothing {};
 
+// A variable a handler asks the engine to set for the tools and commands it
+// runs later in the session (what a Claude Code hook writes to CLAUDE_ENV_FILE).
+struct EnvironmentVariable {
+  std::string name{};
+  std::string value{};
+  bool operator==(const EnvironmentVariable&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(EnvironmentVariable, (), (name, value))
+
+// Why a variable from a hook, a plugin or any handler with a layer is
+// dropped: a loader's (any LD_* or DYLD_*) or a shell's start-up variable
+// would make every tool the engine runs later load or run code that no trust
+// covers. nullopt: it may be set.
+constexpr std::optional<std::string_view> environment_refusal(std::string_view name) noexcept {
+  if (name.starts_with("LD_") || name.starts_with("DYLD_"))
+    return "the dynamic loader would load the libraries it names into every program the engine runs";
+  for (const std::string_view shell : {"BASH_ENV", "ENV", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "PS4"})
+    if (name == shell) return "a shell the engine runs would run the code it names or turn on options that do";
+  return std::nullopt;
+}
+
 struct SessionStartResult {
   std::vector<std::string> additional_context{};  // added to the session's context for the model
   std::vector<std::string> system_messages{};
   std::optional<StopRequest> stop{};
+  // For the engine's later tools: one per name, a more trusted handler's
+  // value kept over a less trusted one's; never a loader's or a shell's
+  // start-up variable from a handler with a layer (environment_refusal).
+  std::vector<EnvironmentVariable> environment{};
   bool operator==(const SessionStartResult&) const = default;
 };
-BOOST_DESCRIBE_STRUCT(SessionStartResult, (), (additional_context, system_messages, stop))
+BOOST_DESCRIBE_STRUCT(SessionStartResult, (), (additional_context, system_messages, stop, environment))
 template <> struct result_rules<SessionStartResult> : never_refuses, patches_nothing {};
 
 struct ToolExecutionFailureResult {

@@ -228,7 +228,7 @@ struct TypedSlot : SlotBase {
           return Step::proceed;
         }
         trace.template returned<E>(*result);
-        if constexpr (rechecks_changes<E>) emission.answering(identity->rank(), position);
+        if constexpr (rechecks_changes<E> || sets_environment<E>) emission.answering(identity->rank(), position);
         return fold(emission, std::move(*result), decider());
       } else {
         invoke(emission);

@@ -24,6 +24,8 @@
 #include <hookbus/layers.hpp>
 #include <hookbus/reflect.hpp>
 
+#include "support/logging.hpp"
+
 #include <boost/mp11/algorithm.hpp>
 
 #include <algorithm>
@@ -91,6 +93,15 @@ constexpr int trust_rank(std::optional<Layer> layer) noexcept { return layer ? 1
 template <class E>
 inline constexpr bool rechecks_changes = [] {
   if constexpr (EventWithResult<E>) return is_gating(E::reduction) && detail::patches_any_field<E>;
+  else return false;
+}();
+
+// Events whose result carries variables for the engine's later tools
+// (session_start's environment): which layer set each decides which value
+// stays (Emission::take_environment).
+template <class E>
+inline constexpr bool sets_environment = [] {
+  if constexpr (EventWithResult<E>) return requires(result_t<E>& r) { r.environment; };
   else return false;
 }();
 
@@ -229,10 +240,39 @@ class Emission<E> {
 
   // ---- changes and who answers again (rechecks_changes<E> only) ----
 
-  // Before a handler's result is folded: who it is, so a change it makes is logged as its.
+  // Before a handler's result is folded: who it is, so a change it makes is
+  // logged as its (and a variable it sets is kept as its layer's).
   void answering(int rank, detail::ChangeLog::Handler who) noexcept {
     answering_rank_ = rank;
     answering_ = who;
+  }
+
+  // The answering handler's variables (sets_environment<E> only): one per
+  // name, a more trusted handler's value kept, at equal trust the later
+  // one's; a loader's or a shell's start-up variable from a handler with a
+  // layer is dropped with a warning (environment_refusal, results.hpp).
+  template <class Name>
+  void take_environment(std::vector<EnvironmentVariable>&& incoming, const Name& name) {
+    auto& kept = result_.environment;
+    for (auto& variable : incoming) {
+      if (const auto why = answering_rank_ > 0 ? environment_refusal(variable.name) : std::nullopt) {
+        Decider handler;
+        name(handler);
+        detail::log(spdlog::level::warn, "handler {}{}: the variable {} is not passed on: {}", handler.handler,
+                    handler.source.empty() ? "" : " (" + handler.source + ")", variable.name, *why);
+        continue;
+      }
+      const auto found = std::find_if(kept.begin(), kept.end(),
+                                      [&](const EnvironmentVariable& k) { return k.name == variable.name; });
+      const auto at = static_cast<std::size_t>(found - kept.begin());
+      if (found == kept.end()) {
+        kept.push_back(std::move(variable));
+        environment_ranks_.push_back(answering_rank_);
+      } else if (answering_rank_ <= environment_ranks_[at]) {
+        found->value = std::move(variable.value);
+        environment_ranks_[at] = answering_rank_;
+      }
+    }
   }
   // A patched field got a different value from the answering handler.
   void changed() {
@@ -263,6 +303,7 @@ class Emission<E> {
   Result& result_;
   int answering_rank_ = 0;
   detail::ChangeLog::Handler answering_ = 0;
+  std::vector<int> environment_ranks_;  // the trust rank of each of result_.environment's setters
   std::unique_ptr<detail::ChangeLog> changes_;  // made by the first change
   detail::EmissionCapture* capture_ = nullptr;
 };
@@ -278,6 +319,7 @@ bool is_empty_value(const T& value) {
 // Result members with one rule on every event, recognised by their type.
 template <class T> inline constexpr bool is_stop_v = std::is_same_v<T, std::optional<StopRequest>>;
 template <class T> inline constexpr bool is_decider_v = std::is_same_v<T, std::optional<Decider>>;
+template <class T> inline constexpr bool is_environment_v = std::is_same_v<T, std::vector<EnvironmentVariable>>;
 
 // The rules every kind of result shares: vector members accumulate in handler
 // order, and the first stop wins, named after its handler. `name(decider)`
@@ -288,7 +330,9 @@ void absorb_shared(R& reduced, R& incoming, const Name& name) {
   boost::mp11::mp_for_each<members_of<R>>([&](auto rd) {
     auto& from = incoming.*rd.pointer;
     using Member = std::remove_cvref_t<decltype(from)>;
-    if constexpr (is_vector_v<Member>) {
+    if constexpr (is_environment_v<Member>) {
+      return;  // by layer, not in handler order (Emission::take_environment)
+    } else if constexpr (is_vector_v<Member>) {
       if (from.empty()) return;  // the common case: checked inline, nothing moved
       auto& to = reduced.*rd.pointer;
       if (to.empty()) to.swap(from);
@@ -396,6 +440,9 @@ template <EventWithResult E, class Name>
 Step fold(Emission<E>& emission, result_t<E>&& result, const Name& name) {
   constexpr Reduction kind = E::reduction;
   auto& reduced = emission.result();
+  if constexpr (sets_environment<E>) {
+    if (!result.environment.empty()) emission.take_environment(std::move(result.environment), name);
+  }
   detail::absorb_shared(reduced, result, name);
   if constexpr (kind == Reduction::collect) {
     return Step::proceed;

@@ -111,6 +111,10 @@ struct HookFormat {
   // (FailurePolicy::fail_closed) and "open" leaves them failing open: Qwen
   // Code's failMode. Empty: the format has none.
   std::string_view fail_mode_key{};
+  // The variable naming the file a command of an event whose result takes
+  // variables (session_start) appends `export` lines to (Claude Code's
+  // CLAUDE_ENV_FILE, env_file.hpp); empty: the agent has none.
+  std::string_view env_file_variable{};
 };
 
 // The formats hookbus reads: Claude Code's and those declared as it

@@ -1,12 +1,19 @@
 // The lines of a CLAUDE_ENV_FILE, read as bash evaluates them (formats/claude_code/env_file.hpp).
 #include "formats/claude_code/env_file.hpp"
 
+#include "support/file_descriptor.hpp"
+#include "support/files.hpp"
 #include "support/shell_lexer.hpp"
 #include "support/utf8.hpp"
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <optional>
 #include <utility>
 
@@ -253,6 +260,49 @@ class EnvFileReader {
 };
 
 }  // namespace
+
+EnvFileForRun::EnvFileForRun() {
+  std::error_code error;
+  std::string pattern = (std::filesystem::temp_directory_path(error) / "hookbus-env-XXXXXX").string();
+  if (error || ::mkdtemp(pattern.data()) == nullptr)  // mode 0700
+    throw Error(fmt::format("cannot create a private directory for CLAUDE_ENV_FILE in {}: {}",
+                            std::filesystem::temp_directory_path(error).string(), error_text(errno)));
+  directory_ = pattern;
+  file_ = directory_ / "env";
+  const FileDescriptor created(::open(file_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!created.is_open()) {
+    const int why = errno;
+    std::filesystem::remove_all(directory_, error);
+    throw Error(fmt::format("cannot create {}: {}", file_.string(), error_text(why)));
+  }
+}
+
+EnvFileForRun::~EnvFileForRun() {
+  std::error_code ignored;  // links inside are removed, never followed
+  std::filesystem::remove_all(directory_, ignored);
+}
+
+std::string EnvFileForRun::read() const {
+  const FileDescriptor fd(::open(file_.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd.is_open())
+    throw FileReadError(errno == ELOOP ? "is a link, which hookbus does not follow" : error_text(errno));
+  struct stat status {};
+  if (::fstat(fd.get(), &status) != 0) throw FileReadError(error_text(errno));
+  if (!S_ISREG(status.st_mode)) throw FileReadError("is not a regular file");
+  if (static_cast<std::uintmax_t>(status.st_size) > kMaxEnvFileSize)
+    throw FileReadError(fmt::format("is {} bytes, over the limit of {}", status.st_size, kMaxEnvFileSize));
+  std::string text(kMaxEnvFileSize + 1, '\0');
+  std::size_t size = 0;
+  for (ssize_t got = 0; size < text.size(); size += static_cast<std::size_t>(got)) {
+    got = ::read(fd.get(), text.data() + size, text.size() - size);
+    if (got < 0 && errno == EINTR) got = 0;
+    else if (got < 0) throw FileReadError(error_text(errno));
+    else if (got == 0) break;
+  }
+  if (size > kMaxEnvFileSize) throw FileReadError(fmt::format("is over the limit of {} bytes", kMaxEnvFileSize));
+  text.resize(size);
+  return text;
+}
 
 EnvFile parse_env_file(std::string_view text, const std::map<std::string, std::string>& environment) {
   return EnvFileReader(text, environment).read();

@@ -17,6 +17,7 @@
 // other expansions, `unset`, `&&` and the like.
 
 #include <cstddef>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <string_view>
@@ -42,6 +43,29 @@ struct EnvFile {
   std::vector<EnvFileVariable> variables;
   std::vector<EnvFileWarning> warnings;
 };
+
+// A hook's CLAUDE_ENV_FILE for one run: a fresh, empty file (0600) in a
+// directory of its own (0700) in the system's temporary directory, outside
+// any project; both are removed with it, whatever the hook put there.
+class EnvFileForRun {
+ public:
+  EnvFileForRun();  // throws Error naming what it could not create
+  ~EnvFileForRun();
+  EnvFileForRun(const EnvFileForRun&) = delete;
+  EnvFileForRun& operator=(const EnvFileForRun&) = delete;
+
+  const std::filesystem::path& path() const noexcept { return file_; }
+  // What the hook wrote: the file at the path, never through a link, never a
+  // FIFO or a device, at most kMaxEnvFileSize bytes; throws FileReadError
+  // saying why not.
+  std::string read() const;
+
+ private:
+  std::filesystem::path directory_;
+  std::filesystem::path file_;
+};
+
+inline constexpr std::size_t kMaxEnvFileSize = 1 << 20;
 
 // `environment`: the variables the hook ran with, which `$NAME` expands to
 // when the file has not set NAME, and which are exported already (so

@@ -59,7 +59,8 @@ const detail::HookFormat& detail::claude_code_format() {
                                  .project_dir_variable = "CLAUDE_PROJECT_DIR",
                                  .plugin_root_variable = "CLAUDE_PLUGIN_ROOT",
                                  .payload = &claude_code_payload,
-                                 .outcome = &claude_code_outcome};
+                                 .outcome = &claude_code_outcome,
+                                 .env_file_variable = "CLAUDE_ENV_FILE"};
   return format;
 }
 

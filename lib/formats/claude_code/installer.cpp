@@ -40,6 +40,21 @@ bool ends_the_chain(const HookOutcome& outcome) {
       outcome);
 }
 
+// The variables a run exported (its CLAUDE_ENV_FILE), in the event's result.
+void add_environment(HookOutcome& outcome, const HookEvent& event, std::vector<EnvironmentVariable>&& variables) {
+  if (variables.empty()) return;
+  std::visit(
+      [&]<class E>(const E&) {
+        if constexpr (sets_environment<E>) {
+          if (std::holds_alternative<std::monostate>(outcome)) outcome = result_t<E>{};
+          auto& environment = std::get<result_t<E>>(outcome).environment;
+          environment.insert(environment.end(), std::make_move_iterator(variables.begin()),
+                             std::make_move_iterator(variables.end()));
+        }
+      },
+      event);
+}
+
 // Every installed command of one Claude Code event, across the install calls
 // of one installer (each call a group, in call order), and the emits each
 // thread is in. On an emit, the bus calls the members' handlers one after the
@@ -95,6 +110,7 @@ class EventHooks {
     try {
       outcome = hook->format->outcome(hook->command, event, std::get<ProcessResult>(slot.ran.outcome),
                                     hook->options->tool_names);
+      add_environment(outcome, event, std::move(slot.ran.environment));
     } catch (...) {
       leave(*emit, false);
       throw;

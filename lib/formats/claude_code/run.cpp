@@ -5,13 +5,19 @@
 #include <hookbus/json.hpp>
 
 #include "support/file_safety.hpp"
+#include "support/files.hpp"
 #include "process/run_log.hpp"
+#include "bus/reducers.hpp"
 #include "formats/claude_code/command_files.hpp"
+#include "formats/claude_code/env_file.hpp"
 #include "formats/claude_code/transcript.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <map>
 #include <system_error>
 #include <thread>
 #include <tuple>
@@ -77,14 +83,48 @@ bool rule_matches(const InstalledCommand& hook, const HookEvent& event) {
 
 FinishedRun run_catching(const InstalledCommand& hook, CommandInvocation invocation, const std::stop_token& stop) {
   const TraceTicks start = trace_ticks();
+  std::vector<EnvironmentVariable> environment;
   decltype(FinishedRun::outcome) outcome = [&]() -> decltype(FinishedRun::outcome) {
     try {
-      return run_command(hook, std::move(invocation), stop);
+      return run_command(hook, std::move(invocation), stop, &environment);
     } catch (...) {
       return std::current_exception();
     }
   }();
-  return {std::move(outcome), {start, trace_ticks()}};
+  return {std::move(outcome), {start, trace_ticks()}, std::move(environment)};
+}
+
+// The variables a command's env file exports, as bash would read them with
+// the environment the command ran with; each line it cannot read, and each
+// variable it may not set, is a warning naming the command.
+std::vector<EnvironmentVariable> exported_variables(const InstalledCommand& hook, const EnvFileForRun& file,
+                                                    const std::vector<std::pair<std::string, std::string>>& extra) {
+  const ClaudeCodeCommand& c = hook.command;
+  const std::string who = fmt::format("{} hook {} ({}): its {}", hook.format->agent, c.label, c.source,
+                                      hook.format->env_file_variable);
+  std::string text;
+  try {
+    text = file.read();
+  } catch (const FileReadError& error) {
+    log(spdlog::level::warn, "{} {}: nothing it exports is passed on", who, error.what());
+    return {};
+  }
+  std::map<std::string, std::string> environment;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string_view pair(*entry);
+    const std::size_t equals = pair.find('=');
+    if (equals != std::string_view::npos) environment.emplace(pair.substr(0, equals), pair.substr(equals + 1));
+  }
+  for (const auto& [name, value] : extra) environment[name] = value;
+  EnvFile read = parse_env_file(text, environment);
+  for (const auto& warning : read.warnings) log(spdlog::level::warn, "{}, line {}: {}", who, warning.line, warning.message);
+  std::vector<EnvironmentVariable> exported;
+  for (auto& [name, value] : read.variables) {
+    if (const auto why = environment_refusal(name))
+      log(spdlog::level::warn, "{} exports {}, which is not passed on: {}", who, name, *why);
+    else exported.push_back({std::move(name), std::move(value)});
+  }
+  return exported;
 }
 
 }  // namespace
@@ -127,10 +167,13 @@ CommandInvocation invocation_of(const InstalledCommand& hook, const HookEvent& e
     transcript = invocation.transcript.string();
   }
   invocation.input = write_json(format.payload(event, c.event, options.tool_names, transcript, project));
+  invocation.env_file = !format.env_file_variable.empty() &&
+                        std::visit([]<class E>(const E&) { return sets_environment<E>; }, event);
   return invocation;
 }
 
-ProcessResult run_command(const InstalledCommand& hook, CommandInvocation invocation, std::stop_token stop) {
+ProcessResult run_command(const InstalledCommand& hook, CommandInvocation invocation, std::stop_token stop,
+                          std::vector<EnvironmentVariable>* exported) {
   const ClaudeCodeCommand& c = hook.command;
   const fs::path& project = invocation.working_directory;
   // What it runs, resolved now as its project's fingerprint resolved it
@@ -165,10 +208,16 @@ ProcessResult run_command(const InstalledCommand& hook, CommandInvocation invoca
                    .detached_may_outlive = hook.options->detached_processes == DetachedProcesses::allow};
   const std::size_t bytes_in = spec.input.size();
   try {
+    std::optional<EnvFileForRun> env_file;
+    if (invocation.env_file) {
+      env_file.emplace();
+      spec.extra_environment.emplace_back(hook.format->env_file_variable, env_file->path().string());
+    }
     ProcessResult result = run_process(spec);
     log_hook_run(c.label, c.program.empty() ? fs::path(c.source) : c.program, c.event, bytes_in, result);
+    if (env_file && exported != nullptr) *exported = exported_variables(hook, *env_file, spec.extra_environment);
     return result;
-  } catch (const ProcessError& error) {
+  } catch (const Error& error) {  // the process's, or its env file's
     throw ExternalHookError(fmt::format("{} ({}): {}", c.label, c.source, error.what()));
   }
 }

@@ -6,6 +6,7 @@
 
 #include <hookbus/claude_code.hpp>
 #include <hookbus/process.hpp>
+#include <hookbus/results.hpp>
 
 #include "bus/recording/handler_report.hpp"
 #include "formats/claude_code/permission_rule.hpp"
@@ -57,6 +58,7 @@ struct CommandInvocation {
   std::filesystem::path working_directory;
   std::string input;
   std::filesystem::path transcript;  // the transcript file hookbus keeps for the session, or empty
+  bool env_file = false;  // whether it gets a file of its own to export variables in (its format's env_file_variable)
 
   bool operator<(const CommandInvocation& other) const;
 };
@@ -65,14 +67,18 @@ CommandInvocation invocation_of(const InstalledCommand& hook, const HookEvent& e
 // Runs the invocation once what it runs passed the checks again (the hook
 // files' checks, and a trusted project's fingerprint); throws
 // ExternalHookError, naming the command, for one that did not or that
-// cannot start.
-ProcessResult run_command(const InstalledCommand& hook, CommandInvocation invocation, std::stop_token stop = {});
+// cannot start. With `exported`, the variables it exported in its env file
+// (invocation.env_file) are put there; a line it cannot read, or a variable
+// it may not set (environment_refusal), is a warning naming the command.
+ProcessResult run_command(const InstalledCommand& hook, CommandInvocation invocation, std::stop_token stop = {},
+                          std::vector<EnvironmentVariable>* exported = nullptr);
 
 // One command's run: how it ended, and when it ran (its trace entry's times:
 // a group's commands run at once, in the call of its first member).
 struct FinishedRun {
   std::variant<ProcessResult, std::exception_ptr> outcome;
   HandlerReport::Run times;
+  std::vector<EnvironmentVariable> environment;  // what it exported for the engine's later tools
 };
 
 // Runs every hook at once, one on this thread and each other on a thread of
