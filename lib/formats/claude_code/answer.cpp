@@ -233,9 +233,13 @@ struct Outcome {
     return result;
   }
 
-  // PostToolUse and PostToolUseFailure: what the hook says goes to the model with the result.
-  HookOutcome operator()(const ToolResultEvent&) const {
-    ToolResultResult result;
+  // PostToolUse and PostToolUseFailure (a tool_result, and a tool that could
+  // not run): what the hook says goes to the model with the result. A legacy
+  // block's "reason" comes first, then additionalContext: Claude Code's
+  // PostToolUse documents the reason as what Claude is told, and the context
+  // as more for it to consider.
+  template <class Result>
+  HookOutcome after_tool(Result result) const {
     if (exit_two) {
       add(result.additional_context, exit_two_message(hook, run));
       return result;
@@ -246,24 +250,12 @@ struct Outcome {
     result.system_messages = c->system_messages;
     if (c->decision == Legacy::block) add(result.additional_context, c->reason);
     for (const auto& context : context_of(*c)) add(result.additional_context, context);
-    if (c->specific) result.content = updated_tool_output(*c->specific);
+    if constexpr (requires { result.content; })
+      if (c->specific) result.content = updated_tool_output(*c->specific);
     return result;
   }
-
-  HookOutcome operator()(const ToolExecutionFailureEvent&) const {
-    ToolExecutionFailureResult result;
-    if (exit_two) {
-      add(result.additional_context, exit_two_message(hook, run));
-      return result;
-    }
-    const auto c = common();
-    if (!c) return std::monostate{};
-    result.stop = c->stop;
-    result.system_messages = c->system_messages;
-    result.additional_context = context_of(*c);
-    if (c->decision == Legacy::block) add(result.additional_context, c->reason);
-    return result;
-  }
+  HookOutcome operator()(const ToolResultEvent&) const { return after_tool(ToolResultResult{}); }
+  HookOutcome operator()(const ToolExecutionFailureEvent&) const { return after_tool(ToolExecutionFailureResult{}); }
 
   HookOutcome operator()(const InputEvent&) const {
     InputResult result;
