@@ -141,15 +141,7 @@ ProcessResult run_external_hook(const ExternalHook& hook, const HookEvent& event
 
 HookOutcome hook_outcome(const ExternalHook& hook, const HookEvent& event, const ProcessResult& run) {
   return std::visit(
-      [&]<class E>(const E&) -> HookOutcome {
-        if constexpr (EventWithResult<E>) {
-          if (auto result = detail::answer_of<E>(hook, run)) return std::move(*result);
-        } else {
-          detail::answer_of<E>(hook, run);
-        }
-        return std::monostate{};
-      },
-      event);
+      [&]<class E>(const E&) { return detail::outcome_of<E>([&] { return detail::answer_of<E>(hook, run); }); }, event);
 }
 
 HookOutcome call_external_hook(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name) {

@@ -8,17 +8,12 @@
 #include <hookbus/events.hpp>
 #include <hookbus/external.hpp>
 
-#include <optional>
+#include "catalogue/hook_answer.hpp"
+
 #include <stop_token>
 #include <string_view>
 
 namespace hookbus::detail {
-
-// What a hook answers for E, as a bus handler of E returns it (Handler<E>):
-// E's result, nullopt for no change; nothing for an event without a result.
-template <class E> struct hook_answer { using type = void; };
-template <EventWithResult E> struct hook_answer<E> { using type = std::optional<result_t<E>>; };
-template <class E> using HookAnswer = typename hook_answer<E>::type;
 
 // `HOOK run` once for the event (run_external_hook). Instantiated for every event.
 template <class E>

@@ -30,14 +30,10 @@ using detail::CommandInvocation;
 using detail::FinishedRun;
 using detail::InstalledCommand;
 
-// Whether the bus ends the emit's chain of handlers on this outcome: a refusal (deny, cancel, reject, handled).
-bool ends_the_chain(const HookOutcome& outcome) {
-  return std::visit(
-      []<class R>(const R& result) {
-        if constexpr (std::is_same_v<R, std::monostate>) return false;
-        else return result_rules<R>::refusal(result).has_value();
-      },
-      outcome);
+// Whether the bus ends the emit's chain of handlers on this answer: a refusal (deny, cancel, reject, handled).
+template <class R>
+bool ends_the_chain(const std::optional<R>& answer) {
+  return answer && result_rules<R>::refusal(*answer).has_value();
 }
 
 // Every installed command of one Claude Code event, across the install calls
@@ -67,7 +63,8 @@ class EventHooks {
     return members_.size() - 1;
   }
 
-  HookOutcome call(std::size_t index, const HookEvent& event) {
+  template <class E>
+  detail::HookAnswer<E> call(std::size_t index, const E& event) {
     const std::shared_ptr<Emit> emit = enter(index);
     const std::shared_ptr<InstalledCommand> hook = member(index).hook;
     Slot slot{Slot::State::skipped, {}};
@@ -83,7 +80,7 @@ class EventHooks {
     }
     if (slot.state != Slot::State::finished) {  // not matching, a duplicate, or `once` done
       leave(*emit, false);
-      return std::monostate{};
+      return detail::HookAnswer<E>();
     }
     // Its trace entry shows its own process's run, whichever member's call ran the group.
     if (detail::HandlerReport* report = detail::handler_report()) report->ran = slot.ran.times;
@@ -91,16 +88,23 @@ class EventHooks {
       leave(*emit, false);
       std::rethrow_exception(*error);
     }
-    HookOutcome outcome;
-    try {
-      outcome = hook->format->outcome(hook->command, event, std::get<ProcessResult>(slot.ran.outcome),
-                                    hook->options->tool_names);
-    } catch (...) {
+    const auto answer = [&] {
+      try {
+        return std::get<detail::FormatRun<E>>(*hook->format->runs)
+            .answer(hook->command, event, std::get<ProcessResult>(slot.ran.outcome), hook->options->tool_names);
+      } catch (...) {
+        leave(*emit, false);
+        throw;
+      }
+    };
+    if constexpr (EventWithResult<E>) {
+      auto result = answer();
+      leave(*emit, ends_the_chain(result));
+      return result;
+    } else {
+      answer();
       leave(*emit, false);
-      throw;
     }
-    leave(*emit, ends_the_chain(outcome));
-    return outcome;
   }
 
  private:
@@ -161,7 +165,8 @@ class EventHooks {
     if (stack.empty()) emits_.erase(found);
   }
 
-  void run_group(std::size_t group, const HookEvent& event, Emit& emit) {
+  template <class E>
+  void run_group(std::size_t group, const E& event, Emit& emit) {
     std::vector<std::size_t> candidates;
     {
       const std::lock_guard lock(mutex_);
@@ -177,7 +182,7 @@ class EventHooks {
       if (!detail::matches(*hook, event)) continue;
       CommandInvocation invocation = detail::invocation_of(*hook, event);
       const bool a_duplicate = hook->format->runs_identical_commands_once && !emit.started.insert(invocation).second;
-      if (a_duplicate || !detail::first_run_in_session(*hook, event)) {
+      if (a_duplicate || !detail::first_run_in_session(*hook, event.context)) {
         emit.slots[i].state = Slot::State::skipped;
         continue;
       }
@@ -189,8 +194,9 @@ class EventHooks {
     for (std::size_t k = 0; k < indexes.size(); ++k) emit.slots[indexes[k]] = {Slot::State::finished, std::move(outcomes[k])};
   }
 
-  HookOutcome run_in_background(const std::shared_ptr<InstalledCommand>& hook, const HookEvent& event) {
-    if (!detail::first_run_in_session(*hook, event)) return std::monostate{};
+  template <class E>
+  detail::HookAnswer<E> run_in_background(const std::shared_ptr<InstalledCommand>& hook, const E& event) {
+    if (!detail::first_run_in_session(*hook, event.context)) return detail::HookAnswer<E>();
     const ClaudeCodeCommand& c = hook->command;
     background_->submit(fmt::format("{} hook {} ({}) on {}", hook->format->agent, c.label, c.source, c.event),
                         [hook, event](std::stop_token stop) {
@@ -210,7 +216,7 @@ class EventHooks {
                                         c.label, error.what());
                           }
                         });
-    return std::monostate{};
+    return detail::HookAnswer<E>();
   }
 
   std::shared_ptr<detail::BackgroundPool> background_;
@@ -218,6 +224,22 @@ class EventHooks {
   std::vector<Member> members_;
   std::map<std::thread::id, Stack> emits_;  // only threads in an emit have an entry
 };
+
+// The bus handler of a command for the event at `target`, typed for it: E
+// is found once, here, so its runs get the `const E&` and answer E's result.
+template <class E>
+Connection connect_typed(Hooks& hooks, const std::shared_ptr<EventHooks>& event_hooks, std::size_t index,
+                         const HandlerOptions& options) {
+  return hooks.on<E>([event_hooks, index](const E& event) { return event_hooks->call(index, event); }, options);
+}
+
+Connection connect(Hooks& hooks, std::size_t target, const std::shared_ptr<EventHooks>& event_hooks,
+                   std::size_t index, const HandlerOptions& options) {
+  using Connect = Connection (*)(Hooks&, const std::shared_ptr<EventHooks>&, std::size_t, const HandlerOptions&);
+  static constexpr auto connectors =
+      detail::event_table([]<class E>(std::type_identity<E>) -> Connect { return &connect_typed<E>; });
+  return connectors[target](hooks, event_hooks, index, options);
+}
 
 // A command's "if", parsed; the settings reader checked those it read, this
 // also those an engine made in code.
@@ -268,9 +290,7 @@ ConnectionGroup ClaudeCodeInstaller::install(const std::vector<ClaudeCodeCommand
                                          .layer = command.layer,
                                          .protocol = std::string(hook_protocol_name(format.protocol))};
     for (const std::size_t target : event_targets(format, command.event))
-      installed.add(hooks_.on(
-          event_name(target),
-          [event_hooks, index](const HookEvent& event) { return event_hooks->call(index, event); }, handler_options));
+      installed.add(connect(hooks_, target, event_hooks, index, handler_options));
   }
   return installed;
 }
