@@ -6,7 +6,7 @@
 // and variable names, a field of its own in the payload).
 #include "script_fixture.hpp"
 
-#include "external/background.hpp"
+#include "process/background.hpp"
 #include "formats/claude_code/installer.hpp"
 #include "formats/claude_code/settings.hpp"
 #include "formats/hook_format.hpp"

@@ -15,6 +15,13 @@
 
 namespace hookbus::detail {
 
+// The payload of hookbus's protocol (formats/kodelet/) for `hook`: an event
+// without a cwd gets the hook's project, and a workspace's hook finds the
+// workspace's name in context.workspace when the engine's event names none.
+// Instantiated for every event.
+template <class E>
+boost::json::object hook_payload_for(const ExternalHook& hook, const E& event, std::string_view requested_name);
+
 // `HOOK run` once for the event (run_external_hook). Instantiated for every event.
 template <class E>
 ProcessResult run_hook(const ExternalHook& hook, const E& event, std::string_view requested_name, std::stop_token stop);

@@ -8,12 +8,12 @@
 #include <hookbus/names.hpp>
 #include <hookbus/tool_matcher.hpp>
 
-#include "external/background.hpp"
 #include "external/hook_run.hpp"
 #include "external/start_check.hpp"
 #include "external/persistent.hpp"
 #include "formats/claude_code/installer.hpp"
 #include "formats/hook_format.hpp"
+#include "process/background.hpp"
 #include "support/logging.hpp"
 #include "support/utf8.hpp"
 

@@ -22,7 +22,8 @@
 #include <hookbus/config.hpp>
 #include <hookbus/discovery.hpp>
 #include <hookbus/events.hpp>
-#include <hookbus/external.hpp>
+#include <hookbus/external_hook_error.hpp>
+#include <hookbus/external_install.hpp>
 #include <hookbus/hooks.hpp>
 #include <hookbus/layers.hpp>
 #include <hookbus/process.hpp>

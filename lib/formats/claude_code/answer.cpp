@@ -1,13 +1,12 @@
 // Claude Code's answer: what a hook's exit code, stdout and stderr mean for
 // each event (include/hookbus/claude_code.hpp, docs/claude-code.md).
 #include <hookbus/claude_code.hpp>
-#include <hookbus/external.hpp>
 #include <hookbus/json.hpp>
 #include <hookbus/log.hpp>
 
 #include "catalogue/instantiations.hpp"
-#include "external/run_end.hpp"
 #include "formats/hook_format.hpp"
+#include "process/run_end.hpp"
 #include "support/logging.hpp"
 #include "support/text.hpp"
 #include "support/utf8.hpp"

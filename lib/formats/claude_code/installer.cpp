@@ -4,14 +4,13 @@
 #include "formats/claude_code/installer.hpp"
 
 #include <hookbus/claude_code.hpp>
-#include <hookbus/external.hpp>
 #include <hookbus/log.hpp>
 #include <hookbus/names.hpp>
 
 #include "bus/recording/handler_report.hpp"
 #include "bus/reducers.hpp"
-#include "external/background.hpp"
 #include "formats/claude_code/run.hpp"
+#include "process/background.hpp"
 #include "support/logging.hpp"
 
 #include <fmt/format.h>

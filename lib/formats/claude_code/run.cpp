@@ -1,7 +1,7 @@
 // One Claude Code command's run (formats/claude_code/run.hpp).
 #include "formats/claude_code/run.hpp"
 
-#include <hookbus/external.hpp>
+#include <hookbus/external_hook_error.hpp>
 #include <hookbus/json.hpp>
 
 #include "catalogue/instantiations.hpp"

@@ -5,7 +5,7 @@
 // (fail-open, as Codex's), the action goes on.
 #include "formats/codex/format.hpp"
 
-#include <hookbus/external.hpp>
+#include <hookbus/external_hook_error.hpp>
 #include <hookbus/json.hpp>
 
 #include "support/text.hpp"
