@@ -695,6 +695,25 @@ TEST_F(ClaudeCode, ADecisionBlockOnPostToolUseGivesTheReasonToTheModel) {
               ElementsAre("the file no longer compiles"));
 }
 
+// PostToolUse and PostToolUseFailure read one answer alike: the block's reason, then the context.
+TEST_F(ClaudeCode, AfterAToolTheBlockReasonComesBeforeTheAdditionalContext) {
+  const std::string answer =
+      R"(jq -c '{decision: \"block\", reason: \"the reason\", hookSpecificOutput: {hookEventName: .hook_event_name, additionalContext: \"the context\"}}')";
+  const auto group = [&](const std::string& event) {
+    return "\"" + event + R"(": [{"hooks": [{"type": "command", "command": ")" + answer + R"("}]}])";
+  };
+  settings("{" + group("PostToolUse") + ", " + group("PostToolUseFailure") + "}");
+  install();
+  EXPECT_THAT(hooks_.emit(ToolResultEvent{.context = context(), .tool_name = "bash"}).additional_context,
+              ElementsAre("the reason", "the context"));
+  EXPECT_THAT(hooks_.emit(ToolResultEvent{.context = context(), .tool_name = "bash", .is_error = true}).additional_context,
+              ElementsAre("the reason", "the context"));
+  EXPECT_THAT(hooks_.emit(ToolExecutionFailureEvent{.context = context(), .tool_name = "bash", .error = "killed"})
+                  .additional_context,
+              ElementsAre("the reason", "the context"));
+  EXPECT_THAT(errors_seen_, IsEmpty());
+}
+
 TEST_F(ClaudeCode, UpdatedMcpToolOutputReplacesTheToolsResult) {
   settings(one("PostToolUse", "mcp__.*", R"(echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PostToolUse\", \"updatedMCPToolOutput\": \"[redacted]\"}}')"));
   install();

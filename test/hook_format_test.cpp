@@ -6,7 +6,7 @@
 // and variable names, a field of its own in the payload).
 #include "script_fixture.hpp"
 
-#include "external/background.hpp"
+#include "process/background.hpp"
 #include "formats/claude_code/installer.hpp"
 #include "formats/claude_code/settings.hpp"
 #include "formats/hook_format.hpp"
@@ -35,13 +35,19 @@ constexpr detail::FormatEvent kEvents[] = {{"BeforeTool", {"tool_call", ""}}};
 fs::path no_settings_file(const Locations&, Layer) { return {}; }
 
 // Claude Code's payload, with a field Claude Code does not send.
-boost::json::object payload_with_model(const HookEvent& event, std::string_view format_event,
+template <class E>
+boost::json::object payload_with_model(const E& event, std::string_view format_event,
                                        const ClaudeCodeToolNames& tool_names, std::string_view transcript_path,
                                        const fs::path& project_dir) {
-  boost::json::object payload = claude_code_payload(event, format_event, tool_names, transcript_path, project_dir);
+  boost::json::object payload =
+      detail::claude_code_payload_of(event, format_event, tool_names, transcript_path, project_dir);
   payload["model"] = "qwen3";
   return payload;
 }
+
+const detail::FormatRuns kRuns =
+    detail::format_runs([]<class E>(std::type_identity<E>) { return &payload_with_model<E>; },
+                        []<class E>(std::type_identity<E>) { return &detail::claude_code_answer<E>; });
 
 const detail::HookFormat kFormat{.protocol = HookProtocol::claude_code,
                                  .agent = "Qwen Code",
@@ -55,8 +61,7 @@ const detail::HookFormat kFormat{.protocol = HookProtocol::claude_code,
                                  .default_timeout = 60s,
                                  .project_dir_variable = "QWEN_PROJECT_DIR",
                                  .plugin_root_variable = "QWEN_PLUGIN_ROOT",
-                                 .payload = &payload_with_model,
-                                 .outcome = &claude_code_outcome};
+                                 .runs = &kRuns};
 
 class HookFormat : public testing::NothingLeftBehind {
  protected:

@@ -12,7 +12,8 @@ graph) and fails, naming what it found, when
   - a subsystem includes, directly or through other files, one that RULES
     forbids it (the chain of includes is printed);
   - subsystems include each other in a circle, once SUBSYSTEM_CIRCLES is
-    enforced (until then the circles are printed as notes).
+    enforced (until then the circles are printed as notes);
+  - a subsystem includes one of a higher layer (LAYERS), or is in no layer.
 
 A subsystem is a folder of lib/ (lib/bus/ with its subfolders) together with
 the public headers implemented there: include/hookbus/X.hpp belongs to the
@@ -30,6 +31,14 @@ import pathlib
 import re
 import sys
 
+# The layers of docs/architecture.md, bottom to top: a subsystem includes
+# nothing of a later layer (those of one layer may include each other, never
+# in a circle).
+LAYERS = [
+    ["support"], ["catalogue"], ["config"], ["bus"], ["trust"], ["plugins"], ["builtins", "trace", "voice"],
+    ["process"], ["discovery"], ["formats"], ["external"], ["setup"],
+]
+
 # (subsystem, what it must not include, enforced, why).
 RULES = [
     ("config", "builtins", True, "config is data: built-ins install themselves from the registry"),
@@ -45,13 +54,17 @@ RULES = [
     ("process", "external", True, "the process runner runs any program; what a hook's run means is the hooks' to say"),
     ("process", "formats", True, "the process runner runs any program; what a hook's run means is the hooks' to say"),
     ("plugins", "builtins", True, "a plugin offers built-ins to the registry (builtin_registry.hpp); built-ins load plugins"),
+    # Issue 27, section 3: the formats sit below external hooks, whose installer
+    # installs each format's commands and whose runner speaks hookbus's own
+    # protocol (formats/kodelet/); both stand on discovery, the process
+    # runner's pieces (process/run_end.hpp, process/background.hpp), ExternalHookError
+    # (external_hook_error.hpp) and the installer's types (external_install.hpp).
+    ("formats", "external", True, "a format feeds and reads its hooks; the external-hook installer installs them"),
+    ("discovery", "external", True, "discovery finds hook files; running and installing them is above it"),
+    ("discovery", "formats", True, "discovery finds hook files; a format's commands say which they run (run_elsewhere)"),
 ]
 
-# TODO(issue 27, section 3): external hooks and the formats include each other
-# today (the installer installs each format's hooks; the formats use the
-# runner's error, background pool, triage and the installer's types); switch
-# this on once no circle is left.
-SUBSYSTEM_CIRCLES_ENFORCED = False
+SUBSYSTEM_CIRCLES_ENFORCED = True
 
 # Public headers whose implementation is not (only) a file of their own name.
 # None: shared by several subsystems, so of none.
@@ -66,6 +79,10 @@ PUBLIC_HEADERS = {
     # EmissionRecord, which the bus makes (lib/bus/recording/), beside the
     # trace file's reader and writer (lib/trace/trace_file.cpp).
     "trace.hpp": None,
+    # ExternalInstallOptions and InstallReport, which install_external_hooks
+    # (lib/external/installer.cpp) takes and gives, beside the formats'
+    # commands they carry: what setup() asks each format to fill (FormatImports).
+    "external_install.hpp": None,
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*(?:"([^"]+)"|<(hookbus/[^>]+)>)')
@@ -218,6 +235,13 @@ def main():
             a, b = of.get(name), of.get(target)
             if a is not None and b is not None and a != b:
                 between[a].setdefault(b, f"{where} includes {target}")
+    layer_of = {subsystem: number for number, layer in enumerate(LAYERS) for subsystem in layer}
+    for subsystem in sorted(set(members) - set(layer_of)):
+        failures.append(f"{subsystem} is in no layer: add it to LAYERS and to docs/architecture.md's table")
+    for a in sorted(between):
+        for b, where in sorted(between[a].items()):
+            if a in layer_of and b in layer_of and layer_of[b] > layer_of[a]:
+                failures.append(f"{a} includes {b}, a higher layer (LAYERS, docs/architecture.md): {where}")
     subsystem_circles = circles(sorted(between), between)
     for component, circle in subsystem_circles:
         text = (f"these subsystems include each other: {', '.join(component)}; e.g. in this circle:\n  " +

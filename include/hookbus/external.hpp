@@ -29,12 +29,15 @@
 // A failure is an ExternalHookError thrown from the handler: the bus logs it,
 // reports it to on_handler_error listeners and applies the hook's failure policy.
 
+#include <hookbus/background.hpp>
 #include <hookbus/claude_code.hpp>
 #include <hookbus/config.hpp>
 #include <hookbus/connection.hpp>
 #include <hookbus/discovery.hpp>
 #include <hookbus/errors.hpp>
 #include <hookbus/events.hpp>
+#include <hookbus/external_hook_error.hpp>
+#include <hookbus/external_install.hpp>
 #include <hookbus/hooks.hpp>
 #include <hookbus/process.hpp>
 #include <hookbus/trust.hpp>
@@ -53,13 +56,6 @@
 #include <string_view>
 
 namespace hookbus {
-
-// A hook run that failed. The message names the hook's file and says what
-// went wrong, with the end of its stderr.
-class ExternalHookError : public Error {
- public:
-  using Error::Error;
-};
 
 // How to run one external hook.
 struct ExternalHook {
@@ -107,81 +103,6 @@ HookOutcome call_external_hook(const ExternalHook& hook, const HookEvent& event,
 // `config.project_dir` (the current directory when empty).
 HookDirectories hook_directories(const Config& config);
 
-namespace detail {
-struct BackgroundCounters;
-}
-
-// The background pool of one installation, which runs its async hooks
-// (`"async": true` in config, Claude Code's `"async"`): the emit hands the run
-// over and goes on.
-struct BackgroundOptions {
-  std::size_t workers = 2;        // threads, started with the first background run
-  std::size_t queue_limit = 64;   // runs waiting for a worker; a run beyond is dropped, with a warning
-};
-
-// How the background runs of an installation went so far.
-struct BackgroundCounts {
-  std::uint64_t queued = 0;     // handed to the pool
-  std::uint64_t finished = 0;   // run (to their end, or stopped when the installation went away)
-  std::uint64_t dropped = 0;    // not run: the queue was full
-  std::uint64_t cancelled = 0;  // queued, not yet run when the installation went away
-};
-
-// A view of an installation's background pool; copies share it, and it stays
-// readable after the installation is gone. Default-constructed: all zero.
-class BackgroundRuns {
- public:
-  BackgroundRuns() = default;
-  explicit BackgroundRuns(std::shared_ptr<const detail::BackgroundCounters> counters) noexcept
-      : counters_(std::move(counters)) {}
-  [[nodiscard]] BackgroundCounts counts() const;
-  // Returns once every run queued before the call has ended: run to its end,
-  // stopped, or cancelled with the installation. Each run ends within its
-  // hook's timeout. A program that emits once and exits (hookctl emit) waits
-  // here, so its async hooks are not stopped by its exit.
-  void wait() const;
-
- private:
-  std::shared_ptr<const detail::BackgroundCounters> counters_{};
-};
-
-// What installing did with each hook and each config entry.
-struct InstallReport {
-  struct Installed {
-    std::string name{};
-    Layer layer = Layer::project;
-    std::filesystem::path path{};       // the hook file; empty for a settings command
-    std::vector<std::string> events{};  // wire names; Claude Code's names for claude_code
-    ResolvedHookSettings settings{};
-    HookProtocol protocol = HookProtocol::hookbus;
-    std::string matcher{};  // claude_code
-    std::string command{};  // claude_code settings commands
-    std::string source{};   // where it comes from: the directory's source, or the settings entry
-  };
-  struct NotInstalled {
-    std::string name{};
-    Layer layer = Layer::project;
-    std::filesystem::path path{};       // the hook file; empty for a settings command
-    std::string reason{};
-    HookProtocol protocol = HookProtocol::hookbus;
-    std::vector<std::string> events{};  // as for Installed
-    std::string command{};              // claude_code settings commands
-    std::string source{};               // the directory's source, or the settings entry
-  };
-  // A hook that config says must fail closed but that cannot run: its events refuse.
-  struct Refusing {
-    std::string name{};
-    std::vector<std::string> events{};  // wire names it refuses
-    std::string reason{};
-  };
-  std::vector<Installed> installed{};
-  // disabled, forbidden by disable_all_hooks / allow_managed_hooks_only, or
-  // (from setup) a Claude Code command of a project that may not run
-  std::vector<NotInstalled> not_installed{};
-  std::vector<Refusing> refusing{};
-  std::vector<std::string> warnings{};        // config entries that change nothing, and why (also logged)
-};
-
 // Registers each discovered hook for each event it asked for, in the report's
 // order, labelled with its name, with the settings `config` resolves for its
 // layer (timeout, failure policy, tools; hooks disabled or forbidden by
@@ -203,38 +124,6 @@ struct InstalledHooks {
   ConnectionGroup connections{};
   InstallReport report{};
   BackgroundRuns background{};  // the async hooks' runs
-};
-struct ExternalInstallOptions {
-  std::filesystem::path project_dir{};  // empty: the current directory
-  // Claude Code commands from settings files and plugins (claude_code.hpp),
-  // installed with the hooks of their layer.
-  std::vector<ClaudeCodeCommand> claude_code{};
-  ClaudeCodeOptions claude_code_options{};  // tool names and the transcript directory
-  // The tool names a layer's Claude Code commands see, for layers that see
-  // others than claude_code_options.tool_names: setup() gives each layer the
-  // engine's names and those of the layers at least as trusted as it
-  // (LayeredConfig::claude_code_tool_names), so that no less trusted layer
-  // changes what a more trusted layer's commands match or read.
-  std::map<Layer, ClaudeCodeToolNames> claude_code_tool_names{};
-  // The same for the other agents whose hooks are declared as Claude Code's
-  // (Codex, Qwen Code: ClaudeCodeCommand::protocol), per agent.
-  std::map<HookProtocol, std::map<Layer, ClaudeCodeToolNames>> agent_tool_names{};
-  // The trusted project's files: each hook file and Claude Code command
-  // script of the project and local layers is checked against them right
-  // before every run, and one that changed since refuses to run (a failure,
-  // under its failure policy). Unset: no check (no trust needed, or trust_all).
-  std::shared_ptr<const TrustedFiles> trusted_project{};
-  BackgroundOptions background{};            // the pool of the async hooks
-  // When the installation goes, each persistent hook's instance gets this long
-  // after its stdin is closed to exit on its own, before SIGTERM.
-  Duration persistent_shutdown_grace = std::chrono::milliseconds(200);
-  std::string workspace{};  // the workspace these hooks belong to (ExternalHook::workspace)
-  // The engine's choice for what the hooks' runs leave running (ExternalHook,
-  // ClaudeCodeOptions::detached_processes); each layer's config may make it
-  // stricter for its hooks and those of the layers it governs
-  // (LayeredConfig::detached_processes), never looser. A persistent hook's
-  // instance takes everything it started with it when it ends, whatever this says.
-  DetachedProcesses detached_processes = DetachedProcesses::allow;
 };
 InstalledHooks install_external_hooks(Hooks& hooks, const DiscoveryReport& report, const LayeredConfig& config,
                                       const ExternalInstallOptions& options);

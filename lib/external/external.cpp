@@ -9,7 +9,7 @@
 #include "bus/reducers.hpp"
 #include "catalogue/instantiations.hpp"
 #include "external/hook_run.hpp"
-#include "external/run_end.hpp"
+#include "process/run_end.hpp"
 #include "process/run_log.hpp"
 #include "formats/kodelet/protocol.hpp"
 #include "support/text.hpp"
@@ -94,25 +94,17 @@ ProcessResult run_with_payload(const ExternalHook& hook, std::string payload, st
 
 namespace detail {
 
-// Messages and reasons are made valid UTF-8 here, where a hook's bytes (its
-// stderr, its file name) enter results and errors.
-void run_failed(std::string_view who, const ProcessResult& run, std::string_view what) {
-  const std::string tail = run.stderr_tail();
-  throw ExternalHookError(valid_utf8(fmt::format("{}: {}{}{}", who, what, tail.empty() ? "" : "; stderr: ", tail)));
+template <class E>
+boost::json::object hook_payload_for(const ExternalHook& hook, const E& event, std::string_view requested_name) {
+  boost::json::object payload = hook_payload_of(event, requested_name);
+  // An event without a cwd of its own (user_bash has one) runs in the project: its cwd says so.
+  constexpr bool own_cwd = requires(const E& e) { e.cwd; };
+  if (!own_cwd && payload.at("cwd").as_string().empty())
+    payload["cwd"] = (hook.project_dir.empty() ? std::filesystem::current_path() : hook.project_dir).string();
+  if (!hook.workspace.empty() && event.context.workspace.empty())
+    payload.at("context").as_object()["workspace"] = hook.workspace;
+  return payload;
 }
-
-RunEnd triage_run(std::string_view who, const ProcessResult& run, Duration timeout) {
-  if (run.timed_out) run_failed(who, run, fmt::format("timed out after {} ms (its timeout)", timeout.count()));
-  if (run.stdout_truncated)
-    run_failed(who, run, fmt::format("printed more than its stdout limit of {} bytes", run.stdout_limit));
-  if (run.exit_code == 2) return RunEnd::exit_code_2;
-  if (!run.succeeded()) run_failed(who, run, run.status());
-  return RunEnd::answered;
-}
-
-}  // namespace detail
-
-namespace detail {
 
 template <class E>
 ProcessResult run_hook(const ExternalHook& hook, const E& event, std::string_view requested_name, std::stop_token stop) {
@@ -128,10 +120,14 @@ HookAnswer<E> answer_of(const ExternalHook& hook, const ProcessResult& run) {
 
 namespace {
 [[gnu::used]] constexpr auto hook_runs_instantiated = addresses_for<HookEvent>(
-    []<class E>(std::type_identity<E>) { return std::tuple{&run_hook<E>, &answer_of<E>}; });
+    []<class E>(std::type_identity<E>) { return std::tuple{&hook_payload_for<E>, &run_hook<E>, &answer_of<E>}; });
 }  // namespace
 
 }  // namespace detail
+
+boost::json::object hook_payload(const HookEvent& event, std::string_view requested_name) {
+  return std::visit([&](const auto& alternative) { return detail::hook_payload_of(alternative, requested_name); }, event);
+}
 
 ProcessResult run_external_hook(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name,
                                 std::stop_token stop) {
@@ -141,15 +137,7 @@ ProcessResult run_external_hook(const ExternalHook& hook, const HookEvent& event
 
 HookOutcome hook_outcome(const ExternalHook& hook, const HookEvent& event, const ProcessResult& run) {
   return std::visit(
-      [&]<class E>(const E&) -> HookOutcome {
-        if constexpr (EventWithResult<E>) {
-          if (auto result = detail::answer_of<E>(hook, run)) return std::move(*result);
-        } else {
-          detail::answer_of<E>(hook, run);
-        }
-        return std::monostate{};
-      },
-      event);
+      [&]<class E>(const E&) { return detail::outcome_of<E>([&] { return detail::answer_of<E>(hook, run); }); }, event);
 }
 
 HookOutcome call_external_hook(const ExternalHook& hook, const HookEvent& event, std::string_view requested_name) {

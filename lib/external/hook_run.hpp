@@ -8,17 +8,19 @@
 #include <hookbus/events.hpp>
 #include <hookbus/external.hpp>
 
-#include <optional>
+#include "catalogue/hook_answer.hpp"
+
 #include <stop_token>
 #include <string_view>
 
 namespace hookbus::detail {
 
-// What a hook answers for E, as a bus handler of E returns it (Handler<E>):
-// E's result, nullopt for no change; nothing for an event without a result.
-template <class E> struct hook_answer { using type = void; };
-template <EventWithResult E> struct hook_answer<E> { using type = std::optional<result_t<E>>; };
-template <class E> using HookAnswer = typename hook_answer<E>::type;
+// The payload of hookbus's protocol (formats/kodelet/) for `hook`: an event
+// without a cwd gets the hook's project, and a workspace's hook finds the
+// workspace's name in context.workspace when the engine's event names none.
+// Instantiated for every event.
+template <class E>
+boost::json::object hook_payload_for(const ExternalHook& hook, const E& event, std::string_view requested_name);
 
 // `HOOK run` once for the event (run_external_hook). Instantiated for every event.
 template <class E>

@@ -8,12 +8,12 @@
 #include <hookbus/names.hpp>
 #include <hookbus/tool_matcher.hpp>
 
-#include "external/background.hpp"
 #include "external/hook_run.hpp"
 #include "external/start_check.hpp"
 #include "external/persistent.hpp"
 #include "formats/claude_code/installer.hpp"
 #include "formats/hook_format.hpp"
+#include "process/background.hpp"
 #include "support/logging.hpp"
 #include "support/utf8.hpp"
 
@@ -234,9 +234,8 @@ class Installer {
                      const std::string& requested_name, bool async, HandlerOptions options) {
     using Connect = Connection (Installer::*)(std::shared_ptr<const HookRun>, const std::string&, const std::string&,
                                               bool, HandlerOptions);
-    static constexpr auto connectors = []<std::size_t... I>(std::index_sequence<I...>) {
-      return std::array<Connect, sizeof...(I)>{&Installer::connect_typed<std::variant_alternative_t<I, HookEvent>>...};
-    }(std::make_index_sequence<event_count>{});
+    static constexpr auto connectors =
+        detail::event_table([]<class E>(std::type_identity<E>) -> Connect { return &Installer::connect_typed<E>; });
     return (this->*connectors[index])(std::move(run), name, requested_name, async, std::move(options));
   }
 

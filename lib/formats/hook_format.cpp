@@ -74,15 +74,15 @@ bool format_matcher_matches(const HookFormat& format, const ClaudeCodeMatcher& m
   });
 }
 
-bool event_applies(const HookFormat& format, std::string_view format_event, const HookEvent& event) {
+bool event_applies(const HookFormat& format, std::string_view format_event, std::size_t index, bool tool_error) {
   const FormatEvent* found = find_format_event(format, format_event);
   if (found == nullptr) return false;
-  if (const auto* result = std::get_if<ToolResultEvent>(&event)) {
-    if (found->tool_results == ToolResults::succeeded) return !result->is_error;
-    if (found->tool_results == ToolResults::failed) return result->is_error;
+  if (index == event_index<ToolResultEvent>) {
+    if (found->tool_results == ToolResults::succeeded) return !tool_error;
+    if (found->tool_results == ToolResults::failed) return tool_error;
   }
   const auto targets = event_targets(format, format_event);
-  return std::find(targets.begin(), targets.end(), event.index()) != targets.end();
+  return std::find(targets.begin(), targets.end(), index) != targets.end();
 }
 
 void check_event(const HookFormat& format, std::string_view name, const ConfigLocation& where) {

@@ -14,7 +14,7 @@
 // A format that declares its hooks as Claude Code does (Codex, Qwen Code,
 // VS Code, ...) is a HookFormat: the data that tells it from Claude Code,
 // and the two functions where it may answer otherwise (its payload, its
-// answer). claude_code/'s reader, run and installer take any HookFormat. What
+// answer), each typed per event. claude_code/'s reader, run and installer take any HookFormat. What
 // setup() asks of a format whose hooks its agent's own files declare is
 // FormatImports, below.
 
@@ -22,13 +22,17 @@
 #include <hookbus/config.hpp>
 #include <hookbus/discovery.hpp>
 #include <hookbus/events.hpp>
-#include <hookbus/external.hpp>
+#include <hookbus/external_hook_error.hpp>
+#include <hookbus/external_install.hpp>
 #include <hookbus/hooks.hpp>
 #include <hookbus/layers.hpp>
 #include <hookbus/process.hpp>
 #include <hookbus/trust.hpp>
 
+#include "catalogue/hook_answer.hpp"
+
 #include <boost/json/object.hpp>
+#include <boost/mp11/algorithm.hpp>
 
 #include <array>
 #include <cstddef>
@@ -39,7 +43,10 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace hookbus::detail {
@@ -55,6 +62,44 @@ struct FormatEvent {
   ToolResults tool_results = ToolResults::any;  // on tool_result, only these
   Duration default_timeout{};                   // a handler's without one; zero: the format's (Codex's SessionEnd: 1 s)
 };
+
+// A format's two functions for an event of type E: the JSON its hook reads
+// on stdin for `event`, asked for as `format_event`; and one finished run
+// read as E's result (nullopt: no change; nothing for an event without a
+// result), throwing ExternalHookError for a failure, naming the command.
+// The installer takes E's when it registers a command's handler of E, so a
+// run never looks for E again.
+template <class E>
+struct FormatRun {
+  boost::json::object (*payload)(const E& event, std::string_view format_event, const ClaudeCodeToolNames& tool_names,
+                                 std::string_view transcript_path, const std::filesystem::path& project_dir);
+  HookAnswer<E> (*answer)(const ClaudeCodeCommand& command, const E& event, const ProcessResult& run,
+                          const ClaudeCodeToolNames& tool_names);
+};
+// A FormatRun for every event.
+using FormatRuns = boost::mp11::mp_rename<boost::mp11::mp_transform<FormatRun, HookEvent>, std::tuple>;
+
+// The FormatRuns of payload_of(std::type_identity<E>{}) and answer_of(...),
+// each giving the address of a function (template) typed for E.
+template <class Payloads, class Answers>
+FormatRuns format_runs(Payloads payload_of, Answers answer_of) {
+  return [&]<class... E>(std::type_identity<std::variant<E...>>) {
+    return FormatRuns{FormatRun<E>{payload_of(std::type_identity<E>{}), answer_of(std::type_identity<E>{})}...};
+  }(std::type_identity<HookEvent>{});
+}
+
+// Claude Code's payload and answer for E (claude_code/payload.cpp,
+// answer.cpp), which another format's may call and add to. Instantiated
+// for every event.
+template <class E>
+boost::json::object claude_code_payload_of(const E& event, std::string_view format_event,
+                                           const ClaudeCodeToolNames& tool_names, std::string_view transcript_path,
+                                           const std::filesystem::path& project_dir);
+template <class E>
+HookAnswer<E> claude_code_answer(const ClaudeCodeCommand& command, const E& event, const ProcessResult& run,
+                                 const ClaudeCodeToolNames& tool_names);
+// Claude Code's runs: its payload and answer for every event.
+const FormatRuns& claude_code_runs();
 
 // A Claude-Code-like hook format: settings files with a `hooks` block of
 // matcher groups of command handlers (ClaudeCodeCommand), run with a JSON
@@ -83,14 +128,9 @@ struct HookFormat {
   // The variables a command finds: the project directory, a plugin's directory.
   std::string_view project_dir_variable;
   std::string_view plugin_root_variable;
-  // The JSON its hook reads on stdin for `event`, asked for as `format_event`.
-  boost::json::object (*payload)(const HookEvent& event, std::string_view format_event,
-                                 const ClaudeCodeToolNames& tool_names, std::string_view transcript_path,
-                                 const std::filesystem::path& project_dir);
-  // One finished run read as the event's result (monostate: no change);
-  // throws ExternalHookError for a failure, naming the command.
-  HookOutcome (*outcome)(const ClaudeCodeCommand& command, const HookEvent& event, const ProcessResult& run,
-                         const ClaudeCodeToolNames& tool_names);
+  // Its payload and answer, per event (FormatRun): Claude Code's
+  // (claude_code_runs()), or its own where it differs.
+  const FormatRuns* runs;
   // A second file of a scope whose hooks are read too (Codex's config.toml
   // beside its hooks.json; empty: none in that scope), or null.
   std::filesystem::path (*second_settings_file)(const Locations& locations, Layer scope) = nullptr;
@@ -140,9 +180,15 @@ Duration event_default_timeout(const HookFormat& format, std::string_view event)
 // Whether `matcher` matches `value` (a tool name, a source, ...), or one of
 // the names the format gives the same tool (HookFormat::tool_aliases).
 bool format_matcher_matches(const HookFormat& format, const ClaudeCodeMatcher& matcher, std::string_view value);
-// Whether this emit is `format_event` for a hook registered on one of its
-// targets (a tool_result is PostToolUse without an error, PostToolUseFailure with one).
-bool event_applies(const HookFormat& format, std::string_view format_event, const HookEvent& event);
+// Whether an emit of the event at `index` is `format_event` for a hook
+// registered on one of its targets (a tool_result is PostToolUse without an
+// error, PostToolUseFailure with one: `tool_error`, its is_error).
+bool event_applies(const HookFormat& format, std::string_view format_event, std::size_t index, bool tool_error);
+template <class E>
+bool event_applies(const HookFormat& format, std::string_view format_event, const E& event) {
+  if constexpr (std::is_same_v<E, ToolResultEvent>) return event_applies(format, format_event, event_index<E>, event.is_error);
+  else return event_applies(format, format_event, event_index<E>, false);
+}
 // Throws ConfigError at `where` for a name that is not one of the format's
 // events hookbus runs hooks on, listing them, with the format's name of a
 // hookbus event name ("tool_call" is PreToolUse) or of another case.

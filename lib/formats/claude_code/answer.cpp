@@ -1,11 +1,12 @@
 // Claude Code's answer: what a hook's exit code, stdout and stderr mean for
 // each event (include/hookbus/claude_code.hpp, docs/claude-code.md).
 #include <hookbus/claude_code.hpp>
-#include <hookbus/external.hpp>
 #include <hookbus/json.hpp>
 #include <hookbus/log.hpp>
 
-#include "external/run_end.hpp"
+#include "catalogue/instantiations.hpp"
+#include "formats/hook_format.hpp"
+#include "process/run_end.hpp"
 #include "support/logging.hpp"
 #include "support/text.hpp"
 #include "support/utf8.hpp"
@@ -179,7 +180,7 @@ struct Outcome {
     return read_common(Fields(hook, run, *answer.object, ""), hook.event);
   }
 
-  HookOutcome operator()(const ToolCallEvent&) const {
+  std::optional<ToolCallResult> operator()(const ToolCallEvent&) const {
     ToolCallResult result;
     if (exit_two) {
       result.decision = Decision::deny;
@@ -187,7 +188,7 @@ struct Outcome {
       return result;
     }
     const auto c = common();
-    if (!c) return std::monostate{};
+    if (!c) return std::nullopt;
     result.stop = c->stop;
     result.system_messages = c->system_messages;
     if (c->decision == Legacy::block) result.decision = Decision::deny;
@@ -209,7 +210,7 @@ struct Outcome {
     return result;
   }
 
-  HookOutcome operator()(const PermissionRequestEvent&) const {
+  std::optional<PermissionRequestResult> operator()(const PermissionRequestEvent&) const {
     PermissionRequestResult result;
     if (exit_two) {
       result.decision = Decision::deny;
@@ -217,7 +218,7 @@ struct Outcome {
       return result;
     }
     const auto c = common();
-    if (!c) return std::monostate{};
+    if (!c) return std::nullopt;
     result.stop = c->stop;
     result.system_messages = c->system_messages;
     if (c->specific) {
@@ -233,39 +234,33 @@ struct Outcome {
     return result;
   }
 
-  // PostToolUse and PostToolUseFailure: what the hook says goes to the model with the result.
-  HookOutcome operator()(const ToolResultEvent&) const {
-    ToolResultResult result;
+  // PostToolUse and PostToolUseFailure (a tool_result, and a tool that could
+  // not run): what the hook says goes to the model with the result. A legacy
+  // block's "reason" comes first, then additionalContext: Claude Code's
+  // PostToolUse documents the reason as what Claude is told, and the context
+  // as more for it to consider.
+  template <class Result>
+  std::optional<Result> after_tool(Result result) const {
     if (exit_two) {
       add(result.additional_context, exit_two_message(hook, run));
       return result;
     }
     const auto c = common();
-    if (!c) return std::monostate{};
+    if (!c) return std::nullopt;
     result.stop = c->stop;
     result.system_messages = c->system_messages;
     if (c->decision == Legacy::block) add(result.additional_context, c->reason);
     for (const auto& context : context_of(*c)) add(result.additional_context, context);
-    if (c->specific) result.content = updated_tool_output(*c->specific);
+    if constexpr (requires { result.content; })
+      if (c->specific) result.content = updated_tool_output(*c->specific);
     return result;
   }
-
-  HookOutcome operator()(const ToolExecutionFailureEvent&) const {
-    ToolExecutionFailureResult result;
-    if (exit_two) {
-      add(result.additional_context, exit_two_message(hook, run));
-      return result;
-    }
-    const auto c = common();
-    if (!c) return std::monostate{};
-    result.stop = c->stop;
-    result.system_messages = c->system_messages;
-    result.additional_context = context_of(*c);
-    if (c->decision == Legacy::block) add(result.additional_context, c->reason);
-    return result;
+  std::optional<ToolResultResult> operator()(const ToolResultEvent&) const { return after_tool(ToolResultResult{}); }
+  std::optional<ToolExecutionFailureResult> operator()(const ToolExecutionFailureEvent&) const {
+    return after_tool(ToolExecutionFailureResult{});
   }
 
-  HookOutcome operator()(const InputEvent&) const {
+  std::optional<InputResult> operator()(const InputEvent&) const {
     InputResult result;
     if (exit_two) {
       result.action = InputAction::reject;
@@ -273,7 +268,7 @@ struct Outcome {
       return result;
     }
     if (!answer.object) {  // plain text on stdout is context for the model
-      if (answer.text.empty()) return std::monostate{};
+      if (answer.text.empty()) return std::nullopt;
       result.additional_context.push_back(answer.text);
       return result;
     }
@@ -289,13 +284,13 @@ struct Outcome {
   }
 
   template <class Result>
-  HookOutcome keep_going(Result result) const {
+  std::optional<Result> keep_going(Result result) const {
     if (exit_two) {
       result.follow_up_messages.push_back(exit_two_message(hook, run));
       return result;
     }
     const auto c = common();
-    if (!c) return std::monostate{};
+    if (!c) return std::nullopt;
     result.stop = c->stop;
     result.system_messages = c->system_messages;
     if (c->decision == Legacy::block) {
@@ -304,17 +299,17 @@ struct Outcome {
     }
     return result;
   }
-  HookOutcome operator()(const AgentEndEvent&) const { return keep_going(AgentEndResult{}); }
-  HookOutcome operator()(const SubagentEndEvent&) const { return keep_going(SubagentEndResult{}); }
+  std::optional<AgentEndResult> operator()(const AgentEndEvent&) const { return keep_going(AgentEndResult{}); }
+  std::optional<SubagentEndResult> operator()(const SubagentEndEvent&) const { return keep_going(SubagentEndResult{}); }
 
-  HookOutcome operator()(const SessionStartEvent&) const {
+  std::optional<SessionStartResult> operator()(const SessionStartEvent&) const {
     SessionStartResult result;
     if (exit_two) {
       result.system_messages.push_back(exit_two_message(hook, run));
       return result;
     }
     if (!answer.object) {
-      if (answer.text.empty()) return std::monostate{};
+      if (answer.text.empty()) return std::nullopt;
       result.additional_context.push_back(answer.text);
       return result;
     }
@@ -325,14 +320,14 @@ struct Outcome {
     return result;
   }
 
-  HookOutcome operator()(const SessionBeforeCompactEvent&) const {
+  std::optional<SessionBeforeCompactResult> operator()(const SessionBeforeCompactEvent&) const {
     SessionBeforeCompactResult result;
     if (exit_two) {
       result.system_messages.push_back(exit_two_message(hook, run));
       return result;
     }
     const auto c = common();
-    if (!c) return std::monostate{};
+    if (!c) return std::nullopt;
     result.stop = c->stop;
     result.system_messages = c->system_messages;
     return result;
@@ -344,36 +339,55 @@ struct Outcome {
   // logged, and so is a stop (`"continue": false`), which no engine can see
   // on these events.
   template <class E>
-  HookOutcome operator()(const E&) const {
+  detail::HookAnswer<E> operator()(const E&) const {
     const auto warn = [&](std::string_view what) {
       detail::log(spdlog::level::warn, "Claude Code hook {} ({}) on {}: {}", hook.label, hook.source, hook.event, what);
     };
     if (exit_two) {
       warn(exit_two_message(hook, run));
-      return std::monostate{};
+      return detail::HookAnswer<E>();
     }
     const auto c = common();
-    if (!c) return std::monostate{};
+    if (!c) return detail::HookAnswer<E>();
     for (const auto& message : c->system_messages) warn(message);
     if (c->stop)
       warn(fmt::format("asks to stop the agent (\"continue\": false{}), but {} has no result to carry a stop: the agent "
                        "goes on",
                        c->stop->reason.empty() ? "" : ", stopReason \"" + c->stop->reason + "\"", hook.event));
-    return std::monostate{};
+    return detail::HookAnswer<E>();
   }
 };
 
 }  // namespace
 
+namespace detail {
+
+template <class E>
+HookAnswer<E> claude_code_answer(const ClaudeCodeCommand& hook, const E& event, const ProcessResult& run,
+                                 const ClaudeCodeToolNames& tool_names) {
+  const bool exit_two = triage_run(who(hook), run, hook.timeout) == RunEnd::exit_code_2;
+  Outcome outcome{hook, run, tool_names, exit_two, exit_two ? Answer{} : read_answer(run)};
+  if constexpr (!std::is_same_v<E, InputEvent> && !std::is_same_v<E, SessionStartEvent>)
+    if (!exit_two && !outcome.answer.object && !outcome.answer.text.empty())
+      log(spdlog::level::debug, "Claude Code hook {} ({}) printed text, which {} ignores: {}", hook.label, hook.source,
+          hook.event, outcome.answer.text);
+  return outcome(event);
+}
+
+namespace {
+[[gnu::used]] constexpr auto instantiated =
+    addresses_for<HookEvent>([]<class E>(std::type_identity<E>) { return &claude_code_answer<E>; });
+}  // namespace
+
+}  // namespace detail
+
 HookOutcome claude_code_outcome(const ClaudeCodeCommand& hook, const HookEvent& event, const ProcessResult& run,
                                 const ClaudeCodeToolNames& tool_names) {
-  const bool exit_two = detail::triage_run(who(hook), run, hook.timeout) == detail::RunEnd::exit_code_2;
-  Outcome outcome{hook, run, tool_names, exit_two, exit_two ? Answer{} : read_answer(run)};
-  if (!exit_two && !outcome.answer.object && !outcome.answer.text.empty() &&
-      !std::holds_alternative<InputEvent>(event) && !std::holds_alternative<SessionStartEvent>(event))
-    detail::log(spdlog::level::debug, "Claude Code hook {} ({}) printed text, which {} ignores: {}", hook.label, hook.source, hook.event,
-                    outcome.answer.text);
-  return std::visit(outcome, event);
+  return std::visit(
+      [&]<class E>(const E& e) {
+        return detail::outcome_of<E>([&] { return detail::claude_code_answer(hook, e, run, tool_names); });
+      },
+      event);
 }
 
 }  // namespace hookbus

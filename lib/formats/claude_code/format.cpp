@@ -58,10 +58,16 @@ const detail::HookFormat& detail::claude_code_format() {
                                  .default_timeout = claude_code_default_timeout,
                                  .project_dir_variable = "CLAUDE_PROJECT_DIR",
                                  .plugin_root_variable = "CLAUDE_PLUGIN_ROOT",
-                                 .payload = &claude_code_payload,
-                                 .outcome = &claude_code_outcome,
+                                 .runs = &claude_code_runs(),
                                  .env_file_variable = "CLAUDE_ENV_FILE"};
   return format;
+}
+
+const detail::FormatRuns& detail::claude_code_runs() {
+  static const FormatRuns runs =
+      format_runs([]<class E>(std::type_identity<E>) { return &claude_code_payload_of<E>; },
+                  []<class E>(std::type_identity<E>) { return &claude_code_answer<E>; });
+  return runs;
 }
 
 // ------------------------------------------------------------ tool names
@@ -113,7 +119,8 @@ bool claude_code_event_has_matcher(std::string_view claude_event) {
 }
 
 bool claude_code_event_applies(std::string_view claude_event, const HookEvent& event) {
-  return detail::event_applies(detail::claude_code_format(), claude_event, event);
+  return std::visit([&](const auto& e) { return detail::event_applies(detail::claude_code_format(), claude_event, e); },
+                    event);
 }
 
 }  // namespace hookbus

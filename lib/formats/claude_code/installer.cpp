@@ -4,14 +4,13 @@
 #include "formats/claude_code/installer.hpp"
 
 #include <hookbus/claude_code.hpp>
-#include <hookbus/external.hpp>
 #include <hookbus/log.hpp>
 #include <hookbus/names.hpp>
 
 #include "bus/recording/handler_report.hpp"
 #include "bus/reducers.hpp"
-#include "external/background.hpp"
 #include "formats/claude_code/run.hpp"
+#include "process/background.hpp"
 #include "support/logging.hpp"
 
 #include <fmt/format.h>
@@ -30,29 +29,21 @@ using detail::CommandInvocation;
 using detail::FinishedRun;
 using detail::InstalledCommand;
 
-// Whether the bus ends the emit's chain of handlers on this outcome: a refusal (deny, cancel, reject, handled).
-bool ends_the_chain(const HookOutcome& outcome) {
-  return std::visit(
-      []<class R>(const R& result) {
-        if constexpr (std::is_same_v<R, std::monostate>) return false;
-        else return result_rules<R>::refusal(result).has_value();
-      },
-      outcome);
+// Whether the bus ends the emit's chain of handlers on this answer: a refusal (deny, cancel, reject, handled).
+template <class R>
+bool ends_the_chain(const std::optional<R>& answer) {
+  return answer && result_rules<R>::refusal(*answer).has_value();
 }
 
 // The variables a run exported (its CLAUDE_ENV_FILE), in the event's result.
-void add_environment(HookOutcome& outcome, const HookEvent& event, std::vector<EnvironmentVariable>&& variables) {
-  if (variables.empty()) return;
-  std::visit(
-      [&]<class E>(const E&) {
-        if constexpr (sets_environment<E>) {
-          if (std::holds_alternative<std::monostate>(outcome)) outcome = result_t<E>{};
-          auto& environment = std::get<result_t<E>>(outcome).environment;
-          environment.insert(environment.end(), std::make_move_iterator(variables.begin()),
-                             std::make_move_iterator(variables.end()));
-        }
-      },
-      event);
+template <class E>
+void add_environment(std::optional<result_t<E>>& result, std::vector<EnvironmentVariable>&& variables) {
+  if constexpr (sets_environment<E>) {
+    if (variables.empty()) return;
+    if (!result) result.emplace();
+    result->environment.insert(result->environment.end(), std::make_move_iterator(variables.begin()),
+                               std::make_move_iterator(variables.end()));
+  }
 }
 
 // Every installed command of one Claude Code event, across the install calls
@@ -82,7 +73,8 @@ class EventHooks {
     return members_.size() - 1;
   }
 
-  HookOutcome call(std::size_t index, const HookEvent& event) {
+  template <class E>
+  detail::HookAnswer<E> call(std::size_t index, const E& event) {
     const std::shared_ptr<Emit> emit = enter(index);
     const std::shared_ptr<InstalledCommand> hook = member(index).hook;
     Slot slot{Slot::State::skipped, {}};
@@ -98,7 +90,7 @@ class EventHooks {
     }
     if (slot.state != Slot::State::finished) {  // not matching, a duplicate, or `once` done
       leave(*emit, false);
-      return std::monostate{};
+      return detail::HookAnswer<E>();
     }
     // Its trace entry shows its own process's run, whichever member's call ran the group.
     if (detail::HandlerReport* report = detail::handler_report()) report->ran = slot.ran.times;
@@ -106,17 +98,24 @@ class EventHooks {
       leave(*emit, false);
       std::rethrow_exception(*error);
     }
-    HookOutcome outcome;
-    try {
-      outcome = hook->format->outcome(hook->command, event, std::get<ProcessResult>(slot.ran.outcome),
-                                    hook->options->tool_names);
-      add_environment(outcome, event, std::move(slot.ran.environment));
-    } catch (...) {
+    const auto answer = [&] {
+      try {
+        return std::get<detail::FormatRun<E>>(*hook->format->runs)
+            .answer(hook->command, event, std::get<ProcessResult>(slot.ran.outcome), hook->options->tool_names);
+      } catch (...) {
+        leave(*emit, false);
+        throw;
+      }
+    };
+    if constexpr (EventWithResult<E>) {
+      auto result = answer();
+      add_environment<E>(result, std::move(slot.ran.environment));
+      leave(*emit, ends_the_chain(result));
+      return result;
+    } else {
+      answer();
       leave(*emit, false);
-      throw;
     }
-    leave(*emit, ends_the_chain(outcome));
-    return outcome;
   }
 
  private:
@@ -177,7 +176,8 @@ class EventHooks {
     if (stack.empty()) emits_.erase(found);
   }
 
-  void run_group(std::size_t group, const HookEvent& event, Emit& emit) {
+  template <class E>
+  void run_group(std::size_t group, const E& event, Emit& emit) {
     std::vector<std::size_t> candidates;
     {
       const std::lock_guard lock(mutex_);
@@ -193,7 +193,7 @@ class EventHooks {
       if (!detail::matches(*hook, event)) continue;
       CommandInvocation invocation = detail::invocation_of(*hook, event);
       const bool a_duplicate = hook->format->runs_identical_commands_once && !emit.started.insert(invocation).second;
-      if (a_duplicate || !detail::first_run_in_session(*hook, event)) {
+      if (a_duplicate || !detail::first_run_in_session(*hook, event.context)) {
         emit.slots[i].state = Slot::State::skipped;
         continue;
       }
@@ -205,8 +205,9 @@ class EventHooks {
     for (std::size_t k = 0; k < indexes.size(); ++k) emit.slots[indexes[k]] = {Slot::State::finished, std::move(outcomes[k])};
   }
 
-  HookOutcome run_in_background(const std::shared_ptr<InstalledCommand>& hook, const HookEvent& event) {
-    if (!detail::first_run_in_session(*hook, event)) return std::monostate{};
+  template <class E>
+  detail::HookAnswer<E> run_in_background(const std::shared_ptr<InstalledCommand>& hook, const E& event) {
+    if (!detail::first_run_in_session(*hook, event.context)) return detail::HookAnswer<E>();
     const ClaudeCodeCommand& c = hook->command;
     background_->submit(fmt::format("{} hook {} ({}) on {}", hook->format->agent, c.label, c.source, c.event),
                         [hook, event](std::stop_token stop) {
@@ -226,7 +227,7 @@ class EventHooks {
                                         c.label, error.what());
                           }
                         });
-    return std::monostate{};
+    return detail::HookAnswer<E>();
   }
 
   std::shared_ptr<detail::BackgroundPool> background_;
@@ -234,6 +235,22 @@ class EventHooks {
   std::vector<Member> members_;
   std::map<std::thread::id, Stack> emits_;  // only threads in an emit have an entry
 };
+
+// The bus handler of a command for the event at `target`, typed for it: E
+// is found once, here, so its runs get the `const E&` and answer E's result.
+template <class E>
+Connection connect_typed(Hooks& hooks, const std::shared_ptr<EventHooks>& event_hooks, std::size_t index,
+                         const HandlerOptions& options) {
+  return hooks.on<E>([event_hooks, index](const E& event) { return event_hooks->call(index, event); }, options);
+}
+
+Connection connect(Hooks& hooks, std::size_t target, const std::shared_ptr<EventHooks>& event_hooks,
+                   std::size_t index, const HandlerOptions& options) {
+  using Connect = Connection (*)(Hooks&, const std::shared_ptr<EventHooks>&, std::size_t, const HandlerOptions&);
+  static constexpr auto connectors =
+      detail::event_table([]<class E>(std::type_identity<E>) -> Connect { return &connect_typed<E>; });
+  return connectors[target](hooks, event_hooks, index, options);
+}
 
 // A command's "if", parsed; the settings reader checked those it read, this
 // also those an engine made in code.
@@ -284,9 +301,7 @@ ConnectionGroup ClaudeCodeInstaller::install(const std::vector<ClaudeCodeCommand
                                          .layer = command.layer,
                                          .protocol = std::string(hook_protocol_name(format.protocol))};
     for (const std::size_t target : event_targets(format, command.event))
-      installed.add(hooks_.on(
-          event_name(target),
-          [event_hooks, index](const HookEvent& event) { return event_hooks->call(index, event); }, handler_options));
+      installed.add(connect(hooks_, target, event_hooks, index, handler_options));
   }
   return installed;
 }

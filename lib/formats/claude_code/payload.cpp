@@ -4,10 +4,13 @@
 #include <hookbus/claude_code.hpp>
 #include <hookbus/json.hpp>
 
+#include "catalogue/instantiations.hpp"
 #include "catalogue/json_text.hpp"
+#include "formats/hook_format.hpp"
 
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -171,17 +174,20 @@ struct EventFields {
 
 }  // namespace
 
-boost::json::object claude_code_payload(const HookEvent& event, std::string_view claude_event,
-                                        const ClaudeCodeToolNames& tool_names, std::string_view transcript_path,
-                                        const std::filesystem::path& project_dir) {
-  const EventContext& context = std::visit([](const auto& e) -> const EventContext& { return e.context; }, event);
+namespace detail {
+
+template <class E>
+boost::json::object claude_code_payload_of(const E& event, std::string_view format_event,
+                                           const ClaudeCodeToolNames& tool_names, std::string_view transcript_path,
+                                           const std::filesystem::path& project_dir) {
+  const EventContext& context = event.context;
   json::object payload;
   payload["session_id"] = context.session_id;
   payload["transcript_path"] = transcript_path;
   payload["cwd"] = context.cwd.empty() ? project_dir.string() : context.cwd;
   payload["permission_mode"] = context.permission_mode.empty() ? "default" : context.permission_mode;
-  payload["hook_event_name"] = claude_event;
-  std::visit(EventFields{tool_names, payload}, event);
+  payload["hook_event_name"] = format_event;
+  EventFields{tool_names, payload}(event);
   // A hook fired inside a subagent learns which, as Claude Code tells it
   // (subagent_start and subagent_end name theirs in their own fields).
   if (!context.agent_id.empty() && !payload.contains("agent_id")) {
@@ -189,8 +195,23 @@ boost::json::object claude_code_payload(const HookEvent& event, std::string_view
     payload["agent_type"] = context.agent_type;
   }
   // One transcript per session: a subagent's messages are in the session's.
-  if (std::holds_alternative<SubagentEndEvent>(event)) payload["agent_transcript_path"] = transcript_path;
+  if constexpr (std::is_same_v<E, SubagentEndEvent>) payload["agent_transcript_path"] = transcript_path;
   return payload;
+}
+
+namespace {
+[[gnu::used]] constexpr auto instantiated =
+    addresses_for<HookEvent>([]<class E>(std::type_identity<E>) { return &claude_code_payload_of<E>; });
+}  // namespace
+
+}  // namespace detail
+
+boost::json::object claude_code_payload(const HookEvent& event, std::string_view claude_event,
+                                        const ClaudeCodeToolNames& tool_names, std::string_view transcript_path,
+                                        const std::filesystem::path& project_dir) {
+  return std::visit(
+      [&](const auto& e) { return detail::claude_code_payload_of(e, claude_event, tool_names, transcript_path, project_dir); },
+      event);
 }
 
 }  // namespace hookbus

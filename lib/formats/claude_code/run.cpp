@@ -1,9 +1,10 @@
 // One Claude Code command's run (formats/claude_code/run.hpp).
 #include "formats/claude_code/run.hpp"
 
-#include <hookbus/external.hpp>
+#include <hookbus/external_hook_error.hpp>
 #include <hookbus/json.hpp>
 
+#include "catalogue/instantiations.hpp"
 #include "support/file_safety.hpp"
 #include "support/files.hpp"
 #include "process/run_log.hpp"
@@ -30,26 +31,22 @@ namespace fs = std::filesystem;
 // What a matcher is matched against: the tool name, or the event's source,
 // reason, trigger, notification type or agent type ("" for events without a
 // matcher), as the format's payload names them.
-std::string matcher_value(const HookFormat& format, const HookEvent& event, const ClaudeCodeToolNames& names) {
-  return std::visit(
-      [&]<class E>(const E& e) -> std::string {
-        if constexpr (requires { e.tool_name; }) return names.to_claude(e.tool_name);
-        else if constexpr (std::is_same_v<E, SessionStartEvent>)
-          return std::string(format.payload(event, "SessionStart", names, "", "").at("source").as_string());
-        else if constexpr (std::is_same_v<E, SessionShutdownEvent>)
-          return std::string(format.payload(event, "SessionEnd", names, "", "").at("reason").as_string());
-        else if constexpr (std::is_same_v<E, SessionBeforeCompactEvent>)
-          return e.trigger == CompactTrigger::manual ? "manual" : "auto";
-        else if constexpr (std::is_same_v<E, SessionCompactEvent>)
-          return std::string(format.payload(event, "PostCompact", names, "", "").at("trigger").as_string());
-        else if constexpr (std::is_same_v<E, AgentErrorEvent>)
-          return std::string(format.payload(event, "StopFailure", names, "", "").at("error").as_string());
-        else if constexpr (std::is_same_v<E, ModelSelectEvent>) return e.model;
-        else if constexpr (std::is_same_v<E, NotificationEvent>) return e.kind;
-        else if constexpr (std::is_same_v<E, SubagentStartEvent> || std::is_same_v<E, SubagentEndEvent>) return e.label;
-        else return "";
-      },
-      event);
+template <class E>
+std::string matcher_value(const HookFormat& format, const E& e, const ClaudeCodeToolNames& names) {
+  const auto payload_field = [&](std::string_view format_event, std::string_view field) {
+    return std::string(std::get<FormatRun<E>>(*format.runs).payload(e, format_event, names, "", "").at(field).as_string());
+  };
+  if constexpr (requires { e.tool_name; }) return names.to_claude(e.tool_name);
+  else if constexpr (std::is_same_v<E, SessionStartEvent>) return payload_field("SessionStart", "source");
+  else if constexpr (std::is_same_v<E, SessionShutdownEvent>) return payload_field("SessionEnd", "reason");
+  else if constexpr (std::is_same_v<E, SessionBeforeCompactEvent>)
+    return e.trigger == CompactTrigger::manual ? "manual" : "auto";
+  else if constexpr (std::is_same_v<E, SessionCompactEvent>) return payload_field("PostCompact", "trigger");
+  else if constexpr (std::is_same_v<E, AgentErrorEvent>) return payload_field("StopFailure", "error");
+  else if constexpr (std::is_same_v<E, ModelSelectEvent>) return e.model;
+  else if constexpr (std::is_same_v<E, NotificationEvent>) return e.kind;
+  else if constexpr (std::is_same_v<E, SubagentStartEvent> || std::is_same_v<E, SubagentEndEvent>) return e.label;
+  else return "";
 }
 
 // A tool event's input: the call's arguments (permission_denied's parameters).
@@ -61,24 +58,20 @@ const boost::json::object& tool_input(const E& e) {
 
 // Whether the tool call of the event is one the command's "if" matches; an
 // event without a tool call (the reader keeps "if" to tool events) never is.
-bool rule_matches(const InstalledCommand& hook, const HookEvent& event) {
-  const ClaudeCodeOptions& options = *hook.options;
-  const fs::path project = options.project_dir.empty() ? fs::current_path() : options.project_dir;
-  return std::visit(
-      [&]<class E>(const E& e) {
-        if constexpr (requires { e.tool_name; e.input; } || requires { e.tool_name; e.parameters; }) {
-          const char* home = std::getenv("HOME");
-          const RuleContext context{
-              .settings_root = hook.command.rule_root.empty() ? project : hook.command.rule_root,
-              .working_directory = e.context.cwd.empty() ? project : fs::path(e.context.cwd),
-              .home = home != nullptr ? fs::path(home) : fs::path()};
-          return detail::matches(*hook.rule, options.tool_names.to_claude(e.tool_name), boost::json::value(tool_input(e)),
-                                 context);
-        } else {
-          return false;
-        }
-      },
-      event);
+template <class E>
+bool rule_matches(const InstalledCommand& hook, const E& e) {
+  if constexpr (requires { e.tool_name; e.input; } || requires { e.tool_name; e.parameters; }) {
+    const ClaudeCodeOptions& options = *hook.options;
+    const fs::path project = options.project_dir.empty() ? fs::current_path() : options.project_dir;
+    const char* home = std::getenv("HOME");
+    const RuleContext context{.settings_root = hook.command.rule_root.empty() ? project : hook.command.rule_root,
+                              .working_directory = e.context.cwd.empty() ? project : fs::path(e.context.cwd),
+                              .home = home != nullptr ? fs::path(home) : fs::path()};
+    return detail::matches(*hook.rule, options.tool_names.to_claude(e.tool_name), boost::json::value(tool_input(e)),
+                           context);
+  } else {
+    return false;
+  }
 }
 
 FinishedRun run_catching(const InstalledCommand& hook, CommandInvocation invocation, const std::stop_token& stop) {
@@ -129,17 +122,18 @@ std::vector<EnvironmentVariable> exported_variables(const InstalledCommand& hook
 
 }  // namespace
 
-bool matches(const InstalledCommand& hook, const HookEvent& event) {
+template <class E>
+bool matches(const InstalledCommand& hook, const E& event) {
   if (!event_applies(*hook.format, hook.command.event, event)) return false;
   if (!format_matcher_matches(*hook.format, hook.matcher, matcher_value(*hook.format, event, hook.options->tool_names)))
     return false;
   return !hook.rule || rule_matches(hook, event);
 }
 
-bool first_run_in_session(InstalledCommand& hook, const HookEvent& event) {
+bool first_run_in_session(InstalledCommand& hook, const EventContext& context) {
   if (!hook.command.once) return true;
   const std::lock_guard lock(hook.once_mutex);
-  return hook.sessions_run.insert(context_of(event).session_id).second;
+  return hook.sessions_run.insert(context.session_id).second;
 }
 
 bool CommandInvocation::operator<(const CommandInvocation& other) const {
@@ -147,7 +141,8 @@ bool CommandInvocation::operator<(const CommandInvocation& other) const {
          std::tie(other.program, other.arguments, other.environment, other.working_directory, other.input);
 }
 
-CommandInvocation invocation_of(const InstalledCommand& hook, const HookEvent& event) {
+template <class E>
+CommandInvocation invocation_of(const InstalledCommand& hook, const E& event) {
   const HookFormat& format = *hook.format;
   const ClaudeCodeCommand& c = hook.command;
   const ClaudeCodeOptions& options = *hook.options;
@@ -161,16 +156,21 @@ CommandInvocation invocation_of(const InstalledCommand& hook, const HookEvent& e
       .transcript = {}};
   if (!c.plugin_root.empty())
     invocation.environment.emplace_back(std::string(format.plugin_root_variable), c.plugin_root.string());
-  std::string transcript = context_of(event).transcript_path;
+  std::string transcript = event.context.transcript_path;
   if (transcript.empty() && !options.transcript_dir.empty()) {
-    invocation.transcript = claude_code_transcript_path(options.transcript_dir, context_of(event).session_id);
+    invocation.transcript = claude_code_transcript_path(options.transcript_dir, event.context.session_id);
     transcript = invocation.transcript.string();
   }
-  invocation.input = write_json(format.payload(event, c.event, options.tool_names, transcript, project));
-  invocation.env_file = !format.env_file_variable.empty() &&
-                        std::visit([]<class E>(const E&) { return sets_environment<E>; }, event);
+  invocation.input =
+      write_json(std::get<FormatRun<E>>(*format.runs).payload(event, c.event, options.tool_names, transcript, project));
+  invocation.env_file = !format.env_file_variable.empty() && sets_environment<E>;
   return invocation;
 }
+
+namespace {
+[[gnu::used]] constexpr auto command_runs_instantiated = addresses_for<HookEvent>(
+    []<class E>(std::type_identity<E>) { return std::tuple{&matches<E>, &invocation_of<E>}; });
+}  // namespace
 
 ProcessResult run_command(const InstalledCommand& hook, CommandInvocation invocation, std::stop_token stop,
                           std::vector<EnvironmentVariable>* exported) {

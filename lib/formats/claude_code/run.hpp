@@ -38,12 +38,14 @@ struct InstalledCommand {
   std::set<std::string> sessions_run;  // for `once`
 };
 
-// Whether the command runs on this emit: its event applies, its matcher
-// matches, and its "if" matches the tool call.
-bool matches(const InstalledCommand& hook, const HookEvent& event);
+// Whether the command runs on this emit of E: its event applies, its
+// matcher matches, and its "if" matches the tool call. Instantiated for
+// every event, as is invocation_of.
+template <class E>
+bool matches(const InstalledCommand& hook, const E& event);
 
 // `once`: true the first time for a session, false afterwards.
-bool first_run_in_session(InstalledCommand& hook, const HookEvent& event);
+bool first_run_in_session(InstalledCommand& hook, const EventContext& context);
 
 // What running a hook for an event is: two hooks with the same invocation
 // are one run (Claude Code runs identical commands once), whatever settings
@@ -62,7 +64,8 @@ struct CommandInvocation {
 
   bool operator<(const CommandInvocation& other) const;
 };
-CommandInvocation invocation_of(const InstalledCommand& hook, const HookEvent& event);
+template <class E>
+CommandInvocation invocation_of(const InstalledCommand& hook, const E& event);
 
 // Runs the invocation once what it runs passed the checks again (the hook
 // files' checks, and a trusted project's fingerprint); throws

@@ -5,7 +5,7 @@
 // (fail-open, as Codex's), the action goes on.
 #include "formats/codex/format.hpp"
 
-#include <hookbus/external.hpp>
+#include <hookbus/external_hook_error.hpp>
 #include <hookbus/json.hpp>
 
 #include "support/text.hpp"
@@ -55,13 +55,14 @@ void check_tool_decision(const ClaudeCodeCommand& hook, json::object& specific) 
 
 }  // namespace
 
-HookOutcome codex_outcome(const ClaudeCodeCommand& hook, const HookEvent& event, const ProcessResult& run,
-                          const ClaudeCodeToolNames& tool_names) {
+template <class E>
+HookAnswer<E> codex_answer(const ClaudeCodeCommand& hook, const E& event, const ProcessResult& run,
+                           const ClaudeCodeToolNames& tool_names) {
   if (run.exit_code == 2 && trim(run.stderr_text).empty())
     fail(hook, "it exited with code 2 and no reason on stderr");
   const std::string_view out = trim(run.stdout_text);
   if (run.exit_code != 0 || out.empty() || (out.front() != '{' && out.front() != '['))
-    return claude_code_outcome(hook, event, run, tool_names);
+    return claude_code_answer(hook, event, run, tool_names);
   json::value value;
   try {
     value = parse_json(out, "stdout");
@@ -84,7 +85,14 @@ HookOutcome codex_outcome(const ClaudeCodeCommand& hook, const HookEvent& event,
   }
   ProcessResult read = run;
   read.stdout_text = write_json(value);
-  return claude_code_outcome(hook, event, read, tool_names);
+  return claude_code_answer(hook, event, read, tool_names);
+}
+
+const FormatRuns& codex_runs() {
+  static const FormatRuns runs =
+      format_runs([]<class E>(std::type_identity<E>) { return &claude_code_payload_of<E>; },
+                  []<class E>(std::type_identity<E>) { return &codex_answer<E>; });
+  return runs;
 }
 
 }  // namespace hookbus::detail

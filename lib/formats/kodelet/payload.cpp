@@ -3,7 +3,6 @@
 // keys). See include/hookbus/external.hpp and docs/external-hooks.md.
 #include "formats/kodelet/protocol.hpp"
 
-#include <hookbus/external.hpp>
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>
 #include <hookbus/types.hpp>
@@ -104,28 +103,11 @@ boost::json::object hook_payload_of(const E& event, std::string_view requested_n
   return payload;
 }
 
-template <class E>
-boost::json::object hook_payload_for(const ExternalHook& hook, const E& event, std::string_view requested_name) {
-  boost::json::object payload = hook_payload_of(event, requested_name);
-  // An event without a cwd of its own (user_bash has one) runs in the project: its cwd says so.
-  constexpr bool own_cwd = requires(const E& e) { e.cwd; };
-  if (!own_cwd && payload.at("cwd").as_string().empty())
-    payload["cwd"] = (hook.project_dir.empty() ? std::filesystem::current_path() : hook.project_dir).string();
-  if (!hook.workspace.empty() && event.context.workspace.empty())
-    payload.at("context").as_object()["workspace"] = hook.workspace;
-  return payload;
-}
-
 namespace {
 [[gnu::used]] constexpr auto payload_builders_instantiated = addresses_for<HookEvent>([]<class E>(std::type_identity<E>) {
-  return std::tuple{&hook_payload_of<E>, &hook_payload_for<E>};
+  return &hook_payload_of<E>;
 });
 }  // namespace
 
 }  // namespace detail
-
-boost::json::object hook_payload(const HookEvent& event, std::string_view requested_name) {
-  return std::visit([&](const auto& alternative) { return detail::hook_payload_of(alternative, requested_name); }, event);
-}
-
 }  // namespace hookbus

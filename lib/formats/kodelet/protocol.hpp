@@ -8,8 +8,8 @@
 // "error" are taken out).
 
 #include <hookbus/events.hpp>
-#include <hookbus/external.hpp>
 
+#include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
 #include <optional>
@@ -20,11 +20,6 @@ namespace hookbus::detail {
 // hook_payload of an event of type E (instantiated for every event).
 template <class E>
 boost::json::object hook_payload_of(const E& event, std::string_view requested_name);
-
-// hook_payload_of for `hook`: a workspace's hook also finds the workspace's
-// name in context.workspace when the engine's event names none.
-template <class E>
-boost::json::object hook_payload_for(const ExternalHook& hook, const E& event, std::string_view requested_name);
 
 // The answer, read leniently as E's result (docs/external-hooks.md, "The
 // result"): null is no change (nullopt); kodelet's `"blocked": true` and the

@@ -1,8 +1,10 @@
 #pragma once
-// Internal: how a finished run of an external hook ended, read the same for
-// every protocol (hookbus's, lib/external/external.cpp; a hook format's, such
-// as lib/formats/claude_code/answer.cpp), before the protocol reads its answer.
+// Internal: how a finished run of a hook ended, read the same for every
+// protocol (hookbus's, lib/external/external.cpp; a hook format's, such as
+// lib/formats/claude_code/answer.cpp), before the protocol reads its answer:
+// below both, beside the debug line a run leaves (run_log.hpp).
 
+#include <hookbus/external_hook_error.hpp>
 #include <hookbus/hooks.hpp>
 #include <hookbus/process.hpp>
 

@@ -8,8 +8,9 @@
 // bus destroyed) the runs still queued are dropped (counted as cancelled),
 // the running ones are stopped through their stop token, and the workers are
 // joined: nothing outlives it. docs/external-hooks.md ("Background hooks").
+// Below external hooks and the hook formats, whose installers both use it.
 
-#include <hookbus/external.hpp>
+#include <hookbus/background.hpp>
 
 #include <atomic>
 #include <condition_variable>

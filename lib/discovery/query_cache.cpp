@@ -1,5 +1,5 @@
 #include "support/logging.hpp"
-#include "external/query_cache.hpp"
+#include "discovery/query_cache.hpp"
 
 #include "support/file_safety.hpp"
 #include "support/files.hpp"

@@ -7,7 +7,7 @@
 
 #include "support/logging.hpp"
 #include "support/file_safety.hpp"
-#include "external/query_cache.hpp"
+#include "discovery/query_cache.hpp"
 #include "support/directory_tree.hpp"
 #include "support/text.hpp"
 

@@ -1,5 +1,5 @@
-// The background pool of async hooks (lib/external/background.hpp).
-#include "external/background.hpp"
+// The background pool of async hooks (lib/process/background.hpp).
+#include "process/background.hpp"
 
 #include "support/logging.hpp"
 
