@@ -1214,6 +1214,28 @@ TEST_F(ClaudeCode, AsyncAnswersBeyondTheLimitAreDroppedCountedAndWarnedAbout) {
   EXPECT_EQ(bus.emit(InputEvent{.context = context(), .text = "next"}).additional_context.size(), 32u);
 }
 
+TEST_F(ClaudeCode, AnAsyncRewakeHooksExitTwoGoesToTheModelAtTheNextEventThatTakesIt) {
+  settings(one("PreToolUse", "Bash", "cat >/dev/null; echo 'the build broke' >&2; exit 2", R"(, "asyncRewake": true)"));
+  Hooks bus;
+  const Installation installed = setup(bus, {.project_dir = project_.path(), .locations = locations(),
+                                             .project_trust = ProjectTrustPolicy::trust_all});
+  EXPECT_EQ(bus.emit(bash("make")).decision, Decision::none);
+  installed.background.wait();
+  EXPECT_THAT(bus.emit(InputEvent{.context = context(), .text = "go on"}).additional_context,
+              ElementsAre("the build broke"));
+}
+
+TEST_F(ClaudeCode, AsyncRewakeRunsInTheBackgroundWithAWarningNamingItsEntry) {
+  write_file(project_settings(), R"({"hooks": {"PostToolUse": [{"hooks": [
+    {"type": "command", "command": "./review.sh", "asyncRewake": true}]}]}})");
+  const ClaudeCodeSettings read = read_claude_code_settings(project_settings(), Layer::project);
+  ASSERT_EQ(read.commands.size(), 1u);
+  EXPECT_TRUE(read.commands[0].async);
+  EXPECT_TRUE(read.commands[0].async_rewake);
+  EXPECT_THAT(read.skipped, ElementsAre(AllOf(HasSubstr("hooks.PostToolUse[0].hooks[0].asyncRewake"),
+                                              HasSubstr("hookbus cannot wake an idle agent"))));
+}
+
 TEST_F(ClaudeCode, AnAsyncRunStillGoingWhenItsBusEndsIsCancelled) {
   settings(one("PreToolUse", "", "echo $$ > " + (dir_ / "pid").string() + "; exec sleep 60", R"(, "async": true)"));
   {

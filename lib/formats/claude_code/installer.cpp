@@ -13,6 +13,8 @@
 #include "external/background.hpp"
 #include "formats/claude_code/run.hpp"
 #include "support/logging.hpp"
+#include "support/text.hpp"
+#include "support/utf8.hpp"
 
 #include <boost/describe/members.hpp>
 #include <boost/mp11/algorithm.hpp>
@@ -137,10 +139,18 @@ class AsyncAnswers {
 // its event's answer would be, the context and messages of it (Claude Code
 // gives both to the model, not to the user). What would have changed the
 // event (a decision, a replacement, a stop, a follow-up) is logged as
-// ignored: the event was over before the run ended.
+// ignored: the event was over before the run ended. An asyncRewake run's
+// exit 2 is its stderr, or its stdout when stderr is empty, as Claude Code
+// wakes the model with it.
 std::vector<std::string> answer_for_the_model(const InstalledCommand& hook, const HookEvent& event,
                                               const ProcessResult& run, std::string_view who) {
   const ClaudeCodeCommand& c = hook.command;
+  if (c.async_rewake && !run.timed_out && run.exit_code == 2) {
+    std::string text = run.stderr_tail(10000);
+    if (text.empty()) text = detail::valid_utf8(detail::trim(run.stdout_text));
+    if (text.empty()) return {};
+    return {std::move(text)};
+  }
   const HookOutcome outcome = hook.format->outcome(c, event, run, hook.options->tool_names);
   std::vector<std::string> texts;
   std::vector<std::string_view> ignored;
