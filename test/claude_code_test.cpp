@@ -1174,7 +1174,7 @@ TEST_F(ClaudeCode, AOnceHookRunsOncePerSession) {
   EXPECT_EQ(testing::read_file(file("count")), "x\nx\n");
 }
 
-TEST_F(ClaudeCode, AnAsyncHookRunsInTheBackgroundAndItsAnswerIsIgnored) {
+TEST_F(ClaudeCode, AnAsyncHookRunsInTheBackgroundAndItsExitTwoRefusesNothing) {
   settings(one("PreToolUse", "", "touch " + file("ran").string() + "; echo denied >&2; exit 2", R"(, "async": true)"));
   Hooks bus;  // its end waits for the background run
   const Installation installed = setup(bus, {.project_dir = project_.path(), .locations = locations(),
@@ -1182,6 +1182,77 @@ TEST_F(ClaudeCode, AnAsyncHookRunsInTheBackgroundAndItsAnswerIsIgnored) {
   EXPECT_EQ(bus.emit(bash("ls")).decision, Decision::none);
   for (auto waited = 0ms; !fs::exists(file("ran")) && waited < kHangBound; waited += 10ms) std::this_thread::sleep_for(10ms);
   EXPECT_TRUE(fs::exists(file("ran")));
+}
+
+// A background test runner in the published style: its verdict reaches the
+// model at the next event whose result carries context, never at its own.
+TEST_F(ClaudeCode, AnAsyncHooksContextAndMessageGoToTheModelAtTheNextEventThatTakesThem) {
+  write_script(script("tests.py"),
+               "#!/usr/bin/python3\nimport json, sys\n"
+               "data = json.load(sys.stdin)\n"
+               "print(json.dumps({'systemMessage': 'tests failed after editing ' + data['tool_input']['file_path'],\n"
+               "    'hookSpecificOutput': {'hookEventName': 'PostToolUse', 'additionalContext': 'see parser_test'}}))\n");
+  settings(one("PostToolUse", "Edit", "python3 $CLAUDE_PROJECT_DIR/.claude/hooks/tests.py", R"(, "async": true)"));
+  Hooks bus;
+  const Installation installed = setup(bus, {.project_dir = project_.path(), .locations = locations(),
+                                             .project_trust = ProjectTrustPolicy::trust_all});
+  const ToolResultEvent edited{.context = context(), .tool_call_id = "t1", .tool_name = "edit",
+                               .input = {{"file_path", "parser.py"}}};
+  EXPECT_THAT(bus.emit(edited).additional_context, IsEmpty());
+  installed.background.wait();
+  EXPECT_THAT(bus.emit(InputEvent{.context = context(), .text = "go on"}).additional_context,
+              ElementsAre("see parser_test", "tests failed after editing parser.py"));
+  EXPECT_THAT(bus.emit(InputEvent{.context = context(), .text = "and?"}).additional_context, IsEmpty());
+}
+
+TEST_F(ClaudeCode, AnAsyncHooksDecisionIsNotAppliedAndIsLoggedAsIgnoredWithWhy) {
+  write_script(script("deny.sh"), "#!/bin/sh\ncat >/dev/null\n"
+                                  "jq -n '{hookSpecificOutput: {hookEventName: \"PreToolUse\", permissionDecision: "
+                                  "\"deny\", permissionDecisionReason: \"not now\"}}'\n");
+  settings(one("PreToolUse", "Bash", "$CLAUDE_PROJECT_DIR/.claude/hooks/deny.sh", R"(, "async": true)"));
+  Hooks bus;
+  const Installation installed = setup(bus, {.project_dir = project_.path(), .locations = locations(),
+                                             .project_trust = ProjectTrustPolicy::trust_all});
+  EXPECT_EQ(bus.emit(bash("ls")).decision, Decision::none);
+  installed.background.wait();
+  EXPECT_THAT(log_.str(), HasSubstr("deny.sh (" + project_settings().string() +
+                                    ": hooks.PreToolUse[0].hooks[0]) on PreToolUse: its answer's decision, reason are "
+                                    "ignored: the hook ran in the background, and the event it answers was over"));
+}
+
+TEST_F(ClaudeCode, AsyncAnswersBeyondTheLimitAreDroppedCountedAndWarnedAbout) {
+  write_script(script("note.sh"), "#!/bin/sh\ncat >/dev/null\necho '{\"systemMessage\": \"noted\"}'\n");
+  settings(one("Stop", "", "$CLAUDE_PROJECT_DIR/.claude/hooks/note.sh", R"(, "async": true)"));
+  Hooks bus;
+  const Installation installed = setup(bus, {.project_dir = project_.path(), .locations = locations(),
+                                             .project_trust = ProjectTrustPolicy::trust_all});
+  for (int i = 0; i < 33; ++i) (void)bus.emit(AgentEndEvent{.context = context()});
+  installed.background.wait();
+  EXPECT_THAT(log_.str(), HasSubstr("is dropped: 32 answers of async hooks already wait for an event that takes them "
+                                    "(1 dropped so far)"));
+  EXPECT_EQ(bus.emit(InputEvent{.context = context(), .text = "next"}).additional_context.size(), 32u);
+}
+
+TEST_F(ClaudeCode, AnAsyncRewakeHooksExitTwoGoesToTheModelAtTheNextEventThatTakesIt) {
+  settings(one("PreToolUse", "Bash", "cat >/dev/null; echo 'the build broke' >&2; exit 2", R"(, "asyncRewake": true)"));
+  Hooks bus;
+  const Installation installed = setup(bus, {.project_dir = project_.path(), .locations = locations(),
+                                             .project_trust = ProjectTrustPolicy::trust_all});
+  EXPECT_EQ(bus.emit(bash("make")).decision, Decision::none);
+  installed.background.wait();
+  EXPECT_THAT(bus.emit(InputEvent{.context = context(), .text = "go on"}).additional_context,
+              ElementsAre("the build broke"));
+}
+
+TEST_F(ClaudeCode, AsyncRewakeRunsInTheBackgroundWithAWarningNamingItsEntry) {
+  write_file(project_settings(), R"({"hooks": {"PostToolUse": [{"hooks": [
+    {"type": "command", "command": "./review.sh", "asyncRewake": true}]}]}})");
+  const ClaudeCodeSettings read = read_claude_code_settings(project_settings(), Layer::project);
+  ASSERT_EQ(read.commands.size(), 1u);
+  EXPECT_TRUE(read.commands[0].async);
+  EXPECT_TRUE(read.commands[0].async_rewake);
+  EXPECT_THAT(read.skipped, ElementsAre(AllOf(HasSubstr("hooks.PostToolUse[0].hooks[0].asyncRewake"),
+                                              HasSubstr("hookbus cannot wake an idle agent"))));
 }
 
 TEST_F(ClaudeCode, AnAsyncRunStillGoingWhenItsBusEndsIsCancelled) {

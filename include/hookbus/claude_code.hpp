@@ -59,7 +59,13 @@ struct ClaudeCodeCommand {
   std::string command{};    // run as `/bin/sh -c COMMAND`; empty when `program` is set
   std::filesystem::path program{};  // a hook file run directly (declared in .hookbus/config.json)
   Duration timeout = claude_code_default_timeout;
-  bool async = false;     // Claude Code's "async": runs in the background; its answer is ignored
+  // Claude Code's "async": runs in the background; the context and messages
+  // of its answer go to the model at the next event that takes them
+  // (docs/claude-code.md), the rest of it is ignored.
+  bool async = false;
+  // Claude Code's "asyncRewake" (with `async`): what its exit 2 prints goes
+  // to the model, at the next event that takes it (hookbus cannot wake an idle agent).
+  bool async_rewake = false;
   FailurePolicy failure = FailurePolicy::fail_open;  // Claude Code's: a failing hook is a non-blocking error
   bool once = false;      // Claude Code's "once": runs at most once per session
   // Claude Code's "if": one permission rule (`Bash(git push *)`,

@@ -1,6 +1,6 @@
 // Installing Claude Code command hooks on the bus: one handler per command,
-// parallel runs per settings file and event, `once`, `async`
-// (include/hookbus/claude_code.hpp); each command's run is run.cpp's.
+// parallel runs per settings file and event, `once`, `async` and what async
+// runs answer (include/hookbus/claude_code.hpp); each command's run is run.cpp's.
 #include "formats/claude_code/installer.hpp"
 
 #include <hookbus/claude_code.hpp>
@@ -12,11 +12,18 @@
 #include "formats/claude_code/run.hpp"
 #include "process/background.hpp"
 #include "support/logging.hpp"
+#include "support/text.hpp"
+#include "support/utf8.hpp"
 
+#include <boost/describe/members.hpp>
+#include <boost/mp11/algorithm.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <set>
@@ -46,6 +53,128 @@ void add_environment(std::optional<result_t<E>>& result, std::vector<Environment
   }
 }
 
+// The events whose results give the model text once the action happened:
+// the next of them emitted takes what async runs answered for the model (not
+// tool_call, whose context a deny or a defer drops).
+constexpr std::array<std::string_view, 4> kEventsTakingAsyncAnswers = {"input", "tool_result", "tool_execution_failure",
+                                                                       "session_start"};
+
+// Whether E's result carries text for the model.
+template <class E>
+constexpr bool takes_context = [] {
+  if constexpr (EventWithResult<E>) return requires(result_t<E>& r) { r.additional_context; };
+  else return false;
+}();
+
+// How many async runs' answers may wait for such an event; a run's answer
+// beyond them is dropped, counted and warned about.
+constexpr std::size_t kPendingAsyncAnswers = 32;
+
+// What the async runs of one installer answered for the model, kept until
+// the next emit of an event that takes them (kEventsTakingAsyncAnswers), by
+// the install call and layer of the command that answered.
+class AsyncAnswers {
+ public:
+  void keep(std::size_t group, Layer layer, std::string_view who, std::vector<std::string> texts) {
+    if (texts.empty()) return;
+    const std::lock_guard lock(mutex_);
+    if (pending_.size() >= kPendingAsyncAnswers) {
+      ++dropped_;
+      detail::log(spdlog::level::warn,
+                  "the answer of {} is dropped: {} answers of async hooks already wait for an event that takes them "
+                  "({} dropped so far)",
+                  who, pending_.size(), dropped_);
+      return;
+    }
+    pending_.push_back({group, layer, std::move(texts)});
+  }
+
+  // The kept texts of this install call's layer, in the order their runs ended, as the event's result.
+  HookOutcome take(std::size_t group, Layer layer, const HookEvent& event) {
+    std::vector<std::string> texts;
+    {
+      const std::lock_guard lock(mutex_);
+      std::erase_if(pending_, [&](Pending& pending) {
+        if (pending.group != group || pending.layer != layer) return false;
+        texts.insert(texts.end(), std::make_move_iterator(pending.texts.begin()),
+                     std::make_move_iterator(pending.texts.end()));
+        return true;
+      });
+    }
+    if (texts.empty()) return std::monostate{};
+    return std::visit(
+        [&]<class E>(const E&) -> HookOutcome {
+          if constexpr (takes_context<E>) {
+            result_t<E> result;
+            result.additional_context = std::move(texts);
+            return result;
+          } else {
+            return std::monostate{};
+          }
+        },
+        event);
+  }
+
+ private:
+  struct Pending {
+    std::size_t group;
+    Layer layer;
+    std::vector<std::string> texts;
+  };
+  std::mutex mutex_;
+  std::deque<Pending> pending_;
+  std::uint64_t dropped_ = 0;
+};
+
+// What an async run answered that the model is to get: its answer read as
+// its event's answer would be, the context and messages of it (Claude Code
+// gives both to the model, not to the user). What would have changed the
+// event (a decision, a replacement, a stop, a follow-up) is logged as
+// ignored: the event was over before the run ended. An asyncRewake run's
+// exit 2 is its stderr, or its stdout when stderr is empty, as Claude Code
+// wakes the model with it.
+template <class E>
+std::vector<std::string> answer_for_the_model(const InstalledCommand& hook, const E& event, const ProcessResult& run,
+                                              std::string_view who) {
+  const ClaudeCodeCommand& c = hook.command;
+  if (c.async_rewake && !run.timed_out && run.exit_code == 2) {
+    std::string text = run.stderr_tail(10000);
+    if (text.empty()) text = detail::valid_utf8(detail::trim(run.stdout_text));
+    if (text.empty()) return {};
+    return {std::move(text)};
+  }
+  const auto answer = [&] {
+    return std::get<detail::FormatRun<E>>(*hook.format->runs).answer(c, event, run, hook.options->tool_names);
+  };
+  std::vector<std::string> texts;
+  std::vector<std::string_view> ignored;
+  if constexpr (EventWithResult<E>) {
+    if (auto rest = answer()) {
+      using R = result_t<E>;
+      if constexpr (requires { rest->additional_context; }) {
+        texts.insert(texts.end(), rest->additional_context.begin(), rest->additional_context.end());
+        rest->additional_context.clear();
+      }
+      if constexpr (requires { rest->system_messages; }) {
+        texts.insert(texts.end(), rest->system_messages.begin(), rest->system_messages.end());
+        rest->system_messages.clear();
+      }
+      const R unchanged{};
+      boost::mp11::mp_for_each<boost::describe::describe_members<R, boost::describe::mod_public>>([&](auto member) {
+        if (!((*rest).*member.pointer == unchanged.*member.pointer)) ignored.push_back(member.name);
+      });
+    }
+  } else {
+    answer();  // read all the same: a failed run throws, and is warned about as failed
+  }
+  if (!ignored.empty())
+    detail::log(spdlog::level::warn,
+                "{} on {}: its answer's {} {} ignored: the hook ran in the background, and the event it answers was "
+                "over before it ended",
+                who, c.event, fmt::join(ignored, ", "), ignored.size() == 1 ? "is" : "are");
+  return texts;
+}
+
 // Every installed command of one Claude Code event, across the install calls
 // of one installer (each call a group, in call order), and the emits each
 // thread is in. On an emit, the bus calls the members' handlers one after the
@@ -65,7 +194,8 @@ void add_environment(std::optional<result_t<E>>& result, std::vector<Environment
 // emit behind, which the bound on the stack's depth drops in time.
 class EventHooks {
  public:
-  explicit EventHooks(std::shared_ptr<detail::BackgroundPool> background) : background_(std::move(background)) {}
+  EventHooks(std::shared_ptr<detail::BackgroundPool> background, std::shared_ptr<AsyncAnswers> answers)
+      : background_(std::move(background)), answers_(std::move(answers)) {}
 
   std::size_t add(std::shared_ptr<InstalledCommand> hook, std::size_t group) {
     const std::lock_guard lock(mutex_);
@@ -81,7 +211,7 @@ class EventHooks {
     if (detail::matches(*hook, event)) {
       if (hook->command.async) {
         leave(*emit, false);
-        return run_in_background(hook, event);
+        return run_in_background(hook, member(index).group, event);
       }
       if (emit->slots[index].state == Slot::State::not_run) run_group(member(index).group, event, *emit);
       slot = std::exchange(emit->slots[index], Slot{Slot::State::taken, {}});
@@ -206,31 +336,30 @@ class EventHooks {
   }
 
   template <class E>
-  detail::HookAnswer<E> run_in_background(const std::shared_ptr<InstalledCommand>& hook, const E& event) {
+  detail::HookAnswer<E> run_in_background(const std::shared_ptr<InstalledCommand>& hook, std::size_t group,
+                                          const E& event) {
     if (!detail::first_run_in_session(*hook, event.context)) return detail::HookAnswer<E>();
     const ClaudeCodeCommand& c = hook->command;
     background_->submit(fmt::format("{} hook {} ({}) on {}", hook->format->agent, c.label, c.source, c.event),
-                        [hook, event](std::stop_token stop) {
+                        [hook, group, event, answers = answers_](std::stop_token stop) {
                           const ClaudeCodeCommand& c = hook->command;
+                          const std::string who =
+                              fmt::format("{} async hook {} ({})", hook->format->agent, c.label, c.source);
                           try {
                             const ProcessResult result =
                                 detail::run_command(*hook, detail::invocation_of(*hook, event), std::move(stop));
                             if (result.cancelled)
-                              detail::log(spdlog::level::debug,
-                                          "{} async hook {} ({}) cancelled: its hooks were uninstalled",
-                                          hook->format->agent, c.label, c.source);
-                            else if (!result.succeeded() && result.exit_code != 2)
-                              detail::log(spdlog::level::warn, "{} async hook {} ({}) failed: {}",
-                                          hook->format->agent, c.label, c.source, result.status());
+                              detail::log(spdlog::level::debug, "{} cancelled: its hooks were uninstalled", who);
+                            else answers->keep(group, c.layer, who, answer_for_the_model(*hook, event, result, who));
                           } catch (const std::exception& error) {
-                            detail::log(spdlog::level::warn, "{} async hook {} failed: {}", hook->format->agent,
-                                        c.label, error.what());
+                            detail::log(spdlog::level::warn, "{} failed: {}", who, error.what());
                           }
                         });
     return detail::HookAnswer<E>();
   }
 
   std::shared_ptr<detail::BackgroundPool> background_;
+  std::shared_ptr<AsyncAnswers> answers_;
   std::mutex mutex_;
   std::vector<Member> members_;
   std::map<std::thread::id, Stack> emits_;  // only threads in an emit have an entry
@@ -270,6 +399,7 @@ namespace detail {
 struct ClaudeCodeInstaller::State {
   const HookFormat* format;
   std::shared_ptr<BackgroundPool> background{};
+  std::shared_ptr<AsyncAnswers> async_answers = std::make_shared<AsyncAnswers>();
   std::map<std::string, std::shared_ptr<EventHooks>, std::less<>> events{};  // by the format's event
   std::size_t calls = 0;
 };
@@ -286,9 +416,22 @@ ConnectionGroup ClaudeCodeInstaller::install(const std::vector<ClaudeCodeCommand
   const auto shared_options = std::make_shared<const ClaudeCodeOptions>(options);
   ConnectionGroup installed;
   const HookFormat& format = *state_->format;
+  // Before the call's commands, so that an async run's answer goes to a later event than its own.
+  std::set<Layer> async_layers;
+  for (const auto& command : commands)
+    if (command.async) async_layers.insert(command.layer);
+  for (const Layer layer : async_layers)
+    for (const std::string_view event : kEventsTakingAsyncAnswers)
+      installed.add(hooks_.on(
+          event,
+          [answers = state_->async_answers, group, layer](const HookEvent& e) { return answers->take(group, layer, e); },
+          HandlerOptions{.label = fmt::format("{} async answers", format.agent),
+                         .kind = HandlerKind::external,
+                         .layer = layer,
+                         .protocol = std::string(hook_protocol_name(format.protocol))}));
   for (const auto& command : commands) {
     auto& event_hooks = state_->events[command.event];
-    if (!event_hooks) event_hooks = std::make_shared<EventHooks>(state_->background);
+    if (!event_hooks) event_hooks = std::make_shared<EventHooks>(state_->background, state_->async_answers);
     const bool has_matcher = event_has_matcher(format, command.event);
     const std::size_t index = event_hooks->add(
         std::make_shared<InstalledCommand>(&format, command, ClaudeCodeMatcher(has_matcher ? command.matcher : ""),

@@ -72,8 +72,8 @@ std::string label_of(const std::string& command) {
 }
 
 // The keys of a command handler that hookbus reads.
-constexpr std::array<std::string_view, 8> kHandlerKeys = {"type",          "command", "timeout", "async", "once",
-                                                          "statusMessage", "if",      "shell"};
+constexpr std::array<std::string_view, 9> kHandlerKeys = {"type", "command",       "timeout", "async", "asyncRewake",
+                                                          "once", "statusMessage", "if",      "shell"};
 
 // The events on which a handler's "if" is evaluated; Claude Code never runs
 // a handler with one on any other.
@@ -214,6 +214,14 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
           if (value == "closed") command.failure = FailurePolicy::fail_closed;
         }
         if (auto async = entry.find("async")) command.async = async->as_bool();
+        if (auto rewake = entry.find("asyncRewake"); rewake && rewake->as_bool()) {
+          command.async = command.async_rewake = true;
+          note(rewake->location(),
+               fmt::format("hookbus cannot wake an idle agent as {} does: the command runs in the background, as with "
+                           "\"async\", and what its exit 2 prints goes to the model at the next event that takes "
+                           "context ({})",
+                           format.agent, format.documentation));
+        }
         if (auto once = entry.find("once")) command.once = once->as_bool();
         if (auto status = entry.find("statusMessage")) (void)status->as_string();  // shown by the agent's UI only
         command.label = label_of(command.command);
