@@ -375,7 +375,7 @@ HookAnswer<E> claude_code_answer(const ClaudeCodeCommand& hook, const E& event, 
 }
 
 namespace {
-[[gnu::used]] constexpr auto instantiated =
+[[gnu::used]] constexpr auto claude_code_answers_instantiated =
     addresses_for<HookEvent>([]<class E>(std::type_identity<E>) { return &claude_code_answer<E>; });
 }  // namespace
 

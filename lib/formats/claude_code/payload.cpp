@@ -200,7 +200,7 @@ boost::json::object claude_code_payload_of(const E& event, std::string_view form
 }
 
 namespace {
-[[gnu::used]] constexpr auto instantiated =
+[[gnu::used]] constexpr auto claude_code_payloads_instantiated =
     addresses_for<HookEvent>([]<class E>(std::type_identity<E>) { return &claude_code_payload_of<E>; });
 }  // namespace
 
