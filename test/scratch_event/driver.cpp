@@ -5,12 +5,15 @@
 // payload, each after a line "== what".
 #include "commands.hpp"
 
-#include <hookbus/external.hpp>
 #include <hookbus/format.hpp>
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>
 
+#include "formats/kodelet/protocol.hpp"
+
 #include <fmt/format.h>
+
+#include <variant>
 
 int main() {
   using namespace hookbus;
@@ -31,5 +34,8 @@ int main() {
   fmt::print("== to_json\n{}\n", write_json(to_json(event)));
   fmt::print("== read back\n{}\n", event_from_json(to_json(event)) == event ? "equal" : "different");
   fmt::print("== format_line\n{}\n", format_line(event));
-  fmt::print("== hook payload\n{}\n", write_json(hook_payload(event, "scratch_event")));
+  // What hook_payload (external.hpp, lib/external/) gives for it: the payload the kodelet format builds.
+  const boost::json::object payload = std::visit(
+      [](const auto& scratch) { return detail::hook_payload_of(scratch, "scratch_event"); }, event);
+  fmt::print("== hook payload\n{}\n", write_json(payload));
 }
