@@ -234,8 +234,11 @@ class Installer {
                      const std::string& requested_name, bool async, HandlerOptions options) {
     using Connect = Connection (Installer::*)(std::shared_ptr<const HookRun>, const std::string&, const std::string&,
                                               bool, HandlerOptions);
-    static constexpr auto connectors =
-        detail::event_table([]<class E>(std::type_identity<E>) -> Connect { return &Installer::connect_typed<E>; });
+    // Named in a pack, not through detail::event_table's generic lambda:
+    // clang then instantiates none of connect_typed and refuses the table.
+    static constexpr auto connectors = []<std::size_t... I>(std::index_sequence<I...>) {
+      return std::array<Connect, sizeof...(I)>{&Installer::connect_typed<std::variant_alternative_t<I, HookEvent>>...};
+    }(std::make_index_sequence<event_count>{});
     return (this->*connectors[index])(std::move(run), name, requested_name, async, std::move(options));
   }
 
