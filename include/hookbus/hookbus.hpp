@@ -41,6 +41,7 @@
 #include <hookbus/tracer.hpp>
 
 // Layers, trust, plugins and the one-call engine setup.
+#include <hookbus/layer.hpp>
 #include <hookbus/layers.hpp>
 #include <hookbus/plugin.hpp>
 #include <hookbus/setup.hpp>

@@ -20,7 +20,7 @@
 #include <hookbus/event_ref.hpp>
 #include <hookbus/events.hpp>
 #include <hookbus/handler_policy.hpp>
-#include <hookbus/layers.hpp>
+#include <hookbus/layer.hpp>
 
 #include <atomic>
 #include <concepts>

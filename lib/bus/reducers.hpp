@@ -21,7 +21,7 @@
 
 #include <hookbus/event_ref.hpp>
 #include <hookbus/events.hpp>
-#include <hookbus/layers.hpp>
+#include <hookbus/layer.hpp>
 #include <hookbus/reflect.hpp>
 
 #include "support/logging.hpp"
