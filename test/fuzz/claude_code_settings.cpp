@@ -4,7 +4,7 @@
 // written again by write_json must read back equal and give the same
 // settings (every command, every skipped key), or fail with the same error.
 #include "oracle.hpp"
-#include "scratch_file.hpp"
+#include "scratch_directory.hpp"
 
 #include <hookbus/claude_code.hpp>
 #include <hookbus/config.hpp>
@@ -20,9 +20,9 @@ using namespace hookbus;
 using Read = std::variant<ClaudeCodeSettings, std::string>;
 
 Read read(std::string_view text) {
-  static const fuzz::ScratchFile file(".claude/settings.json");
+  static const fuzz::ScratchDirectory scratch;
   try {
-    ClaudeCodeSettings settings = read_claude_code_settings(file.write(text), Layer::project);
+    ClaudeCodeSettings settings = read_claude_code_settings(scratch.write(".claude/settings.json", text), Layer::project);
     for (const std::string& skipped : settings.skipped) fuzz::expect_valid_utf8(skipped, "a skipped entry's note");
     for (const ClaudeCodeCommand& command : settings.commands) {
       fuzz::expect_valid_utf8(command.label, "a command's label");

@@ -5,7 +5,7 @@
 // operator==, which compares every member, new ones too), or fail with the
 // same error.
 #include "oracle.hpp"
-#include "scratch_file.hpp"
+#include "scratch_directory.hpp"
 
 #include <hookbus/builtins.hpp>
 #include <hookbus/config.hpp>
@@ -26,9 +26,9 @@ constexpr std::array kLayers = {Layer::managed, Layer::user, Layer::project, Lay
 using Loaded = std::variant<Config, std::string>;
 
 Loaded load(std::string_view text, Layer layer) {
-  static const fuzz::ScratchFile file(".hookbus/config.json");
+  static const fuzz::ScratchDirectory scratch;
   try {
-    Config config = load_config(file.write(text), layer);
+    Config config = load_config(scratch.write(".hookbus/config.json", text), layer);
     // The audit built-in and the tracer would write any file the input names: not here.
     const bool writes_files = config.trace || std::any_of(config.builtins.begin(), config.builtins.end(),
                                                           [](const auto& builtin) { return builtin.name == "audit"; });

@@ -7,52 +7,33 @@
 // opens are absolute, and it comes once; each directory is absolute and comes
 // once; each unresolved construct comes once, it and its reason in valid UTF-8.
 #include "oracle.hpp"
+#include "scratch_directory.hpp"
 
 #include "trust/shell_command.hpp"
 
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <stdexcept>
 #include <string>
 #include <utility>
-
-#include <stdlib.h>
 
 namespace {
 
 namespace fs = std::filesystem;
 
-// The project the commands run in, removed when the fuzzer exits.
-class Project {
+// The project the commands run in: a script, a link to it, a Python package,
+// a makefile, a sourced file, a directory.
+class Project : public hookbus::fuzz::ScratchDirectory {
  public:
   Project() {
-    std::string pattern = (fs::temp_directory_path() / "hookbus-fuzz-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    root_ = fs::canonical(pattern);
     write("hooks/guard.sh", "#!/bin/sh\n. ./hooks/common.sh\nexit 0\n");
     write("hooks/common.sh", "PATTERN=x\n");
     write("tools/pkg/__init__.py", "");
     write("tools/pkg/__main__.py", "print('ok')\n");
     write("Makefile", "check:\n\t./hooks/guard.sh\n");
-    fs::permissions(root_ / "hooks/guard.sh", fs::perms::owner_all);
-    fs::create_symlink("hooks/guard.sh", root_ / "guard-link");
-    fs::create_directories(root_ / "empty");
+    fs::permissions(root() / "hooks/guard.sh", fs::perms::owner_all);
+    fs::create_symlink("hooks/guard.sh", root() / "guard-link");
+    fs::create_directories(root() / "empty");
   }
-  Project(const Project&) = delete;
-  Project& operator=(const Project&) = delete;
-  ~Project() {
-    std::error_code ignored;
-    fs::remove_all(root_, ignored);
-  }
-  const fs::path& root() const { return root_; }
-
- private:
-  void write(const fs::path& relative, std::string_view text) const {
-    fs::create_directories((root_ / relative).parent_path());
-    std::ofstream(root_ / relative, std::ios::binary) << text;
-  }
-  fs::path root_;
 };
 
 }  // namespace
