@@ -186,10 +186,14 @@ TEST_F(AgentFormats, ACodexAnswerThatBeginsAsJsonAndIsNoneIsAFailedRun) {
 }
 
 TEST_F(AgentFormats, CodexsExitTwoWithoutAReasonOnStderrIsAFailedRun) {
-  write_file(in_project(".codex/hooks/quiet.sh"), "#!/bin/sh\ncat >/dev/null\nexit 2\n", 0755);
+  // It leaves a mark, so that "the tool runs" cannot pass for "the hook never ran".
+  write_file(in_project(".codex/hooks/quiet.sh"), "#!/bin/sh\ncat >/dev/null\ntouch \"$1\"\nexit 2\n", 0755);
+  const fs::path ran = root_ / "quiet-ran";
   projects_hooks("codex", ".codex/hooks.json",
-                 R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "sh .codex/hooks/quiet.sh"}]}]}})");
+                 R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "sh .codex/hooks/quiet.sh )" +
+                     ran.string() + R"("}]}]}})");
   EXPECT_EQ(emit_bash("rm -rf /").decision, Decision::none);
+  EXPECT_TRUE(fs::exists(ran));
   EXPECT_THAT(log_.text(), HasSubstr("exited with code 2 and no reason on stderr"));
 }
 

@@ -1539,6 +1539,37 @@ TEST_F(Hookctl, ListShowsAClaudeCodePluginsHooksAndADeclaredClaudeCodeHookFile) 
                               ": hooks.PostToolUse[0].hooks[0]: ${CLAUDE_PLUGIN_ROOT}/fmt.sh  (project layer, trusted, claude_code protocol)")));
 }
 
+// A plugin inside the project that keeps its run-time state as published
+// plugins do (setup_test.cpp's PluginState): a run through hookctl emit leaves
+// the project trusted, and hookctl names the state files as not covered; a
+// plugin that writes a script there revokes the trust.
+TEST_F(Hookctl, APluginsRunTimeStateLeavesTheProjectTrustedAndAScriptItWritesRevokesIt) {
+  const fs::path plugin = project_.path() / ".claude" / "plugins" / "loop";
+  write_script(plugin / "hooks" / "loop.sh",
+               "echo 'iteration: 1' >> \"$CLAUDE_PROJECT_DIR/.claude/ralph-loop.local.md\"\n"
+               "mkdir -p \"$CLAUDE_PLUGIN_ROOT/sessions\"\n"
+               "echo '{\"turn\": 1}' > \"$CLAUDE_PLUGIN_ROOT/sessions/s-1.json\"\n"
+               "if [ -e \"$CLAUDE_PLUGIN_ROOT/write-a-script\" ]; then\n"
+               "  printf '#!/bin/sh\\ntouch pwned\\n' > \"$CLAUDE_PLUGIN_ROOT/sessions/next.md\"\nfi\n");
+  write_file(plugin / "hooks" / "hooks.json", R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", )"
+                                              R"("command": "${CLAUDE_PLUGIN_ROOT}/hooks/loop.sh"}]}]}})");
+  write_file(project_.path() / ".hookbus" / "config.json",
+             R"({"claude_code": {"plugins": [")" + plugin.string() + R"("]}})");
+  trust();
+  const std::string call = R"({"tool_call_id": "c1", "tool_name": "bash", "input": {"command": "ls"}})";
+  ASSERT_EQ(hookctl({"emit", "tool_call", call}).exit_code, 0);
+  ASSERT_TRUE(fs::exists(plugin / "sessions" / "s-1.json"));
+  EXPECT_THAT(hookctl({"list"}).stdout_text, AllOf(HasSubstr("(project layer, trusted, claude_code protocol)"),
+                                                   Not(HasSubstr("changed since trusted"))));
+  EXPECT_THAT(hookctl({"trust", "--dry-run"}).stdout_text,
+              AllOf(Not(HasSubstr("changed since it was last trusted")), HasSubstr("sessions/s-1.json")));
+
+  write_file(plugin / "write-a-script", "");
+  trust();
+  ASSERT_EQ(hookctl({"emit", "tool_call", call}).exit_code, 0);
+  EXPECT_THAT(hookctl({"list"}).stdout_text, HasSubstr("changed since trusted"));
+}
+
 // The hooks of claude_code_test.cpp's "published ones", run through hookctl emit.
 
 TEST_F(Hookctl, APublishedStyleBashAndJqHookBlocksWithExitTwoThroughEmit) {
