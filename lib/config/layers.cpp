@@ -63,6 +63,11 @@ Locations Locations::from_environment(const std::filesystem::path& project_dir) 
   else if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/')
     where.codex = fs::path(home) / ".codex";
   if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/') where.qwen = fs::path(home) / ".qwen";
+  // Gemini CLI's home, which holds its .gemini (its utils/paths: GEMINI_CLI_HOME), else ~.
+  if (const char* gemini = std::getenv("GEMINI_CLI_HOME"); gemini != nullptr && gemini[0] != '\0')
+    where.gemini = fs::absolute(gemini).lexically_normal() / ".gemini";
+  else if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/')
+    where.gemini = fs::path(home) / ".gemini";
   return where;
 }
 
