@@ -56,6 +56,13 @@ bool event_has_matcher(const HookFormat& format, std::string_view event) {
   return found == nullptr || found->has_matcher;
 }
 
+std::string event_matcher(const HookFormat& format, const ClaudeCodeCommand& command) {
+  const FormatEvent* found = find_format_event(format, command.event);
+  if (found == nullptr || command.matcher.empty() || command.matcher == "*") return command.matcher;
+  if (!found->has_matcher) return "";
+  return found->matcher_searches ? "(?:" + command.matcher + ")" : command.matcher;
+}
+
 Duration event_default_timeout(const HookFormat& format, std::string_view event) {
   const FormatEvent* found = find_format_event(format, event);
   return found == nullptr || found->default_timeout == Duration::zero() ? format.default_timeout

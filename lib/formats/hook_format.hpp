@@ -61,6 +61,7 @@ struct FormatEvent {
   bool has_matcher = true;                  // false: the agent ignores a matcher on it (UserPromptSubmit)
   ToolResults tool_results = ToolResults::any;  // on tool_result, only these
   Duration default_timeout{};                   // a handler's without one; zero: the format's (Codex's SessionEnd: 1 s)
+  bool matcher_searches = false;  // a matcher of plain names is a regular expression searched for too (Gemini's tools)
 };
 
 // A format's two functions for an event of type E: the JSON its hook reads
@@ -175,6 +176,11 @@ const HookFormat* find_hook_format(HookProtocol protocol);
 std::vector<std::size_t> event_targets(const HookFormat& format, std::string_view event);
 // False for an event whose matcher the agent ignores: it runs on every occurrence.
 bool event_has_matcher(const HookFormat& format, std::string_view event);
+// The matcher a command of the format is installed with: its own, none on
+// an event whose matcher the agent ignores, and on an event whose matcher
+// the agent searches for (FormatEvent::matcher_searches) one that a
+// ClaudeCodeMatcher reads as an expression, never as a list of exact names.
+std::string event_matcher(const HookFormat& format, const ClaudeCodeCommand& command);
 // The timeout of a handler of `event` that gives none.
 Duration event_default_timeout(const HookFormat& format, std::string_view event);
 // Whether `matcher` matches `value` (a tool name, a source, ...), or one of

@@ -432,9 +432,8 @@ ConnectionGroup ClaudeCodeInstaller::install(const std::vector<ClaudeCodeCommand
   for (const auto& command : commands) {
     auto& event_hooks = state_->events[command.event];
     if (!event_hooks) event_hooks = std::make_shared<EventHooks>(state_->background, state_->async_answers);
-    const bool has_matcher = event_has_matcher(format, command.event);
     const std::size_t index = event_hooks->add(
-        std::make_shared<InstalledCommand>(&format, command, ClaudeCodeMatcher(has_matcher ? command.matcher : ""),
+        std::make_shared<InstalledCommand>(&format, command, ClaudeCodeMatcher(event_matcher(format, command)),
                                            rule_of(command), shared_options),
         group);
     const HandlerOptions handler_options{.label = command.label,
