@@ -100,6 +100,22 @@ TEST_F(Hookctl, ListShowsACodexHooksFormatSourceFileAndPath) {
                                        "trusted, codex protocol)"));
 }
 
+// A Gemini CLI hook is listed with its format, its file and the JSON path of its entry.
+TEST_F(Hookctl, ListShowsAGeminiHooksFormatFileAndPath) {
+  write_script(project_.path() / ".gemini" / "hooks" / "guard.sh", "exit 0\n");
+  write_file(project_.path() / ".gemini" / "settings.json",
+             R"({"hooks": {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [)"
+             R"({"type": "command", "command": "$GEMINI_PROJECT_DIR/.gemini/hooks/guard.sh"}]}]}})");
+  write_file(user_config_.path() / "hookbus" / "config.json", R"({"agent_hooks": {"gemini_cli": {"settings": ["project"]}}})");
+  trust();
+  const ProcessResult r = hookctl({"list"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr("guard.sh: BeforeTool (matcher run_shell_command)\n    " +
+                                       (project_.path() / ".gemini" / "settings.json").string() +
+                                       ": hooks.BeforeTool[0].hooks[0]: $GEMINI_PROJECT_DIR/.gemini/hooks/guard.sh  "
+                                       "(project layer, trusted, gemini_cli protocol)"));
+}
+
 // `hookctl trust` records the files a project's Codex hooks run, as it does Claude Code's.
 TEST_F(Hookctl, TrustRecordsTheFilesAProjectsCodexHooksRun) {
   write_script(project_.path() / ".codex" / "hooks" / "guard.sh", "exit 0\n");

@@ -7,6 +7,7 @@
 #include "config/format_checks.hpp"
 #include "formats/claude_code/imports.hpp"
 #include "formats/codex/format.hpp"
+#include "formats/gemini_cli/format.hpp"
 #include "formats/qwen_code/format.hpp"
 #include "support/text.hpp"
 
@@ -27,7 +28,8 @@ const FormatEvent* find_format_event(const HookFormat& format, std::string_view 
 }  // namespace
 
 std::span<const HookFormat* const> hook_formats() {
-  static const HookFormat* const formats[] = {&codex_format(), &qwen_code_format(), &claude_code_format()};
+  static const HookFormat* const formats[] = {&codex_format(), &qwen_code_format(), &gemini_cli_format(),
+                                                &claude_code_format()};
   return formats;
 }
 
