@@ -206,7 +206,16 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
         command.timeout = event_default_timeout(format, event);
         command.matcher = matcher;
         command.command = entry.required("command", "string").as_nonempty_string();
-        if (auto timeout = entry.find("timeout")) command.timeout = read_timeout(format, *timeout);
+        const FormatEvent& format_event = *find_format_event(format, event);
+        if (auto timeout = entry.find("timeout")) {
+          command.timeout = read_timeout(format, *timeout);
+          if (format_event.max_timeout != Duration::zero() && command.timeout > format_event.max_timeout) {
+            command.timeout = format_event.max_timeout;
+            note(timeout->location(), fmt::format("{} gives a {} handler at most {} {}, and so does hookbus",
+                                                  format.agent, event, format_event.max_timeout / format.timeout_unit,
+                                                  format.timeout_unit_name));
+          }
+        }
         if (auto mode = format.fail_mode_key.empty() ? std::nullopt : entry.find(format.fail_mode_key)) {
           const std::string value = mode->as_string();
           if (value != "open" && value != "closed")
@@ -221,6 +230,12 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
                            "\"async\", and what its exit 2 prints goes to the model at the next event that takes "
                            "context ({})",
                            format.agent, format.documentation));
+        }
+        if (command.async && !format_event.runs_async) {
+          command.async = command.async_rewake = false;
+          note(entry.location(), fmt::format("{} runs its {} handlers in the foreground, \"async\" or not, and so "
+                                             "does hookbus",
+                                             format.agent, event));
         }
         if (auto once = entry.find("once")) command.once = once->as_bool();
         if (auto status = entry.find("statusMessage")) (void)status->as_string();  // shown by the agent's UI only
