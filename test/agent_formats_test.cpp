@@ -207,7 +207,7 @@ TEST_F(AgentFormats, CodexHooksDefaultToSixHundredSecondsAndNoteWhatDoesNothingH
   const fs::path file = write_file(
       root_ / "hooks.json",
       R"({"hooks": {"PreToolUse": [{"hooks": [
-           {"type": "command", "command": "./guard.sh", "commandWindows": "guard.cmd"},
+           {"type": "command", "command": "./guard.sh", "commandWindows": "guard.cmd", "additionalContextLimit": 100},
            {"type": "mcp_tool", "server": "s", "tool": "t"},
            {"type": "prompt", "prompt": "is it safe?"},
            {"type": "agent", "prompt": "review"}]}]}})");
@@ -218,6 +218,8 @@ TEST_F(AgentFormats, CodexHooksDefaultToSixHundredSecondsAndNoteWhatDoesNothingH
   EXPECT_THAT(settings.skipped,
               AllOf(Contains(HasSubstr("hooks.PreToolUse[0].hooks[0].commandWindows: Codex runs it instead of "
                                        "\"command\" on Windows only; ignored here")),
+                    Contains(HasSubstr("hooks.PreToolUse[0].hooks[0].additionalContextLimit: Codex's limit on the "
+                                       "context a hook adds; hookbus passes the context whole")),
                     Contains(HasSubstr("hook type \"mcp_tool\" is not supported")),
                     Contains(HasSubstr("hook type \"prompt\" is not supported")),
                     Contains(HasSubstr("hook type \"agent\" is not supported"))));
@@ -232,6 +234,58 @@ TEST_F(AgentFormats, CodexsSessionEndHooksDefaultToOneSecond) {
   EXPECT_EQ(settings.commands[0].timeout, 1s);
   EXPECT_EQ(settings.commands[1].timeout, 2s);
   EXPECT_EQ(settings.commands[2].timeout, 600s);
+}
+
+// Codex clamps a SessionEnd handler's timeout to 3 s and runs SessionEnd's handlers in the foreground.
+TEST_F(AgentFormats, CodexsSessionEndHooksGetThreeSecondsAtMostAndRunInTheForeground) {
+  const fs::path file = write_file(root_ / "hooks.json", R"({"hooks": {
+      "SessionEnd": [{"hooks": [{"type": "command", "command": "./a.sh", "timeout": 5, "async": true}]}],
+      "SessionStart": [{"hooks": [{"type": "command", "command": "./b.sh", "timeout": 5, "async": true}]}]}})");
+  const ClaudeCodeSettings settings = detail::read_format_settings(detail::codex_format(), file, Layer::user);
+  ASSERT_EQ(settings.commands.size(), 2U);
+  EXPECT_EQ(settings.commands[0].timeout, 3s);
+  EXPECT_FALSE(settings.commands[0].async);
+  EXPECT_EQ(settings.commands[1].timeout, 5s);
+  EXPECT_TRUE(settings.commands[1].async);
+  EXPECT_THAT(settings.skipped,
+              AllOf(Contains(HasSubstr("hooks.SessionEnd[0].hooks[0].timeout: Codex gives a SessionEnd handler at most "
+                                       "3 seconds, and so does hookbus")),
+                    Contains(HasSubstr("hooks.SessionEnd[0].hooks[0]: Codex runs its SessionEnd handlers in the "
+                                       "foreground"))));
+}
+
+// Codex's spawn_agent is matched by "spawn_agent" and "Agent" alike.
+TEST_F(AgentFormats, ACodexMatcherTestsSpawnAgentAndAgentAlike) {
+  const struct {
+    std::string_view matcher, tool;
+    bool matches;
+  } cases[] = {{"spawn_agent", "Agent", true}, {"Agent", "spawn_agent", true}, {"Agent", "Bash", false},
+               {"spawn_agent", "Edit", false}};
+  for (const auto& c : cases)
+    EXPECT_EQ(detail::format_matcher_matches(detail::codex_format(), ClaudeCodeMatcher(c.matcher), c.tool), c.matches)
+        << c.matcher << " on " << c.tool;
+}
+
+// A Codex plugin's commands find its directory as Codex gives it, in PLUGIN_ROOT and CLAUDE_PLUGIN_ROOT.
+TEST_F(AgentFormats, ACodexPluginsCommandsFindItsDirectoryUnderBothNames) {
+  const fs::path plugin = root_ / "plugins" / "guard";
+  write_file(plugin / "scripts" / "guard.py",
+             "import json, os, sys\n"
+             "call = json.load(sys.stdin)\n"
+             "if call['tool_input'].get('command') == sys.argv[1]:\n"
+             "    print(os.environ['PLUGIN_ROOT'] + ' ' + os.environ['CLAUDE_PLUGIN_ROOT'], file=sys.stderr)\n"
+             "    sys.exit(2)\n");
+  write_file(plugin / "hooks" / "hooks.json",
+             R"({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [)"
+             R"({"type": "command", "command": "python3 \"${PLUGIN_ROOT}/scripts/guard.py\" one"},)"
+             R"({"type": "command", "command": "python3 \"$CLAUDE_PLUGIN_ROOT/scripts/guard.py\" two"}]}]}})");
+  write_file(locations().config_file(Layer::user),
+             R"({"agent_hooks": {"codex": {"plugins": [")" + plugin.string() + R"("]}}})");
+  const ToolCallResult one = emit_bash("one");
+  EXPECT_EQ(one.decision, Decision::deny);
+  EXPECT_EQ(one.reason, plugin.string() + " " + plugin.string());
+  EXPECT_EQ(emit_bash("two").decision, Decision::deny);
+  EXPECT_EQ(emit_bash("ls").decision, Decision::none);
 }
 
 // Codex's edit tool, apply_patch, is matched by "apply_patch", "Edit" and "Write" alike.
