@@ -160,6 +160,9 @@ struct HookFormat {
   // Other names of the variable giving a plugin's directory, set beside
   // plugin_root_variable (Codex sets CLAUDE_PLUGIN_ROOT too).
   std::span<const std::string_view> plugin_root_aliases{};
+  // A matcher group key whose true makes the group's commands run one after
+  // another (ClaudeCodeCommand::sequential): Qwen Code's "sequential". Empty: none.
+  std::string_view sequential_key{};
 };
 
 // The formats hookbus reads: Claude Code's and those declared as it
