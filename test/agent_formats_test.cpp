@@ -33,6 +33,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::AllOf;
 using ::testing::Contains;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using testing::make_directories;
@@ -331,6 +332,13 @@ TEST_F(AgentFormats, CodexsUserFilesAreInCodexHome) {
   EXPECT_EQ(Locations::from_environment(project_.path()).codex, root_ / ".codex");
 }
 
+TEST_F(AgentFormats, QwenCodesUserSettingsAreInQwenHome) {
+  const testing::ScopedEnvironment env{{"QWEN_HOME", (root_ / "elsewhere").string()}, {"HOME", root_.path().string()}};
+  EXPECT_EQ(Locations::from_environment(project_.path()).qwen, root_ / "elsewhere");
+  const testing::ScopedEnvironment unset{{"QWEN_HOME", std::nullopt}};
+  EXPECT_EQ(Locations::from_environment(project_.path()).qwen, root_ / ".qwen");
+}
+
 // ------------------------------------------------- both: trust and files
 
 // Read as Claude Code's settings are: what is no regular file is refused unopened, naming what it is.
@@ -414,6 +422,67 @@ TEST_F(AgentFormats, AQwenHandlersFailModeSaysWhetherItsFailedRunsRefuse) {
     EXPECT_THAT(error.what(), AllOf(HasSubstr("hooks.PreToolUse[0].hooks[0].failMode"),
                                     HasSubstr("expected \"open\" or \"closed\", got \"shut\"")));
   }
+}
+
+// Qwen runs a group's hooks together, or, with "sequential": true, one
+// after another, each seeing what those before it changed: here the second
+// hook sees the first's rewrite of the command only when they run in turn.
+TEST_F(AgentFormats, AQwenSequentialGroupsHooksRunOneAfterAnotherEachSeeingWhatTheOnesBeforeChanged) {
+  write_file(in_project(".qwen/hooks/rewrite.sh"),
+             "#!/bin/sh\ncat >/dev/null\n"
+             "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"allow\", "
+             "\"updatedInput\": {\"command\": \"ls -a\"}}}'\n",
+             0755);
+  write_file(in_project(".qwen/hooks/record.py"),
+             "import json, sys\n"
+             "call = json.load(sys.stdin)\n"
+             "with open(sys.argv[1], 'a') as seen:\n"
+             "    seen.write(call['tool_input']['command'] + '\\n')\n");
+  const std::string seen = (root_ / "seen").string();
+  const struct {
+    std::string_view sequential, record_sees;
+  } cases[] = {{R"("sequential": true, )", "ls -a\n"}, {"", "ls\n"}, {R"("sequential": false, )", "ls\n"}};
+  for (const auto& c : cases) {
+    projects_hooks("qwen_code", ".qwen/settings.json",
+                   R"({"hooks": {"PreToolUse": [{)" + std::string(c.sequential) + R"("hooks": [)"
+                   R"({"type": "command", "command": "sh .qwen/hooks/rewrite.sh"},)"
+                   R"({"type": "command", "command": "python3 .qwen/hooks/record.py )" + seen + R"("}]}]}})");
+    fs::remove(seen);
+    Hooks hooks;
+    const Installation installed = setup(hooks, {.project_dir = project_.path(), .locations = locations()});
+    const ToolCallResult result = hooks.emit(ToolCallEvent{.context = {.session_id = "s1", .cwd = project_.path().string()},
+                                                           .tool_call_id = "c1",
+                                                           .tool_name = "bash",
+                                                           .input = {{"command", "ls"}}});
+    ASSERT_TRUE(result.input) << c.sequential;
+    EXPECT_EQ(result.input->at("command"), "ls -a") << c.sequential;
+    EXPECT_EQ(read_file(seen), c.record_sees) << c.sequential;
+  }
+}
+
+TEST_F(AgentFormats, SequentialIsAGroupKeyOfQwenCodeOnly) {
+  const fs::path file = write_file(
+      root_ / "settings.json",
+      R"({"hooks": {"PreToolUse": [{"sequential": true, "hooks": [{"type": "command", "command": "./a.sh"}]}]}})");
+  const ClaudeCodeSettings qwen = detail::read_format_settings(detail::qwen_code_format(), file, Layer::user);
+  ASSERT_EQ(qwen.commands.size(), 1U);
+  EXPECT_TRUE(qwen.commands[0].sequential);
+  EXPECT_THAT(qwen.skipped, IsEmpty());
+  const ClaudeCodeSettings claude = detail::read_format_settings(detail::claude_code_format(), file, Layer::user);
+  ASSERT_EQ(claude.commands.size(), 1U);
+  EXPECT_FALSE(claude.commands[0].sequential);
+  EXPECT_THAT(claude.skipped, Contains(HasSubstr("hooks.PreToolUse[0].sequential: not a key hookbus knows; ignored")));
+}
+
+// Qwen reads text a hook prints on exit 0 as a message for the user, not as context for the model.
+TEST_F(AgentFormats, AQwenHooksPlainTextOnExitZeroIsAMessageForTheUser) {
+  projects_hooks("qwen_code", ".qwen/settings.json",
+                 R"({"hooks": {"PreToolUse": [{"hooks": [)"
+                 R"({"type": "command", "command": "cat >/dev/null; echo remember the style guide"}]}]}})");
+  const ToolCallResult result = emit_bash("ls");
+  EXPECT_THAT(result.system_messages, ElementsAre("remember the style guide"));
+  EXPECT_THAT(result.additional_context, IsEmpty());
+  EXPECT_EQ(result.decision, Decision::none);
 }
 
 // A Python guard of Qwen's kind that crashes: with failMode "closed", the call is refused.

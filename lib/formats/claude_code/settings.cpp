@@ -134,7 +134,7 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
   const auto note = [&](const ConfigLocation& where, std::string_view what) {
     settings.skipped.push_back(fmt::format("{}: {}: {}", file.string(), where.path, what));
   };
-  const auto note_unknown_keys = [&](const ConfigObject& object, std::initializer_list<std::string_view> known) {
+  const auto note_unknown_keys = [&](const ConfigObject& object, const std::vector<std::string_view>& known) {
     for (const auto& [key, value] : object.members())
       if (std::find(known.begin(), known.end(), key) == known.end())
         note(value.location(), "not a key hookbus knows; ignored");
@@ -150,7 +150,12 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
     }
     for (const auto& group_value : group_list) {
       const ConfigObject group = group_value.as_object();
-      note_unknown_keys(group, {"matcher", "hooks"});
+      std::vector<std::string_view> group_keys = {"matcher", "hooks"};
+      if (!format.sequential_key.empty()) group_keys.push_back(format.sequential_key);
+      note_unknown_keys(group, group_keys);
+      bool sequential = false;
+      if (auto key = format.sequential_key.empty() ? std::nullopt : group.find(format.sequential_key))
+        sequential = key->as_bool();
       std::string matcher;
       if (auto m = group.find("matcher")) matcher = m->as_string();
       try {
@@ -238,7 +243,8 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
                                              format.agent, event));
         }
         if (auto once = entry.find("once")) command.once = once->as_bool();
-        if (auto status = entry.find("statusMessage")) (void)status->as_string();  // shown by the agent's UI only
+        command.sequential = sequential;
+        if (auto status = entry.find("statusMessage")) command.status_message = status->as_string();
         command.label = label_of(command.command);
         command.source = fmt::format("{}: {}", file.string(), entry.location().path);
         command.layer = layer;
