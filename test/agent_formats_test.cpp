@@ -33,6 +33,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::AllOf;
 using ::testing::Contains;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using testing::make_directories;
@@ -211,7 +212,7 @@ TEST_F(AgentFormats, CodexHooksDefaultToSixHundredSecondsAndNoteWhatDoesNothingH
   const fs::path file = write_file(
       root_ / "hooks.json",
       R"({"hooks": {"PreToolUse": [{"hooks": [
-           {"type": "command", "command": "./guard.sh", "commandWindows": "guard.cmd"},
+           {"type": "command", "command": "./guard.sh", "commandWindows": "guard.cmd", "additionalContextLimit": 100},
            {"type": "mcp_tool", "server": "s", "tool": "t"},
            {"type": "prompt", "prompt": "is it safe?"},
            {"type": "agent", "prompt": "review"}]}]}})");
@@ -222,6 +223,8 @@ TEST_F(AgentFormats, CodexHooksDefaultToSixHundredSecondsAndNoteWhatDoesNothingH
   EXPECT_THAT(settings.skipped,
               AllOf(Contains(HasSubstr("hooks.PreToolUse[0].hooks[0].commandWindows: Codex runs it instead of "
                                        "\"command\" on Windows only; ignored here")),
+                    Contains(HasSubstr("hooks.PreToolUse[0].hooks[0].additionalContextLimit: Codex's limit on the "
+                                       "context a hook adds; hookbus passes the context whole")),
                     Contains(HasSubstr("hook type \"mcp_tool\" is not supported")),
                     Contains(HasSubstr("hook type \"prompt\" is not supported")),
                     Contains(HasSubstr("hook type \"agent\" is not supported"))));
@@ -236,6 +239,58 @@ TEST_F(AgentFormats, CodexsSessionEndHooksDefaultToOneSecond) {
   EXPECT_EQ(settings.commands[0].timeout, 1s);
   EXPECT_EQ(settings.commands[1].timeout, 2s);
   EXPECT_EQ(settings.commands[2].timeout, 600s);
+}
+
+// Codex clamps a SessionEnd handler's timeout to 3 s and runs SessionEnd's handlers in the foreground.
+TEST_F(AgentFormats, CodexsSessionEndHooksGetThreeSecondsAtMostAndRunInTheForeground) {
+  const fs::path file = write_file(root_ / "hooks.json", R"({"hooks": {
+      "SessionEnd": [{"hooks": [{"type": "command", "command": "./a.sh", "timeout": 5, "async": true}]}],
+      "SessionStart": [{"hooks": [{"type": "command", "command": "./b.sh", "timeout": 5, "async": true}]}]}})");
+  const ClaudeCodeSettings settings = detail::read_format_settings(detail::codex_format(), file, Layer::user);
+  ASSERT_EQ(settings.commands.size(), 2U);
+  EXPECT_EQ(settings.commands[0].timeout, 3s);
+  EXPECT_FALSE(settings.commands[0].async);
+  EXPECT_EQ(settings.commands[1].timeout, 5s);
+  EXPECT_TRUE(settings.commands[1].async);
+  EXPECT_THAT(settings.skipped,
+              AllOf(Contains(HasSubstr("hooks.SessionEnd[0].hooks[0].timeout: Codex gives a SessionEnd handler at most "
+                                       "3 seconds, and so does hookbus")),
+                    Contains(HasSubstr("hooks.SessionEnd[0].hooks[0]: Codex runs its SessionEnd handlers in the "
+                                       "foreground"))));
+}
+
+// Codex's spawn_agent is matched by "spawn_agent" and "Agent" alike.
+TEST_F(AgentFormats, ACodexMatcherTestsSpawnAgentAndAgentAlike) {
+  const struct {
+    std::string_view matcher, tool;
+    bool matches;
+  } cases[] = {{"spawn_agent", "Agent", true}, {"Agent", "spawn_agent", true}, {"Agent", "Bash", false},
+               {"spawn_agent", "Edit", false}};
+  for (const auto& c : cases)
+    EXPECT_EQ(detail::format_matcher_matches(detail::codex_format(), ClaudeCodeMatcher(c.matcher), c.tool), c.matches)
+        << c.matcher << " on " << c.tool;
+}
+
+// A Codex plugin's commands find its directory as Codex gives it, in PLUGIN_ROOT and CLAUDE_PLUGIN_ROOT.
+TEST_F(AgentFormats, ACodexPluginsCommandsFindItsDirectoryUnderBothNames) {
+  const fs::path plugin = root_ / "plugins" / "guard";
+  write_file(plugin / "scripts" / "guard.py",
+             "import json, os, sys\n"
+             "call = json.load(sys.stdin)\n"
+             "if call['tool_input'].get('command') == sys.argv[1]:\n"
+             "    print(os.environ['PLUGIN_ROOT'] + ' ' + os.environ['CLAUDE_PLUGIN_ROOT'], file=sys.stderr)\n"
+             "    sys.exit(2)\n");
+  write_file(plugin / "hooks" / "hooks.json",
+             R"({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [)"
+             R"({"type": "command", "command": "python3 \"${PLUGIN_ROOT}/scripts/guard.py\" one"},)"
+             R"({"type": "command", "command": "python3 \"$CLAUDE_PLUGIN_ROOT/scripts/guard.py\" two"}]}]}})");
+  write_file(locations().config_file(Layer::user),
+             R"({"agent_hooks": {"codex": {"plugins": [")" + plugin.string() + R"("]}}})");
+  const ToolCallResult one = emit_bash("one");
+  EXPECT_EQ(one.decision, Decision::deny);
+  EXPECT_EQ(one.reason, plugin.string() + " " + plugin.string());
+  EXPECT_EQ(emit_bash("two").decision, Decision::deny);
+  EXPECT_EQ(emit_bash("ls").decision, Decision::none);
 }
 
 // Codex's edit tool, apply_patch, is matched by "apply_patch", "Edit" and "Write" alike.
@@ -279,6 +334,13 @@ TEST_F(AgentFormats, CodexsUserFilesAreInCodexHome) {
   EXPECT_EQ(Locations::from_environment(project_.path()).codex, root_ / "elsewhere");
   const testing::ScopedEnvironment unset{{"CODEX_HOME", std::nullopt}};
   EXPECT_EQ(Locations::from_environment(project_.path()).codex, root_ / ".codex");
+}
+
+TEST_F(AgentFormats, QwenCodesUserSettingsAreInQwenHome) {
+  const testing::ScopedEnvironment env{{"QWEN_HOME", (root_ / "elsewhere").string()}, {"HOME", root_.path().string()}};
+  EXPECT_EQ(Locations::from_environment(project_.path()).qwen, root_ / "elsewhere");
+  const testing::ScopedEnvironment unset{{"QWEN_HOME", std::nullopt}};
+  EXPECT_EQ(Locations::from_environment(project_.path()).qwen, root_ / ".qwen");
 }
 
 // ------------------------------------------------- both: trust and files
@@ -364,6 +426,67 @@ TEST_F(AgentFormats, AQwenHandlersFailModeSaysWhetherItsFailedRunsRefuse) {
     EXPECT_THAT(error.what(), AllOf(HasSubstr("hooks.PreToolUse[0].hooks[0].failMode"),
                                     HasSubstr("expected \"open\" or \"closed\", got \"shut\"")));
   }
+}
+
+// Qwen runs a group's hooks together, or, with "sequential": true, one
+// after another, each seeing what those before it changed: here the second
+// hook sees the first's rewrite of the command only when they run in turn.
+TEST_F(AgentFormats, AQwenSequentialGroupsHooksRunOneAfterAnotherEachSeeingWhatTheOnesBeforeChanged) {
+  write_file(in_project(".qwen/hooks/rewrite.sh"),
+             "#!/bin/sh\ncat >/dev/null\n"
+             "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"allow\", "
+             "\"updatedInput\": {\"command\": \"ls -a\"}}}'\n",
+             0755);
+  write_file(in_project(".qwen/hooks/record.py"),
+             "import json, sys\n"
+             "call = json.load(sys.stdin)\n"
+             "with open(sys.argv[1], 'a') as seen:\n"
+             "    seen.write(call['tool_input']['command'] + '\\n')\n");
+  const std::string seen = (root_ / "seen").string();
+  const struct {
+    std::string_view sequential, record_sees;
+  } cases[] = {{R"("sequential": true, )", "ls -a\n"}, {"", "ls\n"}, {R"("sequential": false, )", "ls\n"}};
+  for (const auto& c : cases) {
+    projects_hooks("qwen_code", ".qwen/settings.json",
+                   R"({"hooks": {"PreToolUse": [{)" + std::string(c.sequential) + R"("hooks": [)"
+                   R"({"type": "command", "command": "sh .qwen/hooks/rewrite.sh"},)"
+                   R"({"type": "command", "command": "python3 .qwen/hooks/record.py )" + seen + R"("}]}]}})");
+    fs::remove(seen);
+    Hooks hooks;
+    const Installation installed = setup(hooks, {.project_dir = project_.path(), .locations = locations()});
+    const ToolCallResult result = hooks.emit(ToolCallEvent{.context = {.session_id = "s1", .cwd = project_.path().string()},
+                                                           .tool_call_id = "c1",
+                                                           .tool_name = "bash",
+                                                           .input = {{"command", "ls"}}});
+    ASSERT_TRUE(result.input) << c.sequential;
+    EXPECT_EQ(result.input->at("command"), "ls -a") << c.sequential;
+    EXPECT_EQ(read_file(seen), c.record_sees) << c.sequential;
+  }
+}
+
+TEST_F(AgentFormats, SequentialIsAGroupKeyOfQwenCodeOnly) {
+  const fs::path file = write_file(
+      root_ / "settings.json",
+      R"({"hooks": {"PreToolUse": [{"sequential": true, "hooks": [{"type": "command", "command": "./a.sh"}]}]}})");
+  const ClaudeCodeSettings qwen = detail::read_format_settings(detail::qwen_code_format(), file, Layer::user);
+  ASSERT_EQ(qwen.commands.size(), 1U);
+  EXPECT_TRUE(qwen.commands[0].sequential);
+  EXPECT_THAT(qwen.skipped, IsEmpty());
+  const ClaudeCodeSettings claude = detail::read_format_settings(detail::claude_code_format(), file, Layer::user);
+  ASSERT_EQ(claude.commands.size(), 1U);
+  EXPECT_FALSE(claude.commands[0].sequential);
+  EXPECT_THAT(claude.skipped, Contains(HasSubstr("hooks.PreToolUse[0].sequential: not a key hookbus knows; ignored")));
+}
+
+// Qwen reads text a hook prints on exit 0 as a message for the user, not as context for the model.
+TEST_F(AgentFormats, AQwenHooksPlainTextOnExitZeroIsAMessageForTheUser) {
+  projects_hooks("qwen_code", ".qwen/settings.json",
+                 R"({"hooks": {"PreToolUse": [{"hooks": [)"
+                 R"({"type": "command", "command": "cat >/dev/null; echo remember the style guide"}]}]}})");
+  const ToolCallResult result = emit_bash("ls");
+  EXPECT_THAT(result.system_messages, ElementsAre("remember the style guide"));
+  EXPECT_THAT(result.additional_context, IsEmpty());
+  EXPECT_EQ(result.decision, Decision::none);
 }
 
 // A Python guard of Qwen's kind that crashes: with failMode "closed", the call is refused.

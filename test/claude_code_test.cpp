@@ -1205,6 +1205,24 @@ TEST_F(ClaudeCode, AnAsyncHooksContextAndMessageGoToTheModelAtTheNextEventThatTa
   EXPECT_THAT(bus.emit(InputEvent{.context = context(), .text = "and?"}).additional_context, IsEmpty());
 }
 
+// On an event hookbus gives no result, an async hook's context and message
+// are not lost: the next event that takes them gets them.
+TEST_F(ClaudeCode, AnAsyncHooksMessageOnAnEventWithoutAResultGoesToTheNextEventThatTakesIt) {
+  write_script(script("notify.py"),
+               "#!/usr/bin/python3\nimport json, sys\n"
+               "data = json.load(sys.stdin)\n"
+               "print(json.dumps({'systemMessage': 'the user was told: ' + data['message'],\n"
+               "    'hookSpecificOutput': {'hookEventName': 'Notification', 'additionalContext': 'they are away'}}))\n");
+  settings(one("Notification", "", "python3 $CLAUDE_PROJECT_DIR/.claude/hooks/notify.py", R"(, "async": true)"));
+  Hooks bus;
+  const Installation installed = setup(bus, {.project_dir = project_.path(), .locations = locations(),
+                                             .project_trust = ProjectTrustPolicy::trust_all});
+  bus.emit(NotificationEvent{.context = context(), .message = "waiting for input", .kind = "idle_prompt"});
+  installed.background.wait();
+  EXPECT_THAT(bus.emit(InputEvent{.context = context(), .text = "back"}).additional_context,
+              ElementsAre("they are away", "the user was told: waiting for input"));
+}
+
 TEST_F(ClaudeCode, AnAsyncHooksDecisionIsNotAppliedAndIsLoggedAsIgnoredWithWhy) {
   write_script(script("deny.sh"), "#!/bin/sh\ncat >/dev/null\n"
                                   "jq -n '{hookSpecificOutput: {hookEventName: \"PreToolUse\", permissionDecision: "

@@ -142,6 +142,38 @@ TEST_F(Hookctl, TrustShowsTheNameOfAQwenHooksScriptEscaped) {
                                    Not(HasSubstr("\x1b")), Not(HasSubstr("\n  0755  0000000000000000"))));
 }
 
+// `hookctl list` shows what a Claude Code command's entry says of when and
+// how it runs: its matcher, "if", "once", "async" or "asyncRewake", "statusMessage".
+TEST_F(Hookctl, ListShowsAClaudeCodeCommandsIfOnceAsyncAndStatusMessage) {
+  for (const char* script : {"guard.sh", "later.sh", "plain.sh"})
+    write_script(project_.path() / ".claude" / "hooks" / script, "exit 0\n");
+  write_file(project_.path() / ".claude" / "settings.json", R"json({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+    {"type": "command", "command": "sh .claude/hooks/guard.sh", "if": "Bash(git push:*)", "once": true,
+     "statusMessage": "Checking the push"},
+    {"type": "command", "command": "sh .claude/hooks/later.sh", "asyncRewake": true},
+    {"type": "command", "command": "sh .claude/hooks/plain.sh"}]}]}})json");
+  write_file(user_config_.path() / "hookbus" / "config.json", R"({"claude_code": {"settings": ["project"]}})");
+  trust();
+  const ProcessResult r = hookctl({"list"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text,
+              AllOf(HasSubstr("guard.sh: PreToolUse (matcher Bash, if Bash(git push:*), once, status \"Checking the "
+                              "push\")\n"),
+                    HasSubstr("later.sh: PreToolUse (matcher Bash, asyncRewake)\n"),
+                    HasSubstr("plain.sh: PreToolUse (matcher Bash)\n")));
+  const auto listing = boost::json::parse(hookctl({"list", "--json"}).stdout_text);
+  const auto& hooks = listing.at("hooks").as_array();
+  ASSERT_EQ(hooks.size(), 3U) << listing;
+  EXPECT_EQ(hooks[0].at("if"), "Bash(git push:*)");
+  EXPECT_EQ(hooks[0].at("once"), true);
+  EXPECT_EQ(hooks[0].at("status_message"), "Checking the push");
+  EXPECT_EQ(hooks[0].at("async_rewake"), false);
+  EXPECT_EQ(hooks[1].at("async"), true);
+  EXPECT_EQ(hooks[1].at("async_rewake"), true);
+  EXPECT_EQ(hooks[2].at("if"), "");
+  EXPECT_EQ(hooks[2].at("once"), false);
+}
+
 // Regression (issue 9 audit): Claude Code commands of an untrusted project,
 // imported by the user's config, were not listed at all.
 TEST_F(Hookctl, ListShowsAnUntrustedProjectsClaudeCodeCommandsAsNotRun) {

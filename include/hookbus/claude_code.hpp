@@ -68,6 +68,10 @@ struct ClaudeCodeCommand {
   bool async_rewake = false;
   FailurePolicy failure = FailurePolicy::fail_open;  // Claude Code's: a failing hook is a non-blocking error
   bool once = false;      // Claude Code's "once": runs at most once per session
+  // Qwen Code's "sequential" (its matcher group's): when one of an event's
+  // matching commands has it, they run one after another, each seeing what
+  // the ones before it changed, instead of together.
+  bool sequential = false;
   // Claude Code's "if": one permission rule (`Bash(git push *)`,
   // `Edit(src/**)`; docs/claude-code-rules.md); the command runs only on the
   // tool calls it matches, decided before any process starts. Empty: every call.
@@ -76,6 +80,7 @@ struct ClaudeCodeCommand {
   // source (the project for its .claude/settings*.json, ~/.claude for the
   // user's, the plugin's directory); empty: the project.
   std::filesystem::path rule_root{};
+  std::string status_message{};  // Claude Code's "statusMessage": the agent's UI shows it; hookctl list too
   std::string label{};      // the bus label: the script's file name, or the command
   std::string source{};     // where it is declared: "/home/u/.claude/settings.json: hooks.PreToolUse[0].hooks[1]"
   Layer layer = Layer::user;

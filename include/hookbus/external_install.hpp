@@ -33,6 +33,12 @@ struct InstallReport {
     std::string matcher{};  // claude_code
     std::string command{};  // claude_code settings commands
     std::string source{};   // where it comes from: the directory's source, or the settings entry
+    // A Claude-Code-format settings command's "if", "once", "asyncRewake"
+    // (its settings.async says "async") and "statusMessage".
+    std::string if_rule{};
+    bool once = false;
+    bool async_rewake = false;
+    std::string status_message{};
   };
   struct NotInstalled {
     std::string name{};

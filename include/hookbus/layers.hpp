@@ -33,7 +33,7 @@ struct Locations {
   std::filesystem::path cache{};    // $XDG_CACHE_HOME/hookbus or ~/.cache/hookbus: the hook query cache
   std::filesystem::path claude{};   // Claude Code's user directory, $CLAUDE_CONFIG_DIR or ~/.claude: its settings.json is the user's
   std::filesystem::path codex{};    // OpenAI Codex's, $CODEX_HOME or ~/.codex: its hooks.json and config.toml are the user's
-  std::filesystem::path qwen{};     // Qwen Code's, ~/.qwen: its settings.json is the user's
+  std::filesystem::path qwen{};     // Qwen Code's, $QWEN_HOME or ~/.qwen: its settings.json is the user's
   std::filesystem::path gemini{};   // Gemini CLI's, $GEMINI_CLI_HOME/.gemini or ~/.gemini: its settings.json is the user's
 
   // From the environment, for `project_dir` (made absolute). XDG variables that

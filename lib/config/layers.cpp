@@ -62,7 +62,11 @@ Locations Locations::from_environment(const std::filesystem::path& project_dir) 
     where.codex = fs::absolute(codex).lexically_normal();
   else if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/')
     where.codex = fs::path(home) / ".codex";
-  if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/') where.qwen = fs::path(home) / ".qwen";
+  // Qwen Code's home (its Storage.getGlobalQwenDir), else ~/.qwen.
+  if (const char* qwen = std::getenv("QWEN_HOME"); qwen != nullptr && qwen[0] != '\0')
+    where.qwen = fs::absolute(qwen).lexically_normal();
+  else if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/')
+    where.qwen = fs::path(home) / ".qwen";
   // Gemini CLI's home, which holds its .gemini (its utils/paths: GEMINI_CLI_HOME), else ~.
   if (const char* gemini = std::getenv("GEMINI_CLI_HOME"); gemini != nullptr && gemini[0] != '\0')
     where.gemini = fs::absolute(gemini).lexically_normal() / ".gemini";

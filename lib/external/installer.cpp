@@ -311,7 +311,8 @@ class Installer {
     settings.timeout.value = command.timeout;
     settings.async.value = command.async;
     what_.installed.push_back({command.label, command.layer, {}, {command.event}, settings, command.protocol,
-                               command.matcher, command.command, command.source});
+                               command.matcher, command.command, command.source, command.if_rule, command.once,
+                               command.async_rewake, command.status_message});
   }
 
   // A hook of a less trusted layer with the name of a more trusted layer's

@@ -17,15 +17,12 @@
 #include <algorithm>
 
 namespace hookbus::detail {
-namespace {
 
 const FormatEvent* find_format_event(const HookFormat& format, std::string_view name) {
   const auto found = std::find_if(format.events.begin(), format.events.end(),
                                   [&](const FormatEvent& event) { return event.name == name; });
   return found == format.events.end() ? nullptr : &*found;
 }
-
-}  // namespace
 
 std::span<const HookFormat* const> hook_formats() {
   static const HookFormat* const formats[] = {&codex_format(), &qwen_code_format(), &gemini_cli_format(),

@@ -62,6 +62,8 @@ struct FormatEvent {
   ToolResults tool_results = ToolResults::any;  // on tool_result, only these
   Duration default_timeout{};                   // a handler's without one; zero: the format's (Codex's SessionEnd: 1 s)
   bool matcher_searches = false;  // a matcher of plain names is a regular expression searched for too (Gemini's tools)
+  Duration max_timeout{};                       // the most a handler gets, a longer timeout cut to it; zero: no cap
+  bool runs_async = true;                       // false: the agent runs its handlers in the foreground, "async" or not
 };
 
 // A format's two functions for an event of type E: the JSON its hook reads
@@ -156,6 +158,12 @@ struct HookFormat {
   // variables (session_start) appends `export` lines to (Claude Code's
   // CLAUDE_ENV_FILE, env_file.hpp); empty: the agent has none.
   std::string_view env_file_variable{};
+  // Other names of the variable giving a plugin's directory, set beside
+  // plugin_root_variable (Codex sets CLAUDE_PLUGIN_ROOT too).
+  std::span<const std::string_view> plugin_root_aliases{};
+  // A matcher group key whose true makes the group's commands run one after
+  // another (ClaudeCodeCommand::sequential): Qwen Code's "sequential". Empty: none.
+  std::string_view sequential_key{};
 };
 
 // The formats hookbus reads: Claude Code's and those declared as it
@@ -172,6 +180,8 @@ const HookFormat* find_hook_format(HookProtocol protocol);
 
 // ------------------------------------------------------- its event map
 
+// The format's event named `name`, or null.
+const FormatEvent* find_format_event(const HookFormat& format, std::string_view name);
 // The catalogue events a format's event stands for; empty when it has none.
 std::vector<std::size_t> event_targets(const HookFormat& format, std::string_view event);
 // False for an event whose matcher the agent ignores: it runs on every occurrence.

@@ -251,6 +251,21 @@ json::array unresolved_json(const SetupReport& report, Layer layer, const std::s
   return found;
 }
 
+// What a Claude-Code-format command's entry says of when and how it runs,
+// as its keys: " (matcher Bash, if Bash(git push:*), once, async, status
+// \"Checking...\")"; empty when it says nothing of it.
+std::string handler_keys(const InstallReport::Installed& installed) {
+  std::vector<std::string> keys;
+  if (!installed.matcher.empty()) keys.push_back("matcher " + installed.matcher);
+  if (!installed.if_rule.empty()) keys.push_back("if " + installed.if_rule);
+  if (installed.once) keys.emplace_back("once");
+  if (installed.async_rewake) keys.emplace_back("asyncRewake");
+  else if (installed.settings.async.value) keys.emplace_back("async");
+  if (!installed.status_message.empty())
+    keys.push_back("status " + write_json(boost::json::string(installed.status_message)));
+  return keys.empty() ? "" : fmt::format(" ({})", fmt::join(keys, ", "));
+}
+
 // What `list` says plugins and built-ins speak, beside the hooks' protocols.
 constexpr std::string_view kPluginProtocol = "plugin";
 constexpr std::string_view kBuiltinProtocol = "built-in";
@@ -290,8 +305,7 @@ void print_list_text(const SetupReport& report, std::string_view kind = "project
   for (const auto& installed : report.hooks.installed) {
     if (declared_like_claude_code(installed.protocol)) {
       fmt::print("  {}: {}{}\n    {}  ({}, {} protocol)\n", printable(installed.name),
-                 printable(fmt::format("{}", fmt::join(installed.events, ", "))),
-                 installed.matcher.empty() ? "" : fmt::format(" (matcher {})", printable(installed.matcher)),
+                 printable(fmt::format("{}", fmt::join(installed.events, ", "))), printable(handler_keys(installed)),
                  installed.command.empty() ? shown_path(installed.path)
                                            : printable(installed.source + ": " + installed.command),
                  layer_and_trust(report, installed.layer), hook_protocol_name(installed.protocol));
@@ -387,7 +401,14 @@ json::object list_json(const SetupReport& report) {
         {"instances", settings.instances.value},
         {"start", wire_name_of(settings.start.value)},
         {"async", settings.async.value}});
-    if (claude_code) hooks.back().as_object()["unresolved"] = unresolved_json(report, installed.layer, installed.source);
+    if (claude_code) {
+      json::object& hook = hooks.back().as_object();
+      hook["unresolved"] = unresolved_json(report, installed.layer, installed.source);
+      hook["if"] = installed.if_rule;
+      hook["once"] = installed.once;
+      hook["async_rewake"] = installed.async_rewake;
+      hook["status_message"] = installed.status_message;
+    }
   }
   json::array refusing;
   for (const auto& hook : report.hooks.refusing)

@@ -5,6 +5,7 @@
 #include <hookbus/log.hpp>
 
 #include "catalogue/instantiations.hpp"
+#include "formats/claude_code/run.hpp"
 #include "formats/hook_format.hpp"
 #include "process/run_end.hpp"
 #include "support/logging.hpp"
@@ -372,6 +373,21 @@ HookAnswer<E> claude_code_answer(const ClaudeCodeCommand& hook, const E& event, 
       log(spdlog::level::debug, "Claude Code hook {} ({}) printed text, which {} ignores: {}", hook.label, hook.source,
           hook.event, outcome.answer.text);
   return outcome(event);
+}
+
+AnswerTexts answer_texts(const ProcessResult& run) {
+  if (!run.succeeded()) return {};
+  const Answer answer = read_answer(run);
+  if (!answer.object) return {};
+  AnswerTexts texts;
+  const auto add = [](const json::object& object, std::string_view key, std::vector<std::string>& to) {
+    if (const json::value* text = object.if_contains(key); text != nullptr && text->is_string() && !text->get_string().empty())
+      to.push_back(valid_utf8(text->get_string()));
+  };
+  if (const json::value* specific = answer.object->if_contains("hookSpecificOutput"); specific && specific->is_object())
+    add(specific->get_object(), "additionalContext", texts.context);
+  add(*answer.object, "systemMessage", texts.messages);
+  return texts;
 }
 
 namespace {

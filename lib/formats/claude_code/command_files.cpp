@@ -28,8 +28,11 @@ ShellCommandFiles resolve_command(const HookFormat& format, const ClaudeCodeComm
                                   const ProjectDirectory& project) {
   ShellStart shell{.working_directory = project.physical(),
                    .variables = {{std::string(format.project_dir_variable), project.given().string()}}};
-  if (!command.plugin_root.empty())
+  if (!command.plugin_root.empty()) {
     shell.variables.emplace(std::string(format.plugin_root_variable), command.plugin_root.string());
+    for (const std::string_view alias : format.plugin_root_aliases)
+      shell.variables.emplace(std::string(alias), command.plugin_root.string());
+  }
   // The hook runs with the engine's environment: its HOME, PATH and CDPATH are what the command sees.
   for (const char* inherited : {"HOME", "PATH", "CDPATH"})
     if (const char* value = std::getenv(inherited); value != nullptr && *value != '\0')

@@ -1,5 +1,6 @@
 // Installing Claude Code command hooks on the bus: one handler per command,
-// parallel runs per settings file and event, `once`, `async` and what async
+// parallel runs per settings file and event (one after another when
+// `sequential`), `once`, `async` and what async
 // runs answer (include/hookbus/claude_code.hpp); each command's run is run.cpp's.
 #include "formats/claude_code/installer.hpp"
 
@@ -63,6 +64,13 @@ constexpr std::array<std::string_view, 4> kEventsTakingAsyncAnswers = {"input", 
 template <class E>
 constexpr bool takes_context = [] {
   if constexpr (EventWithResult<E>) return requires(result_t<E>& r) { r.additional_context; };
+  else return false;
+}();
+
+// Whether E's result carries messages (systemMessage).
+template <class E>
+constexpr bool takes_messages = [] {
+  if constexpr (EventWithResult<E>) return requires(result_t<E>& r) { r.system_messages; };
   else return false;
 }();
 
@@ -151,11 +159,11 @@ std::vector<std::string> answer_for_the_model(const InstalledCommand& hook, cons
   if constexpr (EventWithResult<E>) {
     if (auto rest = answer()) {
       using R = result_t<E>;
-      if constexpr (requires { rest->additional_context; }) {
+      if constexpr (takes_context<E>) {
         texts.insert(texts.end(), rest->additional_context.begin(), rest->additional_context.end());
         rest->additional_context.clear();
       }
-      if constexpr (requires { rest->system_messages; }) {
+      if constexpr (takes_messages<E>) {
         texts.insert(texts.end(), rest->system_messages.begin(), rest->system_messages.end());
         rest->system_messages.clear();
       }
@@ -166,6 +174,13 @@ std::vector<std::string> answer_for_the_model(const InstalledCommand& hook, cons
     }
   } else {
     answer();  // read all the same: a failed run throws, and is warned about as failed
+  }
+  // What E's result cannot carry (it has none at SessionEnd or Notification)
+  // is taken from the answer as written, for the event that takes it.
+  if constexpr (!takes_context<E> || !takes_messages<E>) {
+    detail::AnswerTexts written = detail::answer_texts(run);
+    if constexpr (!takes_context<E>) texts.insert(texts.begin(), written.context.begin(), written.context.end());
+    if constexpr (!takes_messages<E>) texts.insert(texts.end(), written.messages.begin(), written.messages.end());
   }
   if (!ignored.empty())
     detail::log(spdlog::level::warn,
@@ -213,7 +228,7 @@ class EventHooks {
         leave(*emit, false);
         return run_in_background(hook, member(index).group, event);
       }
-      if (emit->slots[index].state == Slot::State::not_run) run_group(member(index).group, event, *emit);
+      if (emit->slots[index].state == Slot::State::not_run) run_group(member(index).group, index, event, *emit);
       slot = std::exchange(emit->slots[index], Slot{Slot::State::taken, {}});
     } else if (detail::HandlerReport* report = detail::handler_report()) {
       report->skipped = true;
@@ -306,8 +321,12 @@ class EventHooks {
     if (stack.empty()) emits_.erase(found);
   }
 
+  // Runs the matching members of `group` not run yet in this emit together,
+  // the one called (`index`) among them; or only that one when one of them
+  // is sequential, so that each runs at its own call, after the handlers
+  // before it, and sees what they changed.
   template <class E>
-  void run_group(std::size_t group, const E& event, Emit& emit) {
+  void run_group(std::size_t group, std::size_t index, const E& event, Emit& emit) {
     std::vector<std::size_t> candidates;
     {
       const std::lock_guard lock(mutex_);
@@ -315,12 +334,23 @@ class EventHooks {
         if (members_[i].group == group && emit.slots[i].state == Slot::State::not_run && !members_[i].hook->command.async)
           candidates.push_back(i);
     }
+    std::vector<std::shared_ptr<InstalledCommand>> matching;
+    std::erase_if(candidates, [&](std::size_t i) {
+      std::shared_ptr<InstalledCommand> hook = member(i).hook;
+      if (!detail::matches(*hook, event)) return true;
+      matching.push_back(std::move(hook));
+      return false;
+    });
+    if (std::any_of(matching.begin(), matching.end(), [](const auto& hook) { return hook->command.sequential; })) {
+      matching = {member(index).hook};
+      candidates = {index};
+    }
     std::vector<std::size_t> indexes;
     std::vector<std::shared_ptr<InstalledCommand>> hooks;
     std::vector<CommandInvocation> invocations;
-    for (const std::size_t i : candidates) {
-      const std::shared_ptr<InstalledCommand> hook = member(i).hook;
-      if (!detail::matches(*hook, event)) continue;
+    for (std::size_t k = 0; k < candidates.size(); ++k) {
+      const std::size_t i = candidates[k];
+      const std::shared_ptr<InstalledCommand>& hook = matching[k];
       CommandInvocation invocation = detail::invocation_of(*hook, event);
       const bool a_duplicate = hook->format->runs_identical_commands_once && !emit.started.insert(invocation).second;
       if (a_duplicate || !detail::first_run_in_session(*hook, event.context)) {

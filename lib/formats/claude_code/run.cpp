@@ -154,8 +154,11 @@ CommandInvocation invocation_of(const InstalledCommand& hook, const E& event) {
       .working_directory = project,
       .input = {},
       .transcript = {}};
-  if (!c.plugin_root.empty())
+  if (!c.plugin_root.empty()) {
     invocation.environment.emplace_back(std::string(format.plugin_root_variable), c.plugin_root.string());
+    for (const std::string_view alias : format.plugin_root_aliases)
+      invocation.environment.emplace_back(std::string(alias), c.plugin_root.string());
+  }
   std::string transcript = event.context.transcript_path;
   if (transcript.empty() && !options.transcript_dir.empty()) {
     invocation.transcript = claude_code_transcript_path(options.transcript_dir, event.context.session_id);

@@ -84,6 +84,15 @@ struct FinishedRun {
   std::vector<EnvironmentVariable> environment;  // what it exported for the engine's later tools
 };
 
+// The additionalContext and systemMessage of the JSON answer of a run that
+// ended with exit 0, for an event whose result cannot carry them (an async
+// run's, kept for a later event: answer.cpp).
+struct AnswerTexts {
+  std::vector<std::string> context;   // hookSpecificOutput.additionalContext
+  std::vector<std::string> messages;  // systemMessage
+};
+AnswerTexts answer_texts(const ProcessResult& run);
+
 // Runs every hook at once, one on this thread and each other on a thread of
 // its own, and returns when all have finished: no run outlives the call. The
 // emit's stop token (hooks.hpp) stops them all.

@@ -134,7 +134,7 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
   const auto note = [&](const ConfigLocation& where, std::string_view what) {
     settings.skipped.push_back(fmt::format("{}: {}: {}", file.string(), where.path, what));
   };
-  const auto note_unknown_keys = [&](const ConfigObject& object, std::initializer_list<std::string_view> known) {
+  const auto note_unknown_keys = [&](const ConfigObject& object, const std::vector<std::string_view>& known) {
     for (const auto& [key, value] : object.members())
       if (std::find(known.begin(), known.end(), key) == known.end())
         note(value.location(), "not a key hookbus knows; ignored");
@@ -150,7 +150,12 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
     }
     for (const auto& group_value : group_list) {
       const ConfigObject group = group_value.as_object();
-      note_unknown_keys(group, {"matcher", "hooks"});
+      std::vector<std::string_view> group_keys = {"matcher", "hooks"};
+      if (!format.sequential_key.empty()) group_keys.push_back(format.sequential_key);
+      note_unknown_keys(group, group_keys);
+      bool sequential = false;
+      if (auto key = format.sequential_key.empty() ? std::nullopt : group.find(format.sequential_key))
+        sequential = key->as_bool();
       std::string matcher;
       if (auto m = group.find("matcher")) matcher = m->as_string();
       try {
@@ -206,7 +211,16 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
         command.timeout = event_default_timeout(format, event);
         command.matcher = matcher;
         command.command = entry.required("command", "string").as_nonempty_string();
-        if (auto timeout = entry.find("timeout")) command.timeout = read_timeout(format, *timeout);
+        const FormatEvent& format_event = *find_format_event(format, event);
+        if (auto timeout = entry.find("timeout")) {
+          command.timeout = read_timeout(format, *timeout);
+          if (format_event.max_timeout != Duration::zero() && command.timeout > format_event.max_timeout) {
+            command.timeout = format_event.max_timeout;
+            note(timeout->location(), fmt::format("{} gives a {} handler at most {} {}, and so does hookbus",
+                                                  format.agent, event, format_event.max_timeout / format.timeout_unit,
+                                                  format.timeout_unit_name));
+          }
+        }
         if (auto mode = format.fail_mode_key.empty() ? std::nullopt : entry.find(format.fail_mode_key)) {
           const std::string value = mode->as_string();
           if (value != "open" && value != "closed")
@@ -222,8 +236,15 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
                            "context ({})",
                            format.agent, format.documentation));
         }
+        if (command.async && !format_event.runs_async) {
+          command.async = command.async_rewake = false;
+          note(entry.location(), fmt::format("{} runs its {} handlers in the foreground, \"async\" or not, and so "
+                                             "does hookbus",
+                                             format.agent, event));
+        }
         if (auto once = entry.find("once")) command.once = once->as_bool();
-        if (auto status = entry.find("statusMessage")) (void)status->as_string();  // shown by the agent's UI only
+        command.sequential = sequential;
+        if (auto status = entry.find("statusMessage")) command.status_message = status->as_string();
         command.label = label_of(command.command);
         command.source = fmt::format("{}: {}", file.string(), entry.location().path);
         command.layer = layer;

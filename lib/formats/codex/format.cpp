@@ -14,7 +14,8 @@ namespace fs = std::filesystem;
 
 // Codex's events; Interrupt has no counterpart on the bus. PostToolUse fires
 // after every run, a failed one too (Codex has no PostToolUseFailure).
-// SessionEnd's handlers get 1 s when they give no timeout, as in Codex.
+// SessionEnd's handlers get 1 s when they give no timeout and 3 s at most,
+// and run in the foreground, "async" or not, as in Codex.
 constexpr FormatEvent kCodexEvents[] = {
     {"SessionStart", {"session_start", ""}},
     {"SubagentStart", {"subagent_start", ""}},
@@ -26,12 +27,17 @@ constexpr FormatEvent kCodexEvents[] = {
     {"PostCompact", {"session_compact", ""}},
     {"Stop", {"agent_end", ""}, false},
     {"SubagentStop", {"subagent_end", ""}},
-    {"SessionEnd", {"session_shutdown", ""}, true, ToolResults::any, std::chrono::seconds(1)},
+    {"SessionEnd", {"session_shutdown", ""}, true, ToolResults::any, std::chrono::seconds(1), std::chrono::seconds(3),
+     false},
 };
 
-// Codex's one edit tool, apply_patch, is matched by Claude Code's names of its edits too.
-constexpr std::pair<std::string_view, std::string_view> kCodexToolAliases[] = {{"apply_patch", "Edit"},
-                                                                               {"apply_patch", "Write"}};
+// Codex's one edit tool, apply_patch, is matched by Claude Code's names of its edits too, and
+// spawn_agent by Claude Code's name of a subagent's start.
+constexpr std::pair<std::string_view, std::string_view> kCodexToolAliases[] = {
+    {"apply_patch", "Edit"}, {"apply_patch", "Write"}, {"spawn_agent", "Agent"}};
+
+// Codex gives a plugin's directory to its commands under both names.
+constexpr std::string_view kCodexPluginRootAliases[] = {"CLAUDE_PLUGIN_ROOT"};
 
 constexpr std::string_view kCodexTools[] = {"Bash", "apply_patch", "update_plan", "spawn_agent"};
 
@@ -76,7 +82,8 @@ const HookFormat& codex_format() {
                                  .claude_tool_names = {},
                                  .runs_identical_commands_once = false,
                                  .inert_handler_keys = kInertKeys,
-                                 .tool_aliases = kCodexToolAliases};
+                                 .tool_aliases = kCodexToolAliases,
+                                 .plugin_root_aliases = kCodexPluginRootAliases};
   return format;
 }
 

@@ -1,8 +1,14 @@
 // Qwen Code's hook format (formats/hook_format.hpp; QwenLM/qwen-code
 // docs/users/features/hooks.md): Claude Code's, in .qwen/settings.json, with
 // timeouts in milliseconds (60 s when none is given), Qwen's names of
-// Claude Code's built-in tools, and a handler's failMode.
+// Claude Code's built-in tools, a handler's failMode and a group's
+// sequential, and text on stdout read as a message for the user.
 #include "formats/qwen_code/format.hpp"
+
+#include <hookbus/json.hpp>
+
+#include "support/text.hpp"
+#include "support/utf8.hpp"
 
 #include <chrono>
 
@@ -44,6 +50,31 @@ constexpr std::string_view kQwenTools[] = {
     "web_fetch",         "web_search", "agent",     "skill", "exit_plan_mode", "ask_user_question", "todo_write",
     "notebook_edit",     "save_memory"};
 
+// Qwen Code's answer: Claude Code's, but text on stdout on exit 0 that is
+// no JSON object is a message for the user (its hookRunner makes it
+// {"systemMessage": text}), never context for the model.
+template <class E>
+HookAnswer<E> qwen_code_answer(const ClaudeCodeCommand& hook, const E& event, const ProcessResult& run,
+                               const ClaudeCodeToolNames& tool_names) {
+  const std::string_view out = trim(run.stdout_text);
+  if (!run.succeeded() || out.empty()) return claude_code_answer(hook, event, run, tool_names);
+  try {
+    if (parse_json(out, "stdout").is_object()) return claude_code_answer(hook, event, run, tool_names);
+  } catch (const JsonError&) {
+    // text: a message for the user
+  }
+  ProcessResult read = run;
+  read.stdout_text = write_json(boost::json::object{{"systemMessage", valid_utf8(out)}});
+  return claude_code_answer(hook, event, read, tool_names);
+}
+
+const FormatRuns& qwen_code_runs() {
+  static const FormatRuns runs =
+      format_runs([]<class E>(std::type_identity<E>) { return &claude_code_payload_of<E>; },
+                  []<class E>(std::type_identity<E>) { return &qwen_code_answer<E>; });
+  return runs;
+}
+
 fs::path settings_json(const Locations& locations, Layer scope) {
   switch (scope) {
     case Layer::user: return locations.qwen.empty() ? fs::path() : locations.qwen / "settings.json";
@@ -69,13 +100,14 @@ const HookFormat& qwen_code_format() {
                                  .default_timeout = std::chrono::seconds(60),
                                  .project_dir_variable = "CLAUDE_PROJECT_DIR",
                                  .plugin_root_variable = "CLAUDE_PLUGIN_ROOT",
-                                 .runs = &claude_code_runs(),
+                                 .runs = &qwen_code_runs(),
                                  .second_settings_file = nullptr,
                                  .claude_tool_names = kClaudeToolNames,
                                  .runs_identical_commands_once = true,
                                  .inert_handler_keys = {},
                                  .tool_aliases = {},
-                                 .fail_mode_key = "failMode"};
+                                 .fail_mode_key = "failMode",
+                                 .sequential_key = "sequential"};
   return format;
 }
 
