@@ -62,7 +62,10 @@ Locations Locations::from_environment(const std::filesystem::path& project_dir) 
     where.codex = fs::absolute(codex).lexically_normal();
   else if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/')
     where.codex = fs::path(home) / ".codex";
-  if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/') where.qwen = fs::path(home) / ".qwen";
+  if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/') {
+    where.qwen = fs::path(home) / ".qwen";
+    where.cursor = fs::path(home) / ".cursor";
+  }
   return where;
 }
 
