@@ -7,6 +7,7 @@
 #include "config/format_checks.hpp"
 #include "formats/claude_code/imports.hpp"
 #include "formats/codex/format.hpp"
+#include "formats/cursor/format.hpp"
 #include "formats/qwen_code/format.hpp"
 #include "support/text.hpp"
 
@@ -27,7 +28,8 @@ const FormatEvent* find_format_event(const HookFormat& format, std::string_view 
 }  // namespace
 
 std::span<const HookFormat* const> hook_formats() {
-  static const HookFormat* const formats[] = {&codex_format(), &qwen_code_format(), &claude_code_format()};
+  static const HookFormat* const formats[] = {&codex_format(), &qwen_code_format(), &cursor_format(),
+                                                    &claude_code_format()};
   return formats;
 }
 
@@ -60,6 +62,13 @@ Duration event_default_timeout(const HookFormat& format, std::string_view event)
   const FormatEvent* found = find_format_event(format, event);
   return found == nullptr || found->default_timeout == Duration::zero() ? format.default_timeout
                                                                         : found->default_timeout;
+}
+
+ClaudeCodeMatcher format_matcher(const HookFormat& format, std::string_view pattern) {
+  // A group makes any pattern an expression: the names form ("Shell|Read") is
+  // then searched for too, as the agent's own regular expression would be.
+  if (!format.matchers_are_expressions || pattern.empty() || pattern == "*") return ClaudeCodeMatcher(pattern);
+  return ClaudeCodeMatcher(fmt::format("(?:{})", pattern));
 }
 
 bool format_matcher_matches(const HookFormat& format, const ClaudeCodeMatcher& matcher, std::string_view value) {
@@ -110,7 +119,7 @@ void check_format_hook_entry(HookProtocol protocol, const ConfigObject& entry) {
     for (const auto& event : events->as_array()) check_event(*format, event.as_string(), event.location());
   if (const auto matcher = entry.find("matcher")) {
     try {
-      (void)ClaudeCodeMatcher(matcher->as_string());
+      (void)format_matcher(*format, matcher->as_string());
     } catch (const ConfigError& error) {
       throw ConfigError(matcher->location(), error.what());
     }

@@ -434,7 +434,7 @@ ConnectionGroup ClaudeCodeInstaller::install(const std::vector<ClaudeCodeCommand
     if (!event_hooks) event_hooks = std::make_shared<EventHooks>(state_->background, state_->async_answers);
     const bool has_matcher = event_has_matcher(format, command.event);
     const std::size_t index = event_hooks->add(
-        std::make_shared<InstalledCommand>(&format, command, ClaudeCodeMatcher(has_matcher ? command.matcher : ""),
+        std::make_shared<InstalledCommand>(&format, command, format_matcher(format, has_matcher ? command.matcher : ""),
                                            rule_of(command), shared_options),
         group);
     const HandlerOptions handler_options{.label = command.label,
