@@ -178,7 +178,7 @@ struct HookFormat {
 };
 
 // The formats hookbus reads: Claude Code's and those declared as it
-// declares hooks (codex/, qwen_code/).
+// declares hooks (codex/, qwen_code/, cursor/).
 const HookFormat& claude_code_format();
 // Every one of them, Claude Code's last.
 std::span<const HookFormat* const> hook_formats();
