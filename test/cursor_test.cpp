@@ -178,9 +178,10 @@ TEST_F(CursorHooks, ABeforeShellExecutionGuardDeniesWithItsUserAndAgentMessages)
 
 // beforeShellExecution fires for the shell only, its matcher searched for in the command line.
 TEST_F(CursorHooks, ABeforeShellExecutionMatcherSearchesTheCommandLineOfShellCallsOnly) {
-  projects_hooks(R"("beforeShellExecution": [{"command": "echo no network >&2; exit 2", "matcher": "curl|wget"}])");
+  projects_hooks(R"("beforeShellExecution": [{"command": "echo no network >&2; exit 2", "matcher": "curl|wget"},)"
+                 R"({"command": "echo '{\"permission\": \"ask\"}'"}])");
   EXPECT_EQ(emit_bash("ls && curl -s example.com").decision, Decision::deny);
-  EXPECT_EQ(emit_bash("ls").decision, Decision::none);
+  EXPECT_EQ(emit_bash("ls").decision, Decision::ask);
   EXPECT_EQ(emit_tool("read", {{"command", "curl"}, {"file_path", "a"}}).decision, Decision::none);
 }
 
