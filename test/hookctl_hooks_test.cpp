@@ -116,6 +116,20 @@ TEST_F(Hookctl, ListShowsAGeminiHooksFormatFileAndPath) {
                                        "(project layer, trusted, gemini_cli protocol)"));
 }
 
+TEST_F(Hookctl, ListShowsACursorHooksFormatFileAndPath) {
+  write_script(project_.path() / ".cursor" / "hooks" / "guard.sh", "exit 0\n");
+  write_file(project_.path() / ".cursor" / "hooks.json",
+             R"({"version": 1, "hooks": {"beforeShellExecution": [{"command": ".cursor/hooks/guard.sh", "matcher": "rm"}]}})");
+  write_file(user_config_.path() / "hookbus" / "config.json", R"({"agent_hooks": {"cursor": {"settings": ["project"]}}})");
+  trust();
+  const ProcessResult r = hookctl({"list"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr("guard.sh: beforeShellExecution (matcher rm)\n    " +
+                                       (project_.path() / ".cursor" / "hooks.json").string() +
+                                       ": hooks.beforeShellExecution[0]: .cursor/hooks/guard.sh  (project layer, "
+                                       "trusted, cursor protocol)"));
+}
+
 // `hookctl trust` records the files a project's Codex hooks run, as it does Claude Code's.
 TEST_F(Hookctl, TrustRecordsTheFilesAProjectsCodexHooksRun) {
   write_script(project_.path() / ".codex" / "hooks" / "guard.sh", "exit 0\n");

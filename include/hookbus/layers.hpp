@@ -35,6 +35,7 @@ struct Locations {
   std::filesystem::path codex{};    // OpenAI Codex's, $CODEX_HOME or ~/.codex: its hooks.json and config.toml are the user's
   std::filesystem::path qwen{};     // Qwen Code's, $QWEN_HOME or ~/.qwen: its settings.json is the user's
   std::filesystem::path gemini{};   // Gemini CLI's, $GEMINI_CLI_HOME/.gemini or ~/.gemini: its settings.json is the user's
+  std::filesystem::path cursor{};   // Cursor's, ~/.cursor: its hooks.json is the user's
 
   // From the environment, for `project_dir` (made absolute). XDG variables that
   // are not absolute paths are ignored, as the XDG spec says.

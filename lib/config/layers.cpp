@@ -72,6 +72,7 @@ Locations Locations::from_environment(const std::filesystem::path& project_dir) 
     where.gemini = fs::absolute(gemini).lexically_normal() / ".gemini";
   else if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/')
     where.gemini = fs::path(home) / ".gemini";
+  if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/') where.cursor = fs::path(home) / ".cursor";
   return where;
 }
 

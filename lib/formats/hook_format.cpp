@@ -7,6 +7,7 @@
 #include "config/format_checks.hpp"
 #include "formats/claude_code/imports.hpp"
 #include "formats/codex/format.hpp"
+#include "formats/cursor/format.hpp"
 #include "formats/gemini_cli/format.hpp"
 #include "formats/qwen_code/format.hpp"
 #include "support/text.hpp"
@@ -26,7 +27,7 @@ const FormatEvent* find_format_event(const HookFormat& format, std::string_view 
 
 std::span<const HookFormat* const> hook_formats() {
   static const HookFormat* const formats[] = {&codex_format(), &qwen_code_format(), &gemini_cli_format(),
-                                                &claude_code_format()};
+                                                &cursor_format(), &claude_code_format()};
   return formats;
 }
 
@@ -55,17 +56,29 @@ bool event_has_matcher(const HookFormat& format, std::string_view event) {
   return found == nullptr || found->has_matcher;
 }
 
+namespace {
+// A pattern a ClaudeCodeMatcher reads as a regular expression searched for,
+// never as a list of exact names ("Shell|Read" is searched for too).
+std::string searched_for(std::string_view pattern) { return fmt::format("(?:{})", pattern); }
+}  // namespace
+
 std::string event_matcher(const HookFormat& format, const ClaudeCodeCommand& command) {
   const FormatEvent* found = find_format_event(format, command.event);
-  if (found == nullptr || command.matcher.empty() || command.matcher == "*") return command.matcher;
-  if (!found->has_matcher) return "";
-  return found->matcher_searches ? "(?:" + command.matcher + ")" : command.matcher;
+  if (found != nullptr && !found->has_matcher) return "";
+  if (command.matcher.empty() || command.matcher == "*") return command.matcher;
+  const bool searched = format.matchers_are_expressions || (found != nullptr && found->matcher_searches);
+  return searched ? searched_for(command.matcher) : command.matcher;
 }
 
 Duration event_default_timeout(const HookFormat& format, std::string_view event) {
   const FormatEvent* found = find_format_event(format, event);
   return found == nullptr || found->default_timeout == Duration::zero() ? format.default_timeout
                                                                         : found->default_timeout;
+}
+
+ClaudeCodeMatcher format_matcher(const HookFormat& format, std::string_view pattern) {
+  if (!format.matchers_are_expressions || pattern.empty() || pattern == "*") return ClaudeCodeMatcher(pattern);
+  return ClaudeCodeMatcher(searched_for(pattern));
 }
 
 bool format_matcher_matches(const HookFormat& format, const ClaudeCodeMatcher& matcher, std::string_view value) {
@@ -116,7 +129,7 @@ void check_format_hook_entry(HookProtocol protocol, const ConfigObject& entry) {
     for (const auto& event : events->as_array()) check_event(*format, event.as_string(), event.location());
   if (const auto matcher = entry.find("matcher")) {
     try {
-      (void)ClaudeCodeMatcher(matcher->as_string());
+      (void)format_matcher(*format, matcher->as_string());
     } catch (const ConfigError& error) {
       throw ConfigError(matcher->location(), error.what());
     }

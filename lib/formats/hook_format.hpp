@@ -164,10 +164,30 @@ struct HookFormat {
   // A matcher group key whose true makes the group's commands run one after
   // another (ClaudeCodeCommand::sequential): Qwen Code's "sequential". Empty: none.
   std::string_view sequential_key{};
+  // The "version" its files must declare (Cursor's hooks.json: 1); 0: they declare none.
+  int required_version = 0;
+  // Whether an event lists matcher groups of handlers (Claude Code's shape)
+  // or the handlers themselves, each with its own "matcher" and a "type"
+  // that defaults to "command" (Cursor's).
+  bool handler_groups = true;
+  // Whether a matcher is always a regular expression searched for in what it
+  // tests (Cursor's "curl|wget" matches a command that contains either),
+  // rather than Claude Code's tool names or expression (format_matcher).
+  bool matchers_are_expressions = false;
+  // A boolean handler key whose true makes the handler's failed runs refuse
+  // (FailurePolicy::fail_closed): Cursor's failClosed. Empty: the format has none.
+  std::string_view fail_closed_key{};
+  // What a handler of the format's tool event matches for a call of `tool`
+  // (the format's name of it) with `input`: the tool's name, or a field of
+  // the call (Cursor's beforeShellExecution matches the command line);
+  // nullopt when the event does not fire for that tool (beforeShellExecution
+  // for a read). Null: each tool event fires for every tool and matches its name.
+  std::optional<std::string> (*tool_event_subject)(std::string_view format_event, std::string_view tool,
+                                                   const boost::json::object& input) = nullptr;
 };
 
 // The formats hookbus reads: Claude Code's and those declared as it
-// declares hooks (codex/, qwen_code/).
+// declares hooks (codex/, qwen_code/, cursor/).
 const HookFormat& claude_code_format();
 // Every one of them, Claude Code's last.
 std::span<const HookFormat* const> hook_formats();
@@ -187,12 +207,16 @@ std::vector<std::size_t> event_targets(const HookFormat& format, std::string_vie
 // False for an event whose matcher the agent ignores: it runs on every occurrence.
 bool event_has_matcher(const HookFormat& format, std::string_view event);
 // The matcher a command of the format is installed with: its own, none on
-// an event whose matcher the agent ignores, and on an event whose matcher
-// the agent searches for (FormatEvent::matcher_searches) one that a
-// ClaudeCodeMatcher reads as an expression, never as a list of exact names.
+// an event whose matcher the agent ignores, and on an event or in a format
+// whose matchers the agent searches for (FormatEvent::matcher_searches,
+// HookFormat::matchers_are_expressions) one that a ClaudeCodeMatcher reads as
+// an expression, never as a list of exact names.
 std::string event_matcher(const HookFormat& format, const ClaudeCodeCommand& command);
 // The timeout of a handler of `event` that gives none.
 Duration event_default_timeout(const HookFormat& format, std::string_view event);
+// A handler's matcher as the format reads `pattern` (HookFormat::matchers_are_expressions);
+// throws ConfigError (without a location) for one that is not valid.
+ClaudeCodeMatcher format_matcher(const HookFormat& format, std::string_view pattern);
 // Whether `matcher` matches `value` (a tool name, a source, ...), or one of
 // the names the format gives the same tool (HookFormat::tool_aliases).
 bool format_matcher_matches(const HookFormat& format, const ClaudeCodeMatcher& matcher, std::string_view value);

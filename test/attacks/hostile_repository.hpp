@@ -49,7 +49,8 @@ class HostileRepository : public HookctlFixture {
             .claude = home_.path() / ".claude",
             .codex = home_.path() / ".codex",
             .qwen = home_.path() / ".qwen",
-            .gemini = home_.path() / ".gemini"};
+            .gemini = home_.path() / ".gemini",
+            .cursor = home_.path() / ".cursor"};
   }
 
   // A file of the attacker's upstream work tree (committed by attacker_commits).

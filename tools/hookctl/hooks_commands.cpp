@@ -44,7 +44,7 @@ using namespace hookbus;
 
 // The agents whose hook files config may read, and how `hookctl config` names their settings.
 constexpr HookProtocol kAgentsWithHookFiles[] = {HookProtocol::claude_code, HookProtocol::codex, HookProtocol::qwen_code,
-                                               HookProtocol::gemini_cli};
+                                               HookProtocol::gemini_cli, HookProtocol::cursor};
 
 std::string agent_hooks_key(HookProtocol agent) {
   const std::string name(hook_protocol_name(agent));
@@ -56,6 +56,7 @@ std::string_view agent_name(HookProtocol agent) {
     case HookProtocol::codex: return "Codex";
     case HookProtocol::qwen_code: return "Qwen Code";
     case HookProtocol::gemini_cli: return "Gemini CLI";
+    case HookProtocol::cursor: return "Cursor";
     default: return "Claude Code";
   }
 }

@@ -125,8 +125,17 @@ std::vector<EnvironmentVariable> exported_variables(const InstalledCommand& hook
 template <class E>
 bool matches(const InstalledCommand& hook, const E& event) {
   if (!event_applies(*hook.format, hook.command.event, event)) return false;
-  if (!format_matcher_matches(*hook.format, hook.matcher, matcher_value(*hook.format, event, hook.options->tool_names)))
-    return false;
+  // An event without a matcher is matched against nothing (its payload may not have the field).
+  std::string value = event_has_matcher(*hook.format, hook.command.event)
+                          ? matcher_value(*hook.format, event, hook.options->tool_names)
+                          : std::string();
+  if constexpr (requires { event.tool_name; event.input; } || requires { event.tool_name; event.parameters; })
+    if (hook.format->tool_event_subject != nullptr) {
+      auto subject = hook.format->tool_event_subject(hook.command.event, value, tool_input(event));
+      if (!subject) return false;
+      value = std::move(*subject);
+    }
+  if (!format_matcher_matches(*hook.format, hook.matcher, value)) return false;
   return !hook.rule || rule_matches(hook, event);
 }
 

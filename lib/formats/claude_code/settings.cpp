@@ -128,6 +128,18 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
     }
   }
   const ConfigObject top = ConfigValue(document, root).as_object();
+  if (format.required_version != 0) {
+    const auto version = top.find("version");
+    if (!version)
+      throw ConfigError(root, fmt::format("no \"version\": {} reads a hooks file that declares \"version\": {}; add it "
+                                          "at the top ({})",
+                                          format.agent, format.required_version, format.documentation));
+    if (!version->json().is_int64() || version->json().get_int64() != format.required_version)
+      throw ConfigError(version->location(),
+                        fmt::format("expected {}, got {}: {} reads hooks files of version {} only ({})",
+                                    format.required_version, write_json(version->json()), format.agent,
+                                    format.required_version, format.documentation));
+  }
   if (auto disable = top.find("disableAllHooks")) settings.disable_all_hooks = disable->as_bool();
   const auto hooks = top.find("hooks");
   if (!hooks) return settings;
@@ -139,16 +151,38 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
       if (std::find(known.begin(), known.end(), key) == known.end())
         note(value.location(), "not a key hookbus knows; ignored");
   };
+  // A group's matcher, checked; a handler's own (handler_groups false) is read the same way.
+  const auto read_matcher = [&](const ConfigObject& object, std::string_view event) {
+    std::string matcher;
+    if (auto m = object.find("matcher")) matcher = m->as_string();
+    try {
+      if (event_has_matcher(format, event)) (void)format_matcher(format, matcher);
+    } catch (const ConfigError& error) {
+      throw ConfigError(object.location().key("matcher"), error.what());
+    }
+    return matcher;
+  };
   for (const auto& [event, groups] : hooks->as_object().members()) {
     const auto targets = event_targets(format, event);
     const auto group_list = groups.as_array();
     if (targets.empty()) {
-      note(groups.location(), fmt::format("hookbus has no equivalent of the {} event '{}'; its {} hook group(s) are "
-                                          "not imported ({} lists the events)",
-                                          format.agent, event, group_list.size(), format.documentation));
+      note(groups.location(), fmt::format("hookbus has no equivalent of the {} event '{}'; its {} {} are not imported "
+                                          "({} lists the events)",
+                                          format.agent, event, group_list.size(),
+                                          format.handler_groups ? "hook group(s)" : "hook(s)", format.documentation));
       continue;
     }
-    for (const auto& group_value : group_list) {
+    // Claude Code's groups, {"matcher", "hooks": [handlers]}, each with its
+    // matcher (and its format's sequential key); a format without groups
+    // lists the handlers, each with its own.
+    struct HandlerList {
+      std::string matcher;
+      bool sequential = false;
+      std::vector<ConfigValue> entries;
+    };
+    std::vector<HandlerList> handler_lists;
+    if (!format.handler_groups) handler_lists.push_back({"", false, group_list});
+    for (const auto& group_value : format.handler_groups ? group_list : std::vector<ConfigValue>()) {
       const ConfigObject group = group_value.as_object();
       std::vector<std::string_view> group_keys = {"matcher", "hooks"};
       if (!format.sequential_key.empty()) group_keys.push_back(format.sequential_key);
@@ -156,16 +190,16 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
       bool sequential = false;
       if (auto key = format.sequential_key.empty() ? std::nullopt : group.find(format.sequential_key))
         sequential = key->as_bool();
-      std::string matcher;
-      if (auto m = group.find("matcher")) matcher = m->as_string();
-      try {
-        if (event_has_matcher(format, event)) (void)ClaudeCodeMatcher(matcher);
-      } catch (const ConfigError& error) {
-        throw ConfigError(group.location().key("matcher"), error.what());
-      }
-      for (const auto& entry_value : group.required("hooks", "array of hooks").as_array()) {
+      handler_lists.push_back(
+          {read_matcher(group, event), sequential, group.required("hooks", "array of hooks").as_array()});
+    }
+    for (const auto& [group_matcher, sequential, entries] : handler_lists) {
+      for (const auto& entry_value : entries) {
         const ConfigObject entry = entry_value.as_object();
-        const std::string type = entry.required("type", "string").as_string();
+        const std::string matcher = format.handler_groups ? group_matcher : read_matcher(entry, event);
+        const std::string type = format.handler_groups || entry.find("type")
+                                     ? entry.required("type", "string").as_string()
+                                     : "command";
         if (type != "command") {
           note(entry.location(), fmt::format("hook type \"{}\" is not supported (only \"command\" hooks run "
                                              "outside {}); not imported",
@@ -178,7 +212,9 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
           if (std::none_of(format.inert_handler_keys.begin(), format.inert_handler_keys.end(),
                            [&](const auto& inert) { return inert.first == key; }) &&
               std::find(kHandlerKeys.begin(), kHandlerKeys.end(), key) == kHandlerKeys.end() &&
-              (format.fail_mode_key.empty() || key != format.fail_mode_key))
+              (format.fail_mode_key.empty() || key != format.fail_mode_key) &&
+              (format.fail_closed_key.empty() || key != format.fail_closed_key) &&
+              (format.handler_groups || key != "matcher"))
             note(value.location(), "not a key hookbus knows; ignored");
         if (auto shell = entry.find("shell")) {
           const std::string name = shell->as_string();
@@ -227,6 +263,9 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
             throw ConfigError(mode->location(), fmt::format("expected \"open\" or \"closed\", got \"{}\"", value));
           if (value == "closed") command.failure = FailurePolicy::fail_closed;
         }
+        if (auto closed = format.fail_closed_key.empty() ? std::nullopt : entry.find(format.fail_closed_key);
+            closed && closed->as_bool())
+          command.failure = FailurePolicy::fail_closed;
         if (auto async = entry.find("async")) command.async = async->as_bool();
         if (auto rewake = entry.find("asyncRewake"); rewake && rewake->as_bool()) {
           command.async = command.async_rewake = true;
