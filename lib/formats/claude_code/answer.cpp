@@ -5,6 +5,7 @@
 #include <hookbus/log.hpp>
 
 #include "catalogue/instantiations.hpp"
+#include "formats/answer_fields.hpp"
 #include "formats/claude_code/run.hpp"
 #include "formats/hook_format.hpp"
 #include "process/run_end.hpp"
@@ -50,30 +51,11 @@ Answer read_answer(const ProcessResult& run) {
 }
 
 // The answer's fields, each checked as it is read.
-class Fields {
+class Fields : public detail::AnswerFields<Fields> {
  public:
   Fields(const ClaudeCodeCommand& hook, const ProcessResult& run, json::object object, std::string path)
-      : hook_(hook), run_(run), object_(std::move(object)), path_(std::move(path)) {}
+      : AnswerFields(std::move(object)), hook_(hook), run_(run), path_(std::move(path)) {}
 
-  std::optional<std::string> string(std::string_view key) const {
-    const json::value* value = object_.if_contains(key);
-    if (value == nullptr || value->is_null()) return std::nullopt;
-    if (!value->is_string()) wrong(key, "a string", *value);
-    return std::string(value->get_string());
-  }
-  std::optional<bool> boolean(std::string_view key) const {
-    const json::value* value = object_.if_contains(key);
-    if (value == nullptr || value->is_null()) return std::nullopt;
-    if (!value->is_bool()) wrong(key, "a boolean", *value);
-    return value->get_bool();
-  }
-  std::optional<json::object> object(std::string_view key) const {
-    const json::value* value = object_.if_contains(key);
-    if (value == nullptr || value->is_null()) return std::nullopt;
-    if (!value->is_object()) wrong(key, "an object", *value);
-    return value->get_object();
-  }
-  const json::value* raw(std::string_view key) const { return object_.if_contains(key); }
   Fields nested(const json::object& inner, std::string_view key) const {
     return Fields(hook_, run_, inner, path_ + std::string(key) + ".");
   }
@@ -86,9 +68,10 @@ class Fields {
     fail_value(key, fmt::format("must be {}, got {}", expected, write_json(got)));
   }
 
+  friend class detail::AnswerFields<Fields>;
+
   const ClaudeCodeCommand& hook_;
   const ProcessResult& run_;
-  json::object object_;
   std::string path_;
 };
 

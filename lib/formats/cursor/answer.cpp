@@ -5,6 +5,7 @@
 #include <hookbus/log.hpp>
 
 #include "catalogue/instantiations.hpp"
+#include "formats/answer_fields.hpp"
 #include "formats/cursor/format.hpp"
 #include "process/run_end.hpp"
 #include "support/logging.hpp"
@@ -23,7 +24,7 @@ std::string cursor_who(const ClaudeCodeCommand& hook) { return fmt::format("{} (
 
 // The answer's fields, each checked as it is read: a field of the wrong type
 // is a failed run naming it.
-class CursorAnswer {
+class CursorAnswer : public AnswerFields<CursorAnswer> {
  public:
   CursorAnswer(const ClaudeCodeCommand& hook, const ProcessResult& run) : hook_(hook), run_(run) {
     const std::string_view out = trim(run.stdout_text);
@@ -37,24 +38,6 @@ class CursorAnswer {
     }
   }
 
-  std::optional<std::string> string(std::string_view key) const {
-    const json::value* value = object_.if_contains(key);
-    if (value == nullptr || value->is_null()) return std::nullopt;
-    if (!value->is_string()) wrong(key, "a string", *value);
-    return std::string(value->get_string());
-  }
-  std::optional<bool> boolean(std::string_view key) const {
-    const json::value* value = object_.if_contains(key);
-    if (value == nullptr || value->is_null()) return std::nullopt;
-    if (!value->is_bool()) wrong(key, "a boolean", *value);
-    return value->get_bool();
-  }
-  std::optional<json::object> object(std::string_view key) const {
-    const json::value* value = object_.if_contains(key);
-    if (value == nullptr || value->is_null()) return std::nullopt;
-    if (!value->is_object()) wrong(key, "an object", *value);
-    return value->get_object();
-  }
   Decision permission() const {
     const auto value = string("permission");
     if (!value || value->empty()) return Decision::none;
@@ -70,9 +53,10 @@ class CursorAnswer {
     fail(fmt::format("its answer's {} must be {}, got {}", key, expected, write_json(got)));
   }
 
+  friend class AnswerFields<CursorAnswer>;
+
   const ClaudeCodeCommand& hook_;
   const ProcessResult& run_;
-  json::object object_;
 };
 
 void cursor_add(std::vector<std::string>& list, const std::optional<std::string>& text) {
