@@ -42,8 +42,6 @@ class AgentFormatAttacks : public testing::HostileRepository {
     return R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": )" +
            write_json(boost::json::string(command)) + "}]}]}}";
   }
-  fs::path marker() const { return home_.path() / "pwned"; }
-  std::string touch_marker() const { return "touch '" + marker().string() + "'"; }
 };
 
 // Attack 9: a repository ships Codex hooks, in .codex/hooks.json and in

@@ -32,8 +32,6 @@ class CursorAttacks : public testing::HostileRepository {
   }
   // A harmless hook that allows: what it decides shows that it ran.
   static std::string allows() { return hooks_json(R"(echo '{"permission": "allow"}')"); }
-  fs::path marker() const { return home_.path() / "pwned"; }
-  std::string touch_marker() const { return "touch '" + marker().string() + "'"; }
 };
 
 // Attack 50: a repository ships .cursor/hooks.json and switches Cursor's

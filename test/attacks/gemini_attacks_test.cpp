@@ -31,8 +31,6 @@ class GeminiAttacks : public testing::HostileRepository {
     return R"({"hooks": {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [{"type": "command", "command": )" +
            write_json(boost::json::string(command)) + "}]}]}}";
   }
-  fs::path marker() const { return home_.path() / "pwned"; }
-  std::string touch_marker() const { return "touch '" + marker().string() + "'"; }
 };
 
 // Attack 40: a repository ships .gemini/settings.json hooks and switches

@@ -65,6 +65,11 @@ class HostileRepository : public HookctlFixture {
   // The user's `git pull`: what the attacker committed lands in the project.
   void user_pulls() const { git(project_.path(), {"pull", "-q", "--ff-only"}); }
 
+  // A file outside the project that a hook of the attacker's creates when it
+  // runs (touch_marker(), a shell command): its existence says the hook ran.
+  std::filesystem::path marker() const { return home_.path() / "pwned"; }
+  std::string touch_marker() const { return "touch '" + marker().string() + "'"; }
+
   // The user's own guard (examples/hooks/block-rm-rf) in their hook directory.
   void install_users_guard() const {
     write_file(locations().hook_directory(Layer::user) / "block-rm-rf", read_file(kExamples / "block-rm-rf"), 0755);
