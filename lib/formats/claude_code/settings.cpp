@@ -80,6 +80,13 @@ constexpr std::array<std::string_view, 9> kHandlerKeys = {"type", "command",    
 constexpr std::string_view kToolEvents[] = {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest",
                                             "PermissionDenied"};
 
+// Whether `key` names a command of one system (VS Code's "linux", "osx", "windows").
+bool os_command_key(const detail::HookFormat& format, std::string_view key) {
+  return (!format.os_command_key.empty() && key == format.os_command_key) ||
+         std::any_of(format.other_os_command_keys.begin(), format.other_os_command_keys.end(),
+                     [&](const auto& other) { return other.first == key; });
+}
+
 bool tool_event(std::string_view event) {
   return std::find(std::begin(kToolEvents), std::end(kToolEvents), event) != std::end(kToolEvents);
 }
@@ -148,89 +155,130 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
                                           format.agent, event, group_list.size(), format.documentation));
       continue;
     }
+    // A matcher the agent ignores (VS Code's): said, unless it matches everything anyway.
+    const auto note_ignored_matcher = [&](const ConfigValue& value) {
+      if (const std::string matcher = value.as_string(); !matcher.empty() && matcher != "*")
+        note(value.location(), fmt::format("{0} ignores a matcher: the hook runs on every occurrence of its event, "
+                                           "as in {0}; check the tool name in the hook",
+                                           format.agent));
+    };
+    // One command handler, of a group whose matcher is `matcher`.
+    const auto read_handler = [&](const ConfigObject& entry, const std::string& matcher) {
+      const std::string type = format.flat_handler_lists && !entry.find("type") ? std::string("command")
+                                                                      : entry.required("type", "string").as_string();
+      if (type != "command") {
+        note(entry.location(), fmt::format("hook type \"{}\" is not supported (only \"command\" hooks run "
+                                           "outside {}); not imported",
+                                           type, format.agent));
+        return;
+      }
+      for (const auto& [key, why] : format.inert_handler_keys)
+        if (const auto inert = entry.find(key)) note(inert->location(), why);
+      for (const auto& [key, value] : entry.members())
+        if (std::none_of(format.inert_handler_keys.begin(), format.inert_handler_keys.end(),
+                         [&](const auto& inert) { return inert.first == key; }) &&
+            std::find(kHandlerKeys.begin(), kHandlerKeys.end(), key) == kHandlerKeys.end() &&
+            (format.fail_mode_key.empty() || key != format.fail_mode_key) && !os_command_key(format, key) &&
+            !(format.flat_handler_lists && (key == "matcher" || key == "cwd" || key == "env")))
+          note(value.location(), "not a key hookbus knows; ignored");
+      if (auto shell = entry.find("shell")) {
+        const std::string name = shell->as_string();
+        if (name == "powershell") {
+          note(shell->location(), "a PowerShell command is not imported: hookbus runs commands with /bin/sh, and "
+                                  "runs no PowerShell (pwsh) command; write it for sh, or leave it to " +
+                                      std::string(format.agent));
+          return;
+        }
+        if (name != "bash")
+          throw ConfigError(shell->location(), fmt::format("expected \"bash\" or \"powershell\", got \"{}\"", name));
+      }
+      for (const std::string_view key : {"cwd", "env"})
+        if (const auto unsupported = format.flat_handler_lists ? entry.find(key) : std::nullopt) {
+          note(unsupported->location(), fmt::format("hookbus does not yet run a {} hook with its own \"{}\"; not "
+                                                    "imported",
+                                                    format.agent, key));
+          return;
+        }
+      ClaudeCodeCommand command;
+      if (auto rule = entry.find("if")) {
+        command.if_rule = rule->as_string();
+        if (!tool_event(event)) {
+          note(rule->location(), fmt::format("an \"if\" applies only on tool events ({}); {} never runs a handler "
+                                             "with one on {}, so it is not imported",
+                                             fmt::join(kToolEvents, ", "), format.agent, event));
+          return;
+        }
+        try {
+          (void)detail::parse_permission_rule(command.if_rule);
+        } catch (const detail::PermissionRuleError& error) {
+          throw ConfigError(rule->location(), error.what());
+        }
+        command.rule_root = plugin_root.empty() ? rule_root(file, layer) : plugin_root;
+      }
+      command.event = event;
+      command.timeout = event_default_timeout(format, event);
+      command.matcher = matcher;
+      std::optional<ConfigValue> command_value = entry.find("command");
+      if (auto own = format.os_command_key.empty() ? std::nullopt : entry.find(format.os_command_key))
+        command_value = own;
+      if (!command_value)
+        for (const auto& [key, system] : format.other_os_command_keys)
+          if (auto other = entry.find(key)) {
+            note(other->location(), fmt::format("a command for {} only: {} runs \"{}\" or \"command\" on Linux, "
+                                                "where hookbus runs, and this hook has neither; not imported",
+                                                system, format.agent, format.os_command_key));
+            return;
+          }
+      command.command = command_value ? command_value->as_nonempty_string()
+                                      : entry.required("command", "string").as_nonempty_string();
+      if (auto timeout = entry.find("timeout")) command.timeout = read_timeout(format, *timeout);
+      if (auto mode = format.fail_mode_key.empty() ? std::nullopt : entry.find(format.fail_mode_key)) {
+        const std::string value = mode->as_string();
+        if (value != "open" && value != "closed")
+          throw ConfigError(mode->location(), fmt::format("expected \"open\" or \"closed\", got \"{}\"", value));
+        if (value == "closed") command.failure = FailurePolicy::fail_closed;
+      }
+      if (auto async = entry.find("async")) command.async = async->as_bool();
+      if (auto rewake = entry.find("asyncRewake"); rewake && rewake->as_bool()) {
+        command.async = command.async_rewake = true;
+        note(rewake->location(),
+             fmt::format("hookbus cannot wake an idle agent as {} does: the command runs in the background, as with "
+                         "\"async\", and what its exit 2 prints goes to the model at the next event that takes "
+                         "context ({})",
+                         format.agent, format.documentation));
+      }
+      if (auto once = entry.find("once")) command.once = once->as_bool();
+      if (auto status = entry.find("statusMessage")) (void)status->as_string();  // shown by the agent's UI only
+      command.label = label_of(command.command);
+      command.source = fmt::format("{}: {}", file.string(), entry.location().path);
+      command.layer = layer;
+      command.plugin_root = plugin_root;
+      command.protocol = format.protocol;
+      settings.commands.push_back(std::move(command));
+    };
     for (const auto& group_value : group_list) {
       const ConfigObject group = group_value.as_object();
+      if (format.flat_handler_lists && !group.find("hooks")) {  // a handler of the event's own list
+        if (auto m = group.find("matcher")) note_ignored_matcher(*m);
+        read_handler(group, "");
+        continue;
+      }
       note_unknown_keys(group, {"matcher", "hooks"});
       std::string matcher;
-      if (auto m = group.find("matcher")) matcher = m->as_string();
+      if (auto m = group.find("matcher")) {
+        matcher = m->as_string();
+        if (format.flat_handler_lists) {
+          note_ignored_matcher(*m);
+          matcher.clear();
+        }
+      }
       try {
         if (event_has_matcher(format, event)) (void)ClaudeCodeMatcher(matcher);
       } catch (const ConfigError& error) {
         throw ConfigError(group.location().key("matcher"), error.what());
       }
-      for (const auto& entry_value : group.required("hooks", "array of hooks").as_array()) {
-        const ConfigObject entry = entry_value.as_object();
-        const std::string type = entry.required("type", "string").as_string();
-        if (type != "command") {
-          note(entry.location(), fmt::format("hook type \"{}\" is not supported (only \"command\" hooks run "
-                                             "outside {}); not imported",
-                                             type, format.agent));
-          continue;
-        }
-        for (const auto& [key, why] : format.inert_handler_keys)
-          if (const auto inert = entry.find(key)) note(inert->location(), why);
-        for (const auto& [key, value] : entry.members())
-          if (std::none_of(format.inert_handler_keys.begin(), format.inert_handler_keys.end(),
-                           [&](const auto& inert) { return inert.first == key; }) &&
-              std::find(kHandlerKeys.begin(), kHandlerKeys.end(), key) == kHandlerKeys.end() &&
-              (format.fail_mode_key.empty() || key != format.fail_mode_key))
-            note(value.location(), "not a key hookbus knows; ignored");
-        if (auto shell = entry.find("shell")) {
-          const std::string name = shell->as_string();
-          if (name == "powershell") {
-            note(shell->location(), "a PowerShell command is not imported: hookbus runs commands with /bin/sh, and "
-                                    "runs no PowerShell (pwsh) command; write it for sh, or leave it to " +
-                                        std::string(format.agent));
-            continue;
-          }
-          if (name != "bash")
-            throw ConfigError(shell->location(), fmt::format("expected \"bash\" or \"powershell\", got \"{}\"", name));
-        }
-        ClaudeCodeCommand command;
-        if (auto rule = entry.find("if")) {
-          command.if_rule = rule->as_string();
-          if (!tool_event(event)) {
-            note(rule->location(), fmt::format("an \"if\" applies only on tool events ({}); {} never runs a handler "
-                                               "with one on {}, so it is not imported",
-                                               fmt::join(kToolEvents, ", "), format.agent, event));
-            continue;
-          }
-          try {
-            (void)detail::parse_permission_rule(command.if_rule);
-          } catch (const detail::PermissionRuleError& error) {
-            throw ConfigError(rule->location(), error.what());
-          }
-          command.rule_root = plugin_root.empty() ? rule_root(file, layer) : plugin_root;
-        }
-        command.event = event;
-        command.timeout = event_default_timeout(format, event);
-        command.matcher = matcher;
-        command.command = entry.required("command", "string").as_nonempty_string();
-        if (auto timeout = entry.find("timeout")) command.timeout = read_timeout(format, *timeout);
-        if (auto mode = format.fail_mode_key.empty() ? std::nullopt : entry.find(format.fail_mode_key)) {
-          const std::string value = mode->as_string();
-          if (value != "open" && value != "closed")
-            throw ConfigError(mode->location(), fmt::format("expected \"open\" or \"closed\", got \"{}\"", value));
-          if (value == "closed") command.failure = FailurePolicy::fail_closed;
-        }
-        if (auto async = entry.find("async")) command.async = async->as_bool();
-        if (auto rewake = entry.find("asyncRewake"); rewake && rewake->as_bool()) {
-          command.async = command.async_rewake = true;
-          note(rewake->location(),
-               fmt::format("hookbus cannot wake an idle agent as {} does: the command runs in the background, as with "
-                           "\"async\", and what its exit 2 prints goes to the model at the next event that takes "
-                           "context ({})",
-                           format.agent, format.documentation));
-        }
-        if (auto once = entry.find("once")) command.once = once->as_bool();
-        if (auto status = entry.find("statusMessage")) (void)status->as_string();  // shown by the agent's UI only
-        command.label = label_of(command.command);
-        command.source = fmt::format("{}: {}", file.string(), entry.location().path);
-        command.layer = layer;
-        command.plugin_root = plugin_root;
-        command.protocol = format.protocol;
-        settings.commands.push_back(std::move(command));
-      }
+      for (const auto& entry_value : group.required("hooks", "array of hooks").as_array())
+        read_handler(entry_value.as_object(), matcher);
     }
   }
   return settings;
