@@ -55,8 +55,8 @@ class HookctlFixture : public NothingLeftBehind {
                         .input = std::move(input),
                         .timeout = std::chrono::seconds(20)});
   }
-  // Hermetic: HOME (so ~/.claude, ~/.codex, ~/.qwen) and every XDG directory are
-  // scratch ones, and CLAUDE_CONFIG_DIR and CODEX_HOME are empty (unset for
+  // Hermetic: HOME (so ~/.claude, ~/.codex, ~/.qwen, ~/.copilot) and every XDG directory are
+  // scratch ones, and CLAUDE_CONFIG_DIR, CODEX_HOME and COPILOT_HOME are empty (unset for
   // hookbus), whatever the test runner's are.
   std::vector<std::pair<std::string, std::string>> environment() const {
     return {{"HOME", home_.path().string()},
@@ -66,6 +66,7 @@ class HookctlFixture : public NothingLeftBehind {
             {"XDG_DATA_HOME", (home_.path() / "data").string()},
             {"CLAUDE_CONFIG_DIR", ""},
             {"CODEX_HOME", ""},
+            {"COPILOT_HOME", ""},
             {"HOOKBUS_MANAGED_DIR", (home_.path() / "managed").string()},
             {"PATH", "/usr/bin:/bin"}};
   }

@@ -78,6 +78,7 @@ struct Locations {
   std::filesystem::path claude{};   // Claude Code's user directory, $CLAUDE_CONFIG_DIR or ~/.claude: its settings.json is the user's
   std::filesystem::path codex{};    // OpenAI Codex's, $CODEX_HOME or ~/.codex: its hooks.json and config.toml are the user's
   std::filesystem::path qwen{};     // Qwen Code's, ~/.qwen: its settings.json is the user's
+  std::filesystem::path copilot{};  // GitHub Copilot's, $COPILOT_HOME or ~/.copilot: VS Code's user hooks are its hooks/*.json
 
   // From the environment, for `project_dir` (made absolute). XDG variables that
   // are not absolute paths are ignored, as the XDG spec says.

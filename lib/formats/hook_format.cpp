@@ -8,6 +8,7 @@
 #include "formats/claude_code/imports.hpp"
 #include "formats/codex/format.hpp"
 #include "formats/qwen_code/format.hpp"
+#include "formats/vscode/format.hpp"
 #include "support/text.hpp"
 
 #include <fmt/format.h>
@@ -27,7 +28,8 @@ const FormatEvent* find_format_event(const HookFormat& format, std::string_view 
 }  // namespace
 
 std::span<const HookFormat* const> hook_formats() {
-  static const HookFormat* const formats[] = {&codex_format(), &qwen_code_format(), &claude_code_format()};
+  static const HookFormat* const formats[] = {&codex_format(), &qwen_code_format(), &vscode_format(),
+                                              &claude_code_format()};
   return formats;
 }
 

@@ -48,7 +48,8 @@ class HostileRepository : public HookctlFixture {
             .cache = home_.path() / "cache" / "hookbus",
             .claude = home_.path() / ".claude",
             .codex = home_.path() / ".codex",
-            .qwen = home_.path() / ".qwen"};
+            .qwen = home_.path() / ".qwen",
+            .copilot = home_.path() / ".copilot"};
   }
 
   // A file of the attacker's upstream work tree (committed by attacker_commits).

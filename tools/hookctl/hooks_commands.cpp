@@ -43,7 +43,8 @@ namespace json = boost::json;
 using namespace hookbus;
 
 // The agents whose hook files config may read, and how `hookctl config` names their settings.
-constexpr HookProtocol kAgentsWithHookFiles[] = {HookProtocol::claude_code, HookProtocol::codex, HookProtocol::qwen_code};
+constexpr HookProtocol kAgentsWithHookFiles[] = {HookProtocol::claude_code, HookProtocol::codex, HookProtocol::qwen_code,
+                                                 HookProtocol::vscode};
 
 std::string agent_hooks_key(HookProtocol agent) {
   const std::string name(hook_protocol_name(agent));
@@ -54,6 +55,7 @@ std::string_view agent_name(HookProtocol agent) {
   switch (agent) {
     case HookProtocol::codex: return "Codex";
     case HookProtocol::qwen_code: return "Qwen Code";
+    case HookProtocol::vscode: return "VS Code";
     default: return "Claude Code";
   }
 }
