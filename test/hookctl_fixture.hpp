@@ -55,9 +55,10 @@ class HookctlFixture : public NothingLeftBehind {
                         .input = std::move(input),
                         .timeout = std::chrono::seconds(20)});
   }
-  // Hermetic: HOME (so ~/.claude, ~/.codex, ~/.qwen, ~/.gemini) and every XDG directory are
-  // scratch ones, and CLAUDE_CONFIG_DIR, CODEX_HOME and GEMINI_CLI_HOME are empty (unset for
-  // hookbus), whatever the test runner's are.
+  // Hermetic: HOME (so ~/.claude, ~/.codex, ~/.qwen, ~/.gemini, ~/.cursor,
+  // ~/.copilot) and every XDG directory are scratch ones, and each agent's
+  // variable for its directory is empty (unset for hookbus), whatever the
+  // test runner's are.
   std::vector<std::pair<std::string, std::string>> environment() const {
     return {{"HOME", home_.path().string()},
             {"XDG_CONFIG_HOME", user_config_.path().string()},
@@ -66,7 +67,9 @@ class HookctlFixture : public NothingLeftBehind {
             {"XDG_DATA_HOME", (home_.path() / "data").string()},
             {"CLAUDE_CONFIG_DIR", ""},
             {"CODEX_HOME", ""},
+            {"QWEN_HOME", ""},
             {"GEMINI_CLI_HOME", ""},
+            {"COPILOT_HOME", ""},
             {"HOOKBUS_MANAGED_DIR", (home_.path() / "managed").string()},
             {"PATH", "/usr/bin:/bin"}};
   }

@@ -130,6 +130,26 @@ TEST_F(Hookctl, ListShowsACursorHooksFormatFileAndPath) {
                                        "trusted, cursor protocol)"));
 }
 
+// A VS Code hook is listed as the others: its protocol, file and JSON path, and
+// the script `hookctl trust` records; a matcher VS Code ignores is said.
+TEST_F(Hookctl, ListShowsAVsCodeHooksFormatSourceFileAndPathAndTrustRecordsItsScript) {
+  write_script(project_.path() / ".github" / "hooks" / "scripts" / "guard.sh", "exit 0\n");
+  write_file(project_.path() / ".github" / "hooks" / "guard.json",
+             R"({"hooks": {"PreToolUse": [{"type": "command", "command": "sh .github/hooks/scripts/guard.sh", )"
+             R"("matcher": "Edit"}]}})");
+  write_file(user_config_.path() / "hookbus" / "config.json", R"({"agent_hooks": {"vscode": {"settings": ["project"]}}})");
+  const ProcessResult trusted = hookctl({"trust"});
+  EXPECT_EQ(trusted.exit_code, 0) << trusted.stderr_text;
+  EXPECT_THAT(trusted.stdout_text, HasSubstr(".github/hooks/scripts/guard.sh"));
+  const ProcessResult r = hookctl({"list"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr("guard.sh: PreToolUse\n    " +
+                                       (project_.path() / ".github" / "hooks" / "guard.json").string() +
+                                       ": hooks.PreToolUse[0]: sh .github/hooks/scripts/guard.sh  (project layer, "
+                                       "trusted, vscode protocol)"));
+  EXPECT_THAT(r.stdout_text + r.stderr_text, HasSubstr("hooks.PreToolUse[0].matcher: VS Code ignores a matcher"));
+}
+
 // `hookctl trust` records the files a project's Codex hooks run, as it does Claude Code's.
 TEST_F(Hookctl, TrustRecordsTheFilesAProjectsCodexHooksRun) {
   write_script(project_.path() / ".codex" / "hooks" / "guard.sh", "exit 0\n");

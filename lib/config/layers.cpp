@@ -73,6 +73,11 @@ Locations Locations::from_environment(const std::filesystem::path& project_dir) 
   else if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/')
     where.gemini = fs::path(home) / ".gemini";
   if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/') where.cursor = fs::path(home) / ".cursor";
+  // Copilot's home (docs.github.com/copilot/reference/hooks-reference), else ~/.copilot.
+  if (const char* copilot = std::getenv("COPILOT_HOME"); copilot != nullptr && copilot[0] != '\0')
+    where.copilot = fs::absolute(copilot).lexically_normal();
+  else if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/')
+    where.copilot = fs::path(home) / ".copilot";
   return where;
 }
 

@@ -10,6 +10,7 @@
 #include "formats/cursor/format.hpp"
 #include "formats/gemini_cli/format.hpp"
 #include "formats/qwen_code/format.hpp"
+#include "formats/vscode/format.hpp"
 #include "support/text.hpp"
 
 #include <fmt/format.h>
@@ -26,8 +27,8 @@ const FormatEvent* find_format_event(const HookFormat& format, std::string_view 
 }
 
 std::span<const HookFormat* const> hook_formats() {
-  static const HookFormat* const formats[] = {&codex_format(), &qwen_code_format(), &gemini_cli_format(),
-                                                &cursor_format(), &claude_code_format()};
+  static const HookFormat* const formats[] = {&codex_format(),  &qwen_code_format(), &gemini_cli_format(),
+                                                &cursor_format(), &vscode_format(),    &claude_code_format()};
   return formats;
 }
 

@@ -184,10 +184,23 @@ struct HookFormat {
   // for a read). Null: each tool event fires for every tool and matches its name.
   std::optional<std::string> (*tool_event_subject)(std::string_view format_event, std::string_view tool,
                                                    const boost::json::object& input) = nullptr;
+  // A directory of a scope whose every `*.json` file is a settings file,
+  // read in name order (VS Code's .github/hooks; empty: none in that scope),
+  // or null. A project's is fingerprinted whole, as a hook tree.
+  std::filesystem::path (*settings_directory)(const Locations& locations, Layer scope) = nullptr;
+  // Whether an event lists its handlers (VS Code's): a Claude Code group's
+  // handlers count among them with its matcher ignored, as the agent ignores
+  // it (each is noted), and a handler without a type is a command.
+  bool flat_handler_lists = false;
+  // The handler key whose command runs here instead of "command" (VS Code's
+  // "linux"), and those of other systems' commands with the system's name: a
+  // handler with only those is skipped with a warning naming the system.
+  std::string_view os_command_key{};
+  std::span<const std::pair<std::string_view, std::string_view>> other_os_command_keys{};
 };
 
 // The formats hookbus reads: Claude Code's and those declared as it
-// declares hooks (codex/, qwen_code/, cursor/).
+// declares hooks (codex/, qwen_code/, gemini_cli/, cursor/, vscode/).
 const HookFormat& claude_code_format();
 // Every one of them, Claude Code's last.
 std::span<const HookFormat* const> hook_formats();

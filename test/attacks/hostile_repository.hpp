@@ -50,7 +50,8 @@ class HostileRepository : public HookctlFixture {
             .codex = home_.path() / ".codex",
             .qwen = home_.path() / ".qwen",
             .gemini = home_.path() / ".gemini",
-            .cursor = home_.path() / ".cursor"};
+            .cursor = home_.path() / ".cursor",
+            .copilot = home_.path() / ".copilot"};
   }
 
   // A file of the attacker's upstream work tree (committed by attacker_commits).

@@ -7,6 +7,7 @@
 
 #include "formats/claude_code/command_files.hpp"
 #include "formats/claude_code/settings.hpp"
+#include "support/directory_tree.hpp"
 #include "support/logging.hpp"
 
 #include <fmt/format.h>
@@ -49,6 +50,19 @@ void cover_command(const HookFormat& format, const ClaudeCodeCommand& command, c
   }
   for (const auto& construct : found.unresolved)
     files.unresolved.push_back({command.source, command.command, construct.construct, construct.why});
+}
+
+// The settings files of a format's settings directory: its `*.json` entries
+// that are no directory, in name order. One that cannot be listed is itself
+// the one entry, which the read refuses naming what it is.
+std::vector<fs::path> settings_in(const fs::path& directory) {
+  std::vector<fs::path> files;
+  if (directory.empty()) return files;
+  std::error_code ec;
+  for (auto& entry : directory_entries(directory, ec))
+    if (entry.path.extension() == ".json" && entry.kind != EntryKind::directory) files.push_back(std::move(entry.path));
+  if (ec) files.push_back(directory);
+  return files;
 }
 
 // A plugin that "plugins" names: a directory with its hooks file.
@@ -129,6 +143,9 @@ std::vector<ClaudeCodeImports::Source> ClaudeCodeImports::sources(const Config& 
     sources.push_back({format_.settings_file(locations_, scope), layer, {}, is_project_layer(scope)});
     if (format_.second_settings_file != nullptr)
       sources.push_back({format_.second_settings_file(locations_, scope), layer, {}, is_project_layer(scope)});
+    if (format_.settings_directory != nullptr)
+      for (fs::path& file : settings_in(format_.settings_directory(locations_, scope)))
+        sources.push_back({std::move(file), layer, {}, is_project_layer(scope)});
   }
   for (const fs::path& plugin : import->plugins)
     sources.push_back({plugin / format_.plugin_hooks_file, importer.layer, plugin, is_project_layer(importer.layer)});
@@ -157,6 +174,8 @@ void ClaudeCodeImports::add_to_fingerprint(const std::vector<const Config*>& con
       if (!is_project_layer(source.layer)) continue;
       if (source.projects_own) files.files.push_back(source.file);
       if (!source.plugin_root.empty()) add_once(files.directories, source.plugin_root);
+      else if (source.projects_own && format_.settings_directory != nullptr)
+        add_once(files.directories, format_.settings_directory(locations_, Layer::project));
       else if (source.projects_own) add_once(files.directories, source.file.parent_path() / "hooks");
       try {
         const ClaudeCodeSettings read = read_format_settings(format_, source.file, source.layer, source.plugin_root);

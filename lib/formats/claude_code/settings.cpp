@@ -80,6 +80,13 @@ constexpr std::array<std::string_view, 9> kHandlerKeys = {"type", "command",    
 constexpr std::string_view kToolEvents[] = {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest",
                                             "PermissionDenied"};
 
+// Whether `key` names a command of one system (VS Code's "linux", "osx", "windows").
+bool os_command_key(const detail::HookFormat& format, std::string_view key) {
+  return (!format.os_command_key.empty() && key == format.os_command_key) ||
+         std::any_of(format.other_os_command_keys.begin(), format.other_os_command_keys.end(),
+                     [&](const auto& other) { return other.first == key; });
+}
+
 bool tool_event(std::string_view event) {
   return std::find(std::begin(kToolEvents), std::end(kToolEvents), event) != std::end(kToolEvents);
 }
@@ -182,24 +189,37 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
     };
     std::vector<HandlerList> handler_lists;
     if (!format.handler_groups) handler_lists.push_back({"", false, group_list});
+    // A matcher the agent ignores (VS Code's): said, unless it matches everything anyway.
+    const auto note_ignored_matcher = [&](const ConfigObject& object) {
+      if (auto m = object.find("matcher"); m && !m->as_string().empty() && m->as_string() != "*")
+        note(m->location(), fmt::format("{0} ignores a matcher: the hook runs on every occurrence of its event, "
+                                        "as in {0}; check the tool name in the hook",
+                                        format.agent));
+    };
     for (const auto& group_value : format.handler_groups ? group_list : std::vector<ConfigValue>()) {
       const ConfigObject group = group_value.as_object();
+      if (format.flat_handler_lists && !group.find("hooks")) {  // a handler of the event's own list (VS Code's)
+        note_ignored_matcher(group);
+        handler_lists.push_back({"", false, {group_value}});
+        continue;
+      }
       std::vector<std::string_view> group_keys = {"matcher", "hooks"};
       if (!format.sequential_key.empty()) group_keys.push_back(format.sequential_key);
       note_unknown_keys(group, group_keys);
       bool sequential = false;
       if (auto key = format.sequential_key.empty() ? std::nullopt : group.find(format.sequential_key))
         sequential = key->as_bool();
-      handler_lists.push_back(
-          {read_matcher(group, event), sequential, group.required("hooks", "array of hooks").as_array()});
+      if (format.flat_handler_lists) note_ignored_matcher(group);
+      handler_lists.push_back({format.flat_handler_lists ? std::string() : read_matcher(group, event), sequential,
+                               group.required("hooks", "array of hooks").as_array()});
     }
     for (const auto& [group_matcher, sequential, entries] : handler_lists) {
       for (const auto& entry_value : entries) {
         const ConfigObject entry = entry_value.as_object();
         const std::string matcher = format.handler_groups ? group_matcher : read_matcher(entry, event);
-        const std::string type = format.handler_groups || entry.find("type")
-                                     ? entry.required("type", "string").as_string()
-                                     : "command";
+        // A handler of a flat list (Cursor's, VS Code's) is a command unless it says otherwise.
+        const bool flat = !format.handler_groups || format.flat_handler_lists;
+        const std::string type = !flat || entry.find("type") ? entry.required("type", "string").as_string() : "command";
         if (type != "command") {
           note(entry.location(), fmt::format("hook type \"{}\" is not supported (only \"command\" hooks run "
                                              "outside {}); not imported",
@@ -213,8 +233,9 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
                            [&](const auto& inert) { return inert.first == key; }) &&
               std::find(kHandlerKeys.begin(), kHandlerKeys.end(), key) == kHandlerKeys.end() &&
               (format.fail_mode_key.empty() || key != format.fail_mode_key) &&
-              (format.fail_closed_key.empty() || key != format.fail_closed_key) &&
-              (format.handler_groups || key != "matcher"))
+              (format.fail_closed_key.empty() || key != format.fail_closed_key) && !os_command_key(format, key) &&
+              (format.handler_groups || key != "matcher") &&
+              !(format.flat_handler_lists && (key == "matcher" || key == "cwd" || key == "env")))
             note(value.location(), "not a key hookbus knows; ignored");
         if (auto shell = entry.find("shell")) {
           const std::string name = shell->as_string();
@@ -227,6 +248,16 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
           if (name != "bash")
             throw ConfigError(shell->location(), fmt::format("expected \"bash\" or \"powershell\", got \"{}\"", name));
         }
+        bool unsupported_key = false;
+        for (const std::string_view key : {"cwd", "env"})
+          if (const auto unsupported = format.flat_handler_lists ? entry.find(key) : std::nullopt; unsupported) {
+            note(unsupported->location(), fmt::format("hookbus does not yet run a {} hook with its own \"{}\"; not "
+                                                      "imported",
+                                                      format.agent, key));
+            unsupported_key = true;
+            break;
+          }
+        if (unsupported_key) continue;
         ClaudeCodeCommand command;
         if (auto rule = entry.find("if")) {
           command.if_rule = rule->as_string();
@@ -246,7 +277,23 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
         command.event = event;
         command.timeout = event_default_timeout(format, event);
         command.matcher = matcher;
-        command.command = entry.required("command", "string").as_nonempty_string();
+        // The command for this system (VS Code's "linux"), else "command"; one for other systems only is skipped.
+        std::optional<ConfigValue> command_value = entry.find("command");
+        if (auto own = format.os_command_key.empty() ? std::nullopt : entry.find(format.os_command_key))
+          command_value = own;
+        if (!command_value) {
+          const auto other = std::find_if(format.other_os_command_keys.begin(), format.other_os_command_keys.end(),
+                                          [&](const auto& key_system) { return entry.find(key_system.first); });
+          if (other != format.other_os_command_keys.end()) {
+            note(entry.find(other->first)->location(),
+                 fmt::format("a command for {} only: {} runs \"{}\" or \"command\" on Linux, where hookbus runs, "
+                             "and this hook has neither; not imported",
+                             other->second, format.agent, format.os_command_key));
+            continue;
+          }
+        }
+        command.command = command_value ? command_value->as_nonempty_string()
+                                        : entry.required("command", "string").as_nonempty_string();
         const FormatEvent& format_event = *find_format_event(format, event);
         if (auto timeout = entry.find("timeout")) {
           command.timeout = read_timeout(format, *timeout);

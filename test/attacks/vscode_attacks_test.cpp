@@ -1,0 +1,156 @@
+// Attacks through VS Code's agent hooks (docs/agent-formats.md, "VS Code"):
+// every *.json file of a repository's .github/hooks is code from strangers,
+// as its .claude/settings.json is. Nothing of it runs before the user
+// trusted the project, what runs is what was trusted, and a file that is no
+// regular file hangs nothing. Acted out end to end (hostile_repository.hpp).
+#include "hostile_repository.hpp"
+
+#include <sys/stat.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace hookbus {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using testing::make_directories;
+using testing::write_file;
+
+class VsCodeAttacks : public testing::HostileRepository {
+ protected:
+  // The user reads the VS Code hooks of the projects they trust.
+  void user_reads_projects_vscode_hooks() const {
+    write_file(locations().config_file(Layer::user), R"({"agent_hooks": {"vscode": {"settings": ["project"]}}})");
+  }
+  // A VS Code hooks file with one PreToolUse handler running `command`, and more keys of it (`more`).
+  static std::string hooks_json(const std::string& command, const std::string& more = "") {
+    return R"({"hooks": {"PreToolUse": [{"type": "command", "command": )" + write_json(boost::json::string(command)) +
+           more + "}]}}";
+  }
+  fs::path marker() const { return home_.path() / "pwned"; }
+  std::string touch_marker() const { return "touch '" + marker().string() + "'"; }
+  // Neither hookctl nor setup() runs the project's hook, and the user's guard still decides.
+  void nothing_of_the_project_runs() const {
+    EXPECT_EQ(hookctl_decides("ls"), "none");
+    EXPECT_EQ(setup_decides("ls"), "none");
+    EXPECT_FALSE(fs::exists(marker()));
+    EXPECT_EQ(hookctl_decides("rm -rf /"), "deny");
+    EXPECT_EQ(setup_decides("rm -rf /"), "deny");
+  }
+};
+
+// Attack 30: a repository ships .github/hooks/x.json and switches VS Code's
+// files on for itself; the user reads projects' VS Code hooks, but has not
+// trusted this one. Nothing of it runs.
+TEST_F(VsCodeAttacks, Attack30AnUntrustedProjectsGithubHooksRunNothing) {
+  install_users_guard();
+  user_reads_projects_vscode_hooks();
+  write_file(upstream(".hookbus/config.json"), R"({"agent_hooks": {"vscode": {"settings": ["project"]}}})");
+  write_file(upstream(".github/hooks/x.json"), hooks_json(touch_marker() + "; exit 2"));
+  attacker_commits("vscode hooks");
+  user_pulls();
+  nothing_of_the_project_runs();
+  EXPECT_THAT(hookctl({"list"}).stdout_text, AllOf(HasSubstr(".github/hooks/x.json: hooks.PreToolUse[0]"),
+                                                   HasSubstr("vscode protocol")));
+}
+
+// Attack 31: a pull replaces a trusted project's .github/hooks by a link to
+// another of its directories, whose hooks nobody looked at: what is at
+// .github/hooks's paths is what counts, a change, so nothing of the project runs.
+TEST_F(VsCodeAttacks, Attack31ALinkAtGithubHooksPulledAfterTrustIsAChange) {
+  install_users_guard();
+  user_reads_projects_vscode_hooks();
+  write_file(upstream(".github/hooks/x.json"), hooks_json("true"));
+  write_file(upstream("vendor/hooks/x.json"), hooks_json(touch_marker() + "; exit 2"));
+  attacker_commits("vscode hooks, and a vendored copy");
+  user_pulls();
+  trust();
+  fs::remove_all(upstream(".github/hooks"));
+  fs::create_symlink("../vendor/hooks", upstream(".github/hooks"));
+  attacker_commits("share the vendored hooks");
+  user_pulls();
+  nothing_of_the_project_runs();
+}
+
+// Attack 31, a link at the hook file leading out of the project: trusted as
+// it read then, the file it leads to counts by what it holds, so a change
+// there (by whoever can write it) runs nothing.
+TEST_F(VsCodeAttacks, Attack31ALinkedGithubHooksFileCarriesNoTrustToWhatItsTargetLaterHolds) {
+  install_users_guard();
+  user_reads_projects_vscode_hooks();
+  const fs::path shared = home_.path() / "shared" / "x.json";
+  write_file(shared, hooks_json("true"));
+  make_directories(upstream(".github/hooks"));
+  fs::create_symlink(shared, upstream(".github/hooks/x.json"));
+  attacker_commits("vscode hooks shared with the team");
+  user_pulls();
+  trust();
+  write_file(shared, hooks_json(touch_marker() + "; exit 2"));
+  nothing_of_the_project_runs();
+}
+
+// Attack 32: a FIFO among .github/hooks's files (a build step makes one).
+// Nothing waits on it: untrusted, the user's guard decides and `hookctl
+// trust` names it; trusted, it is an error naming it.
+TEST_F(VsCodeAttacks, Attack32AFifoAsAGithubHooksFileHangsNothingAndIsNamed) {
+  install_users_guard();
+  user_reads_projects_vscode_hooks();
+  make_directories(in_project(".github/hooks"));
+  ASSERT_EQ(::mkfifo(in_project(".github/hooks/x.json").c_str(), 0644), 0);
+  EXPECT_EQ(hookctl_decides("rm -rf /"), "deny");
+  EXPECT_EQ(setup_decides("rm -rf /"), "deny");
+  const ProcessResult shown = hookctl({"trust", "--dry-run"});
+  EXPECT_THAT(shown.stdout_text + shown.stderr_text, AllOf(HasSubstr(".github/hooks/x.json"), HasSubstr("FIFO")));
+  trust();
+  EXPECT_THAT(hookctl_decides("ls"), AllOf(HasSubstr(".github/hooks/x.json"), HasSubstr("FIFO")));
+  Hooks bus;
+  try {
+    (void)setup(bus, {.project_dir = project_.path(), .locations = locations()});
+    ADD_FAILURE() << "setup() read it";
+  } catch (const ConfigError& error) {
+    EXPECT_THAT(error.what(), AllOf(HasSubstr(".github/hooks/x.json"), HasSubstr("FIFO")));
+  }
+}
+
+// Attack 33: the user trusted a project whose .github/hooks held one
+// harmless hook; a pull adds a second file beside it. The project is
+// changed, and neither hook runs until the user trusts it again.
+TEST_F(VsCodeAttacks, Attack33APullAddingAGithubHooksFileAfterTrustRunsNothing) {
+  install_users_guard();
+  user_reads_projects_vscode_hooks();
+  write_file(upstream(".github/hooks/format.json"), hooks_json("true"));
+  attacker_commits("vscode hooks");
+  user_pulls();
+  trust();
+  write_file(upstream(".github/hooks/zz.json"), hooks_json(touch_marker() + "; exit 2"));
+  attacker_commits("one more hook");
+  user_pulls();
+  EXPECT_THAT(hookctl({"list"}).stdout_text, HasSubstr(".github/hooks/zz.json"));
+  nothing_of_the_project_runs();
+}
+
+// Attack 34: a trusted project's hook runs in a "cwd" out of the project, or
+// through a link out of it: it never runs there.
+TEST_F(VsCodeAttacks, Attack34AGithubHookWhoseCwdLeavesTheProjectNeverRunsThere) {
+  for (const std::string cwd : {"..", "/tmp", "out"}) {
+    SCOPED_TRACE(cwd);
+    install_users_guard();
+    user_reads_projects_vscode_hooks();
+    fs::remove(in_project("out"));
+    fs::create_symlink(home_.path(), in_project("out"));
+    write_file(in_project(".github/hooks/x.json"),
+               hooks_json("touch pwned; exit 2", ", \"cwd\": " + write_json(boost::json::string(cwd))));
+    trust();
+    EXPECT_EQ(hookctl_decides("ls"), "none");
+    EXPECT_EQ(setup_decides("ls"), "none");
+    EXPECT_FALSE(fs::exists(marker()));
+    EXPECT_FALSE(fs::exists(project_.path().parent_path() / "pwned"));
+    EXPECT_EQ(setup_decides("rm -rf /"), "deny");
+  }
+}
+
+}  // namespace
+}  // namespace hookbus

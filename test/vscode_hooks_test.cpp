@@ -1,0 +1,266 @@
+// VS Code's agent hooks run unchanged (docs/agent-formats.md, "VS Code"):
+// every *.json file of the project's .github/hooks and of Copilot's user
+// hooks directory, switched on by config's "agent_hooks": {"vscode": ...},
+// each event a flat list of command handlers whose matchers VS Code ignores,
+// the Linux command where a handler has one, and VS Code's payload and
+// answer. The hooks are written here from VS Code's documented payload and
+// answer (bash + jq, Python, Node) and run through setup() and Hooks::emit.
+#include "log_capture.hpp"
+#include "script_fixture.hpp"
+
+#include "formats/claude_code/settings.hpp"
+#include "formats/vscode/format.hpp"
+
+#include <hookbus/events.hpp>
+#include <hookbus/hooks.hpp>
+#include <hookbus/json.hpp>
+#include <hookbus/setup.hpp>
+#include <hookbus/trust.hpp>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+namespace hookbus {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::AllOf;
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using testing::read_file;
+using testing::TempDir;
+using testing::write_file;
+using namespace std::chrono_literals;
+
+// A VS Code PreToolUse guard in bash + jq, as VS Code's docs write one: it
+// checks the tool itself (VS Code runs it on every tool) and denies `rm -rf`.
+constexpr const char* kVsCodeGuard =
+    "#!/bin/sh\n"
+    "input=$(cat)\n"
+    "[ \"$(echo \"$input\" | jq -r .tool_name)\" = run_in_terminal ] || exit 0\n"
+    "case \"$(echo \"$input\" | jq -r .tool_input.command)\" in *'rm -rf'*)\n"
+    "  jq -n '{hookSpecificOutput: {hookEventName: \"PreToolUse\", permissionDecision: \"deny\", "
+    "permissionDecisionReason: \"no recursive deletes\"}}'\n"
+    "esac\n";
+
+class VsCodeHooks : public testing::NothingLeftBehind {
+ protected:
+  Locations locations() const {
+    return {.managed = root_ / "etc",
+            .user = root_ / "user",
+            .project = project_.path(),
+            .state = root_ / "state",
+            .cache = root_ / "cache",
+            .claude = root_ / "claude",
+            .codex = root_ / "codex",
+            .qwen = root_ / "qwen",
+            .copilot = root_ / "copilot"};
+  }
+  fs::path in_project(const std::string& relative) const { return project_ / relative; }
+
+  // The project's VS Code hooks file `name` in .github/hooks, switched on by its config, and trusted.
+  void projects_hooks(const std::string& name, const std::string& hooks) {
+    write_file(locations().config_file(Layer::project), R"({"agent_hooks": {"vscode": {"settings": ["project"]}}})");
+    write_file(in_project(".github/hooks/" + name), hooks);
+    trust_project();
+  }
+  void trust_project() {
+    Hooks scratch;
+    const Installation looked = setup(scratch, {.project_dir = project_.path(), .locations = locations()});
+    TrustStore::at(locations()).trust(project_.path(), looked.report.trust.now);
+  }
+  // setup() on the test's bus; what it installed stays until the test ends.
+  void install() {
+    installation_ = std::make_unique<Installation>(
+        setup(hooks_, {.project_dir = project_.path(), .locations = locations()}));
+    warnings_ = installation_->report.warnings;
+  }
+  ToolCallResult emit_bash(const std::string& command) {
+    install();
+    return hooks_.emit(ToolCallEvent{.context = {.session_id = "s1", .cwd = project_.path().string()},
+                                     .tool_call_id = "c1",
+                                     .tool_name = "bash",
+                                     .input = {{"command", command}}});
+  }
+  // A handler list of one event with one command.
+  static std::string one_hook(const std::string& event, const std::string& handler) {
+    return R"({"hooks": {")" + event + R"(": [)" + handler + "]}}";
+  }
+
+  TempDir root_;
+  TempDir project_;
+  testing::LogCapture log_;
+  Hooks hooks_;
+  std::unique_ptr<Installation> installation_;
+  std::vector<std::string> warnings_;
+};
+
+TEST_F(VsCodeHooks, AProjectsGithubHooksGuardDeniesAsInVsCode) {
+  write_file(in_project(".github/hooks/scripts/guard.sh"), kVsCodeGuard, 0755);
+  projects_hooks("security.json",
+                 one_hook("PreToolUse",
+                          R"({"type": "command", "command": "./.github/hooks/scripts/guard.sh", "timeout": 15})"));
+  const ToolCallResult result = emit_bash("rm -rf /");
+  EXPECT_EQ(result.decision, Decision::deny);
+  EXPECT_EQ(result.reason, "no recursive deletes");
+  EXPECT_EQ(emit_bash("ls").decision, Decision::none);
+  EXPECT_THAT(warnings_, IsEmpty());
+}
+
+TEST_F(VsCodeHooks, EveryJsonFileOfGithubHooksIsReadInNameOrder) {
+  write_file(in_project(".github/hooks/README.md"), "not hooks: {");
+  write_file(in_project(".github/hooks/b.json"), one_hook("PreToolUse", R"({"command": "echo from b >&2; exit 2"})"));
+  projects_hooks("a.json", one_hook("PreToolUse", R"({"command": "touch ran-a"})"));
+  const ToolCallResult result = emit_bash("ls");
+  EXPECT_EQ(result.decision, Decision::deny);
+  EXPECT_EQ(result.reason, "from b");
+  EXPECT_TRUE(fs::exists(in_project("ran-a")));
+  const auto& installed = installation_->report.hooks.installed;
+  ASSERT_EQ(installed.size(), 2U);
+  EXPECT_THAT(installed[0].source, HasSubstr(".github/hooks/a.json: hooks.PreToolUse[0]"));
+  EXPECT_THAT(installed[1].source, HasSubstr(".github/hooks/b.json: hooks.PreToolUse[0]"));
+}
+
+TEST_F(VsCodeHooks, TheUsersVsCodeHooksAreInCopilotsHooksDirectory) {
+  write_file(root_ / "copilot" / "hooks" / "guard.json",
+             one_hook("PreToolUse", R"({"command": "echo nope >&2; exit 2"})"));
+  write_file(locations().config_file(Layer::user), R"({"agent_hooks": {"vscode": {"settings": ["user"]}}})");
+  EXPECT_EQ(emit_bash("ls").decision, Decision::deny);
+  EXPECT_THAT(warnings_, IsEmpty());
+}
+
+// VS Code runs a handler's command for the system it runs on ("linux" here,
+// else "command"); one for another system only is skipped, and said so.
+TEST_F(VsCodeHooks, TheLinuxCommandRunsAndAHookForAnotherSystemOnlyIsSkippedNamingIt) {
+  const struct {
+    std::string handler;
+    Decision decision;
+    std::string warning;
+  } cases[] = {
+      {R"({"command": "exit 2", "linux": "exit 0", "osx": "exit 2", "windows": "exit 2"})", Decision::none, ""},
+      {R"({"command": "exit 0", "linux": "echo linux >&2; exit 2"})", Decision::deny, ""},
+      {R"({"command": "echo default >&2; exit 2", "windows": "exit 0"})", Decision::deny, ""},
+      {R"({"osx": "exit 2"})", Decision::none, "hooks.PreToolUse[0].osx: a command for macOS only"},
+      {R"({"windows": "exit 2", "osx": "exit 2"})", Decision::none,
+       "hooks.PreToolUse[0].osx: a command for macOS only"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.handler);
+    projects_hooks("os.json", one_hook("PreToolUse", c.handler));
+    Hooks bus;
+    const Installation installed = setup(bus, {.project_dir = project_.path(), .locations = locations()});
+    const ToolCallResult result =
+        bus.emit(ToolCallEvent{.tool_call_id = "c1", .tool_name = "bash", .input = {{"command", "ls"}}});
+    EXPECT_EQ(result.decision, c.decision);
+    if (c.warning.empty()) EXPECT_THAT(installed.report.warnings, IsEmpty());
+    else
+      EXPECT_THAT(installed.report.warnings,
+                  Contains(AllOf(HasSubstr(in_project(".github/hooks/os.json").string()), HasSubstr(c.warning))));
+  }
+}
+
+// VS Code drops a matcher, so a hook written for Claude Code's Edit runs on
+// every tool there; it does here, and the user is told.
+TEST_F(VsCodeHooks, AMatcherIsIgnoredAsVsCodeIgnoresItAndTheUserIsTold) {
+  for (const std::string hooks :
+       {R"({"hooks": {"PreToolUse": [{"matcher": "Edit", "hooks": [{"type": "command", "command": "exit 2"}]}]}})",
+        R"({"hooks": {"PreToolUse": [{"type": "command", "matcher": "Edit", "command": "exit 2"}]}})"}) {
+    SCOPED_TRACE(hooks);
+    projects_hooks("edits.json", hooks);
+    EXPECT_EQ(emit_bash("ls").decision, Decision::deny);
+    EXPECT_THAT(warnings_, Contains(AllOf(HasSubstr(in_project(".github/hooks/edits.json").string() +
+                                                    ": hooks.PreToolUse[0].matcher"),
+                                          HasSubstr("VS Code ignores a matcher"))));
+  }
+}
+
+// The payload as VS Code's docs give it: sessionId and hookEventName in
+// camelCase, a timestamp, VS Code's tool name.
+TEST_F(VsCodeHooks, AHookReadsVsCodesPayloadFieldsAndToolName) {
+  write_file(in_project(".github/hooks/dump.py"),
+             "import json, sys\n"
+             "payload = json.load(sys.stdin)\n"
+             "json.dump(payload, open('payload.json', 'w'))\n");
+  projects_hooks("dump.json", one_hook("PreToolUse", R"({"command": "python3 .github/hooks/dump.py"})"));
+  (void)emit_bash("ls");
+  const boost::json::object payload = parse_json(read_file(in_project("payload.json")), "payload").as_object();
+  EXPECT_EQ(payload.at("sessionId"), "s1");
+  EXPECT_EQ(payload.at("hookEventName"), "PreToolUse");
+  EXPECT_EQ(payload.at("tool_name"), "run_in_terminal");
+  EXPECT_EQ(payload.at("tool_input").at("command"), "ls");
+  EXPECT_EQ(payload.at("tool_use_id"), "c1");
+  EXPECT_EQ(payload.at("cwd"), boost::json::value(project_.path().string()));
+  EXPECT_TRUE(payload.at("timestamp").is_string());
+  EXPECT_FALSE(payload.contains("session_id"));
+  EXPECT_FALSE(payload.contains("hook_event_name"));
+}
+
+// VS Code reads a Stop hook's block in hookSpecificOutput (a Node hook); at
+// the top, where Claude Code reads it, it does nothing.
+TEST_F(VsCodeHooks, AStopHookBlocksWithTheDecisionNestedInHookSpecificOutputOnly) {
+  const struct {
+    std::string answer;
+    std::vector<std::string> follow_ups;
+  } cases[] = {
+      {R"({hookSpecificOutput: {hookEventName: 'Stop', decision: 'block', reason: 'run the tests first'}})",
+       {"run the tests first"}},
+      {R"({decision: 'block', reason: 'run the tests first'})", {}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.answer);
+    write_file(in_project(".github/hooks/stop.js"),
+               "let input = '';\n"
+               "process.stdin.on('data', c => input += c);\n"
+               "process.stdin.on('end', () => {\n"
+               "  if (JSON.parse(input).stop_hook_active) return;\n"
+               "  console.log(JSON.stringify(" + c.answer + "));\n"
+               "});\n");
+    projects_hooks("stop.json", one_hook("Stop", R"({"command": "node .github/hooks/stop.js"})"));
+    Hooks bus;
+    const Installation installed = setup(bus, {.project_dir = project_.path(), .locations = locations()});
+    EXPECT_EQ(bus.emit(AgentEndEvent{}).follow_up_messages, c.follow_ups);
+  }
+}
+
+TEST_F(VsCodeHooks, VsCodeTimeoutsAreSecondsThirtyByDefault) {
+  write_file(in_project("hooks.json"),
+             one_hook("PreToolUse", R"({"command": "true"}, {"command": "true", "timeout": 5})"));
+  const auto settings = detail::read_format_settings(detail::vscode_format(), in_project("hooks.json"), Layer::project);
+  ASSERT_EQ(settings.commands.size(), 2U);
+  EXPECT_EQ(settings.commands[0].timeout, 30s);
+  EXPECT_EQ(settings.commands[1].timeout, 5s);
+}
+
+// Until hookbus runs a handler in its own directory or environment, such a
+// handler is not run elsewhere or without them: it is skipped, naming the key.
+TEST_F(VsCodeHooks, AHookWithItsOwnCwdOrEnvIsNotImportedAndTheUserIsTold) {
+  for (const std::string key : {"cwd", "env"}) {
+    SCOPED_TRACE(key);
+    const std::string value = key == "cwd" ? R"("scripts")" : R"({"MODE": "strict"})";
+    projects_hooks("own.json", one_hook("PreToolUse", R"({"command": "exit 2", ")" + key + "\": " + value + "}"));
+    EXPECT_EQ(emit_bash("ls").decision, Decision::none);
+    EXPECT_THAT(warnings_, Contains(AllOf(HasSubstr("hooks.PreToolUse[0]." + key), HasSubstr("not imported"))));
+  }
+}
+
+// VS Code reads .claude/settings*.json too; hookbus leaves them to the
+// claude_code format, so with both switched on a hook there runs once.
+TEST_F(VsCodeHooks, AClaudeCodeHookRunsOnceWithBothClaudeCodeAndVsCodeSwitchedOn) {
+  write_file(in_project(".claude/settings.json"),
+             R"({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [)"
+             R"({"type": "command", "command": "echo ran >> runs"}]}]}})");
+  write_file(locations().config_file(Layer::project),
+             R"({"agent_hooks": {"vscode": {"settings": ["project"]}, "claude_code": {"settings": ["project"]}}})");
+  trust_project();
+  (void)emit_bash("ls");
+  EXPECT_EQ(read_file(in_project("runs")), "ran\n");
+}
+
+}  // namespace
+}  // namespace hookbus
