@@ -336,6 +336,19 @@ TEST_F(AgentFormats, CodexsUserFilesAreInCodexHome) {
   EXPECT_EQ(Locations::from_environment(project_.path()).codex, root_ / ".codex");
 }
 
+// A relative CODEX_HOME or CLAUDE_CONFIG_DIR would name a directory of the
+// project the engine runs in, whose files would then count as the user's.
+TEST_F(AgentFormats, ARelativeAgentDirectoryVariableIsIgnoredWithAWarningNamingIt) {
+  const testing::ScopedEnvironment env{{"CODEX_HOME", ".codex-home"},
+                                       {"CLAUDE_CONFIG_DIR", "./.claude-here"},
+                                       {"HOME", root_.path().string()}};
+  const Locations where = Locations::from_environment(project_.path());
+  EXPECT_EQ(where.codex, root_ / ".codex");
+  EXPECT_EQ(where.claude, root_ / ".claude");
+  EXPECT_THAT(log_.text(), AllOf(HasSubstr("CODEX_HOME=.codex-home is ignored: it is no absolute path"),
+                                 HasSubstr("CLAUDE_CONFIG_DIR=./.claude-here is ignored")));
+}
+
 TEST_F(AgentFormats, QwenCodesUserSettingsAreInQwenHome) {
   const testing::ScopedEnvironment env{{"QWEN_HOME", (root_ / "elsewhere").string()}, {"HOME", root_.path().string()}};
   EXPECT_EQ(Locations::from_environment(project_.path()).qwen, root_ / "elsewhere");

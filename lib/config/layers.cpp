@@ -26,6 +26,24 @@ fs::path xdg_directory(const char* variable, const char* fallback) {
 
 fs::path under(const fs::path& base, const char* name) { return base.empty() ? fs::path() : base / name; }
 
+// An agent's own directory, whose settings are the user's: `variable`'s
+// value (then `inside` it) when the agent reads one and it is set, else
+// `$HOME/<home_name>`; empty without either. A relative value is ignored,
+// with a warning: it would name another directory from each working
+// directory, and from a project's, files the project brings, read as the
+// user's own.
+fs::path agent_directory(const char* variable, const char* inside, const char* home_name) {
+  if (const char* value = variable == nullptr ? nullptr : std::getenv(variable); value != nullptr && value[0] != '\0') {
+    if (value[0] == '/') return *inside == '\0' ? fs::path(value).lexically_normal() : fs::path(value) / inside;
+    detail::log(spdlog::level::warn,
+                "{}={} is ignored: it is no absolute path, so it would name a different directory from each working "
+                "directory; hookbus reads $HOME/{} instead (set {} to an absolute path)",
+                variable, value, home_name, variable);
+  }
+  if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/') return fs::path(home) / home_name;
+  return {};
+}
+
 }  // namespace
 
 std::string_view layer_name(Layer layer) noexcept { return reflect::enum_wire_name(layer).value_or("unknown"); }
@@ -52,32 +70,18 @@ Locations Locations::from_environment(const std::filesystem::path& project_dir) 
   where.project = fs::absolute(project_dir).lexically_normal();
   where.state = under(xdg_directory("XDG_STATE_HOME", ".local/state"), "hookbus");
   where.cache = under(xdg_directory("XDG_CACHE_HOME", ".cache"), "hookbus");
-  // Claude Code's own override of its directory (its environment variables reference), else ~/.claude.
-  if (const char* claude = std::getenv("CLAUDE_CONFIG_DIR"); claude != nullptr && claude[0] != '\0')
-    where.claude = fs::absolute(claude).lexically_normal();
-  else if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/')
-    where.claude = fs::path(home) / ".claude";
-  // Codex's home (developers.openai.com/codex/config-advanced), else ~/.codex.
-  if (const char* codex = std::getenv("CODEX_HOME"); codex != nullptr && codex[0] != '\0')
-    where.codex = fs::absolute(codex).lexically_normal();
-  else if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/')
-    where.codex = fs::path(home) / ".codex";
-  // Qwen Code's home (its Storage.getGlobalQwenDir), else ~/.qwen.
-  if (const char* qwen = std::getenv("QWEN_HOME"); qwen != nullptr && qwen[0] != '\0')
-    where.qwen = fs::absolute(qwen).lexically_normal();
-  else if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/')
-    where.qwen = fs::path(home) / ".qwen";
-  // Gemini CLI's home, which holds its .gemini (its utils/paths: GEMINI_CLI_HOME), else ~.
-  if (const char* gemini = std::getenv("GEMINI_CLI_HOME"); gemini != nullptr && gemini[0] != '\0')
-    where.gemini = fs::absolute(gemini).lexically_normal() / ".gemini";
-  else if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/')
-    where.gemini = fs::path(home) / ".gemini";
-  if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/') where.cursor = fs::path(home) / ".cursor";
-  // Copilot's home (docs.github.com/copilot/reference/hooks-reference), else ~/.copilot.
-  if (const char* copilot = std::getenv("COPILOT_HOME"); copilot != nullptr && copilot[0] != '\0')
-    where.copilot = fs::absolute(copilot).lexically_normal();
-  else if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/')
-    where.copilot = fs::path(home) / ".copilot";
+  // Each agent's directory as the agent itself finds it: Claude Code's
+  // CLAUDE_CONFIG_DIR (its environment variables reference), Codex's
+  // CODEX_HOME (developers.openai.com/codex/config-advanced), Qwen Code's
+  // QWEN_HOME (its Storage.getGlobalQwenDir), Gemini CLI's GEMINI_CLI_HOME,
+  // which holds its .gemini (its utils/paths), Copilot's COPILOT_HOME
+  // (docs.github.com/copilot/reference/hooks-reference); Cursor reads none.
+  where.claude = agent_directory("CLAUDE_CONFIG_DIR", "", ".claude");
+  where.codex = agent_directory("CODEX_HOME", "", ".codex");
+  where.qwen = agent_directory("QWEN_HOME", "", ".qwen");
+  where.gemini = agent_directory("GEMINI_CLI_HOME", ".gemini", ".gemini");
+  where.cursor = agent_directory(nullptr, "", ".cursor");
+  where.copilot = agent_directory("COPILOT_HOME", "", ".copilot");
   return where;
 }
 
