@@ -104,6 +104,14 @@ HookAnswer<E> claude_code_answer(const ClaudeCodeCommand& command, const E& even
 // Claude Code's runs: its payload and answer for every event.
 const FormatRuns& claude_code_runs();
 
+// How a format's event lists its handlers. A handler of a list (not of a
+// group) is a command unless its "type" says otherwise.
+enum class HandlerLists {
+  groups,            // Claude Code's matcher groups: {"matcher", "hooks": [handlers]}
+  handlers,          // the handlers, each with its own "matcher" (Cursor's)
+  matchers_ignored,  // the handlers, Claude Code's groups among them, every matcher ignored and noted (VS Code's)
+};
+
 // A Claude-Code-like hook format: settings files with a `hooks` block of
 // matcher groups of command handlers (ClaudeCodeCommand), run with a JSON
 // payload on stdin.
@@ -166,10 +174,8 @@ struct HookFormat {
   std::string_view sequential_key{};
   // The "version" its files must declare (Cursor's hooks.json: 1); 0: they declare none.
   int required_version = 0;
-  // Whether an event lists matcher groups of handlers (Claude Code's shape)
-  // or the handlers themselves, each with its own "matcher" and a "type"
-  // that defaults to "command" (Cursor's).
-  bool handler_groups = true;
+  // How an event lists its handlers (HandlerLists).
+  HandlerLists handler_lists = HandlerLists::groups;
   // Whether a matcher is always a regular expression searched for in what it
   // tests (Cursor's "curl|wget" matches a command that contains either),
   // rather than Claude Code's tool names or expression (format_matcher).
@@ -188,15 +194,15 @@ struct HookFormat {
   // read in name order (VS Code's .github/hooks; empty: none in that scope),
   // or null. A project's is fingerprinted whole, as a hook tree.
   std::filesystem::path (*settings_directory)(const Locations& locations, Layer scope) = nullptr;
-  // Whether an event lists its handlers (VS Code's): a Claude Code group's
-  // handlers count among them with its matcher ignored, as the agent ignores
-  // it (each is noted), and a handler without a type is a command.
-  bool flat_handler_lists = false;
   // The handler key whose command runs here instead of "command" (VS Code's
   // "linux"), and those of other systems' commands with the system's name: a
   // handler with only those is skipped with a warning naming the system.
   std::string_view os_command_key{};
   std::span<const std::pair<std::string_view, std::string_view>> other_os_command_keys{};
+  // Handler keys the agent honours and hookbus cannot yet: a handler with
+  // one is not imported, with a warning naming it, never run without it
+  // (VS Code's "cwd" and "env").
+  std::span<const std::string_view> unhonoured_handler_keys{};
 };
 
 // The formats hookbus reads: Claude Code's and those declared as it

@@ -158,7 +158,7 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
       if (std::find(known.begin(), known.end(), key) == known.end())
         note(value.location(), "not a key hookbus knows; ignored");
   };
-  // A group's matcher, checked; a handler's own (handler_groups false) is read the same way.
+  // A group's matcher, checked; a handler's own (HandlerLists::handlers) is read the same way.
   const auto read_matcher = [&](const ConfigObject& object, std::string_view event) {
     std::string matcher;
     if (auto m = object.find("matcher")) matcher = m->as_string();
@@ -176,7 +176,7 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
       note(groups.location(), fmt::format("hookbus has no equivalent of the {} event '{}'; its {} {} are not imported "
                                           "({} lists the events)",
                                           format.agent, event, group_list.size(),
-                                          format.handler_groups ? "hook group(s)" : "hook(s)", format.documentation));
+                                          format.handler_lists == HandlerLists::groups ? "hook group(s)" : "hook(s)", format.documentation));
       continue;
     }
     // Claude Code's groups, {"matcher", "hooks": [handlers]}, each with its
@@ -188,7 +188,8 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
       std::vector<ConfigValue> entries;
     };
     std::vector<HandlerList> handler_lists;
-    if (!format.handler_groups) handler_lists.push_back({"", false, group_list});
+    if (format.handler_lists == HandlerLists::handlers) handler_lists.push_back({"", false, group_list});
+    const bool ignores_matchers = format.handler_lists == HandlerLists::matchers_ignored;
     // A matcher the agent ignores (VS Code's): said, unless it matches everything anyway.
     const auto note_ignored_matcher = [&](const ConfigObject& object) {
       if (auto m = object.find("matcher"); m && !m->as_string().empty() && m->as_string() != "*")
@@ -196,9 +197,10 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
                                         "as in {0}; check the tool name in the hook",
                                         format.agent));
     };
-    for (const auto& group_value : format.handler_groups ? group_list : std::vector<ConfigValue>()) {
+    for (const auto& group_value :
+         format.handler_lists == HandlerLists::handlers ? std::vector<ConfigValue>() : group_list) {
       const ConfigObject group = group_value.as_object();
-      if (format.flat_handler_lists && !group.find("hooks")) {  // a handler of the event's own list (VS Code's)
+      if (ignores_matchers && !group.find("hooks")) {  // a handler of the event's own list
         note_ignored_matcher(group);
         handler_lists.push_back({"", false, {group_value}});
         continue;
@@ -209,16 +211,16 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
       bool sequential = false;
       if (auto key = format.sequential_key.empty() ? std::nullopt : group.find(format.sequential_key))
         sequential = key->as_bool();
-      if (format.flat_handler_lists) note_ignored_matcher(group);
-      handler_lists.push_back({format.flat_handler_lists ? std::string() : read_matcher(group, event), sequential,
+      if (ignores_matchers) note_ignored_matcher(group);
+      handler_lists.push_back({ignores_matchers ? std::string() : read_matcher(group, event), sequential,
                                group.required("hooks", "array of hooks").as_array()});
     }
     for (const auto& [group_matcher, sequential, entries] : handler_lists) {
       for (const auto& entry_value : entries) {
         const ConfigObject entry = entry_value.as_object();
-        const std::string matcher = format.handler_groups ? group_matcher : read_matcher(entry, event);
-        // A handler of a flat list (Cursor's, VS Code's) is a command unless it says otherwise.
-        const bool flat = !format.handler_groups || format.flat_handler_lists;
+        const std::string matcher =
+            format.handler_lists == HandlerLists::handlers ? read_matcher(entry, event) : group_matcher;
+        const bool flat = format.handler_lists != HandlerLists::groups;  // a command unless its type says otherwise
         const std::string type = !flat || entry.find("type") ? entry.required("type", "string").as_string() : "command";
         if (type != "command") {
           note(entry.location(), fmt::format("hook type \"{}\" is not supported (only \"command\" hooks run "
@@ -234,8 +236,9 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
               std::find(kHandlerKeys.begin(), kHandlerKeys.end(), key) == kHandlerKeys.end() &&
               (format.fail_mode_key.empty() || key != format.fail_mode_key) &&
               (format.fail_closed_key.empty() || key != format.fail_closed_key) && !os_command_key(format, key) &&
-              (format.handler_groups || key != "matcher") &&
-              !(format.flat_handler_lists && (key == "matcher" || key == "cwd" || key == "env")))
+              !(flat && key == "matcher") &&
+              std::find(format.unhonoured_handler_keys.begin(), format.unhonoured_handler_keys.end(), key) ==
+                  format.unhonoured_handler_keys.end())
             note(value.location(), "not a key hookbus knows; ignored");
         if (auto shell = entry.find("shell")) {
           const std::string name = shell->as_string();
@@ -248,16 +251,14 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
           if (name != "bash")
             throw ConfigError(shell->location(), fmt::format("expected \"bash\" or \"powershell\", got \"{}\"", name));
         }
-        bool unsupported_key = false;
-        for (const std::string_view key : {"cwd", "env"})
-          if (const auto unsupported = format.flat_handler_lists ? entry.find(key) : std::nullopt; unsupported) {
-            note(unsupported->location(), fmt::format("hookbus does not yet run a {} hook with its own \"{}\"; not "
-                                                      "imported",
-                                                      format.agent, key));
-            unsupported_key = true;
-            break;
-          }
-        if (unsupported_key) continue;
+        const auto unhonoured = std::find_if(format.unhonoured_handler_keys.begin(), format.unhonoured_handler_keys.end(),
+                                             [&](std::string_view key) { return entry.find(key).has_value(); });
+        if (unhonoured != format.unhonoured_handler_keys.end()) {
+          note(entry.find(*unhonoured)->location(),
+               fmt::format("hookbus does not yet run a {} hook with its own \"{}\"; not imported", format.agent,
+                           *unhonoured));
+          continue;
+        }
         ClaudeCodeCommand command;
         if (auto rule = entry.find("if")) {
           command.if_rule = rule->as_string();

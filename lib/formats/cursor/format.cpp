@@ -112,7 +112,7 @@ const HookFormat& cursor_format() {
                                  .fail_mode_key = {},
                                  .env_file_variable = {},
                                  .required_version = 1,
-                                 .handler_groups = false,
+                                 .handler_lists = HandlerLists::handlers,
                                  .matchers_are_expressions = true,
                                  .fail_closed_key = "failClosed",
                                  .tool_event_subject = &cursor_tool_event_subject};

@@ -121,6 +121,9 @@ const FormatRuns& vscode_runs() {
   return runs;
 }
 
+// A hook's own directory and environment: not run yet (docs/agent-formats.md).
+constexpr std::string_view kVsCodeUnhonouredKeys[] = {"cwd", "env"};
+
 }  // namespace
 
 const HookFormat& vscode_format() {
@@ -144,10 +147,11 @@ const HookFormat& vscode_format() {
                                  .tool_aliases = {},
                                  .fail_mode_key = {},
                                  .env_file_variable = {},
+                                 .handler_lists = HandlerLists::matchers_ignored,
                                  .settings_directory = &vscode_hooks_directory,
-                                 .flat_handler_lists = true,
                                  .os_command_key = "linux",
-                                 .other_os_command_keys = kVsCodeOtherOsCommands};
+                                 .other_os_command_keys = kVsCodeOtherOsCommands,
+                                 .unhonoured_handler_keys = kVsCodeUnhonouredKeys};
   return format;
 }
 
