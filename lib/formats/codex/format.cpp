@@ -27,8 +27,11 @@ constexpr FormatEvent kCodexEvents[] = {
     {"PostCompact", {"session_compact", ""}},
     {"Stop", {"agent_end", ""}, false},
     {"SubagentStop", {"subagent_end", ""}},
-    {"SessionEnd", {"session_shutdown", ""}, true, ToolResults::any, std::chrono::seconds(1), std::chrono::seconds(3),
-     false},
+    {.name = "SessionEnd",
+     .targets = {"session_shutdown", ""},
+     .default_timeout = std::chrono::seconds(1),
+     .max_timeout = std::chrono::seconds(3),
+     .runs_async = false},
 };
 
 // Codex's one edit tool, apply_patch, is matched by Claude Code's names of its edits too, and

@@ -25,8 +25,8 @@ constexpr FormatEvent kGeminiEvents[] = {
     {"SessionEnd", {"session_shutdown", ""}},
     {"BeforeAgent", {"input", ""}, false},
     {"AfterAgent", {"agent_end", ""}, false},
-    {"BeforeTool", {"tool_call", ""}, true, ToolResults::any, {}, true},
-    {"AfterTool", {"tool_result", "tool_execution_failure"}, true, ToolResults::any, {}, true},
+    {.name = "BeforeTool", .targets = {"tool_call", ""}, .matcher_searches = true},
+    {.name = "AfterTool", .targets = {"tool_result", "tool_execution_failure"}, .matcher_searches = true},
     {"PreCompress", {"session_before_compact", ""}},
     {"Notification", {"permission_request", ""}, false},
 };
