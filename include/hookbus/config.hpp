@@ -36,6 +36,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <span>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -132,6 +133,7 @@ class ConfigObject {
 
   // Throws ConfigError for the first key not in `known`, listing the known ones.
   void allow_only(std::initializer_list<std::string_view> known) const;
+  void allow_only(std::span<const std::string_view> known) const;
   [[nodiscard]] std::optional<ConfigValue> find(std::string_view key) const;
   // Throws ConfigError "required key is missing; expected <expected>" when absent.
   [[nodiscard]] ConfigValue required(std::string_view key, std::string_view expected) const;
@@ -165,6 +167,11 @@ std::string_view hook_protocol_name(HookProtocol protocol) noexcept;
 // (events by its agent's names, a matcher, a command run once per event):
 // claude_code, codex, qwen_code, gemini_cli, cursor, vscode (docs/agent-formats.md).
 bool declared_like_claude_code(HookProtocol protocol) noexcept;
+// The agents whose hook files config's `agent_hooks` may ask for, by
+// protocol, in HookProtocol's order: every protocol but hookbus's and
+// kodelet's, which hookbus finds in its own hook directories. A new format's
+// enumerator is its key there.
+std::span<const HookProtocol> agents_with_hook_files() noexcept;
 
 // Which projects' layers run (trust.hpp). Ordered from the most permissive:
 // where several sources set it, the strictest wins.
@@ -272,7 +279,7 @@ struct Config {
   std::optional<Duration> default_timeout{};              // unset: a more trusted layer's, or default_hook_timeout
   std::map<std::string, HookSettings> hooks{};            // per-hook settings by hook name
   std::optional<ClaudeCodeImport> claude_code{};          // "claude_code", or "agent_hooks": {"claude_code": ...}
-  // the other agents' of "agent_hooks": codex, qwen_code, gemini_cli, cursor, vscode
+  // the other agents' of "agent_hooks" (agents_with_hook_files)
   std::map<HookProtocol, ClaudeCodeImport> agent_hooks{};
   std::optional<bool> disable_all_hooks{};                // no hook of this layer or a less trusted one runs
   std::optional<bool> allow_managed_hooks_only{};         // managed config only: only managed hooks run

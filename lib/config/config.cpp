@@ -118,6 +118,10 @@ std::vector<ConfigValue> ConfigValue::as_array() const {
 // ----------------------------------------------------------- ConfigObject
 
 void ConfigObject::allow_only(std::initializer_list<std::string_view> known) const {
+  allow_only(std::span<const std::string_view>(known.begin(), known.size()));
+}
+
+void ConfigObject::allow_only(std::span<const std::string_view> known) const {
   for (const auto& member : *object_) {
     if (std::find(known.begin(), known.end(), member.key()) != known.end()) continue;
     throw ConfigError(where_.key(member.key()), fmt::format("unknown key; expected one of: {}", fmt::join(known, ", ")));
@@ -291,7 +295,12 @@ ClaudeCodeImport read_claude_code(const ConfigObject& object) {
 // them, and written in both places the two add up (a tool name both map
 // must be mapped alike).
 void read_agent_hooks(const ConfigObject& object, Config& config) {
-  object.allow_only({"claude_code", "codex", "qwen_code", "gemini_cli", "cursor", "vscode"});
+  static const std::vector<std::string_view> agents = [] {
+    std::vector<std::string_view> names;
+    for (const HookProtocol agent : agents_with_hook_files()) names.push_back(hook_protocol_name(agent));
+    return names;
+  }();
+  object.allow_only(agents);
   for (const auto& [name, value] : object.members()) {
     const HookProtocol agent = *reflect::enum_from_wire_name<HookProtocol>(name);  // allow_only took the others
     ClaudeCodeImport import = read_claude_code(value.as_object());
@@ -394,6 +403,17 @@ const ClaudeCodeImport* agent_hooks_import(const Config& config, HookProtocol ag
 
 bool declared_like_claude_code(HookProtocol protocol) noexcept {
   return protocol != HookProtocol::hookbus && protocol != HookProtocol::kodelet;
+}
+
+std::span<const HookProtocol> agents_with_hook_files() noexcept {
+  static const std::vector<HookProtocol> agents = [] {
+    std::vector<HookProtocol> protocols;
+    boost::mp11::mp_for_each<boost::describe::describe_enumerators<HookProtocol>>([&](auto d) {
+      if (d.value != HookProtocol::hookbus && d.value != HookProtocol::kodelet) protocols.push_back(d.value);
+    });
+    return protocols;
+  }();
+  return agents;
 }
 
 std::string_view detached_processes_name(DetachedProcesses detached) noexcept {

@@ -42,10 +42,7 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 using namespace hookbus;
 
-// The agents whose hook files config may read, and how `hookctl config` names their settings.
-constexpr HookProtocol kAgentsWithHookFiles[] = {HookProtocol::claude_code, HookProtocol::codex, HookProtocol::qwen_code,
-                                               HookProtocol::gemini_cli, HookProtocol::cursor, HookProtocol::vscode};
-
+// How `hookctl config` names an agent's settings.
 std::string agent_hooks_key(HookProtocol agent) {
   const std::string name(hook_protocol_name(agent));
   return agent == HookProtocol::claude_code ? name : "agent_hooks." + name;
@@ -664,7 +661,7 @@ std::vector<MergedSetting> merged_settings(const SetupReport& report, ProjectTru
     for (std::size_t i = 0; i < layer.hook_directories.size(); ++i)
       out.push_back({"hook_directories", of, json::string(layer.hook_directories[i].string()),
                      file.key("hook_directories").element(i)});
-    for (const HookProtocol agent : kAgentsWithHookFiles) {
+    for (const HookProtocol agent : agents_with_hook_files()) {
       const ClaudeCodeImport* import = agent_hooks_import(layer, agent);
       if (import == nullptr) continue;
       const std::string key = agent_hooks_key(agent);
@@ -682,7 +679,7 @@ std::vector<MergedSetting> merged_settings(const SetupReport& report, ProjectTru
     Sourced<std::string> name;
     std::vector<std::string_view> layers;
   };
-  for (const HookProtocol agent : kAgentsWithHookFiles) {
+  for (const HookProtocol agent : agents_with_hook_files()) {
     std::map<std::string, std::vector<SeenName>> tool_names;
     for (const Layer layer : all_layers)
       for (auto& [ours, theirs] : config.agent_tool_names(agent, layer)) {
