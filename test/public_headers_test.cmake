@@ -12,7 +12,11 @@
 # it uses does not change with the compiler (all of them use libstdc++), and
 # each header parsed alone costs a minute and a half of CPU per compiler.
 #
-#   cmake -DCXX=clang++-14 -DINCLUDE_DIR=.../include -DWORK_DIR=... "-DFLAGS=..." [-DINSTANTIATE=FILE] -P public_headers_test.cmake
+# -DPART=I/N parses the I-th of N shares of the headers alone (I from 1),
+# so that CTest runs the shares side by side.
+#
+#   cmake -DCXX=clang++-14 -DINCLUDE_DIR=.../include -DWORK_DIR=... "-DFLAGS=..." [-DINSTANTIATE=FILE | -DPART=I/N]
+#         -P public_headers_test.cmake
 cmake_minimum_required(VERSION 3.25)
 
 foreach(required CXX INCLUDE_DIR WORK_DIR)
@@ -55,6 +59,25 @@ if(DEFINED INSTANTIATE)
   return()
 endif()
 
+if(DEFINED PART)
+  if(NOT PART MATCHES "^([1-9][0-9]*)/([1-9][0-9]*)$" OR CMAKE_MATCH_1 GREATER CMAKE_MATCH_2)
+    message(FATAL_ERROR "public_headers_test.cmake: -DPART=${PART}: expected I/N with 1 <= I <= N, as 2/3")
+  endif()
+  set(share ${CMAKE_MATCH_1})
+  set(shares ${CMAKE_MATCH_2})
+  set(index 0)
+  set(mine "")
+  foreach(header ${headers})
+    math(EXPR index "${index} + 1")
+    math(EXPR turn "(${index} - 1) % ${shares} + 1")
+    if(turn EQUAL share)
+      list(APPEND mine ${header})
+    endif()
+  endforeach()
+  set(headers ${mine})
+  set(PART_NOTE " (share ${PART})")
+endif()
+
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 set(failures "")
@@ -73,4 +96,4 @@ if(failures)
   message(FATAL_ERROR "public headers that do not compile on their own with ${CXX}:${failures}")
 endif()
 list(LENGTH headers count)
-message(STATUS "${count} public headers compile on their own with ${compiler}")
+message(STATUS "${count} public headers${PART_NOTE} compile on their own with ${compiler}")
