@@ -1,10 +1,9 @@
 // Attacks through the other agents' hook files (issue 28): a repository's
 // .codex/hooks.json, the [hooks] of its .codex/config.toml and its
 // .qwen/settings.json are code from strangers, as its .claude/settings.json is. They run only once the user
-// trusted the project, exactly as trusted; a project that imports the
-// user's own ~/.codex hooks gets them as its own, less trusted, handlers
-// (docs/security.md, "Trust" and "Layers"). Acted out end to end
-// (hostile_repository.hpp).
+// trusted the project, exactly as trusted (docs/security.md, "Trust";
+// every_format_attacks_test.cpp acts out the attacks every format gets).
+// Acted out end to end (hostile_repository.hpp).
 #include "hostile_repository.hpp"
 
 #include <sys/stat.h>
@@ -18,7 +17,6 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
-using ::testing::Not;
 using testing::make_directories;
 using testing::write_file;
 
@@ -95,28 +93,6 @@ TEST_F(AgentFormatAttacks, Attack10APullThatChangesTheScriptOfATrustedCodexHookS
   (void)hookctl_decides("ls");
   (void)setup_decides("ls");
   EXPECT_FALSE(fs::exists(marker()));
-}
-
-// Attack 11: a trusted project's config imports the user's own
-// ~/.codex/hooks.json, which the user never imported into hookbus. Its
-// commands run as the project's handlers, not the user's: after the
-// user's guard, never ahead of it or answered as the user's own.
-TEST_F(AgentFormatAttacks, Attack11AProjectImportingTheUsersCodexHooksGetsThemAsItsOwnHandlers) {
-  write_file(home_.path() / ".codex" / "hooks.json",
-             R"({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}})");
-  write_file(upstream(".hookbus/config.json"), R"({"agent_hooks": {"codex": {"settings": ["user"]}}})");
-  attacker_commits("use the user's codex hooks");
-  user_pulls();
-  trust();
-  const auto listing = boost::json::parse(hookctl({"list", "--json"}).stdout_text);
-  const auto& hooks = listing.at("hooks").as_array();
-  ASSERT_EQ(hooks.size(), 1U) << listing;
-  EXPECT_EQ(hooks[0].at("protocol"), "codex");
-  EXPECT_EQ(hooks[0].at("layer"), "project");
-  Hooks bus;
-  const Installation installed = setup(bus, {.project_dir = project_.path(), .locations = locations()});
-  ASSERT_EQ(installed.report.hooks.installed.size(), 1U);
-  EXPECT_EQ(installed.report.hooks.installed[0].layer, Layer::project);
 }
 
 // Attack 12: Attack 9 through Qwen Code's settings: a repository ships
@@ -225,30 +201,6 @@ TEST_F(AgentFormatAttacks, Attack14TrustedCodexFilesThatAreAFifoOrDevZeroAreAnEr
       EXPECT_THAT(error.what(), AllOf(HasSubstr(file), HasSubstr(kind)));
     }
   }
-}
-
-// Attack 15: a Qwen hook whose script's name holds a newline and a
-// terminal's escape, so that what hookctl shows could forge a line or
-// clear the screen over what the user should read. hookctl shows the name
-// escaped; the file is fingerprinted under its own name, so a pull that
-// changes it runs nothing.
-TEST_F(AgentFormatAttacks, Attack15AQwenHookScriptNamedWithANewlineAndAnEscapeIsShownEscapedAndFingerprinted) {
-  user_reads_projects_qwen_hooks();
-  const std::string name = ".qwen/hooks/tip\n[hookbus] all good\x1b[2J.sh";
-  write_file(upstream(name), "#!/bin/sh\nexit 0\n", 0755);
-  write_file(upstream(".qwen/settings.json"), hooks_json("sh '" + name + "'"));
-  attacker_commits("a tip");
-  user_pulls();
-  const ProcessResult shown = hookctl({"trust", "--dry-run"});
-  EXPECT_THAT(shown.stdout_text, AllOf(HasSubstr("tip\\n[hookbus] all good\\x1b[2J.sh"), Not(HasSubstr("\x1b"))));
-  trust();
-  EXPECT_THAT(hookctl({"list"}).stdout_text, Not(HasSubstr("\x1b")));
-  write_file(upstream(name), "#!/bin/sh\n" + touch_marker() + "\nexit 0\n", 0755);
-  attacker_commits("a better tip");
-  user_pulls();
-  (void)hookctl_decides("ls");
-  (void)setup_decides("ls");
-  EXPECT_FALSE(fs::exists(marker()));
 }
 
 // Attack 16: a trusted project's .codex/config.toml held no hooks (only

@@ -2,8 +2,8 @@
 // do (docs/security.md): a command naming its script through /proc, file
 // and script names made to forge what hookctl shows, and a project that
 // imports the user's own hook files of an agent. Each is acted out for
-// Cursor's, Gemini CLI's and VS Code's files, end to end
-// (hostile_repository.hpp).
+// Codex's, Qwen Code's, Cursor's, Gemini CLI's and VS Code's files, end to
+// end (hostile_repository.hpp).
 #include "hostile_repository.hpp"
 
 #include <gmock/gmock.h>
@@ -32,7 +32,20 @@ struct AgentFiles {
 
 std::string json_string(const std::string& text) { return write_json(boost::json::string(text)); }
 
+std::string claude_code_shape(const std::string& event, const std::string& command) {
+  return R"({"hooks": {")" + event + R"(": [{"matcher": ".*", "hooks": [{"type": "command", "command": )" +
+         json_string(command) + "}]}]}}";
+}
+
 const AgentFiles kAgents[] = {
+    {.key = "codex",
+     .project_file = ".codex/hooks.json",
+     .user_file = ".codex/hooks.json",
+     .with_tool_hook = [](const std::string& command) { return claude_code_shape("PreToolUse", command); }},
+    {.key = "qwen_code",
+     .project_file = ".qwen/settings.json",
+     .user_file = ".qwen/settings.json",
+     .with_tool_hook = [](const std::string& command) { return claude_code_shape("PreToolUse", command); }},
     {.key = "cursor",
      .project_file = ".cursor/hooks.json",
      .user_file = ".cursor/hooks.json",
@@ -43,11 +56,7 @@ const AgentFiles kAgents[] = {
     {.key = "gemini_cli",
      .project_file = ".gemini/settings.json",
      .user_file = ".gemini/settings.json",
-     .with_tool_hook =
-         [](const std::string& command) {
-           return R"({"hooks": {"BeforeTool": [{"matcher": ".*", "hooks": [{"type": "command", "command": )" +
-                  json_string(command) + "}]}]}}";
-         }},
+     .with_tool_hook = [](const std::string& command) { return claude_code_shape("BeforeTool", command); }},
     {.key = "vscode",
      .project_file = ".github/hooks/guard.json",
      .user_file = ".copilot/hooks/guard.json",
