@@ -41,13 +41,13 @@ std::string copilot_answer_text(std::string_view out) {
   return std::string(trim(kept));
 }
 
-void copilot_move(json::object& from, std::string_view key, json::object& to, std::string_view as) {
-  if (json::value* value = from.if_contains(key)) to[as] = *value;
+void copilot_move(const json::object& from, std::string_view key, json::object& to, std::string_view as) {
+  if (const json::value* value = from.if_contains(key)) to[as] = *value;
 }
 
 // Copilot's flat answer of an event in Claude Code's words; null for an
 // event whose answer Copilot does not read from a command hook.
-std::optional<json::object> copilot_as_claude_code(std::string_view format_event, json::object answer) {
+std::optional<json::object> copilot_as_claude_code(std::string_view format_event, const json::object& answer) {
   json::object claude;
   json::object specific;
   if (format_event == "preToolUse" || format_event == "PreToolUse") {
