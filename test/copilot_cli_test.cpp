@@ -293,7 +293,7 @@ TEST_F(CopilotHooks, AMatcherMatchesTheWholeToolNameOrItsClaudeCodeName) {
     std::string matcher;
     Decision decision;
   } cases[] = {{"bas", Decision::none}, {"bash|edit", Decision::deny}, {"Bash", Decision::deny},
-               {"b.*", Decision::deny}, {"view", Decision::none}};
+               {"b.*", Decision::deny}, {"as.*", Decision::none}, {"view", Decision::none}};
   for (const auto& c : cases) {
     SCOPED_TRACE(c.matcher);
     projects_hooks("m.json", one_hook("preToolUse", R"({"bash": "exit 2", "matcher": ")" + c.matcher + "\"}"));
