@@ -150,6 +150,25 @@ TEST_F(Hookctl, ListShowsAVsCodeHooksFormatSourceFileAndPathAndTrustRecordsItsSc
   EXPECT_THAT(r.stdout_text + r.stderr_text, HasSubstr("hooks.PreToolUse[0].matcher: VS Code ignores a matcher"));
 }
 
+// A Copilot CLI hook is listed as the others: its protocol, its version-1
+// file and the JSON path of its entry, and the script `hookctl trust` records.
+TEST_F(Hookctl, ListShowsACopilotHooksFormatFileAndPathAndTrustRecordsItsScript) {
+  write_script(project_.path() / ".github" / "hooks" / "scripts" / "guard.sh", "exit 0\n");
+  write_file(project_.path() / ".github" / "hooks" / "guard.json",
+             R"({"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "sh .github/hooks/scripts/guard.sh", )"
+             R"("matcher": "bash"}]}})");
+  write_file(user_config_.path() / "hookbus" / "config.json", R"({"agent_hooks": {"copilot": {"settings": ["project"]}}})");
+  const ProcessResult trusted = hookctl({"trust"});
+  EXPECT_EQ(trusted.exit_code, 0) << trusted.stderr_text;
+  EXPECT_THAT(trusted.stdout_text, HasSubstr(".github/hooks/scripts/guard.sh"));
+  const ProcessResult r = hookctl({"list"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr("guard.sh: preToolUse (matcher bash)\n    " +
+                                       (project_.path() / ".github" / "hooks" / "guard.json").string() +
+                                       ": hooks.preToolUse[0]: sh .github/hooks/scripts/guard.sh  (project layer, "
+                                       "trusted, copilot protocol)"));
+}
+
 // `hookctl trust` records the files a project's Codex hooks run, as it does Claude Code's.
 TEST_F(Hookctl, TrustRecordsTheFilesAProjectsCodexHooksRun) {
   write_script(project_.path() / ".codex" / "hooks" / "guard.sh", "exit 0\n");

@@ -107,6 +107,10 @@ struct ClaudeCodeSettings {
   // SHA-256 of the bytes read (empty for a missing file): a project's
   // settings apply only when these are the bytes its trust fingerprinted.
   std::string sha256{};
+  // The format a file of a directory two formats share is written for, when
+  // not the one it was read as (a .github/hooks file with a "version" read as
+  // VS Code's is Copilot CLI's): nothing of it is read.
+  std::optional<HookProtocol> other_format{};
 
   bool operator==(const ClaudeCodeSettings&) const = default;
 };

@@ -157,15 +157,16 @@ enum class HookProtocol {
   gemini_cli,   // Gemini CLI's command hooks: its event and tool names, its payload and answer (decision "deny")
   cursor,       // Cursor's hooks.json: a flat list of commands per event, Cursor's payload and flat answer
   vscode,       // VS Code's agent hooks: flat lists of Claude Code's handlers, per-OS commands, matchers ignored
+  copilot,      // GitHub Copilot CLI's hooks files ("version": 1): camelCase events, bash commands, a flat answer
 };
-BOOST_DESCRIBE_ENUM(HookProtocol, hookbus, claude_code, kodelet, codex, qwen_code, gemini_cli, cursor, vscode)
+BOOST_DESCRIBE_ENUM(HookProtocol, hookbus, claude_code, kodelet, codex, qwen_code, gemini_cli, cursor, vscode, copilot)
 
-// "hookbus", "claude_code", "kodelet", "codex", "qwen_code", "gemini_cli", "cursor", "vscode": config's names
+// "hookbus", "claude_code", "kodelet", "codex", "qwen_code", "gemini_cli", "cursor", "vscode", "copilot": config's names
 // (its wire names), also in traces and listings.
 std::string_view hook_protocol_name(HookProtocol protocol) noexcept;
 // Whether hooks of the protocol are declared as Claude Code declares them
 // (events by its agent's names, a matcher, a command run once per event):
-// claude_code, codex, qwen_code, gemini_cli, cursor, vscode (docs/agent-formats.md).
+// claude_code, codex, qwen_code, gemini_cli, cursor, vscode, copilot (docs/agent-formats.md).
 bool declared_like_claude_code(HookProtocol protocol) noexcept;
 // The agents whose hook files config's `agent_hooks` may ask for, by
 // protocol, in HookProtocol's order: every protocol but hookbus's and

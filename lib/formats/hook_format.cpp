@@ -7,6 +7,7 @@
 #include "config/format_checks.hpp"
 #include "formats/claude_code/imports.hpp"
 #include "formats/codex/format.hpp"
+#include "formats/copilot_cli/format.hpp"
 #include "formats/cursor/format.hpp"
 #include "formats/gemini_cli/format.hpp"
 #include "formats/qwen_code/format.hpp"
@@ -28,7 +29,8 @@ const FormatEvent* find_format_event(const HookFormat& format, std::string_view 
 
 std::span<const HookFormat* const> hook_formats() {
   static const HookFormat* const formats[] = {&codex_format(),  &qwen_code_format(), &gemini_cli_format(),
-                                                &cursor_format(), &vscode_format(),    &claude_code_format()};
+                                                &cursor_format(), &vscode_format(),    &copilot_cli_format(),
+                                                &claude_code_format()};
   return formats;
 }
 
@@ -61,12 +63,15 @@ namespace {
 // A pattern a ClaudeCodeMatcher reads as a regular expression searched for,
 // never as a list of exact names ("Shell|Read" is searched for too).
 std::string searched_for(std::string_view pattern) { return fmt::format("(?:{})", pattern); }
+// One that the whole value must match (Copilot's).
+std::string matched_whole(std::string_view pattern) { return fmt::format("^(?:{})$", pattern); }
 }  // namespace
 
 std::string event_matcher(const HookFormat& format, const ClaudeCodeCommand& command) {
   const FormatEvent* found = find_format_event(format, command.event);
   if (found != nullptr && !found->has_matcher) return "";
   if (command.matcher.empty() || command.matcher == "*") return command.matcher;
+  if (format.matchers_match_whole) return matched_whole(command.matcher);
   const bool searched = format.matchers_are_expressions || (found != nullptr && found->matcher_searches);
   return searched ? searched_for(command.matcher) : command.matcher;
 }
@@ -78,7 +83,9 @@ Duration event_default_timeout(const HookFormat& format, std::string_view event)
 }
 
 ClaudeCodeMatcher format_matcher(const HookFormat& format, std::string_view pattern) {
-  if (!format.matchers_are_expressions || pattern.empty() || pattern == "*") return ClaudeCodeMatcher(pattern);
+  if (pattern.empty() || pattern == "*") return ClaudeCodeMatcher(pattern);
+  if (format.matchers_match_whole) return ClaudeCodeMatcher(matched_whole(pattern));
+  if (!format.matchers_are_expressions) return ClaudeCodeMatcher(pattern);
   return ClaudeCodeMatcher(searched_for(pattern));
 }
 

@@ -64,6 +64,7 @@ struct FormatEvent {
   bool matcher_searches = false;  // a matcher of plain names is a regular expression searched for too (Gemini's tools)
   Duration max_timeout{};                       // the most a handler gets, a longer timeout cut to it; zero: no cap
   bool runs_async = true;                       // false: the agent runs its handlers in the foreground, "async" or not
+  bool fails_closed = false;                    // true: a failed run of its handlers refuses (Copilot's preToolUse)
 };
 
 // A format's two functions for an event of type E: the JSON its hook reads
@@ -203,6 +204,18 @@ struct HookFormat {
   // one is not imported, with a warning naming it, never run without it
   // (VS Code's "cwd" and "env").
   std::span<const std::string_view> unhonoured_handler_keys{};
+  // The format whose files share its settings directory, told apart by a
+  // top-level "version": a file with one is the format's with a
+  // required_version, one without is the other's (VS Code reads a
+  // .github/hooks file with a "version" as Copilot CLI's). A file of the
+  // other's is not read, and is noted as such; nullopt: every file is its own.
+  std::optional<HookProtocol> shares_settings_directory_with{};
+  // The handler key of its timeout, read before "timeout" (Copilot's
+  // "timeoutSec"); empty: "timeout" only.
+  std::string_view timeout_key{};
+  // Whether a matcher is a regular expression the whole value must match
+  // (Copilot's ^(?:matcher)$), rather than Claude Code's tool names or expression.
+  bool matchers_match_whole = false;
 };
 
 // The formats hookbus reads: Claude Code's and those declared as it

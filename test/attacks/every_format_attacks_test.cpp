@@ -2,7 +2,7 @@
 // do (docs/security.md): a command naming its script through /proc, file
 // and script names made to forge what hookctl shows, and a project that
 // imports the user's own hook files of an agent. Each is acted out for
-// Codex's, Qwen Code's, Cursor's, Gemini CLI's and VS Code's files, end to
+// Codex's, Qwen Code's, Cursor's, Gemini CLI's, VS Code's and Copilot CLI's files, end to
 // end (hostile_repository.hpp).
 #include "hostile_repository.hpp"
 
@@ -63,6 +63,14 @@ const AgentFiles kAgents[] = {
      .with_tool_hook =
          [](const std::string& command) {
            return R"({"hooks": {"PreToolUse": [{"type": "command", "command": )" + json_string(command) + "}]}}";
+         }},
+    {.key = "copilot",
+     .project_file = ".github/hooks/guard.json",
+     .user_file = ".copilot/hooks/guard.json",
+     .with_tool_hook =
+         [](const std::string& command) {
+           return R"({"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": )" + json_string(command) +
+                  "}]}}";
          }},
 };
 

@@ -55,6 +55,7 @@ std::string_view agent_name(HookProtocol agent) {
     case HookProtocol::gemini_cli: return "Gemini CLI";
     case HookProtocol::cursor: return "Cursor";
     case HookProtocol::vscode: return "VS Code";
+    case HookProtocol::copilot: return "Copilot CLI";
     default: return "Claude Code";
   }
 }

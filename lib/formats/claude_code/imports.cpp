@@ -232,6 +232,19 @@ void ClaudeCodeImports::read(const LayeredConfig& config, const std::vector<cons
         continue;
       }
     for (auto& note : settings.skipped) warn(warnings, std::move(note));
+    if (settings.other_format) {
+      // The other format's file: its own room reads it, if config asks for it; else none does, and that is said.
+      const HookFormat& other = *find_hook_format(*settings.other_format);
+      const auto& layers = config.layers();
+      if (std::none_of(layers.begin(), layers.end(),
+                       [&](const Config& layer) { return agent_hooks_import(layer, other.protocol) != nullptr; }))
+        warn(warnings, fmt::format("{}: it declares {} top-level \"version\", so it is a {} hooks file, which {} "
+                                   "reads otherwise; not imported: config's \"agent_hooks\": {{\"{}\": ...}} runs "
+                                   "it ({})",
+                                   file.string(), other.required_version != 0 ? "a" : "no", other.agent,
+                                   format_.agent, hook_protocol_name(other.protocol), format_.documentation));
+      continue;
+    }
     if (settings.disable_all_hooks) {
       warn(warnings, fmt::format("{}: disableAllHooks is set: none of its {} hook(s) is imported", file.string(),
                                  settings.commands.size()));

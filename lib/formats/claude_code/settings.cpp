@@ -135,17 +135,26 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
     }
   }
   const ConfigObject top = ConfigValue(document, root).as_object();
+  if (format.shares_settings_directory_with && top.find("version").has_value() != (format.required_version != 0)) {
+    settings.other_format = format.shares_settings_directory_with;
+    return settings;
+  }
   if (format.required_version != 0) {
     const auto version = top.find("version");
     if (!version)
       throw ConfigError(root, fmt::format("no \"version\": {} reads a hooks file that declares \"version\": {}; add it "
                                           "at the top ({})",
                                           format.agent, format.required_version, format.documentation));
-    if (!version->json().is_int64() || version->json().get_int64() != format.required_version)
-      throw ConfigError(version->location(),
-                        fmt::format("expected {}, got {}: {} reads hooks files of version {} only ({})",
-                                    format.required_version, write_json(version->json()), format.agent,
-                                    format.required_version, format.documentation));
+    if (!version->json().is_int64() || version->json().get_int64() != format.required_version) {
+      const ConfigError error(version->location(),
+                              fmt::format("expected {}, got {}: {} reads hooks files of version {} only ({})",
+                                          format.required_version, write_json(version->json()), format.agent,
+                                          format.required_version, format.documentation));
+      if (!format.shares_settings_directory_with) throw error;
+      // As the agent does: this file is refused, its sibling files still load.
+      settings.skipped.push_back(fmt::format("error: {}; none of its hooks is imported", error.what()));
+      return settings;
+    }
   }
   if (auto disable = top.find("disableAllHooks")) settings.disable_all_hooks = disable->as_bool();
   const auto hooks = top.find("hooks");
@@ -236,6 +245,7 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
               std::find(kHandlerKeys.begin(), kHandlerKeys.end(), key) == kHandlerKeys.end() &&
               (format.fail_mode_key.empty() || key != format.fail_mode_key) &&
               (format.fail_closed_key.empty() || key != format.fail_closed_key) && !os_command_key(format, key) &&
+              (format.timeout_key.empty() || key != format.timeout_key) &&
               !(flat && key == "matcher") &&
               std::find(format.unhonoured_handler_keys.begin(), format.unhonoured_handler_keys.end(), key) ==
                   format.unhonoured_handler_keys.end())
@@ -296,7 +306,9 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
         command.command = command_value ? command_value->as_nonempty_string()
                                         : entry.required("command", "string").as_nonempty_string();
         const FormatEvent& format_event = *find_format_event(format, event);
-        if (auto timeout = entry.find("timeout")) {
+        std::optional<ConfigValue> timeout = format.timeout_key.empty() ? std::nullopt : entry.find(format.timeout_key);
+        if (!timeout) timeout = entry.find("timeout");
+        if (timeout) {
           command.timeout = read_timeout(format, *timeout);
           if (format_event.max_timeout != Duration::zero() && command.timeout > format_event.max_timeout) {
             command.timeout = format_event.max_timeout;
@@ -311,6 +323,7 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
             throw ConfigError(mode->location(), fmt::format("expected \"open\" or \"closed\", got \"{}\"", value));
           if (value == "closed") command.failure = FailurePolicy::fail_closed;
         }
+        if (format_event.fails_closed) command.failure = FailurePolicy::fail_closed;
         if (auto closed = format.fail_closed_key.empty() ? std::nullopt : entry.find(format.fail_closed_key);
             closed && closed->as_bool())
           command.failure = FailurePolicy::fail_closed;

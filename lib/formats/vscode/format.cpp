@@ -151,7 +151,8 @@ const HookFormat& vscode_format() {
                                  .settings_directory = &vscode_hooks_directory,
                                  .os_command_key = "linux",
                                  .other_os_command_keys = kVsCodeOtherOsCommands,
-                                 .unhonoured_handler_keys = kVsCodeUnhonouredKeys};
+                                 .unhonoured_handler_keys = kVsCodeUnhonouredKeys,
+                                 .shares_settings_directory_with = HookProtocol::copilot};
   return format;
 }
 
