@@ -115,6 +115,28 @@ TEST_F(AgentFormats, ACodexProjectHooksJsonGuardDeniesAsInCodex) {
   EXPECT_EQ(emit_bash("ls").decision, Decision::none);
 }
 
+// Codex sends the model on every event and the turn_id on those a turn scopes: a PreToolUse
+// hook sees the engine's, empty strings when it gives none; SessionStart has no turn_id.
+TEST_F(AgentFormats, ACodexHookSeesTheEnginesModelAndTurnId) {
+  projects_hooks("codex", ".codex/hooks.json",
+                 R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": )"
+                 R"("jq -c '{hookSpecificOutput: {hookEventName: \"PreToolUse\", permissionDecision: \"deny\", )"
+                 R"(permissionDecisionReason: ([.turn_id, .model] | @json)}}'"}]}],)"
+                 R"("SessionStart": [{"hooks": [{"type": "command", "command": )"
+                 R"("jq -c '{hookSpecificOutput: {hookEventName: \"SessionStart\", )"
+                 R"(additionalContext: ([.model, has(\"turn_id\")] | @json)}}'"}]}]}})");
+  const Installation installed = setup(hooks_, {.project_dir = project_.path(), .locations = locations()});
+  ToolCallEvent call{.context = {.session_id = "s1", .cwd = project_.path().string(), .turn_id = "turn-3", .model = "gpt-5-codex"},
+                     .tool_call_id = "c1",
+                     .tool_name = "bash",
+                     .input = {{"command", "ls"}}};
+  EXPECT_EQ(hooks_.emit(call).reason, R"(["turn-3","gpt-5-codex"])");
+  call.context = {.session_id = "s1", .cwd = project_.path().string()};
+  EXPECT_EQ(hooks_.emit(call).reason, R"(["",""])");
+  EXPECT_THAT(hooks_.emit(SessionStartEvent{.context = {.session_id = "s1", .model = "gpt-5-codex"}}).additional_context,
+              ElementsAre(R"(["gpt-5-codex",false])"));
+}
+
 TEST_F(AgentFormats, TheHooksTablesOfTheUsersCodexConfigTomlRunAsItsHooksJson) {
   write_file(root_ / "codex" / "guard.py",
              "import json, sys\n"

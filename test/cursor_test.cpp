@@ -201,6 +201,19 @@ TEST_F(CursorHooks, APreToolUseHookSeesCursorsToolNameAndRewritesTheInput) {
   EXPECT_EQ(emit_tool("read", {{"file_path", "a"}}).input, std::nullopt);
 }
 
+// generation_id is the engine's id of the user's turn (EventContext::turn_id), model its model: as the
+// engine gives them, empty strings when it gives none (Cursor sends both on every agent hook).
+TEST_F(CursorHooks, AHookSeesTheEnginesTurnAsGenerationIdAndItsModel) {
+  projects_hooks(R"("preToolUse": [{"command": "jq -c '{permission: \"deny\", agent_message: ([.generation_id, .model] | @json)}'"}])");
+  install();
+  ToolCallEvent call{.context = context(), .tool_call_id = "c1", .tool_name = "bash", .input = {{"command", "ls"}}};
+  call.context.turn_id = "g7";
+  call.context.model = "claude-opus-4-7";
+  EXPECT_EQ(hooks_.emit(call).reason, R"(["g7","claude-opus-4-7"])");
+  call.context = context();
+  EXPECT_EQ(hooks_.emit(call).reason, R"(["",""])");
+}
+
 // A Node beforeMCPExecution hook reads the bare tool name and the input as a JSON string, and asks.
 TEST_F(CursorHooks, ABeforeMCPExecutionHookSeesTheToolInputAsAStringAndAsks) {
   write_file(in_project(".cursor/hooks/mcp.js"),
