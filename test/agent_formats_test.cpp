@@ -11,6 +11,7 @@
 
 #include "formats/claude_code/settings.hpp"
 #include "formats/codex/format.hpp"
+#include "formats/gemini_cli/format.hpp"
 #include "formats/qwen_code/format.hpp"
 
 #include <hookbus/events.hpp>
@@ -36,6 +37,7 @@ using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using testing::make_directories;
 using testing::read_file;
 using testing::TempDir;
@@ -499,14 +501,19 @@ TEST_F(AgentFormats, AQwenSequentialGroupsHooksRunOneAfterAnotherEachSeeingWhatT
   }
 }
 
-TEST_F(AgentFormats, SequentialIsAGroupKeyOfQwenCodeOnly) {
+TEST_F(AgentFormats, SequentialIsAGroupKeyOfQwenCodeAndGeminiCliOnly) {
   const fs::path file = write_file(
       root_ / "settings.json",
-      R"({"hooks": {"PreToolUse": [{"sequential": true, "hooks": [{"type": "command", "command": "./a.sh"}]}]}})");
+      R"({"hooks": {"PreToolUse": [{"sequential": true, "hooks": [{"type": "command", "command": "./a.sh"}]}],)"
+      R"( "BeforeTool": [{"sequential": true, "hooks": [{"type": "command", "command": "./a.sh"}]}]}})");
   const ClaudeCodeSettings qwen = detail::read_format_settings(detail::qwen_code_format(), file, Layer::user);
   ASSERT_EQ(qwen.commands.size(), 1U);
   EXPECT_TRUE(qwen.commands[0].sequential);
-  EXPECT_THAT(qwen.skipped, IsEmpty());
+  const ClaudeCodeSettings gemini = detail::read_format_settings(detail::gemini_cli_format(), file, Layer::user);
+  ASSERT_EQ(gemini.commands.size(), 1U);
+  EXPECT_TRUE(gemini.commands[0].sequential);
+  EXPECT_THAT(qwen.skipped, Not(Contains(HasSubstr("sequential"))));
+  EXPECT_THAT(gemini.skipped, Not(Contains(HasSubstr("sequential"))));
   const ClaudeCodeSettings claude = detail::read_format_settings(detail::claude_code_format(), file, Layer::user);
   ASSERT_EQ(claude.commands.size(), 1U);
   EXPECT_FALSE(claude.commands[0].sequential);
