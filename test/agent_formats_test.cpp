@@ -11,6 +11,7 @@
 
 #include "formats/claude_code/settings.hpp"
 #include "formats/codex/format.hpp"
+#include "formats/gemini_cli/format.hpp"
 #include "formats/qwen_code/format.hpp"
 
 #include <hookbus/events.hpp>
@@ -36,6 +37,7 @@ using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using testing::make_directories;
 using testing::read_file;
 using testing::TempDir;
@@ -113,6 +115,28 @@ TEST_F(AgentFormats, ACodexProjectHooksJsonGuardDeniesAsInCodex) {
   EXPECT_EQ(result.decision, Decision::deny);
   EXPECT_EQ(result.reason, "blocked: rm -rf /");
   EXPECT_EQ(emit_bash("ls").decision, Decision::none);
+}
+
+// Codex sends the model on every event and the turn_id on those a turn scopes: a PreToolUse
+// hook sees the engine's, empty strings when it gives none; SessionStart has no turn_id.
+TEST_F(AgentFormats, ACodexHookSeesTheEnginesModelAndTurnId) {
+  projects_hooks("codex", ".codex/hooks.json",
+                 R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": )"
+                 R"("jq -c '{hookSpecificOutput: {hookEventName: \"PreToolUse\", permissionDecision: \"deny\", )"
+                 R"(permissionDecisionReason: ([.turn_id, .model] | @json)}}'"}]}],)"
+                 R"("SessionStart": [{"hooks": [{"type": "command", "command": )"
+                 R"("jq -c '{hookSpecificOutput: {hookEventName: \"SessionStart\", )"
+                 R"(additionalContext: ([.model, has(\"turn_id\")] | @json)}}'"}]}]}})");
+  const Installation installed = setup(hooks_, {.project_dir = project_.path(), .locations = locations()});
+  ToolCallEvent call{.context = {.session_id = "s1", .cwd = project_.path().string(), .turn_id = "turn-3", .model = "gpt-5-codex"},
+                     .tool_call_id = "c1",
+                     .tool_name = "bash",
+                     .input = {{"command", "ls"}}};
+  EXPECT_EQ(hooks_.emit(call).reason, R"(["turn-3","gpt-5-codex"])");
+  call.context = {.session_id = "s1", .cwd = project_.path().string()};
+  EXPECT_EQ(hooks_.emit(call).reason, R"(["",""])");
+  EXPECT_THAT(hooks_.emit(SessionStartEvent{.context = {.session_id = "s1", .model = "gpt-5-codex"}}).additional_context,
+              ElementsAre(R"(["gpt-5-codex",false])"));
 }
 
 TEST_F(AgentFormats, TheHooksTablesOfTheUsersCodexConfigTomlRunAsItsHooksJson) {
@@ -477,14 +501,19 @@ TEST_F(AgentFormats, AQwenSequentialGroupsHooksRunOneAfterAnotherEachSeeingWhatT
   }
 }
 
-TEST_F(AgentFormats, SequentialIsAGroupKeyOfQwenCodeOnly) {
+TEST_F(AgentFormats, SequentialIsAGroupKeyOfQwenCodeAndGeminiCliOnly) {
   const fs::path file = write_file(
       root_ / "settings.json",
-      R"({"hooks": {"PreToolUse": [{"sequential": true, "hooks": [{"type": "command", "command": "./a.sh"}]}]}})");
+      R"({"hooks": {"PreToolUse": [{"sequential": true, "hooks": [{"type": "command", "command": "./a.sh"}]}],)"
+      R"( "BeforeTool": [{"sequential": true, "hooks": [{"type": "command", "command": "./a.sh"}]}]}})");
   const ClaudeCodeSettings qwen = detail::read_format_settings(detail::qwen_code_format(), file, Layer::user);
   ASSERT_EQ(qwen.commands.size(), 1U);
   EXPECT_TRUE(qwen.commands[0].sequential);
-  EXPECT_THAT(qwen.skipped, IsEmpty());
+  const ClaudeCodeSettings gemini = detail::read_format_settings(detail::gemini_cli_format(), file, Layer::user);
+  ASSERT_EQ(gemini.commands.size(), 1U);
+  EXPECT_TRUE(gemini.commands[0].sequential);
+  EXPECT_THAT(qwen.skipped, Not(Contains(HasSubstr("sequential"))));
+  EXPECT_THAT(gemini.skipped, Not(Contains(HasSubstr("sequential"))));
   const ClaudeCodeSettings claude = detail::read_format_settings(detail::claude_code_format(), file, Layer::user);
   ASSERT_EQ(claude.commands.size(), 1U);
   EXPECT_FALSE(claude.commands[0].sequential);

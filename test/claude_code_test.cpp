@@ -372,6 +372,22 @@ TEST_F(ClaudeCode, SessionStartCarriesTheSource) {
   EXPECT_EQ(captured("start.json").at("source"), "clear");
 }
 
+// Claude Code sends SessionStart's model only when it knows it, and MessageDisplay's turn_id.
+TEST_F(ClaudeCode, SessionStartCarriesTheEnginesModelWhenItKnowsItAndMessageDisplayItsTurn) {
+  settings(R"({"SessionStart": [{"hooks": [{"type": "command", "command": ")" + capture("start.json") + R"("}]}],
+               "MessageDisplay": [{"hooks": [{"type": "command", "command": ")" + capture("display.json") + R"("}]}]})");
+  install();
+  EventContext known = context();
+  known.model = "claude-opus-4-7";
+  known.turn_id = "t3";
+  (void)hooks_.emit(SessionStartEvent{.context = known});
+  hooks_.emit(MessageUpdateEvent{.context = known, .message = {.role = Role::assistant, .content = {TextPart{"Hi"}}}});
+  EXPECT_EQ(captured("start.json").at("model"), "claude-opus-4-7");
+  EXPECT_EQ(captured("display.json").at("turn_id"), "t3");
+  (void)hooks_.emit(SessionStartEvent{.context = context()});
+  EXPECT_FALSE(captured("start.json").contains("model")) << "an engine that does not know its model sends none";
+}
+
 TEST_F(ClaudeCode, SessionEndPreCompactAndNotificationCarryTheirFields) {
   settings(R"({"SessionEnd": [{"hooks": [{"type": "command", "command": ")" + capture("end.json") + R"("}]}],
                "PreCompact": [{"matcher": "auto", "hooks": [{"type": "command", "command": ")" + capture("compact.json") + R"("}]}],

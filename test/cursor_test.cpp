@@ -45,7 +45,9 @@ class CursorHooks : public testing::NothingLeftBehind {
             .project = project_.path(),
             .state = root_ / "state",
             .cache = root_ / "cache",
-            .cursor = root_ / "cursor"};
+            .cursor = root_ / "cursor",
+            .copilot = {},
+            .cursor_enterprise = root_ / "etc-cursor"};
   }
   fs::path in_project(const std::string& relative) const { return project_ / relative; }
 
@@ -120,7 +122,7 @@ TEST_F(CursorHooks, EachCommandOfAnEventIsAHandlerWithItsOwnMatcherTimeoutAndFai
   EXPECT_THAT(settings.skipped, IsEmpty());
 }
 
-// Cursor events without a counterpart, prompt hooks and loop_limit are noted with file and JSON path.
+// Cursor events without a counterpart and prompt hooks are noted with file and JSON path.
 TEST_F(CursorHooks, WhatHookbusDoesNotRunIsNotedWithFileAndJsonPath) {
   const ClaudeCodeSettings settings = read(R"({"version": 1, "hooks": {
       "afterAgentThought": [{"command": "./think.sh"}],
@@ -128,10 +130,30 @@ TEST_F(CursorHooks, WhatHookbusDoesNotRunIsNotedWithFileAndJsonPath) {
   EXPECT_EQ(settings.commands.size(), 1U);
   const std::string file = (root_ / "hooks.json").string();
   EXPECT_THAT(settings.skipped,
-              AllOf(Contains(AllOf(HasSubstr(file + ": hooks.afterAgentThought"),
-                                   HasSubstr("no equivalent of the Cursor event 'afterAgentThought'"))),
-                    Contains(AllOf(HasSubstr(file + ": hooks.stop[0]"), HasSubstr("hook type \"prompt\""))),
-                    Contains(AllOf(HasSubstr(file + ": hooks.stop[1].loop_limit"), HasSubstr("not applied")))));
+              ElementsAre(AllOf(HasSubstr(file + ": hooks.afterAgentThought"),
+                                HasSubstr("no equivalent of the Cursor event 'afterAgentThought'")),
+                          AllOf(HasSubstr(file + ": hooks.stop[0]"), HasSubstr("hook type \"prompt\""))));
+}
+
+// loop_limit caps a stop or subagentStop command's follow-ups: 5 when it gives none, none when null.
+TEST_F(CursorHooks, AStopOrSubagentStopCommandsLoopLimitIsItsFollowUpLimit) {
+  const ClaudeCodeSettings settings = read(R"({"version": 1, "hooks": {
+      "stop": [{"command": "./a.sh", "loop_limit": 2}, {"command": "./b.sh"}, {"command": "./c.sh", "loop_limit": null}],
+      "subagentStop": [{"command": "./d.sh"}], "preToolUse": [{"command": "./e.sh"}]}})");
+  ASSERT_EQ(settings.commands.size(), 5U);
+  EXPECT_EQ(settings.commands[0].follow_up_limit, 2U);
+  EXPECT_EQ(settings.commands[1].follow_up_limit, 5U);
+  EXPECT_EQ(settings.commands[2].follow_up_limit, std::nullopt);
+  EXPECT_EQ(settings.commands[3].follow_up_limit, 5U);
+  EXPECT_EQ(settings.commands[4].follow_up_limit, std::nullopt) << "a preToolUse command asks for no follow-up";
+  EXPECT_THAT(settings.skipped, IsEmpty());
+}
+
+TEST_F(CursorHooks, ALoopLimitThatIsNoCountIsAnErrorNamingItsJsonPath) {
+  EXPECT_THAT(read_error(R"({"version": 1, "hooks": {"stop": [{"command": "./a.sh", "loop_limit": -1}]}})"),
+              HasSubstr("hooks.stop[0].loop_limit"));
+  EXPECT_THAT(read_error(R"({"version": 1, "hooks": {"stop": [{"command": "./a.sh", "loop_limit": "3"}]}})"),
+              HasSubstr("hooks.stop[0].loop_limit"));
 }
 
 TEST_F(CursorHooks, AMatcherThatIsNoRegularExpressionIsAnErrorNamingItsJsonPath) {
@@ -147,6 +169,42 @@ TEST_F(CursorHooks, TheUsersCursorHooksAreInDotCursor) {
   write_file(locations().config_file(Layer::user), R"({"agent_hooks": {"cursor": {"settings": ["user"]}}})");
   EXPECT_EQ(emit_bash("ls").decision, Decision::deny);
   EXPECT_THAT(warnings_, IsEmpty());
+}
+
+// The enterprise hooks.json (/etc/cursor on Linux) is the administrator's: asked for by the
+// managed config, its commands are the managed layer's, run first, and a project's allow
+// does not undo its deny.
+TEST_F(CursorHooks, TheEnterpriseHooksAreTheManagedLayersAndAProjectsAllowDoesNotUndoThem) {
+  write_file(root_ / "etc-cursor" / "hooks.json",
+             R"({"version": 1, "hooks": {"beforeShellExecution": [{"command": )"
+             R"("echo '{\"permission\": \"deny\", \"agent_message\": \"not on this machine\"}'", "matcher": "curl"}]}})");
+  write_file(locations().config_file(Layer::managed), R"({"agent_hooks": {"cursor": {"settings": ["managed"]}}})");
+  projects_hooks(R"("beforeShellExecution": [{"command": "echo '{\"permission\": \"allow\"}'"}])");
+  install();
+  const ToolCallResult result = hooks_.emit(
+      ToolCallEvent{.context = context(), .tool_call_id = "c1", .tool_name = "bash", .input = {{"command", "curl x"}}});
+  EXPECT_EQ(result.decision, Decision::deny);
+  EXPECT_EQ(result.reason, "not on this machine");
+  std::vector<std::pair<Layer, std::string>> layers;
+  for (const auto& hook : installed_.report.hooks.installed) layers.emplace_back(hook.layer, hook.source.substr(0, hook.source.find(':')));
+  EXPECT_THAT(layers, ElementsAre(std::pair{Layer::managed, (root_ / "etc-cursor" / "hooks.json").string()},
+                                  std::pair{Layer::project, in_project(".cursor/hooks.json").string()}));
+}
+
+// A user's config may read the enterprise file too, in its own layer; where no administrator's
+// file is known, "managed" is an error naming the key, never silently nothing.
+TEST_F(CursorHooks, TheEnterpriseHooksAskedForByTheUserAreTheUsersAndUnknownOnesAreAnError) {
+  write_file(root_ / "etc-cursor" / "hooks.json", R"({"version": 1, "hooks": {"stop": [{"command": "true"}]}})");
+  write_file(locations().config_file(Layer::user), R"({"agent_hooks": {"cursor": {"settings": ["managed"]}}})");
+  install();
+  ASSERT_EQ(installed_.report.hooks.installed.size(), 1U);
+  EXPECT_EQ(installed_.report.hooks.installed[0].layer, Layer::user);
+  Locations nowhere = locations();
+  nowhere.cursor_enterprise.clear();
+  Hooks bus;
+  EXPECT_THAT([&] { (void)setup(bus, {.project_dir = project_.path(), .locations = nowhere}); },
+              ::testing::ThrowsMessage<ConfigError>(AllOf(HasSubstr("agent_hooks.cursor.settings"),
+                                                          HasSubstr("no administrator's hooks file of Cursor"))));
 }
 
 TEST_F(CursorHooks, CursorHooksAreNotReadWithoutTheConfigThatAsksForThem) {
@@ -199,6 +257,19 @@ TEST_F(CursorHooks, APreToolUseHookSeesCursorsToolNameAndRewritesTheInput) {
   ASSERT_TRUE(result.input);
   EXPECT_EQ(result.input->at("command"), "make --quiet");
   EXPECT_EQ(emit_tool("read", {{"file_path", "a"}}).input, std::nullopt);
+}
+
+// generation_id is the engine's id of the user's turn (EventContext::turn_id), model its model: as the
+// engine gives them, empty strings when it gives none (Cursor sends both on every agent hook).
+TEST_F(CursorHooks, AHookSeesTheEnginesTurnAsGenerationIdAndItsModel) {
+  projects_hooks(R"("preToolUse": [{"command": "jq -c '{permission: \"deny\", agent_message: ([.generation_id, .model] | @json)}'"}])");
+  install();
+  ToolCallEvent call{.context = context(), .tool_call_id = "c1", .tool_name = "bash", .input = {{"command", "ls"}}};
+  call.context.turn_id = "g7";
+  call.context.model = "claude-opus-4-7";
+  EXPECT_EQ(hooks_.emit(call).reason, R"(["g7","claude-opus-4-7"])");
+  call.context = context();
+  EXPECT_EQ(hooks_.emit(call).reason, R"(["",""])");
 }
 
 // A Node beforeMCPExecution hook reads the bare tool name and the input as a JSON string, and asks.
@@ -273,6 +344,27 @@ TEST_F(CursorHooks, AStopHooksFollowupMessageKeepsTheAgentGoing) {
   install();
   EXPECT_THAT(hooks_.emit(AgentEndEvent{.context = context()}).follow_up_messages, ElementsAre("run the tests"));
   EXPECT_THAT(hooks_.emit(AgentEndEvent{.context = context(), .after_follow_up = true}).follow_up_messages, IsEmpty());
+}
+
+// A stop hook that always asks for more is cut off at its loop_limit, counted
+// again from the user's next prompt; without a limit it gets 5, with null no cap.
+TEST_F(CursorHooks, AStopHooksFollowUpsInARowStopAtItsLoopLimit) {
+  projects_hooks(R"("stop": [{"command": "echo '{\"followup_message\": \"two\"}'", "loop_limit": 2},)"
+                 R"({"command": "echo '{\"followup_message\": \"five\"}'"},)"
+                 R"({"command": "echo '{\"followup_message\": \"always\"}'", "loop_limit": null}])");
+  install();
+  const auto follow_ups_in_a_row = [&] {
+    std::vector<std::vector<std::string>> sent;
+    for (int end = 0; end < 7; ++end)
+      sent.push_back(hooks_.emit(AgentEndEvent{.context = context(), .after_follow_up = end > 0}).follow_up_messages);
+    return sent;
+  };
+  const std::vector<std::vector<std::string>> expected = {
+      {"two", "five", "always"}, {"two", "five", "always"}, {"five", "always"}, {"five", "always"},
+      {"five", "always"},        {"always"},                {"always"}};
+  EXPECT_EQ(follow_ups_in_a_row(), expected);
+  EXPECT_EQ(follow_ups_in_a_row(), expected) << "the user's next prompt starts the count again";
+  EXPECT_THAT(log_.text(), HasSubstr("its follow-up is not sent: it asked for 2 in a row, its loop_limit"));
 }
 
 TEST_F(CursorHooks, ASessionStartHookAddsContextAndEnvironment) {

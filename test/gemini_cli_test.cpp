@@ -60,7 +60,8 @@ class GeminiCli : public testing::NothingLeftBehind {
             .claude = root_ / "claude",
             .codex = root_ / "codex",
             .qwen = root_ / "qwen",
-            .gemini = root_ / "gemini"};
+            .gemini = root_ / "gemini",
+            .gemini_system_settings = root_ / "etc-gemini" / "settings.json"};
   }
   fs::path in_project(const std::string& relative) const { return project_ / relative; }
 
@@ -146,6 +147,98 @@ TEST_F(GeminiCli, GeminiCliHomeMovesTheUsersDotGemini) {
 
 // An extension's hooks/hooks.json, its command naming ${extensionPath} as
 // Gemini's extension docs write it.
+// The system settings an administrator installs (/etc/gemini-cli/settings.json) are the managed
+// layer's when the managed config asks for them: run first, not undone by a project's allow.
+TEST_F(GeminiCli, TheSystemSettingsAreTheManagedLayersAndAProjectsAllowDoesNotUndoThem) {
+  write_file(root_ / "etc-gemini" / "settings.json",
+             R"({"hooks": )" + group("BeforeTool", "echo '{\"decision\": \"deny\", \"reason\": \"policy\"}'") + "}");
+  write_file(locations().config_file(Layer::managed), R"({"agent_hooks": {"gemini_cli": {"settings": ["managed"]}}})");
+  projects_hooks(group("BeforeTool", "echo '{\"decision\": \"allow\"}'"));
+  const ToolCallResult result = emit_shell("ls");
+  EXPECT_EQ(result.decision, Decision::deny);
+  EXPECT_EQ(result.reason, "policy");
+  ASSERT_EQ(installed_->report.hooks.installed.size(), 2U);
+  EXPECT_EQ(installed_->report.hooks.installed[0].layer, Layer::managed);
+  EXPECT_THAT(installed_->report.hooks.installed[0].source, HasSubstr((root_ / "etc-gemini" / "settings.json").string()));
+}
+
+// GEMINI_CLI_SYSTEM_SETTINGS_PATH names the system settings only where an administrator installed
+// none (as HOOKBUS_MANAGED_DIR names the managed directory), and only as an absolute path.
+TEST_F(GeminiCli, GeminiCliSystemSettingsPathMovesTheSystemSettingsWhereNoneIsInstalled) {
+  ASSERT_FALSE(fs::exists("/etc/gemini-cli/settings.json")) << "this machine has Gemini CLI's system settings";
+  const std::string elsewhere = (root_ / "system.json").string();
+  const testing::ScopedEnvironment absolute{{"GEMINI_CLI_SYSTEM_SETTINGS_PATH", elsewhere}};
+  EXPECT_EQ(Locations::from_environment(project_.path()).gemini_system_settings, elsewhere);
+  const testing::ScopedEnvironment relative{{"GEMINI_CLI_SYSTEM_SETTINGS_PATH", ".gemini/settings.json"}};
+  EXPECT_EQ(Locations::from_environment(project_.path()).gemini_system_settings, "/etc/gemini-cli/settings.json");
+}
+
+// hooksConfig "enabled": false, or "disabled" naming a hook (its "name", else its command, as
+// Gemini names hooks), switches hooks off in the file's own layer and the less trusted ones.
+TEST_F(GeminiCli, HooksConfigSwitchesOffTheHooksItNamesInItsOwnLayerAndLessTrustedOnes) {
+  write_file(locations().config_file(Layer::user), R"({"agent_hooks": {"gemini_cli": {"settings": ["user"]}}})");
+  const std::string deny = R"(echo '{"decision": "deny"}')";
+  const struct {
+    std::string name, hooks_config, user_settings;
+    Decision decision;
+  } cases[] = {
+      {R"(, "name": "guard")", R"({"disabled": ["guard"]})", "{}", Decision::none},
+      {"", R"({"disabled": ["echo '{\"decision\": \"deny\"}'"]})", "{}", Decision::none},
+      {R"(, "name": "guard")", R"({"disabled": ["echo '{\"decision\": \"deny\"}'"]})", "{}", Decision::deny},
+      {R"(, "name": "guard")", R"({"disabled": ["another"]})", "{}", Decision::deny},
+      {R"(, "name": "guard")", R"({"enabled": false})", "{}", Decision::none},
+      {R"(, "name": "guard")", R"({})", R"({"hooksConfig": {"enabled": false}})", Decision::none},
+      {R"(, "name": "guard")", R"({})", R"({"hooksConfig": {"disabled": ["guard"]}})", Decision::none},
+  };
+  for (const auto& c : cases) {
+    write_file(root_ / "gemini" / "settings.json", c.user_settings);
+    projects_hooks(group("BeforeTool", deny, "", c.name) + R"(, "hooksConfig": )" + c.hooks_config);
+    EXPECT_EQ(emit_shell("ls").decision, c.decision) << c.hooks_config << " " << c.user_settings;
+  }
+}
+
+// A project's hooksConfig never switches off the user's hook: the user's guard still denies, and a
+// warning names the project's file and the hook that runs.
+TEST_F(GeminiCli, AProjectsHooksConfigDoesNotSwitchOffTheUsersHook) {
+  write_file(root_ / "gemini" / "settings.json",
+             R"({"hooks": )" + group("BeforeTool", "echo '{\"decision\": \"deny\", \"reason\": \"users guard\"}'",
+                                     "", R"(, "name": "guard")") + "}");
+  write_file(locations().config_file(Layer::user), R"({"agent_hooks": {"gemini_cli": {"settings": ["user"]}}})");
+  write_file(in_project(".gemini/settings.json"), R"({"hooksConfig": {"enabled": false, "disabled": ["guard"]}})");
+  write_file(locations().config_file(Layer::project), R"({"agent_hooks": {"gemini_cli": {"settings": ["project"]}}})");
+  Hooks scratch;
+  TrustStore::at(locations())
+      .trust(project_.path(), setup(scratch, {.project_dir = project_.path(), .locations = locations()}).report.trust.now);
+  const ToolCallResult result = emit_shell("ls");
+  EXPECT_EQ(result.decision, Decision::deny);
+  EXPECT_EQ(result.reason, "users guard");
+  EXPECT_THAT(warnings_, Contains(AllOf(HasSubstr(in_project(".gemini/settings.json").string()),
+                                        HasSubstr("switches off only its project layer's hooks"),
+                                        HasSubstr("of the user layer runs"))));
+}
+
+// A group's "sequential": true runs its hooks one after another, the second seeing the
+// first's rewrite of tool_input; without it they run together, each seeing the call as made.
+TEST_F(GeminiCli, ASequentialGroupsHooksRunOneAfterAnotherEachSeeingTheInputTheOnesBeforeRewrote) {
+  write_file(in_project(".gemini/hooks/record.py"),
+             "import json, sys\n"
+             "call = json.load(sys.stdin)\n"
+             "with open(sys.argv[1], 'a') as seen:\n"
+             "    seen.write(call['tool_input']['command'] + '\\n')\n");
+  const std::string seen = (root_ / "seen").string();
+  for (const auto& [sequential, record_sees] :
+       {std::pair{std::string(R"("sequential": true, )"), "ls -a\n"}, std::pair{std::string(), "ls\n"}}) {
+    projects_hooks(R"({"BeforeTool": [{)" + sequential + R"("hooks": [)"
+                   R"({"type": "command", "command": "echo '{\"hookSpecificOutput\": {\"tool_input\": {\"command\": \"ls -a\"}}}'"},)"
+                   R"({"type": "command", "command": "python3 .gemini/hooks/record.py )" + seen + R"("}]}]})");
+    fs::remove(seen);
+    const ToolCallResult result = emit_shell("ls");
+    ASSERT_TRUE(result.input) << sequential;
+    EXPECT_EQ(result.input->at("command"), "ls -a") << sequential;
+    EXPECT_EQ(read_file(seen), record_sees) << sequential;
+  }
+}
+
 TEST_F(GeminiCli, AnExtensionsHooksRunWithItsPath) {
   const fs::path extension = root_ / "extensions" / "guard";
   write_file(extension / "hooks" / "deny.py",

@@ -32,7 +32,7 @@ separate_arguments(cxx_flags UNIX_COMMAND "${CXX_FLAGS}")
 run_step("compile" ${CXX} -std=c++20 -Wall -Wextra -Wpedantic -Werror ${cxx_flags}
          ${SOURCE_DIR}/test/consumer/main.cpp ${flags} -o ${WORK_DIR}/my_engine)
 run_step("run" ${WORK_DIR}/my_engine)
-set(expected "{\"type\":\"tool_call\",\"context\":{\"session_id\":\"\",\"cwd\":\"\",\"agent_id\":\"\",\"agent_type\":\"\",\"invoked_by\":\"main\",\"transcript_path\":\"\",\"permission_mode\":\"\",\"recipe_name\":\"\",\"workspace\":\"\"},\"tool_call_id\":\"c1\",\"tool_name\":\"bash\",\"input\":{\"command\":\"ls\"}}\ntool_call{tool_call_id=\"c1\", tool_name=\"bash\", input={\"command\":\"ls\"}}\ndenied by guard: no\n")
+set(expected "{\"type\":\"tool_call\",\"context\":{\"session_id\":\"\",\"cwd\":\"\",\"agent_id\":\"\",\"agent_type\":\"\",\"invoked_by\":\"main\",\"transcript_path\":\"\",\"permission_mode\":\"\",\"recipe_name\":\"\",\"workspace\":\"\",\"turn_id\":\"\",\"model\":\"\"},\"tool_call_id\":\"c1\",\"tool_name\":\"bash\",\"input\":{\"command\":\"ls\"}}\ntool_call{tool_call_id=\"c1\", tool_name=\"bash\", input={\"command\":\"ls\"}}\ndenied by guard: no\n")
 string(FIND "${step_output}" "${expected}" at)
 if(NOT at EQUAL 0)
   message(FATAL_ERROR "the pkg-config consumer printed:\n${step_output}\nexpected it to start with:\n${expected}")

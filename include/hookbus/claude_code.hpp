@@ -38,6 +38,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -81,6 +82,11 @@ struct ClaudeCodeCommand {
   // user's, the plugin's directory); empty: the project.
   std::filesystem::path rule_root{};
   std::string status_message{};  // Claude Code's "statusMessage": the agent's UI shows it; hookctl list too
+  std::string name{};            // Gemini CLI's "name": what its hooksConfig.disabled calls it
+  // Cursor's "loop_limit" (a stop or subagentStop command's): the follow-ups
+  // it asks for in a row, since the user's last prompt, past which its
+  // follow-up is dropped with a warning. Empty: no cap.
+  std::optional<std::uint32_t> follow_up_limit{};
   std::string label{};      // the bus label: the script's file name, or the command
   std::string source{};     // where it is declared: "/home/u/.claude/settings.json: hooks.PreToolUse[0].hooks[1]"
   Layer layer = Layer::user;
@@ -111,6 +117,11 @@ struct ClaudeCodeSettings {
   // not the one it was read as (a .github/hooks file with a "version" read as
   // VS Code's is Copilot CLI's): nothing of it is read.
   std::optional<HookProtocol> other_format{};
+  // Gemini CLI's "hooksConfig": "enabled": false, or the hooks "disabled"
+  // names (a hook's "name", else its command), do not run, in the file's
+  // layer and the less trusted ones only (a project never stops the user's hook).
+  bool hooks_config_disables_all = false;
+  std::vector<std::string> hooks_config_disabled{};
 
   bool operator==(const ClaudeCodeSettings&) const = default;
 };

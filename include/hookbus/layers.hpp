@@ -37,6 +37,11 @@ struct Locations {
   std::filesystem::path gemini{};   // Gemini CLI's, $GEMINI_CLI_HOME/.gemini or ~/.gemini: its settings.json is the user's
   std::filesystem::path cursor{};   // Cursor's, ~/.cursor: its hooks.json is the user's
   std::filesystem::path copilot{};  // GitHub Copilot's, $COPILOT_HOME or ~/.copilot: VS Code's user hooks are its hooks/*.json
+  // The administrator's files of agents, read for the managed layer:
+  std::filesystem::path cursor_enterprise{};  // Cursor's enterprise directory, /etc/cursor: its hooks.json
+  // Gemini CLI's system settings, /etc/gemini-cli/settings.json, or
+  // $GEMINI_CLI_SYSTEM_SETTINGS_PATH where nothing is there (as managed_directory reads its variable)
+  std::filesystem::path gemini_system_settings{};
 
   // From the environment, for `project_dir` (made absolute). XDG variables that
   // are not absolute paths are ignored, as the XDG spec says.

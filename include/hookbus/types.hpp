@@ -113,11 +113,17 @@ struct EventContext {
   std::string permission_mode{};  // the engine's permission mode, e.g. "default", "plan"
   std::string recipe_name{};      // the recipe the agent runs (kodelet)
   std::string workspace{};        // the workspace the session belongs to (morphix)
+  // The user's turn the event belongs to: one id per prompt the user sends,
+  // from the prompt to the agent's last answer to it (Codex's turn_id,
+  // Cursor's generation_id). Not TurnStartEvent's turn_index, which counts
+  // the model calls within that turn.
+  std::string turn_id{};
+  std::string model{};  // the model the agent is running, as the engine names it ("gpt-5-codex")
   bool operator==(const EventContext&) const = default;
 };
 BOOST_DESCRIBE_STRUCT(EventContext, (),
                       (session_id, cwd, agent_id, agent_type, invoked_by, transcript_path, permission_mode, recipe_name,
-                       workspace))
+                       workspace, turn_id, model))
 
 // Session-compaction payloads. Session entries themselves are engine-defined,
 // so they stay JSON objects.

@@ -267,13 +267,16 @@ HookSettings read_hook_settings(const ConfigObject& settings) {
   return hook;
 }
 
-ClaudeCodeImport read_claude_code(const ConfigObject& object) {
+// `with_managed`: the agent has an administrator's file ("managed": Cursor's, Gemini CLI's).
+ClaudeCodeImport read_claude_code(const ConfigObject& object, bool with_managed = false) {
   object.allow_only({"settings", "plugins", "tool_names"});
   ClaudeCodeImport import;
   import.location = object.location();
   if (auto settings = object.find("settings")) {
     for (const auto& element : settings->as_array()) {
-      const Layer layer = element.as_enum<Layer>({Layer::user, Layer::project, Layer::local});
+      const Layer layer = with_managed
+                              ? element.as_enum<Layer>({Layer::managed, Layer::user, Layer::project, Layer::local})
+                              : element.as_enum<Layer>({Layer::user, Layer::project, Layer::local});
       if (std::find(import.settings.begin(), import.settings.end(), layer) == import.settings.end())
         import.settings.push_back(layer);
     }
@@ -303,7 +306,8 @@ void read_agent_hooks(const ConfigObject& object, Config& config) {
   object.allow_only(agents);
   for (const auto& [name, value] : object.members()) {
     const HookProtocol agent = *reflect::enum_from_wire_name<HookProtocol>(name);  // allow_only took the others
-    ClaudeCodeImport import = read_claude_code(value.as_object());
+    ClaudeCodeImport import =
+        read_claude_code(value.as_object(), agent == HookProtocol::cursor || agent == HookProtocol::gemini_cli);
     if (agent != HookProtocol::claude_code) {
       config.agent_hooks.emplace(agent, std::move(import));
       continue;

@@ -44,6 +44,23 @@ fs::path agent_directory(const char* variable, const char* inside, const char* h
   return {};
 }
 
+// An administrator's file or directory: `system_path`, or `variable`'s value
+// (an absolute path) when nothing is at `system_path`. Anyone can set the
+// variable (a shell profile, a repository's .envrc), so it never replaces
+// what an administrator installed; when it is ignored, that is logged.
+fs::path administrators_path(const char* variable, const fs::path& system_path) {
+  const char* given = std::getenv(variable);
+  if (given == nullptr || given[0] != '/') return system_path;
+  struct stat st {};
+  if (::lstat(system_path.c_str(), &st) == 0) {
+    detail::log(spdlog::level::warn, "{} ({}) is ignored: {} exists, and the administrator's managed settings there "
+                                     "are never replaced",
+                variable, given, system_path.string());
+    return system_path;
+  }
+  return fs::path(given);
+}
+
 }  // namespace
 
 std::string_view layer_name(Layer layer) noexcept { return reflect::enum_wire_name(layer).value_or("unknown"); }
@@ -51,16 +68,7 @@ std::string_view layer_name(Layer layer) noexcept { return reflect::enum_wire_na
 std::optional<Layer> layer_from_name(std::string_view name) noexcept { return reflect::enum_from_wire_name<Layer>(name); }
 
 std::filesystem::path managed_directory(const std::filesystem::path& system_directory) {
-  const char* given = std::getenv("HOOKBUS_MANAGED_DIR");
-  if (given == nullptr || given[0] != '/') return system_directory;
-  struct stat st {};
-  if (::lstat(system_directory.c_str(), &st) == 0) {
-    detail::log(spdlog::level::warn, "HOOKBUS_MANAGED_DIR ({}) is ignored: {} exists, and the administrator's managed "
-                                     "settings there are never replaced",
-                given, system_directory.string());
-    return system_directory;
-  }
-  return fs::path(given);
+  return administrators_path("HOOKBUS_MANAGED_DIR", system_directory);
 }
 
 Locations Locations::from_environment(const std::filesystem::path& project_dir) {
@@ -82,6 +90,12 @@ Locations Locations::from_environment(const std::filesystem::path& project_dir) 
   where.gemini = agent_directory("GEMINI_CLI_HOME", ".gemini", ".gemini");
   where.cursor = agent_directory(nullptr, "", ".cursor");
   where.copilot = agent_directory("COPILOT_HOME", "", ".copilot");
+  // The administrators' files of the agents that have them: Cursor's
+  // enterprise hooks (cursor.com/docs/hooks, Linux), Gemini CLI's system
+  // settings (its getSystemSettingsPath, GEMINI_CLI_SYSTEM_SETTINGS_PATH).
+  where.cursor_enterprise = "/etc/cursor";
+  where.gemini_system_settings =
+      administrators_path("GEMINI_CLI_SYSTEM_SETTINGS_PATH", "/etc/gemini-cli/settings.json");
   return where;
 }
 

@@ -216,6 +216,18 @@ struct HookFormat {
   // Whether a matcher is a regular expression the whole value must match
   // (Copilot's ^(?:matcher)$), rather than Claude Code's tool names or expression.
   bool matchers_match_whole = false;
+  // A handler key of its agent_end and subagent_end events capping the
+  // follow-ups one command asks for in a row (ClaudeCodeCommand::follow_up_limit):
+  // Cursor's loop_limit, a count or null for no cap; a handler without it gets
+  // default_loop_limit. Empty: the format's follow-ups are not capped.
+  std::string_view loop_limit_key{};
+  std::uint32_t default_loop_limit = 0;
+  // A top-level key of its settings files that switches hooks off
+  // (ClaudeCodeSettings::hooks_config_disabled): Gemini CLI's "hooksConfig",
+  // with "enabled" and "disabled", and the handler key that names a hook
+  // there ("name"). Empty: none.
+  std::string_view hooks_config_key{};
+  std::string_view hook_name_key{};
 };
 
 // The formats hookbus reads: Claude Code's and those declared as it

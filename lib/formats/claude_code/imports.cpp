@@ -196,6 +196,14 @@ void ClaudeCodeImports::read(const LayeredConfig& config, const std::vector<cons
                              bool project_may_run, const TrustedFiles* trusted, std::vector<std::string>& warnings) {
   std::vector<Source> found;
   const auto add_imports = [&](const Config& importer, bool applied) {
+    // An administrator's file asked for must not silently be none.
+    if (const ClaudeCodeImport* import = agent_hooks_import(importer, format_.protocol);
+        applied && import != nullptr && format_.settings_file(locations_, Layer::managed).empty() &&
+        std::find(import->settings.begin(), import->settings.end(), Layer::managed) != import->settings.end())
+      throw ConfigError(import->location.key("settings"),
+                        fmt::format("\"managed\": no administrator's hooks file of {} is known here (the "
+                                    "engine's Locations names none; {})",
+                                    format_.agent, format_.documentation));
     std::size_t plugin = 0;
     for (Source& source : sources(importer)) {
       // A plugin asked for is a guard asked for: one that is not there must not silently vanish.
@@ -213,6 +221,7 @@ void ClaudeCodeImports::read(const LayeredConfig& config, const std::vector<cons
   if (!project_may_run)
     for (const Config* layer : as_data)
       if (layer != nullptr) add_imports(*layer, false);
+  std::vector<SwitchedOff> switched_off;
   for (const Source& source : found) {
     const fs::path& file = source.file;
     // Settings decide what runs as the user: they get the hook files' checks, as
@@ -250,8 +259,12 @@ void ClaudeCodeImports::read(const LayeredConfig& config, const std::vector<cons
                                  settings.commands.size()));
       continue;
     }
+    if (settings.hooks_config_disables_all || !settings.hooks_config_disabled.empty())
+      switched_off.push_back({source.layer, file, settings.hooks_config_disables_all,
+                              std::move(settings.hooks_config_disabled)});
     for (auto& command : settings.commands) commands_.push_back(std::move(command));
   }
+  switch_off(switched_off, warnings);
   // The files each layer's commands run (as their program, or an
   // interpreter's script; by their physical path), with the settings entry
   // that runs each.
@@ -259,6 +272,31 @@ void ClaudeCodeImports::read(const LayeredConfig& config, const std::vector<cons
   for (const auto& command : commands_)
     for (const auto& file : resolve_command(format_, command, project).files)
       if (detail::runs(file.role)) run_by_.emplace(std::pair{command.layer, file.resolved}, command.source);
+}
+
+// A file's hooksConfig takes out the commands it names (all of them with
+// "enabled": false) of its own layer and the less trusted ones; one of a
+// more trusted layer runs, with a warning: a project never stops the user's guard.
+void ClaudeCodeImports::switch_off(const std::vector<SwitchedOff>& switched_off, std::vector<std::string>& warnings) {
+  std::erase_if(commands_, [&](const ClaudeCodeCommand& command) {
+    const std::string& name = command.name.empty() ? command.command : command.name;
+    bool off = false;
+    for (const SwitchedOff& by : switched_off) {
+      if (!by.all && std::find(by.names.begin(), by.names.end(), name) == by.names.end()) continue;
+      const std::string_view what = by.all ? "\"enabled\": false" : "\"disabled\"";
+      if (more_trusted(command.layer, by.layer)) {
+        warn(warnings, fmt::format("{}: hooksConfig {} switches off only its {} layer's hooks and less trusted "
+                                   "ones; {} of the {} layer runs",
+                                   by.file.string(), what, layer_name(by.layer), command.source,
+                                   layer_name(command.layer)));
+        continue;
+      }
+      warn(warnings, fmt::format("{}: not run: switched off by hooksConfig {} of {}", command.source, what,
+                                 by.file.string()));
+      off = true;
+    }
+    return off;
+  });
 }
 
 // Discovery leaves to a command the hook files of its own layer that it

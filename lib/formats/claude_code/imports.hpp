@@ -43,6 +43,14 @@ class ClaudeCodeImports final : public FormatImports {
     bool projects_own;                  // the project's settings, or a plugin a project layer names: fingerprinted
   };
   std::vector<Source> sources(const Config& importer) const;
+  // A settings file's hooksConfig (ClaudeCodeSettings::hooks_config_disabled).
+  struct SwitchedOff {
+    Layer layer;                 // the file's
+    std::filesystem::path file;
+    bool all;                    // "enabled": false
+    std::vector<std::string> names;
+  };
+  void switch_off(const std::vector<SwitchedOff>& switched_off, std::vector<std::string>& warnings);
   // The engine's ask first, then `configs` (null: a file that could not be read).
   std::vector<const Config*> importers(const std::vector<const Config*>& configs) const;
 

@@ -254,6 +254,8 @@ class EventHooks {
     };
     if constexpr (EventWithResult<E>) {
       auto result = answer();
+      if constexpr (std::is_same_v<E, AgentEndEvent> || std::is_same_v<E, SubagentEndEvent>)
+        detail::limit_follow_ups(*hook, event, result);
       add_environment<E>(result, std::move(slot.ran.environment));
       leave(*emit, ends_the_chain(result));
       return result;

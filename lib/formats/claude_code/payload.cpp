@@ -129,7 +129,10 @@ struct EventFields {
     out["agent_type"] = e.label;
     out["last_assistant_message"] = e.result;
   }
-  void operator()(const SessionStartEvent& e) const { out["source"] = session_source(e.reason); }
+  void operator()(const SessionStartEvent& e) const {
+    out["source"] = session_source(e.reason);
+    if (!e.context.model.empty()) out["model"] = e.context.model;  // Claude Code sends it when it knows it
+  }
   void operator()(const SessionShutdownEvent& e) const { out["reason"] = session_end_reason(e.reason); }
   void operator()(const SessionBeforeCompactEvent& e) const {
     out["trigger"] = e.trigger == CompactTrigger::manual ? "manual" : "auto";
@@ -162,7 +165,7 @@ struct EventFields {
     out["source"] = model_switch_source(e.source);
   }
   void operator()(const MessageUpdateEvent& e) const {
-    out["turn_id"] = "";
+    out["turn_id"] = e.context.turn_id;
     out["message_id"] = "";
     out["index"] = 0;
     out["final"] = false;

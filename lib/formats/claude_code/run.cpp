@@ -145,6 +145,36 @@ bool first_run_in_session(InstalledCommand& hook, const EventContext& context) {
   return hook.sessions_run.insert(context.session_id).second;
 }
 
+namespace {
+
+template <class E>
+void limit_follow_ups_of(InstalledCommand& hook, const E& event, std::string key,
+                         std::optional<result_t<E>>& answer) {
+  const ClaudeCodeCommand& c = hook.command;
+  if (!c.follow_up_limit) return;
+  const std::lock_guard lock(hook.follow_up_mutex);
+  std::uint32_t& in_a_row = hook.follow_ups_in_a_row[std::move(key)];
+  if (!event.after_follow_up) in_a_row = 0;
+  if (!answer || answer->follow_up_messages.empty()) return;
+  if (in_a_row < *c.follow_up_limit) {
+    ++in_a_row;
+    return;
+  }
+  log(spdlog::level::warn, "{} ({}): its follow-up is not sent: it asked for {} in a row, its loop_limit", c.label,
+      c.source, in_a_row);
+  answer->follow_up_messages.clear();
+}
+
+}  // namespace
+
+void limit_follow_ups(InstalledCommand& hook, const AgentEndEvent& event, std::optional<AgentEndResult>& answer) {
+  limit_follow_ups_of(hook, event, event.context.session_id, answer);
+}
+
+void limit_follow_ups(InstalledCommand& hook, const SubagentEndEvent& event, std::optional<SubagentEndResult>& answer) {
+  limit_follow_ups_of(hook, event, event.context.session_id + '\n' + event.task_id, answer);
+}
+
 bool CommandInvocation::operator<(const CommandInvocation& other) const {
   return std::tie(program, arguments, environment, working_directory, input) <
          std::tie(other.program, other.arguments, other.environment, other.working_directory, other.input);

@@ -12,8 +12,10 @@
 #include "formats/claude_code/permission_rule.hpp"
 #include "formats/hook_format.hpp"
 
+#include <cstdint>
 #include <exception>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -36,6 +38,8 @@ struct InstalledCommand {
   std::shared_ptr<const ClaudeCodeOptions> options;
   std::mutex once_mutex;
   std::set<std::string> sessions_run;  // for `once`
+  std::mutex follow_up_mutex;
+  std::map<std::string, std::uint32_t> follow_ups_in_a_row;  // for follow_up_limit: by session (and subagent)
 };
 
 // Whether the command runs on this emit of E: its event applies, its
@@ -46,6 +50,13 @@ bool matches(const InstalledCommand& hook, const E& event);
 
 // `once`: true the first time for a session, false afterwards.
 bool first_run_in_session(InstalledCommand& hook, const EventContext& context);
+
+// follow_up_limit (Cursor's loop_limit): counts the follow-ups the command
+// asked for in a row, since an end that no follow-up started (of the
+// session, or of the same subagent), and drops one past its limit, with a
+// warning naming the command.
+void limit_follow_ups(InstalledCommand& hook, const AgentEndEvent& event, std::optional<AgentEndResult>& answer);
+void limit_follow_ups(InstalledCommand& hook, const SubagentEndEvent& event, std::optional<SubagentEndResult>& answer);
 
 // What running a hook for an event is: two hooks with the same invocation
 // are one run (Claude Code runs identical commands once), whatever settings

@@ -18,6 +18,7 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 
 namespace hookbus {
 namespace {
@@ -91,6 +92,14 @@ bool tool_event(std::string_view event) {
   return std::find(std::begin(kToolEvents), std::end(kToolEvents), event) != std::end(kToolEvents);
 }
 
+// Whether a handler of `event` may ask for a follow-up (Cursor's stop and subagentStop).
+bool asks_for_follow_ups(const detail::HookFormat& format, std::string_view event) {
+  const std::vector<std::size_t> targets = detail::event_targets(format, event);
+  return std::any_of(targets.begin(), targets.end(), [](std::size_t index) {
+    return index == event_index<AgentEndEvent> || index == event_index<SubagentEndEvent>;
+  });
+}
+
 // Where an "if" rule's `/path` starts: the project for its .claude/settings*.json
 // (for settings.local.json Claude Code takes the directory it started in, the
 // project here), the directory of any other settings file (~/.claude).
@@ -157,6 +166,12 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
     }
   }
   if (auto disable = top.find("disableAllHooks")) settings.disable_all_hooks = disable->as_bool();
+  if (auto config = format.hooks_config_key.empty() ? std::nullopt : top.find(format.hooks_config_key)) {
+    const ConfigObject switches = config->as_object();
+    if (auto enabled = switches.find("enabled")) settings.hooks_config_disables_all = !enabled->as_bool();
+    if (auto disabled = switches.find("disabled"))
+      for (const auto& name : disabled->as_array()) settings.hooks_config_disabled.push_back(name.as_nonempty_string());
+  }
   const auto hooks = top.find("hooks");
   if (!hooks) return settings;
   const auto note = [&](const ConfigLocation& where, std::string_view what) {
@@ -244,8 +259,10 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
                            [&](const auto& inert) { return inert.first == key; }) &&
               std::find(kHandlerKeys.begin(), kHandlerKeys.end(), key) == kHandlerKeys.end() &&
               (format.fail_mode_key.empty() || key != format.fail_mode_key) &&
-              (format.fail_closed_key.empty() || key != format.fail_closed_key) && !os_command_key(format, key) &&
+              (format.fail_closed_key.empty() || key != format.fail_closed_key) &&
               (format.timeout_key.empty() || key != format.timeout_key) &&
+              (format.loop_limit_key.empty() || key != format.loop_limit_key) &&
+              (format.hook_name_key.empty() || key != format.hook_name_key) && !os_command_key(format, key) &&
               !(flat && key == "matcher") &&
               std::find(format.unhonoured_handler_keys.begin(), format.unhonoured_handler_keys.end(), key) ==
                   format.unhonoured_handler_keys.end())
@@ -342,9 +359,18 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
                                              "does hookbus",
                                              format.agent, event));
         }
+        if (!format.loop_limit_key.empty() && asks_for_follow_ups(format, event)) {
+          command.follow_up_limit = format.default_loop_limit;
+          if (auto limit = entry.find(format.loop_limit_key))
+            command.follow_up_limit = limit->json().is_null()
+                                          ? std::nullopt
+                                          : std::optional(static_cast<std::uint32_t>(limit->as_integer(0, UINT32_MAX)));
+        }
         if (auto once = entry.find("once")) command.once = once->as_bool();
         command.sequential = sequential;
         if (auto status = entry.find("statusMessage")) command.status_message = status->as_string();
+        if (auto name = format.hook_name_key.empty() ? std::nullopt : entry.find(format.hook_name_key))
+          command.name = name->as_string();
         command.label = label_of(command.command);
         command.source = fmt::format("{}: {}", file.string(), entry.location().path);
         command.layer = layer;

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <type_traits>
 
 namespace hookbus::detail {
 namespace {
@@ -88,9 +89,26 @@ HookAnswer<E> codex_answer(const ClaudeCodeCommand& hook, const E& event, const 
   return claude_code_answer(hook, event, read, tool_names);
 }
 
+namespace {
+
+// Claude Code's payload with Codex's additions: the model on every event, and
+// the turn on every event but the session's and a subagent's start.
+template <class E>
+json::object codex_payload_of(const E& event, std::string_view format_event, const ClaudeCodeToolNames& tool_names,
+                              std::string_view transcript_path, const std::filesystem::path& project_dir) {
+  json::object payload = claude_code_payload_of(event, format_event, tool_names, transcript_path, project_dir);
+  payload["model"] = event.context.model;
+  if constexpr (!std::is_same_v<E, SessionStartEvent> && !std::is_same_v<E, SubagentStartEvent> &&
+                !std::is_same_v<E, SessionShutdownEvent>)
+    payload["turn_id"] = event.context.turn_id;
+  return payload;
+}
+
+}  // namespace
+
 const FormatRuns& codex_runs() {
   static const FormatRuns runs =
-      format_runs([]<class E>(std::type_identity<E>) { return &claude_code_payload_of<E>; },
+      format_runs([]<class E>(std::type_identity<E>) { return &codex_payload_of<E>; },
                   []<class E>(std::type_identity<E>) { return &codex_answer<E>; });
   return runs;
 }

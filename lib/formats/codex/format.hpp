@@ -16,7 +16,7 @@ const HookFormat& codex_format();
 template <class E>
 HookAnswer<E> codex_answer(const ClaudeCodeCommand& command, const E& event, const ProcessResult& run,
                            const ClaudeCodeToolNames& tool_names);
-// Codex's runs: Claude Code's payload, its own answer.
+// Codex's runs: Claude Code's payload with Codex's model and turn_id, its own answer.
 const FormatRuns& codex_runs();
 
 }  // namespace hookbus::detail

@@ -47,18 +47,15 @@ constexpr std::string_view kCursorTools[] = {"Shell", "Read", "Write", "Grep", "
 constexpr std::pair<std::string_view, std::string_view> kCursorClaudeToolNames[] = {
     {"Bash", "Shell"}, {"Edit", "Write"}, {"MultiEdit", "Write"}, {"NotebookEdit", "Write"}, {"Agent", "Task"}};
 
-constexpr std::pair<std::string_view, std::string_view> kCursorInertKeys[] = {
-    {"loop_limit", "Cursor's cap on a stop hook's follow-ups; hookbus does not count them yet, so it is not applied "
-                   "(docs/agent-formats.md)"},
-};
-
-// Project hooks are .cursor/hooks.json, the user's ~/.cursor/hooks.json.
+// Project hooks are .cursor/hooks.json, the user's ~/.cursor/hooks.json, the
+// managed layer's the enterprise hooks.json an administrator installs.
 fs::path cursor_hooks_json(const Locations& locations, Layer scope) {
   switch (scope) {
+    case Layer::managed:
+      return locations.cursor_enterprise.empty() ? fs::path() : locations.cursor_enterprise / "hooks.json";
     case Layer::user: return locations.cursor.empty() ? fs::path() : locations.cursor / "hooks.json";
     case Layer::project: return locations.project / ".cursor" / "hooks.json";
-    case Layer::local:
-    case Layer::managed: break;
+    case Layer::local: break;
   }
   return {};
 }
@@ -107,7 +104,7 @@ const HookFormat& cursor_format() {
                                  .second_settings_file = nullptr,
                                  .claude_tool_names = kCursorClaudeToolNames,
                                  .runs_identical_commands_once = false,
-                                 .inert_handler_keys = kCursorInertKeys,
+                                 .inert_handler_keys = {},
                                  .tool_aliases = {},
                                  .fail_mode_key = {},
                                  .env_file_variable = {},
@@ -115,7 +112,9 @@ const HookFormat& cursor_format() {
                                  .handler_lists = HandlerLists::handlers,
                                  .matchers_are_expressions = true,
                                  .fail_closed_key = "failClosed",
-                                 .tool_event_subject = &cursor_tool_event_subject};
+                                 .tool_event_subject = &cursor_tool_event_subject,
+                                 .loop_limit_key = "loop_limit",
+                                 .default_loop_limit = 5};
   return format;
 }
 

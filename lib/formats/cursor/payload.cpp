@@ -144,8 +144,8 @@ json::object cursor_payload(const E& event, std::string_view format_event, const
   const EventContext& context = event.context;
   json::object payload;
   payload["conversation_id"] = context.session_id;
-  payload["generation_id"] = "";
-  payload["model"] = "";
+  payload["generation_id"] = context.turn_id;  // Cursor's id of the user's message being answered
+  payload["model"] = context.model;
   payload["hook_event_name"] = format_event;
   payload["cursor_version"] = "";
   payload["workspace_roots"] = json::array{json::string(project_dir.string())};

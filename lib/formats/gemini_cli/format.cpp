@@ -48,8 +48,6 @@ constexpr std::string_view kGeminiTools[] = {
     "exit_plan_mode",    "invoke_agent",    "complete_task",  "read_mcp_resource", "list_mcp_resources"};
 
 constexpr std::pair<std::string_view, std::string_view> kGeminiInertKeys[] = {
-    {"name", "Gemini CLI's name of the hook, for its /hooks panel and hooksConfig.disabled; hookbus names a hook "
-             "by its command"},
     {"description", "shown in Gemini CLI's /hooks panel only"},
     {"env", "Gemini CLI adds these variables to the command's environment; hookbus does not: set them in the command "
             "(VARIABLE=value command)"},
@@ -57,10 +55,10 @@ constexpr std::pair<std::string_view, std::string_view> kGeminiInertKeys[] = {
 
 fs::path gemini_settings_json(const Locations& locations, Layer scope) {
   switch (scope) {
+    case Layer::managed: return locations.gemini_system_settings;
     case Layer::user: return locations.gemini.empty() ? fs::path() : locations.gemini / "settings.json";
     case Layer::project: return locations.project / ".gemini" / "settings.json";
-    case Layer::local:
-    case Layer::managed: break;
+    case Layer::local: break;
   }
   return {};
 }
@@ -86,7 +84,10 @@ const HookFormat& gemini_cli_format() {
                                  .runs_identical_commands_once = true,
                                  .inert_handler_keys = kGeminiInertKeys,
                                  .tool_aliases = {},
-                                 .fail_mode_key = {}};
+                                 .fail_mode_key = {},
+                                 .sequential_key = "sequential",
+                                 .hooks_config_key = "hooksConfig",
+                                 .hook_name_key = "name"};
   return format;
 }
 

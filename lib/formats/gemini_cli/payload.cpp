@@ -61,7 +61,7 @@ template <class E>
 json::object gemini_cli_payload(const E& event, std::string_view format_event, const ClaudeCodeToolNames& tool_names,
                                 std::string_view transcript_path, const std::filesystem::path& project_dir) {
   json::object payload = claude_code_payload_of(event, format_event, tool_names, transcript_path, project_dir);
-  payload.erase("permission_mode");  // Claude Code's, not Gemini's
+  for (const std::string_view key : {"permission_mode", "model"}) payload.erase(key);  // Claude Code's, not Gemini's
   payload["timestamp"] = fmt::format("{:%Y-%m-%dT%H:%M:%S}Z", std::chrono::floor<std::chrono::milliseconds>(
                                                                   std::chrono::system_clock::now()));
   if constexpr (std::is_same_v<E, ToolCallEvent>) {
