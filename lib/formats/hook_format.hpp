@@ -199,10 +199,12 @@ struct HookFormat {
   // handler with only those is skipped with a warning naming the system.
   std::string_view os_command_key{};
   std::span<const std::pair<std::string_view, std::string_view>> other_os_command_keys{};
-  // Handler keys the agent honours and hookbus cannot yet: a handler with
-  // one is not imported, with a warning naming it, never run without it
-  // (VS Code's "cwd" and "env").
-  std::span<const std::string_view> unhonoured_handler_keys{};
+  // The handler key naming the directory a handler runs in
+  // (ClaudeCodeCommand::working_directory, handler_directory.hpp: VS Code's
+  // "cwd"), and the one whose object of strings is added to its environment
+  // (ClaudeCodeCommand::environment: VS Code's "env"). Empty: it has none.
+  std::string_view working_directory_key{};
+  std::string_view environment_key{};
 };
 
 // The formats hookbus reads: Claude Code's and those declared as it

@@ -7,6 +7,7 @@
 
 #include "formats/claude_code/permission_rule.hpp"
 #include "formats/codex/codex_toml.hpp"
+#include "formats/handler_directory.hpp"
 #include "support/files.hpp"
 #include "support/sha256.hpp"
 
@@ -99,6 +100,43 @@ fs::path rule_root(const fs::path& file, Layer layer) {
   return layer == Layer::user || layer == Layer::managed ? directory : directory.parent_path();
 }
 
+// A handler's "cwd": a directory it may run in (handler_directory.hpp), checked against the project as it is now.
+std::string read_working_directory(const ConfigValue& value, Layer layer, const fs::path& project_dir) {
+  const std::string cwd = value.as_nonempty_string();
+  try {
+    (void)detail::handler_directory(cwd, detail::ProjectDirectory(project_dir.empty() ? fs::current_path() : project_dir),
+                                    is_project_layer(layer));
+  } catch (const Error& error) {
+    throw ConfigError(value.location(), error.what());
+  }
+  return cwd;
+}
+
+// A handler's "env": an object of strings, each a variable its process gets;
+// never one that makes the loader or a shell run code no trust covers, nor
+// one hookbus sets for the command.
+std::vector<std::pair<std::string, std::string>> read_environment(const detail::HookFormat& format,
+                                                                   const ConfigValue& value) {
+  std::vector<std::string_view> set_here = {format.project_dir_variable, format.plugin_root_variable};
+  set_here.insert(set_here.end(), format.plugin_root_aliases.begin(), format.plugin_root_aliases.end());
+  if (!format.env_file_variable.empty()) set_here.push_back(format.env_file_variable);
+  std::vector<std::pair<std::string, std::string>> environment;
+  for (const auto& [name, variable] : value.as_object().members()) {
+    const ConfigLocation where = variable.location();
+    if (name.empty() || name.find_first_of(std::string_view("=\0", 2)) != std::string::npos)
+      throw ConfigError(where, "not a variable name: a name is not empty and has no '=' or NUL");
+    if (const auto why = environment_refusal(name))
+      throw ConfigError(where, fmt::format("a hook may not set {}: {}; remove it", name, *why));
+    if (std::find(set_here.begin(), set_here.end(), name) != set_here.end())
+      throw ConfigError(where, fmt::format("hookbus sets {} for every {} hook; remove it", name, format.agent));
+    std::string text = variable.as_string();
+    if (text.find('\0') != std::string::npos)
+      throw ConfigError(where, "a variable's value has no NUL character");
+    environment.emplace_back(name, std::move(text));
+  }
+  return environment;
+}
+
 }  // namespace
 
 std::filesystem::path claude_code_settings_file(const Locations& locations, Layer scope) {
@@ -112,7 +150,8 @@ std::filesystem::path claude_code_settings_file(const Locations& locations, Laye
 }
 
 ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const std::filesystem::path& file,
-                                                Layer layer, const std::filesystem::path& plugin_root) {
+                                                Layer layer, const std::filesystem::path& plugin_root,
+                                                const std::filesystem::path& project_dir) {
   ClaudeCodeSettings settings{file, {}, {}, false, {}};
   const ConfigLocation root{.file = file, .project_dir = {}, .path = {}};
   std::optional<std::string> text;
@@ -236,9 +275,8 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
               std::find(kHandlerKeys.begin(), kHandlerKeys.end(), key) == kHandlerKeys.end() &&
               (format.fail_mode_key.empty() || key != format.fail_mode_key) &&
               (format.fail_closed_key.empty() || key != format.fail_closed_key) && !os_command_key(format, key) &&
-              !(flat && key == "matcher") &&
-              std::find(format.unhonoured_handler_keys.begin(), format.unhonoured_handler_keys.end(), key) ==
-                  format.unhonoured_handler_keys.end())
+              !(flat && key == "matcher") && (format.working_directory_key.empty() || key != format.working_directory_key) &&
+              (format.environment_key.empty() || key != format.environment_key))
             note(value.location(), "not a key hookbus knows; ignored");
         if (auto shell = entry.find("shell")) {
           const std::string name = shell->as_string();
@@ -251,15 +289,11 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
           if (name != "bash")
             throw ConfigError(shell->location(), fmt::format("expected \"bash\" or \"powershell\", got \"{}\"", name));
         }
-        const auto unhonoured = std::find_if(format.unhonoured_handler_keys.begin(), format.unhonoured_handler_keys.end(),
-                                             [&](std::string_view key) { return entry.find(key).has_value(); });
-        if (unhonoured != format.unhonoured_handler_keys.end()) {
-          note(entry.find(*unhonoured)->location(),
-               fmt::format("hookbus does not yet run a {} hook with its own \"{}\"; not imported", format.agent,
-                           *unhonoured));
-          continue;
-        }
         ClaudeCodeCommand command;
+        if (auto cwd = format.working_directory_key.empty() ? std::nullopt : entry.find(format.working_directory_key))
+          command.working_directory = read_working_directory(*cwd, layer, project_dir);
+        if (auto env = format.environment_key.empty() ? std::nullopt : entry.find(format.environment_key))
+          command.environment = read_environment(format, *env);
         if (auto rule = entry.find("if")) {
           command.if_rule = rule->as_string();
           if (!tool_event(event)) {
