@@ -341,6 +341,65 @@ TEST_F(VsCodeHooks, AnEnvOfALoaderOrShellStartUpVariableIsAnErrorNamingFileAndPa
   }
 }
 
+// VS Code runs an event's hooks one after another, in the order of its files
+// and of their lists, each seeing what the ones before it changed (a
+// rewritten tool input).
+TEST_F(VsCodeHooks, AnEventsHooksRunOneAfterAnotherInFileOrderEachSeeingWhatTheOnesBeforeChanged) {
+  const std::string seen = R"({"command": "jq -r .tool_input.command >> seen"})";
+  write_file(in_project(".github/hooks/b.json"), one_hook("PreToolUse", seen));
+  projects_hooks("a.json", one_hook("PreToolUse", R"({"command": "echo a >> seen; echo '{\"hookSpecificOutput\": )"
+                                                  R"({\"hookEventName\": \"PreToolUse\", \"permissionDecision\": )"
+                                                  R"(\"allow\", \"updatedInput\": {\"command\": \"ls -l\"}}}'"}, )" +
+                                                      seen));
+  const ToolCallResult result = emit_bash("ls");
+  EXPECT_EQ(read_file(in_project("seen")), "a\nls -l\nls -l\n");
+  ASSERT_TRUE(result.input);
+  EXPECT_EQ(result.input->at("command"), "ls -l");
+}
+
+// A hook that stops the agent ("continue": false) skips the event's hooks
+// after it, as VS Code skips them.
+TEST_F(VsCodeHooks, AHookThatStopsTheAgentSkipsTheEventsHooksAfterIt) {
+  projects_hooks("stop.json", one_hook("PreToolUse", R"({"command": "echo '{\"continue\": false, )"
+                                                     R"(\"stopReason\": \"halt\"}'"}, {"command": "touch after"})"));
+  const ToolCallResult result = emit_bash("ls");
+  ASSERT_TRUE(result.stop);
+  EXPECT_EQ(result.stop->reason, "halt");
+  EXPECT_FALSE(fs::exists(in_project("after")));
+}
+
+// Across an event's hooks deny wins over ask, ask over allow, each with the
+// reason of the hook that decided it, as VS Code combines them.
+TEST_F(VsCodeHooks, AnEventsHooksDecisionsCombineDenyOverAskOverAllow) {
+  const auto answering = [](const std::string& decision) {
+    const boost::json::object answer{{"hookSpecificOutput",
+                                      {{"hookEventName", "PreToolUse"},
+                                       {"permissionDecision", decision},
+                                       {"permissionDecisionReason", "by " + decision}}}};
+    return write_json(boost::json::object{{"command", "echo '" + write_json(answer) + "'"}});
+  };
+  const struct {
+    std::vector<std::string> answers;
+    Decision decision;
+    std::string reason;
+  } cases[] = {
+      {{"allow", "ask"}, Decision::ask, "by ask"},
+      {{"ask", "allow"}, Decision::ask, "by ask"},
+      {{"allow", "deny", "ask"}, Decision::deny, "by deny"},
+      {{"ask", "deny"}, Decision::deny, "by deny"},
+      {{"allow", "allow"}, Decision::allow, "by allow"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.answers.size());
+    std::string handlers;
+    for (const auto& answer : c.answers) handlers += (handlers.empty() ? "" : ", ") + answering(answer);
+    projects_hooks("decide.json", one_hook("PreToolUse", handlers));
+    const ToolCallResult result = emit_bash("ls");
+    EXPECT_EQ(result.decision, c.decision);
+    EXPECT_EQ(result.reason, c.reason);
+  }
+}
+
 // VS Code reads .claude/settings*.json too; hookbus leaves them to the
 // claude_code format, so with both switched on a hook there runs once.
 TEST_F(VsCodeHooks, AClaudeCodeHookRunsOnceWithBothClaudeCodeAndVsCodeSwitchedOn) {

@@ -199,6 +199,11 @@ struct HookFormat {
   // handler with only those is skipped with a warning naming the system.
   std::string_view os_command_key{};
   std::span<const std::pair<std::string_view, std::string_view>> other_os_command_keys{};
+  // Whether an event's handlers run one after another in the order its
+  // files list them (ClaudeCodeCommand::sequential), each seeing what the
+  // ones before it changed, and one whose answer stops the agent
+  // (`"continue": false`) skips those after it: VS Code's.
+  bool handlers_run_in_order = false;
   // The handler key naming the directory a handler runs in
   // (ClaudeCodeCommand::working_directory, handler_directory.hpp: VS Code's
   // "cwd"), and the one whose object of strings is added to its environment

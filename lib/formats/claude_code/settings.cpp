@@ -364,7 +364,7 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
                                              format.agent, event));
         }
         if (auto once = entry.find("once")) command.once = once->as_bool();
-        command.sequential = sequential;
+        command.sequential = sequential || format.handlers_run_in_order;
         if (auto status = entry.find("statusMessage")) command.status_message = status->as_string();
         command.label = label_of(command.command);
         command.source = fmt::format("{}: {}", file.string(), entry.location().path);

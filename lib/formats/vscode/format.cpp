@@ -148,6 +148,7 @@ const HookFormat& vscode_format() {
                                  .settings_directory = &vscode_hooks_directory,
                                  .os_command_key = "linux",
                                  .other_os_command_keys = kVsCodeOtherOsCommands,
+                                 .handlers_run_in_order = true,
                                  .working_directory_key = "cwd",
                                  .environment_key = "env"};
   return format;
