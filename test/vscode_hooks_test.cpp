@@ -400,6 +400,41 @@ TEST_F(VsCodeHooks, AnEventsHooksDecisionsCombineDenyOverAskOverAllow) {
   }
 }
 
+// Exit codes as VS Code's docs read them, which is as Claude Code reads
+// them: 2 blocks, stderr the reason; any other non-zero exit is a warning
+// and the call goes on, what the hook printed unread (JSON is read on exit 0 only).
+TEST_F(VsCodeHooks, ExitTwoBlocksWithStderrAndAnotherExitIsAWarningWhoseAnswerIsNotRead) {
+  const std::string deny =
+      R"(echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"deny\"}}')";
+  const struct {
+    std::string command;
+    Decision decision;
+    std::string reason;
+  } cases[] = {
+      {"echo no rm >&2; exit 2", Decision::deny, "no rm"},
+      {deny + "; exit 1", Decision::none, ""},
+      {deny + "; echo broken >&2; exit 3", Decision::none, ""},
+      {deny, Decision::deny, "Tool call denied by hook"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.command);
+    projects_hooks("exit.json", one_hook("PreToolUse", R"({"command": ")" + c.command + R"("})"));
+    const ToolCallResult result = emit_bash("ls");
+    EXPECT_EQ(result.decision, c.decision);
+    EXPECT_THAT(result.reason, HasSubstr(c.reason));
+  }
+}
+
+// A PreToolUse answer whose hookEventName names another event is not
+// applied, as VS Code ignores it; the warning names the hook and the field.
+TEST_F(VsCodeHooks, APreToolUseAnswerNamingAnotherEventIsIgnored) {
+  projects_hooks("other.json", one_hook("PreToolUse", R"({"command": "echo '{\"hookSpecificOutput\": )"
+                                                      R"({\"hookEventName\": \"PostToolUse\", )"
+                                                      R"(\"permissionDecision\": \"deny\"}}'"})"));
+  EXPECT_EQ(emit_bash("ls").decision, Decision::none);
+  EXPECT_THAT(log_.text(), AllOf(HasSubstr(".github/hooks/other.json"), HasSubstr("hookEventName")));
+}
+
 // VS Code reads .claude/settings*.json too; hookbus leaves them to the
 // claude_code format, so with both switched on a hook there runs once.
 TEST_F(VsCodeHooks, AClaudeCodeHookRunsOnceWithBothClaudeCodeAndVsCodeSwitchedOn) {
