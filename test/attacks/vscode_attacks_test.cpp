@@ -190,7 +190,8 @@ TEST_F(VsCodeAttacks, Attack36AGithubHooksEnvCannotMakeItLoadUncheckedCode) {
     user_reads_projects_vscode_hooks();
     write_file(in_project("init.sh"), touch_marker() + "\n");
     write_file(in_project(".github/hooks/x.json"),
-               hooks_json("bash -c true", ", \"env\": {\"" + variable + "\": \"" + in_project("init.sh").string() + "\"}"));
+               hooks_json("bash -c true",
+                          ", \"env\": {\"" + variable + "\": \"" + in_project("init.sh").string() + "\"}"));
     trust();
     const std::string path = "hooks.PreToolUse[0].env." + variable;
     EXPECT_THAT(hookctl_decides("ls"), AllOf(HasSubstr(".github/hooks/x.json"), HasSubstr(path)));

@@ -104,8 +104,8 @@ fs::path rule_root(const fs::path& file, Layer layer) {
 std::string read_working_directory(const ConfigValue& value, Layer layer, const fs::path& project_dir) {
   const std::string cwd = value.as_nonempty_string();
   try {
-    (void)detail::handler_directory(cwd, detail::ProjectDirectory(project_dir.empty() ? fs::current_path() : project_dir),
-                                    is_project_layer(layer));
+    const detail::ProjectDirectory project(project_dir.empty() ? fs::current_path() : project_dir);
+    (void)detail::handler_directory(cwd, project, is_project_layer(layer));
   } catch (const Error& error) {
     throw ConfigError(value.location(), error.what());
   }
@@ -275,7 +275,8 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
               std::find(kHandlerKeys.begin(), kHandlerKeys.end(), key) == kHandlerKeys.end() &&
               (format.fail_mode_key.empty() || key != format.fail_mode_key) &&
               (format.fail_closed_key.empty() || key != format.fail_closed_key) && !os_command_key(format, key) &&
-              !(flat && key == "matcher") && (format.working_directory_key.empty() || key != format.working_directory_key) &&
+              !(flat && key == "matcher") &&
+              (format.working_directory_key.empty() || key != format.working_directory_key) &&
               (format.environment_key.empty() || key != format.environment_key))
             note(value.location(), "not a key hookbus knows; ignored");
         if (auto shell = entry.find("shell")) {
