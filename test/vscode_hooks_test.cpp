@@ -237,16 +237,202 @@ TEST_F(VsCodeHooks, VsCodeTimeoutsAreSecondsThirtyByDefault) {
   EXPECT_EQ(settings.commands[1].timeout, 5s);
 }
 
-// Until hookbus runs a handler in its own directory or environment, such a
-// handler is not run elsewhere or without them: it is skipped, naming the key.
-TEST_F(VsCodeHooks, AHookWithItsOwnCwdOrEnvIsNotImportedAndTheUserIsTold) {
-  for (const std::string key : {"cwd", "env"}) {
-    SCOPED_TRACE(key);
-    const std::string value = key == "cwd" ? R"("scripts")" : R"({"MODE": "strict"})";
-    projects_hooks("own.json", one_hook("PreToolUse", R"({"command": "exit 2", ")" + key + "\": " + value + "}"));
-    EXPECT_EQ(emit_bash("ls").decision, Decision::none);
-    EXPECT_THAT(warnings_, Contains(AllOf(HasSubstr("hooks.PreToolUse[0]." + key), HasSubstr("not imported"))));
+// A handler's "cwd" is where it runs, relative to the project: a script it
+// names relative to that is found there.
+TEST_F(VsCodeHooks, AHookRunsInItsOwnCwdRelativeToTheProject) {
+  write_file(in_project("tools/guard.sh"), "#!/bin/sh\npwd > ran-in\necho from tools >&2\nexit 2\n", 0755);
+  projects_hooks("cwd.json", one_hook("PreToolUse", R"({"command": "./guard.sh", "cwd": "tools"})"));
+  const ToolCallResult result = emit_bash("ls");
+  EXPECT_EQ(result.decision, Decision::deny);
+  EXPECT_EQ(result.reason, "from tools");
+  EXPECT_EQ(read_file(in_project("tools/ran-in")), fs::canonical(in_project("tools")).string() + "\n");
+  EXPECT_THAT(warnings_, IsEmpty());
+}
+
+// A handler's "env" is added to its environment.
+TEST_F(VsCodeHooks, AHookGetsTheVariablesOfItsEnv) {
+  projects_hooks("env.json", one_hook("PreToolUse", R"({"command": "echo \"$MODE $LEVEL\" >&2; exit 2", )"
+                                                     R"("env": {"MODE": "strict", "LEVEL": "2"}})"));
+  EXPECT_EQ(emit_bash("ls").reason, "strict 2");
+  EXPECT_THAT(warnings_, IsEmpty());
+}
+
+// A project's hook runs inside its project: a "cwd" that leads out of it
+// ("..", an absolute path elsewhere, a link at any component, /proc) is an
+// error naming the file and JSON path; one that stays inside is read.
+TEST_F(VsCodeHooks, AProjectHooksCwdThatLeadsOutOfTheProjectIsAnErrorNamingFileAndPath) {
+  testing::make_directories(in_project("sub/inner"));
+  fs::create_symlink(root_.path(), in_project("out"));
+  fs::create_symlink("sub", in_project("inside"));
+  const fs::path file = in_project(".github/hooks/cwd.json");
+  const struct {
+    std::string cwd;
+    bool leaves;
+  } cases[] = {
+      {"..", true},          {"sub/../..", true},    {"/tmp", true},          {"out", true},
+      {"out/x", true},       {"/proc/self/cwd", true}, {"sub", false},        {"sub/..", false},
+      {"inside/inner", false}, {project_.path().string() + "/sub", false}, {"not-yet", false},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.cwd);
+    write_file(file, one_hook("PreToolUse", R"({"command": "true", "cwd": )" +
+                                                write_json(boost::json::string(c.cwd)) + "}"));
+    const auto read = [&] {
+      return detail::read_format_settings(detail::vscode_format(), file, Layer::project, {}, project_.path());
+    };
+    if (!c.leaves) {
+      EXPECT_EQ(read().commands.at(0).working_directory, c.cwd);
+      continue;
+    }
+    try {
+      (void)read();
+      ADD_FAILURE() << "read";
+    } catch (const ConfigError& error) {
+      EXPECT_EQ(error.file(), file);
+      EXPECT_EQ(error.path(), "hooks.PreToolUse[0].cwd");
+    }
   }
+}
+
+// The user's own hooks may run anywhere they say, but never through /proc.
+TEST_F(VsCodeHooks, AUsersHookMayRunOutsideTheProjectButNotThroughProc) {
+  const fs::path file = root_ / "copilot/hooks/cwd.json";
+  write_file(file, one_hook("PreToolUse", R"({"command": "true", "cwd": "/tmp"})"));
+  EXPECT_EQ(detail::read_format_settings(detail::vscode_format(), file, Layer::user, {}, project_.path())
+                .commands.at(0)
+                .working_directory,
+            "/tmp");
+  write_file(file, one_hook("PreToolUse", R"({"command": "true", "cwd": "/proc/self/cwd"})"));
+  EXPECT_THROW((void)detail::read_format_settings(detail::vscode_format(), file, Layer::user, {}, project_.path()),
+               ConfigError);
+}
+
+// A link put at a trusted hook's "cwd" after it was read leads its run
+// nowhere: the run checks the directory again, and refuses.
+TEST_F(VsCodeHooks, AHookWhoseCwdBecameALinkOutOfTheProjectIsRefusedAtItsRun) {
+  testing::make_directories(in_project("tools"));
+  projects_hooks("cwd.json", one_hook("PreToolUse", R"({"command": "touch ran; exit 2", "cwd": "tools"})"));
+  install();
+  fs::remove_all(in_project("tools"));
+  fs::create_symlink(root_.path(), in_project("tools"));
+  const ToolCallResult result =
+      hooks_.emit(ToolCallEvent{.tool_call_id = "c1", .tool_name = "bash", .input = {{"command", "ls"}}});
+  EXPECT_EQ(result.decision, Decision::none);
+  EXPECT_FALSE(fs::exists(root_ / "ran"));
+  EXPECT_THAT(log_.text(), AllOf(HasSubstr("refused"), HasSubstr("leads out of the project")));
+}
+
+// "env" never sets what makes the loader or a shell run code that no trust
+// covers, nor a variable hookbus sets for the hook: an error naming the
+// file and JSON path, as is a name that is no variable's.
+TEST_F(VsCodeHooks, AnEnvOfALoaderOrShellStartUpVariableIsAnErrorNamingFileAndPath) {
+  const fs::path file = in_project(".github/hooks/env.json");
+  for (const std::string name : {"LD_PRELOAD", "LD_LIBRARY_PATH", "BASH_ENV", "ENV", "CLAUDE_PROJECT_DIR", "A=B"}) {
+    SCOPED_TRACE(name);
+    write_file(file, one_hook("PreToolUse", R"({"command": "true", "env": {)" +
+                                                write_json(boost::json::string(name)) + R"(: "x"}})"));
+    try {
+      (void)detail::read_format_settings(detail::vscode_format(), file, Layer::user, {}, project_.path());
+      ADD_FAILURE() << "read";
+    } catch (const ConfigError& error) {
+      EXPECT_EQ(error.file(), file);
+      EXPECT_THAT(error.path(), AllOf(HasSubstr("hooks.PreToolUse[0].env"), HasSubstr(name)));
+    }
+  }
+}
+
+// VS Code runs an event's hooks one after another, in the order of its files
+// and of their lists, each seeing what the ones before it changed (a
+// rewritten tool input).
+TEST_F(VsCodeHooks, AnEventsHooksRunOneAfterAnotherInFileOrderEachSeeingWhatTheOnesBeforeChanged) {
+  const std::string seen = R"({"command": "jq -r .tool_input.command >> seen"})";
+  write_file(in_project(".github/hooks/b.json"), one_hook("PreToolUse", seen));
+  projects_hooks("a.json", one_hook("PreToolUse", R"({"command": "echo a >> seen; echo '{\"hookSpecificOutput\": )"
+                                                  R"({\"hookEventName\": \"PreToolUse\", \"permissionDecision\": )"
+                                                  R"(\"allow\", \"updatedInput\": {\"command\": \"ls -l\"}}}'"}, )" +
+                                                      seen));
+  const ToolCallResult result = emit_bash("ls");
+  EXPECT_EQ(read_file(in_project("seen")), "a\nls -l\nls -l\n");
+  ASSERT_TRUE(result.input);
+  EXPECT_EQ(result.input->at("command"), "ls -l");
+}
+
+// A hook that stops the agent ("continue": false) skips the event's hooks
+// after it, as VS Code skips them.
+TEST_F(VsCodeHooks, AHookThatStopsTheAgentSkipsTheEventsHooksAfterIt) {
+  projects_hooks("stop.json", one_hook("PreToolUse", R"({"command": "echo '{\"continue\": false, )"
+                                                     R"(\"stopReason\": \"halt\"}'"}, {"command": "touch after"})"));
+  const ToolCallResult result = emit_bash("ls");
+  ASSERT_TRUE(result.stop);
+  EXPECT_EQ(result.stop->reason, "halt");
+  EXPECT_FALSE(fs::exists(in_project("after")));
+}
+
+// Across an event's hooks deny wins over ask, ask over allow, each with the
+// reason of the hook that decided it, as VS Code combines them.
+TEST_F(VsCodeHooks, AnEventsHooksDecisionsCombineDenyOverAskOverAllow) {
+  const auto answering = [](const std::string& decision) {
+    const boost::json::object answer{{"hookSpecificOutput",
+                                      {{"hookEventName", "PreToolUse"},
+                                       {"permissionDecision", decision},
+                                       {"permissionDecisionReason", "by " + decision}}}};
+    return write_json(boost::json::object{{"command", "echo '" + write_json(answer) + "'"}});
+  };
+  const struct {
+    std::vector<std::string> answers;
+    Decision decision;
+    std::string reason;
+  } cases[] = {
+      {{"allow", "ask"}, Decision::ask, "by ask"},
+      {{"ask", "allow"}, Decision::ask, "by ask"},
+      {{"allow", "deny", "ask"}, Decision::deny, "by deny"},
+      {{"ask", "deny"}, Decision::deny, "by deny"},
+      {{"allow", "allow"}, Decision::allow, "by allow"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.answers.size());
+    std::string handlers;
+    for (const auto& answer : c.answers) handlers += (handlers.empty() ? "" : ", ") + answering(answer);
+    projects_hooks("decide.json", one_hook("PreToolUse", handlers));
+    const ToolCallResult result = emit_bash("ls");
+    EXPECT_EQ(result.decision, c.decision);
+    EXPECT_EQ(result.reason, c.reason);
+  }
+}
+
+// Exit codes as VS Code's docs read them, which is as Claude Code reads
+// them: 2 blocks, stderr the reason; any other non-zero exit is a warning
+// and the call goes on, what the hook printed unread (JSON is read on exit 0 only).
+TEST_F(VsCodeHooks, ExitTwoBlocksWithStderrAndAnotherExitIsAWarningWhoseAnswerIsNotRead) {
+  const std::string deny =
+      R"(echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"deny\"}}')";
+  const struct {
+    std::string command;
+    Decision decision;
+    std::string reason;
+  } cases[] = {
+      {"echo no rm >&2; exit 2", Decision::deny, "no rm"},
+      {deny + "; exit 1", Decision::none, ""},
+      {deny + "; echo broken >&2; exit 3", Decision::none, ""},
+      {deny, Decision::deny, "Tool call denied by hook"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.command);
+    projects_hooks("exit.json", one_hook("PreToolUse", R"({"command": ")" + c.command + R"("})"));
+    const ToolCallResult result = emit_bash("ls");
+    EXPECT_EQ(result.decision, c.decision);
+    EXPECT_THAT(result.reason, HasSubstr(c.reason));
+  }
+}
+
+// A PreToolUse answer whose hookEventName names another event is not
+// applied, as VS Code ignores it; the warning names the hook and the field.
+TEST_F(VsCodeHooks, APreToolUseAnswerNamingAnotherEventIsIgnored) {
+  projects_hooks("other.json", one_hook("PreToolUse", R"({"command": "echo '{\"hookSpecificOutput\": )"
+                                                      R"({\"hookEventName\": \"PostToolUse\", )"
+                                                      R"(\"permissionDecision\": \"deny\"}}'"})"));
+  EXPECT_EQ(emit_bash("ls").decision, Decision::none);
+  EXPECT_THAT(log_.text(), AllOf(HasSubstr(".github/hooks/other.json"), HasSubstr("hookEventName")));
 }
 
 // VS Code reads .claude/settings*.json too; hookbus leaves them to the

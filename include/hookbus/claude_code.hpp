@@ -46,6 +46,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace hookbus {
@@ -97,6 +98,14 @@ struct ClaudeCodeCommand {
   // For a project's command: its trusted files; the program, or the project
   // files the command names, are checked against them before every run.
   std::shared_ptr<const TrustedFiles> trusted{};
+  // A handler's own working directory (VS Code's "cwd"), as written:
+  // relative to the project, or absolute; a project's stays inside it
+  // (docs/security.md, "Trust"). Empty: the project.
+  std::string working_directory{};
+  // Variables set for its process on top of the engine's environment (VS
+  // Code's "env"), never a loader's or a shell's start-up variable
+  // (environment_refusal, results.hpp) nor one hookbus sets for it.
+  std::vector<std::pair<std::string, std::string>> environment{};
 
   bool operator==(const ClaudeCodeCommand&) const = default;
 };

@@ -202,7 +202,7 @@ struct HookFormat {
   std::span<const std::pair<std::string_view, std::string_view>> other_os_command_keys{};
   // Handler keys the agent honours and hookbus cannot yet: a handler with
   // one is not imported, with a warning naming it, never run without it
-  // (VS Code's "cwd" and "env").
+  // (Copilot CLI's "exec", "cwd" and "env").
   std::span<const std::string_view> unhonoured_handler_keys{};
   // The format whose files share its settings directory, told apart by a
   // top-level "version": a file with one is the format's with a
@@ -228,6 +228,17 @@ struct HookFormat {
   // there ("name"). Empty: none.
   std::string_view hooks_config_key{};
   std::string_view hook_name_key{};
+  // Whether an event's handlers run one after another in the order its
+  // files list them (ClaudeCodeCommand::sequential), each seeing what the
+  // ones before it changed, and one whose answer stops the agent
+  // (`"continue": false`) skips those after it: VS Code's.
+  bool handlers_run_in_order = false;
+  // The handler key naming the directory a handler runs in
+  // (ClaudeCodeCommand::working_directory, handler_directory.hpp: VS Code's
+  // "cwd"), and the one whose object of strings is added to its environment
+  // (ClaudeCodeCommand::environment: VS Code's "env"). Empty: it has none.
+  std::string_view working_directory_key{};
+  std::string_view environment_key{};
 };
 
 // The formats hookbus reads: Claude Code's and those declared as it

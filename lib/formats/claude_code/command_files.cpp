@@ -2,6 +2,8 @@
 // project's (formats/claude_code/command_files.hpp).
 #include "formats/claude_code/command_files.hpp"
 
+#include "formats/handler_directory.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <system_error>
@@ -26,14 +28,21 @@ std::optional<std::filesystem::path> ProjectDirectory::inside(const std::filesys
 
 ShellCommandFiles resolve_command(const HookFormat& format, const ClaudeCodeCommand& command,
                                   const ProjectDirectory& project) {
-  ShellStart shell{.working_directory = project.physical(),
+  // It starts in its own directory, if it has one (a script it names relative to that is found there).
+  ShellStart shell{.working_directory = command.working_directory.empty()
+                                            ? project.physical()
+                                            : handler_directory(command.working_directory, project,
+                                                                is_project_layer(command.layer))
+                                                  .physical,
                    .variables = {{std::string(format.project_dir_variable), project.given().string()}}};
   if (!command.plugin_root.empty()) {
     shell.variables.emplace(std::string(format.plugin_root_variable), command.plugin_root.string());
     for (const std::string_view alias : format.plugin_root_aliases)
       shell.variables.emplace(std::string(alias), command.plugin_root.string());
   }
-  // The hook runs with the engine's environment: its HOME, PATH and CDPATH are what the command sees.
+  // The hook runs with the engine's environment and its own variables on
+  // top: its HOME, PATH and CDPATH are what the command sees.
+  for (const auto& [name, value] : command.environment) shell.variables.emplace(name, value);
   for (const char* inherited : {"HOME", "PATH", "CDPATH"})
     if (const char* value = std::getenv(inherited); value != nullptr && *value != '\0')
       shell.variables.emplace(inherited, value);

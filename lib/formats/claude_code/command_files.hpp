@@ -34,8 +34,10 @@ class ProjectDirectory {
   std::filesystem::path physical_;
 };
 
-// What `command` runs, started in the project with the format's variables
-// (CLAUDE_PROJECT_DIR, a plugin's CLAUDE_PLUGIN_ROOT) and the engine's HOME and PATH.
+// What `command` runs, started in the project (or in its own directory,
+// handler_directory.hpp, which throws Error for one that may not be) with
+// the format's variables (CLAUDE_PROJECT_DIR, a plugin's CLAUDE_PLUGIN_ROOT),
+// its own and the engine's HOME and PATH.
 ShellCommandFiles resolve_command(const HookFormat& format, const ClaudeCodeCommand& command,
                                   const ProjectDirectory& project);
 

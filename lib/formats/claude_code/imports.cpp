@@ -178,7 +178,8 @@ void ClaudeCodeImports::add_to_fingerprint(const std::vector<const Config*>& con
         add_once(files.directories, format_.settings_directory(locations_, Layer::project));
       else if (source.projects_own) add_once(files.directories, source.file.parent_path() / "hooks");
       try {
-        const ClaudeCodeSettings read = read_format_settings(format_, source.file, source.layer, source.plugin_root);
+        const ClaudeCodeSettings read =
+            read_format_settings(format_, source.file, source.layer, source.plugin_root, locations_.project);
         for (const auto& command : read.commands) cover_command(format_, command, project, files);
       } catch (const ConfigError&) {
         // A broken settings file is fingerprinted as it is; it is an error once it applies.
@@ -233,7 +234,8 @@ void ClaudeCodeImports::read(const LayeredConfig& config, const std::vector<cons
         throw ConfigError({.file = file, .project_dir = {}, .path = {}}, "not safe: " + *why);
     detail::log(spdlog::level::debug, "reading the {} hooks of {} ({} layer)", format_.agent, file.string(),
                 layer_name(source.layer));
-    ClaudeCodeSettings settings = read_format_settings(format_, file, source.layer, source.plugin_root);
+    ClaudeCodeSettings settings =
+        read_format_settings(format_, file, source.layer, source.plugin_root, locations_.project);
     // A trusted project's own settings apply only as they were fingerprinted.
     if (source.projects_own && trusted != nullptr && !settings.sha256.empty())
       if (auto why = trusted->why_not_apply(file, settings.sha256)) {
@@ -339,7 +341,8 @@ void ClaudeCodeImports::report(const LayeredConfig& config, const std::string& w
                                std::vector<std::string>& warnings) const {
   for (const Source& source : not_run_) {
     try {
-      for (auto& command : read_format_settings(format_, source.file, source.layer, source.plugin_root).commands)
+      for (auto& command :
+           read_format_settings(format_, source.file, source.layer, source.plugin_root, locations_.project).commands)
         report.not_installed.push_back({command.label, command.layer, {}, why, format_.protocol, {command.event},
                                         command.command, command.source});
     } catch (const ConfigError&) {

@@ -223,7 +223,10 @@ class EventHooks {
     const std::shared_ptr<Emit> emit = enter(index);
     const std::shared_ptr<InstalledCommand> hook = member(index).hook;
     Slot slot{Slot::State::skipped, {}};
-    if (detail::matches(*hook, event)) {
+    if (hook->format->handlers_run_in_order && emit->stopped) {
+      // An earlier handler of its format stopped the agent: the rest of them are skipped, as its agent skips them.
+      if (detail::HandlerReport* report = detail::handler_report()) report->skipped = true;
+    } else if (detail::matches(*hook, event)) {
       if (hook->command.async) {
         leave(*emit, false);
         return run_in_background(hook, member(index).group, event);
@@ -257,6 +260,8 @@ class EventHooks {
       if constexpr (std::is_same_v<E, AgentEndEvent> || std::is_same_v<E, SubagentEndEvent>)
         detail::limit_follow_ups(*hook, event, result);
       add_environment<E>(result, std::move(slot.ran.environment));
+      if constexpr (requires(result_t<E>& r) { r.stop; })
+        if (result && result->stop && hook->format->handlers_run_in_order) emit->stopped = true;
       leave(*emit, ends_the_chain(result));
       return result;
     } else {
@@ -279,6 +284,7 @@ class EventHooks {
     std::vector<bool> called;
     std::vector<Slot> slots;
     std::set<CommandInvocation> started;  // the runs made in this emit
+    bool stopped = false;  // a handler that runs in order stopped the agent: those after it are skipped
   };
   using Stack = std::vector<std::shared_ptr<Emit>>;  // innermost last
   // Emits of one event nested deeper than this on one thread are not

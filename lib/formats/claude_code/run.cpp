@@ -12,6 +12,7 @@
 #include "formats/claude_code/command_files.hpp"
 #include "formats/claude_code/env_file.hpp"
 #include "formats/claude_code/transcript.hpp"
+#include "formats/handler_directory.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -27,6 +28,11 @@ namespace hookbus::detail {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The project a hook of these options runs for: the engine's, else the working directory.
+fs::path project_of(const ClaudeCodeOptions& options) {
+  return options.project_dir.empty() ? fs::current_path() : options.project_dir;
+}
 
 // What a matcher is matched against: the tool name, or the event's source,
 // reason, trigger, notification type or agent type ("" for events without a
@@ -62,7 +68,7 @@ template <class E>
 bool rule_matches(const InstalledCommand& hook, const E& e) {
   if constexpr (requires { e.tool_name; e.input; } || requires { e.tool_name; e.parameters; }) {
     const ClaudeCodeOptions& options = *hook.options;
-    const fs::path project = options.project_dir.empty() ? fs::current_path() : options.project_dir;
+    const fs::path project = project_of(options);
     const char* home = std::getenv("HOME");
     const RuleContext context{.settings_root = hook.command.rule_root.empty() ? project : hook.command.rule_root,
                               .working_directory = e.context.cwd.empty() ? project : fs::path(e.context.cwd),
@@ -185,12 +191,12 @@ CommandInvocation invocation_of(const InstalledCommand& hook, const E& event) {
   const HookFormat& format = *hook.format;
   const ClaudeCodeCommand& c = hook.command;
   const ClaudeCodeOptions& options = *hook.options;
-  const fs::path project = options.project_dir.empty() ? fs::current_path() : options.project_dir;
+  const fs::path project = project_of(options);
   CommandInvocation invocation{
       .program = c.program.empty() ? fs::path("/bin/sh") : c.program,
       .arguments = c.program.empty() ? std::vector<std::string>{"-c", c.command} : std::vector<std::string>{},
       .environment = {{std::string(format.project_dir_variable), project.string()}},
-      .working_directory = project,
+      .working_directory = c.working_directory.empty() ? project : (project / c.working_directory).lexically_normal(),
       .input = {},
       .transcript = {}};
   if (!c.plugin_root.empty()) {
@@ -198,6 +204,7 @@ CommandInvocation invocation_of(const InstalledCommand& hook, const E& event) {
     for (const std::string_view alias : format.plugin_root_aliases)
       invocation.environment.emplace_back(std::string(alias), c.plugin_root.string());
   }
+  invocation.environment.insert(invocation.environment.end(), c.environment.begin(), c.environment.end());
   std::string transcript = event.context.transcript_path;
   if (transcript.empty() && !options.transcript_dir.empty()) {
     invocation.transcript = claude_code_transcript_path(options.transcript_dir, event.context.session_id);
@@ -217,7 +224,19 @@ namespace {
 ProcessResult run_command(const InstalledCommand& hook, CommandInvocation invocation, std::stop_token stop,
                           std::vector<EnvironmentVariable>* exported) {
   const ClaudeCodeCommand& c = hook.command;
-  const fs::path& project = invocation.working_directory;
+  const ProjectDirectory directory(project_of(*hook.options));
+  // Its own directory, where the links on its way lead now: inside its
+  // project, and there (handler_directory.hpp).
+  fs::path working_directory = directory.given();
+  if (!c.working_directory.empty()) {
+    try {
+      HandlerDirectory own = handler_directory(c.working_directory, directory, is_project_layer(c.layer));
+      if (own.not_there) throw Error(*own.not_there);
+      working_directory = std::move(own.physical);
+    } catch (const Error& error) {
+      throw ExternalHookError(fmt::format("{} ({}): refused: {}", c.label, c.source, error.what()));
+    }
+  }
   // What it runs, resolved now as its project's fingerprint resolved it
   // (command_files.hpp): every file gets the hook files' checks again,
   // whatever its layer, and those of a trusted project must be as trusted
@@ -225,7 +244,6 @@ ProcessResult run_command(const InstalledCommand& hook, CommandInvocation invoca
   std::vector<fs::path> named{c.program};
   std::vector<fs::path> projects{c.program};
   if (c.program.empty()) {
-    const ProjectDirectory directory(project);
     const ShellCommandFiles found = resolve_command(*hook.format, c, directory);
     named.clear();
     for (const auto& file : found.files) named.push_back(file.path);
@@ -243,7 +261,7 @@ ProcessResult run_command(const InstalledCommand& hook, CommandInvocation invoca
   ProcessSpec spec{.program = std::move(invocation.program),
                    .arguments = std::move(invocation.arguments),
                    .extra_environment = std::move(invocation.environment),
-                   .working_directory = project,
+                   .working_directory = std::move(working_directory),
                    .input = std::move(invocation.input),
                    .timeout = c.timeout,
                    .stop = std::move(stop),

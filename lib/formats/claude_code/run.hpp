@@ -63,7 +63,8 @@ void limit_follow_ups(InstalledCommand& hook, const SubagentEndEvent& event, std
 // file or plugin declares them. The same command text in two plugins is two
 // runs: CLAUDE_PLUGIN_ROOT differs; so is one that two layers see under other
 // tool names: the payload differs. A command runs as `/bin/sh -c COMMAND`,
-// a hook file directly, in the project, with its format's variables.
+// a hook file directly, in the project (or its own directory), with its
+// format's variables and its own.
 struct CommandInvocation {
   std::filesystem::path program;
   std::vector<std::string> arguments;

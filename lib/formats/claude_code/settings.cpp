@@ -7,6 +7,7 @@
 
 #include "formats/claude_code/permission_rule.hpp"
 #include "formats/codex/codex_toml.hpp"
+#include "formats/handler_directory.hpp"
 #include "support/files.hpp"
 #include "support/sha256.hpp"
 
@@ -108,6 +109,43 @@ fs::path rule_root(const fs::path& file, Layer layer) {
   return layer == Layer::user || layer == Layer::managed ? directory : directory.parent_path();
 }
 
+// A handler's "cwd": a directory it may run in (handler_directory.hpp), checked against the project as it is now.
+std::string read_working_directory(const ConfigValue& value, Layer layer, const fs::path& project_dir) {
+  const std::string cwd = value.as_nonempty_string();
+  try {
+    const detail::ProjectDirectory project(project_dir.empty() ? fs::current_path() : project_dir);
+    (void)detail::handler_directory(cwd, project, is_project_layer(layer));
+  } catch (const Error& error) {
+    throw ConfigError(value.location(), error.what());
+  }
+  return cwd;
+}
+
+// A handler's "env": an object of strings, each a variable its process gets;
+// never one that makes the loader or a shell run code no trust covers, nor
+// one hookbus sets for the command.
+std::vector<std::pair<std::string, std::string>> read_environment(const detail::HookFormat& format,
+                                                                   const ConfigValue& value) {
+  std::vector<std::string_view> set_here = {format.project_dir_variable, format.plugin_root_variable};
+  set_here.insert(set_here.end(), format.plugin_root_aliases.begin(), format.plugin_root_aliases.end());
+  if (!format.env_file_variable.empty()) set_here.push_back(format.env_file_variable);
+  std::vector<std::pair<std::string, std::string>> environment;
+  for (const auto& [name, variable] : value.as_object().members()) {
+    const ConfigLocation where = variable.location();
+    if (name.empty() || name.find_first_of(std::string_view("=\0", 2)) != std::string::npos)
+      throw ConfigError(where, "not a variable name: a name is not empty and has no '=' or NUL");
+    if (const auto why = environment_refusal(name))
+      throw ConfigError(where, fmt::format("a hook may not set {}: {}; remove it", name, *why));
+    if (std::find(set_here.begin(), set_here.end(), name) != set_here.end())
+      throw ConfigError(where, fmt::format("hookbus sets {} for every {} hook; remove it", name, format.agent));
+    std::string text = variable.as_string();
+    if (text.find('\0') != std::string::npos)
+      throw ConfigError(where, "a variable's value has no NUL character");
+    environment.emplace_back(name, std::move(text));
+  }
+  return environment;
+}
+
 }  // namespace
 
 std::filesystem::path claude_code_settings_file(const Locations& locations, Layer scope) {
@@ -121,7 +159,8 @@ std::filesystem::path claude_code_settings_file(const Locations& locations, Laye
 }
 
 ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const std::filesystem::path& file,
-                                                Layer layer, const std::filesystem::path& plugin_root) {
+                                                Layer layer, const std::filesystem::path& plugin_root,
+                                                const std::filesystem::path& project_dir) {
   ClaudeCodeSettings settings{file, {}, {}, false, {}};
   const ConfigLocation root{.file = file, .project_dir = {}, .path = {}};
   std::optional<std::string> text;
@@ -264,6 +303,8 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
               (format.loop_limit_key.empty() || key != format.loop_limit_key) &&
               (format.hook_name_key.empty() || key != format.hook_name_key) && !os_command_key(format, key) &&
               !(flat && key == "matcher") &&
+              (format.working_directory_key.empty() || key != format.working_directory_key) &&
+              (format.environment_key.empty() || key != format.environment_key) &&
               std::find(format.unhonoured_handler_keys.begin(), format.unhonoured_handler_keys.end(), key) ==
                   format.unhonoured_handler_keys.end())
             note(value.location(), "not a key hookbus knows; ignored");
@@ -287,6 +328,10 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
           continue;
         }
         ClaudeCodeCommand command;
+        if (auto cwd = format.working_directory_key.empty() ? std::nullopt : entry.find(format.working_directory_key))
+          command.working_directory = read_working_directory(*cwd, layer, project_dir);
+        if (auto env = format.environment_key.empty() ? std::nullopt : entry.find(format.environment_key))
+          command.environment = read_environment(format, *env);
         if (auto rule = entry.find("if")) {
           command.if_rule = rule->as_string();
           if (!tool_event(event)) {
@@ -367,7 +412,7 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
                                           : std::optional(static_cast<std::uint32_t>(limit->as_integer(0, UINT32_MAX)));
         }
         if (auto once = entry.find("once")) command.once = once->as_bool();
-        command.sequential = sequential;
+        command.sequential = sequential || format.handlers_run_in_order;
         if (auto status = entry.find("statusMessage")) command.status_message = status->as_string();
         if (auto name = format.hook_name_key.empty() ? std::nullopt : entry.find(format.hook_name_key))
           command.name = name->as_string();

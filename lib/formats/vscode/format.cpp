@@ -121,9 +121,6 @@ const FormatRuns& vscode_runs() {
   return runs;
 }
 
-// A hook's own directory and environment: not run yet (docs/agent-formats.md).
-constexpr std::string_view kVsCodeUnhonouredKeys[] = {"cwd", "env"};
-
 }  // namespace
 
 const HookFormat& vscode_format() {
@@ -151,8 +148,10 @@ const HookFormat& vscode_format() {
                                  .settings_directory = &vscode_hooks_directory,
                                  .os_command_key = "linux",
                                  .other_os_command_keys = kVsCodeOtherOsCommands,
-                                 .unhonoured_handler_keys = kVsCodeUnhonouredKeys,
-                                 .shares_settings_directory_with = HookProtocol::copilot};
+                                 .shares_settings_directory_with = HookProtocol::copilot,
+                                 .handlers_run_in_order = true,
+                                 .working_directory_key = "cwd",
+                                 .environment_key = "env"};
   return format;
 }
 
