@@ -155,10 +155,11 @@ enum class HookProtocol {
   gemini_cli,   // Gemini CLI's command hooks: its event and tool names, its payload and answer (decision "deny")
   cursor,       // Cursor's hooks.json: a flat list of commands per event, Cursor's payload and flat answer
   vscode,       // VS Code's agent hooks: flat lists of Claude Code's handlers, per-OS commands, matchers ignored
+  cline,        // Cline's hooks: one executable per event, named by its file; Cline's payload and {cancel} answer
 };
-BOOST_DESCRIBE_ENUM(HookProtocol, hookbus, claude_code, kodelet, codex, qwen_code, gemini_cli, cursor, vscode)
+BOOST_DESCRIBE_ENUM(HookProtocol, hookbus, claude_code, kodelet, codex, qwen_code, gemini_cli, cursor, vscode, cline)
 
-// "hookbus", "claude_code", "kodelet", "codex", "qwen_code", "gemini_cli", "cursor", "vscode": config's names
+// "hookbus", "claude_code", "kodelet", "codex", "qwen_code", "gemini_cli", "cursor", "vscode", "cline": config's names
 // (its wire names), also in traces and listings.
 std::string_view hook_protocol_name(HookProtocol protocol) noexcept;
 // Whether hooks of the protocol are declared as Claude Code declares them
@@ -272,7 +273,7 @@ struct Config {
   std::optional<Duration> default_timeout{};              // unset: a more trusted layer's, or default_hook_timeout
   std::map<std::string, HookSettings> hooks{};            // per-hook settings by hook name
   std::optional<ClaudeCodeImport> claude_code{};          // "claude_code", or "agent_hooks": {"claude_code": ...}
-  // the other agents' of "agent_hooks": codex, qwen_code, gemini_cli, cursor, vscode
+  // the other agents' of "agent_hooks": codex, qwen_code, gemini_cli, cursor, vscode, cline
   std::map<HookProtocol, ClaudeCodeImport> agent_hooks{};
   std::optional<bool> disable_all_hooks{};                // no hook of this layer or a less trusted one runs
   std::optional<bool> allow_managed_hooks_only{};         // managed config only: only managed hooks run

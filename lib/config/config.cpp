@@ -291,7 +291,7 @@ ClaudeCodeImport read_claude_code(const ConfigObject& object) {
 // them, and written in both places the two add up (a tool name both map
 // must be mapped alike).
 void read_agent_hooks(const ConfigObject& object, Config& config) {
-  object.allow_only({"claude_code", "codex", "qwen_code", "gemini_cli", "cursor", "vscode"});
+  object.allow_only({"claude_code", "codex", "qwen_code", "gemini_cli", "cursor", "vscode", "cline"});
   for (const auto& [name, value] : object.members()) {
     const HookProtocol agent = *reflect::enum_from_wire_name<HookProtocol>(name);  // allow_only took the others
     ClaudeCodeImport import = read_claude_code(value.as_object());
