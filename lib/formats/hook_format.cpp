@@ -6,6 +6,7 @@
 
 #include "config/format_checks.hpp"
 #include "formats/claude_code/imports.hpp"
+#include "formats/cline/format.hpp"
 #include "formats/codex/format.hpp"
 #include "formats/cursor/format.hpp"
 #include "formats/gemini_cli/format.hpp"
@@ -28,7 +29,8 @@ const FormatEvent* find_format_event(const HookFormat& format, std::string_view 
 
 std::span<const HookFormat* const> hook_formats() {
   static const HookFormat* const formats[] = {&codex_format(),  &qwen_code_format(), &gemini_cli_format(),
-                                                &cursor_format(), &vscode_format(),    &claude_code_format()};
+                                                &cursor_format(), &vscode_format(),    &cline_format(),
+                                                &claude_code_format()};
   return formats;
 }
 

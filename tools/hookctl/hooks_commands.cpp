@@ -44,7 +44,8 @@ using namespace hookbus;
 
 // The agents whose hook files config may read, and how `hookctl config` names their settings.
 constexpr HookProtocol kAgentsWithHookFiles[] = {HookProtocol::claude_code, HookProtocol::codex, HookProtocol::qwen_code,
-                                               HookProtocol::gemini_cli, HookProtocol::cursor, HookProtocol::vscode};
+                                               HookProtocol::gemini_cli, HookProtocol::cursor, HookProtocol::vscode,
+                                               HookProtocol::cline};
 
 std::string agent_hooks_key(HookProtocol agent) {
   const std::string name(hook_protocol_name(agent));
@@ -58,6 +59,7 @@ std::string_view agent_name(HookProtocol agent) {
     case HookProtocol::gemini_cli: return "Gemini CLI";
     case HookProtocol::cursor: return "Cursor";
     case HookProtocol::vscode: return "VS Code";
+    case HookProtocol::cline: return "Cline";
     default: return "Claude Code";
   }
 }
