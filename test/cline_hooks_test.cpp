@@ -306,6 +306,17 @@ TEST_F(ClineHooks, AFileThatIsNoClineHookIsSkippedWithAWarningNamingIt) {
   EXPECT_THAT(warnings_, Contains(AllOf(HasSubstr(".clinerules/hooks/PreToolUse"), HasSubstr("a directory"))));
 }
 
+// Cline has no plugins and no local hooks directory: asking for them changes nothing, and is said.
+TEST_F(ClineHooks, PluginsOrLocalHooksAskedOfClineChangeNothingAndAreSaid) {
+  write_file(locations().config_file(Layer::user),
+             R"({"agent_hooks": {"cline": {"settings": ["local"], "plugins": ["/opt/cline-guard"]}}})");
+  install();
+  EXPECT_THAT(installation_->report.hooks.installed, IsEmpty());
+  EXPECT_THAT(warnings_, Contains(AllOf(HasSubstr("agent_hooks.cline.plugins"), HasSubstr("Cline has no plugins"))));
+  EXPECT_THAT(warnings_, Contains(AllOf(HasSubstr("agent_hooks.cline.settings"),
+                                        HasSubstr("Cline has no local hooks directory"))));
+}
+
 // Without "agent_hooks": {"cline": ...} no Cline hook is read.
 TEST_F(ClineHooks, NoClineHookRunsUnlessConfigSwitchesClineOn) {
   write_file(in_project(".clinerules/hooks/PreToolUse"), "#!/bin/sh\ntouch ran\n", 0755);
