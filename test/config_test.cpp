@@ -201,7 +201,7 @@ TEST_F(ConfigTest, FailurePolicyMustBeFailOpenOrFailClosed) {
 // its error names the values accepted, in the enum's order, and what was given.
 TEST_F(ConfigTest, AnEnumSettingNamesTheValuesItAcceptsAndWhatItGot) {
   EXPECT_EQ(load_error(R"({"hooks": {"g": {"protocol": "kodlet"}}})"),
-            R"(hooks.g.protocol: expected "hookbus", "claude_code", "kodelet", "codex", "qwen_code", "gemini_cli", "cursor", "vscode" or "copilot", got "kodlet")");
+            R"(hooks.g.protocol: expected "hookbus", "claude_code", "kodelet", "codex", "qwen_code", "gemini_cli", "cursor", "vscode", "copilot" or "cline", got "kodlet")");
   const fs::path user = write("user/config.json", R"({"project_trust": "always"})");
   EXPECT_THAT([&] { (void)load_config(user, Layer::user); },
               ThrowsMessage<ConfigError>(user.string() + R"(: project_trust: expected "trust_all", "require" or )"
@@ -299,8 +299,9 @@ TEST_F(ConfigTest, AToolNameTheTwoClaudeCodeSectionsMapOtherwiseIsAnError) {
 }
 
 TEST_F(ConfigTest, AnAgentHookbusReadsNoHookFilesOfIsAnErrorListingThoseItReads) {
-  EXPECT_EQ(load_error(R"({"agent_hooks": {"cline": {}}})"),
-            "agent_hooks.cline: unknown key; expected one of: claude_code, codex, qwen_code, gemini_cli, cursor, vscode, copilot");
+  EXPECT_EQ(load_error(R"({"agent_hooks": {"windsurf": {}}})"),
+            "agent_hooks.windsurf: unknown key; expected one of: claude_code, codex, qwen_code, gemini_cli, cursor, vscode, "
+            "copilot, cline");
 }
 
 TEST_F(ConfigTest, ACodexHookFileDeclaresCodexsEventNames) {

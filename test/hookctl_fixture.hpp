@@ -56,7 +56,7 @@ class HookctlFixture : public NothingLeftBehind {
                         .timeout = std::chrono::seconds(20)});
   }
   // Hermetic: HOME (so ~/.claude, ~/.codex, ~/.qwen, ~/.gemini, ~/.cursor,
-  // ~/.copilot) and every XDG directory are scratch ones, and each agent's
+  // ~/.copilot, ~/Documents/Cline) and every XDG directory are scratch ones, and each agent's
   // variable for its directory is empty (unset for hookbus), whatever the
   // test runner's are.
   std::vector<std::pair<std::string, std::string>> environment() const {
@@ -70,6 +70,7 @@ class HookctlFixture : public NothingLeftBehind {
             {"QWEN_HOME", ""},
             {"GEMINI_CLI_HOME", ""},
             {"COPILOT_HOME", ""},
+            {"XDG_DOCUMENTS_DIR", ""},
             {"HOOKBUS_MANAGED_DIR", (home_.path() / "managed").string()},
             {"PATH", "/usr/bin:/bin"}};
   }

@@ -169,6 +169,20 @@ TEST_F(Hookctl, ListShowsACopilotHooksFormatFileAndPathAndTrustRecordsItsScript)
                                        "trusted, copilot protocol)"));
 }
 
+// A Cline hook is listed with its protocol and its file, which is its whole declaration.
+TEST_F(Hookctl, ListShowsAClineHooksFormatAndFile) {
+  write_script(project_.path() / ".clinerules" / "hooks" / "PreToolUse", "echo '{}'\n");
+  write_file(user_config_.path() / "hookbus" / "config.json", R"({"agent_hooks": {"cline": {"settings": ["project"]}}})");
+  const ProcessResult trusted = hookctl({"trust"});
+  EXPECT_EQ(trusted.exit_code, 0) << trusted.stderr_text;
+  EXPECT_THAT(trusted.stdout_text, HasSubstr(".clinerules/hooks/PreToolUse"));
+  const ProcessResult r = hookctl({"list"});
+  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, HasSubstr("PreToolUse: PreToolUse\n    " +
+                                       (project_.path() / ".clinerules" / "hooks" / "PreToolUse").string() +
+                                       "  (project layer, trusted, cline protocol)"));
+}
+
 // `hookctl trust` records the files a project's Codex hooks run, as it does Claude Code's.
 TEST_F(Hookctl, TrustRecordsTheFilesAProjectsCodexHooksRun) {
   write_script(project_.path() / ".codex" / "hooks" / "guard.sh", "exit 0\n");

@@ -158,11 +158,13 @@ enum class HookProtocol {
   cursor,       // Cursor's hooks.json: a flat list of commands per event, Cursor's payload and flat answer
   vscode,       // VS Code's agent hooks: flat lists of Claude Code's handlers, per-OS commands, matchers ignored
   copilot,      // GitHub Copilot CLI's hooks files ("version": 1): camelCase events, bash commands, a flat answer
+  cline,        // Cline's hooks: one executable per event, named by its file; Cline's payload and {cancel} answer
 };
-BOOST_DESCRIBE_ENUM(HookProtocol, hookbus, claude_code, kodelet, codex, qwen_code, gemini_cli, cursor, vscode, copilot)
+BOOST_DESCRIBE_ENUM(HookProtocol, hookbus, claude_code, kodelet, codex, qwen_code, gemini_cli, cursor, vscode, copilot,
+                    cline)
 
-// "hookbus", "claude_code", "kodelet", "codex", "qwen_code", "gemini_cli", "cursor", "vscode", "copilot": config's names
-// (its wire names), also in traces and listings.
+// "hookbus", "claude_code", "kodelet", "codex", "qwen_code", "gemini_cli", "cursor", "vscode", "copilot", "cline":
+// config's names (its wire names), also in traces and listings.
 std::string_view hook_protocol_name(HookProtocol protocol) noexcept;
 // Whether hooks of the protocol are declared as Claude Code declares them
 // (events by its agent's names, a matcher, a command run once per event):

@@ -37,6 +37,7 @@ struct Locations {
   std::filesystem::path gemini{};   // Gemini CLI's, $GEMINI_CLI_HOME/.gemini or ~/.gemini: its settings.json is the user's
   std::filesystem::path cursor{};   // Cursor's, ~/.cursor: its hooks.json is the user's
   std::filesystem::path copilot{};  // GitHub Copilot's, $COPILOT_HOME or ~/.copilot: VS Code's user hooks are its hooks/*.json
+  std::filesystem::path cline{};    // Cline's user hooks directory, $XDG_DOCUMENTS_DIR/Cline/Hooks or ~/Documents/Cline/Hooks
   // The administrator's files of agents, read for the managed layer:
   std::filesystem::path cursor_enterprise{};  // Cursor's enterprise directory, /etc/cursor: its hooks.json
   // Gemini CLI's system settings, /etc/gemini-cli/settings.json, or

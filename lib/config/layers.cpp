@@ -83,13 +83,16 @@ Locations Locations::from_environment(const std::filesystem::path& project_dir) 
   // CODEX_HOME (developers.openai.com/codex/config-advanced), Qwen Code's
   // QWEN_HOME (its Storage.getGlobalQwenDir), Gemini CLI's GEMINI_CLI_HOME,
   // which holds its .gemini (its utils/paths), Copilot's COPILOT_HOME
-  // (docs.github.com/copilot/reference/hooks-reference); Cursor reads none.
+  // (docs.github.com/copilot/reference/hooks-reference), Cline's Documents
+  // folder (xdg-user-dir DOCUMENTS, else ~/Documents: its getDocumentsPath);
+  // Cursor reads none.
   where.claude = agent_directory("CLAUDE_CONFIG_DIR", "", ".claude");
   where.codex = agent_directory("CODEX_HOME", "", ".codex");
   where.qwen = agent_directory("QWEN_HOME", "", ".qwen");
   where.gemini = agent_directory("GEMINI_CLI_HOME", ".gemini", ".gemini");
   where.cursor = agent_directory(nullptr, "", ".cursor");
   where.copilot = agent_directory("COPILOT_HOME", "", ".copilot");
+  where.cline = agent_directory("XDG_DOCUMENTS_DIR", "Cline/Hooks", "Documents/Cline/Hooks");
   // The administrators' files of the agents that have them: Cursor's
   // enterprise hooks (cursor.com/docs/hooks, Linux), Gemini CLI's system
   // settings (its getSystemSettingsPath, GEMINI_CLI_SYSTEM_SETTINGS_PATH).

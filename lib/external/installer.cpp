@@ -310,7 +310,7 @@ class Installer {
     ResolvedHookSettings settings;
     settings.timeout.value = command.timeout;
     settings.async.value = command.async;
-    what_.installed.push_back({command.label, command.layer, {}, {command.event}, settings, command.protocol,
+    what_.installed.push_back({command.label, command.layer, command.program, {command.event}, settings, command.protocol,
                                command.matcher, command.command, command.source, command.if_rule, command.once,
                                command.async_rewake, command.status_message});
   }

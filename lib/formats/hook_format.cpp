@@ -6,6 +6,7 @@
 
 #include "config/format_checks.hpp"
 #include "formats/claude_code/imports.hpp"
+#include "formats/cline/format.hpp"
 #include "formats/codex/format.hpp"
 #include "formats/copilot_cli/format.hpp"
 #include "formats/cursor/format.hpp"
@@ -29,7 +30,7 @@ const FormatEvent* find_format_event(const HookFormat& format, std::string_view 
 
 std::span<const HookFormat* const> hook_formats() {
   static const HookFormat* const formats[] = {&codex_format(),  &qwen_code_format(), &gemini_cli_format(),
-                                                &cursor_format(), &vscode_format(),    &copilot_cli_format(),
+                                                &cursor_format(), &vscode_format(),    &copilot_cli_format(), &cline_format(),
                                                 &claude_code_format()};
   return formats;
 }
@@ -101,12 +102,17 @@ bool format_matcher_matches(const HookFormat& format, const ClaudeCodeMatcher& m
   });
 }
 
-bool event_applies(const HookFormat& format, std::string_view format_event, std::size_t index, bool tool_error) {
+bool event_applies(const HookFormat& format, std::string_view format_event, std::size_t index, bool tool_error,
+                   bool resumed) {
   const FormatEvent* found = find_format_event(format, format_event);
   if (found == nullptr) return false;
   if (index == event_index<ToolResultEvent>) {
     if (found->tool_results == ToolResults::succeeded) return !tool_error;
     if (found->tool_results == ToolResults::failed) return tool_error;
+  }
+  if (index == event_index<SessionStartEvent>) {
+    if (found->session_starts == SessionStarts::fresh) return !resumed;
+    if (found->session_starts == SessionStarts::resumed) return resumed;
   }
   const auto targets = event_targets(format, format_event);
   return std::find(targets.begin(), targets.end(), index) != targets.end();
@@ -149,8 +155,10 @@ std::vector<std::unique_ptr<FormatImports>> format_imports(const Locations& loca
   // Claude Code's last: its transcript is kept for the other formats' commands too.
   std::vector<std::unique_ptr<FormatImports>> imports;
   for (const HookFormat* format : hook_formats())
-    imports.push_back(std::make_unique<ClaudeCodeImports>(
-        *format, locations, format->protocol == HookProtocol::claude_code ? engine : std::nullopt));
+    imports.push_back(format->imports != nullptr
+                          ? format->imports(*format, locations)
+                          : std::make_unique<ClaudeCodeImports>(
+                                *format, locations, format->protocol == HookProtocol::claude_code ? engine : std::nullopt));
   return imports;
 }
 

@@ -53,6 +53,9 @@ namespace hookbus::detail {
 
 // Which tool results a format's event stands for (tool_result's is_error).
 enum class ToolResults { any, succeeded, failed };
+// Which session starts a format's event stands for (session_start's reason):
+// Cline's TaskStart is a new task, its TaskResume a resumed one.
+enum class SessionStarts { any, fresh, resumed };
 
 // One of a format's event names, and what it stands for on the bus.
 struct FormatEvent {
@@ -65,6 +68,7 @@ struct FormatEvent {
   Duration max_timeout{};                       // the most a handler gets, a longer timeout cut to it; zero: no cap
   bool runs_async = true;                       // false: the agent runs its handlers in the foreground, "async" or not
   bool fails_closed = false;                    // true: a failed run of its handlers refuses (Copilot's preToolUse)
+  SessionStarts session_starts = SessionStarts::any;  // on session_start, only these
 };
 
 // A format's two functions for an event of type E: the JSON its hook reads
@@ -112,6 +116,8 @@ enum class HandlerLists {
   handlers,          // the handlers, each with its own "matcher" (Cursor's)
   matchers_ignored,  // the handlers, Claude Code's groups among them, every matcher ignored and noted (VS Code's)
 };
+
+class FormatImports;
 
 // A Claude-Code-like hook format: settings files with a `hooks` block of
 // matcher groups of command handlers (ClaudeCodeCommand), run with a JSON
@@ -239,6 +245,10 @@ struct HookFormat {
   // (ClaudeCodeCommand::environment: VS Code's "env"). Empty: it has none.
   std::string_view working_directory_key{};
   std::string_view environment_key{};
+  // What setup() imports of a format of its own kind, which declares its
+  // hooks otherwise (Cline's one executable per event, named by its file):
+  // its own FormatImports. Null: Claude Code's settings reader.
+  std::unique_ptr<FormatImports> (*imports)(const HookFormat& format, const Locations& locations) = nullptr;
 };
 
 // The formats hookbus reads: Claude Code's and those declared as it
@@ -277,11 +287,15 @@ ClaudeCodeMatcher format_matcher(const HookFormat& format, std::string_view patt
 bool format_matcher_matches(const HookFormat& format, const ClaudeCodeMatcher& matcher, std::string_view value);
 // Whether an emit of the event at `index` is `format_event` for a hook
 // registered on one of its targets (a tool_result is PostToolUse without an
-// error, PostToolUseFailure with one: `tool_error`, its is_error).
-bool event_applies(const HookFormat& format, std::string_view format_event, std::size_t index, bool tool_error);
+// error, PostToolUseFailure with one: `tool_error`, its is_error; a
+// session_start is Cline's TaskResume when `resumed`, else its TaskStart).
+bool event_applies(const HookFormat& format, std::string_view format_event, std::size_t index, bool tool_error,
+                   bool resumed = false);
 template <class E>
 bool event_applies(const HookFormat& format, std::string_view format_event, const E& event) {
   if constexpr (std::is_same_v<E, ToolResultEvent>) return event_applies(format, format_event, event_index<E>, event.is_error);
+  else if constexpr (std::is_same_v<E, SessionStartEvent>)
+    return event_applies(format, format_event, event_index<E>, false, event.reason == SessionStartReason::resume);
   else return event_applies(format, format_event, event_index<E>, false);
 }
 // Throws ConfigError at `where` for a name that is not one of the format's

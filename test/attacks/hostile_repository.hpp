@@ -51,7 +51,8 @@ class HostileRepository : public HookctlFixture {
             .qwen = home_.path() / ".qwen",
             .gemini = home_.path() / ".gemini",
             .cursor = home_.path() / ".cursor",
-            .copilot = home_.path() / ".copilot"};
+            .copilot = home_.path() / ".copilot",
+            .cline = home_.path() / "Documents" / "Cline" / "Hooks"};
   }
 
   // A file of the attacker's upstream work tree (committed by attacker_commits).

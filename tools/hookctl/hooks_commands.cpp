@@ -56,6 +56,7 @@ std::string_view agent_name(HookProtocol agent) {
     case HookProtocol::cursor: return "Cursor";
     case HookProtocol::vscode: return "VS Code";
     case HookProtocol::copilot: return "Copilot CLI";
+    case HookProtocol::cline: return "Cline";
     default: return "Claude Code";
   }
 }

@@ -79,20 +79,6 @@ void check_plugin(const HookFormat& format, const fs::path& plugin, const Config
                                          format.agent, plugin.string(), format.plugin_hooks_file));
 }
 
-// The tool names each layer's commands see: the engine's, which win, then
-// those config maps in the layers at least as trusted as that layer, then
-// the format's own names of Claude Code's built-in tools.
-std::map<Layer, ClaudeCodeToolNames> tool_names_by_layer(const HookFormat& format, const LayeredConfig& config,
-                                                         const std::map<std::string, std::string>& engine) {
-  std::map<Layer, ClaudeCodeToolNames> names;
-  for (const Layer layer : all_layers) {
-    std::map<std::string, std::string> seen = engine;
-    for (const auto& [ours, theirs] : config.agent_tool_names(format.protocol, layer)) seen.emplace(ours, theirs.value);
-    names.emplace(layer, format_tool_names(format, std::move(seen)));
-  }
-  return names;
-}
-
 // The most trusted layer with a command of a Claude-Code-like format: the transcript names
 // tools as its commands see them, so that no command reads in it the names
 // of a layer less trusted than its own. nullopt: no command of the format.
@@ -116,6 +102,17 @@ bool matches_tool_names(const HookFormat& format, const InstallReport::Installed
 }
 
 }  // namespace
+
+std::map<Layer, ClaudeCodeToolNames> tool_names_by_layer(const HookFormat& format, const LayeredConfig& config,
+                                                         const std::map<std::string, std::string>& engine) {
+  std::map<Layer, ClaudeCodeToolNames> names;
+  for (const Layer layer : all_layers) {
+    std::map<std::string, std::string> seen = engine;
+    for (const auto& [ours, theirs] : config.agent_tool_names(format.protocol, layer)) seen.emplace(ours, theirs.value);
+    names.emplace(layer, format_tool_names(format, std::move(seen)));
+  }
+  return names;
+}
 
 ClaudeCodeImports::ClaudeCodeImports(const HookFormat& format, Locations locations,
                                      const std::optional<ClaudeCodeSetup>& engine)

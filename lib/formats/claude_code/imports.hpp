@@ -19,6 +19,12 @@
 
 namespace hookbus::detail {
 
+// The tool names each layer's commands of `format` see: the engine's, which
+// win, then those config maps in the layers at least as trusted as that
+// layer, then the format's own names of Claude Code's built-in tools.
+std::map<Layer, ClaudeCodeToolNames> tool_names_by_layer(const HookFormat& format, const LayeredConfig& config,
+                                                         const std::map<std::string, std::string>& engine);
+
 class ClaudeCodeImports final : public FormatImports {
  public:
   // `engine`: what the engine asks for in code; it joins the trust

@@ -195,10 +195,12 @@ CommandInvocation invocation_of(const InstalledCommand& hook, const E& event) {
   CommandInvocation invocation{
       .program = c.program.empty() ? fs::path("/bin/sh") : c.program,
       .arguments = c.program.empty() ? std::vector<std::string>{"-c", c.command} : std::vector<std::string>{},
-      .environment = {{std::string(format.project_dir_variable), project.string()}},
+      .environment = {},
       .working_directory = c.working_directory.empty() ? project : (project / c.working_directory).lexically_normal(),
       .input = {},
       .transcript = {}};
+  if (!format.project_dir_variable.empty())  // Cline sets none
+    invocation.environment.emplace_back(std::string(format.project_dir_variable), project.string());
   if (!c.plugin_root.empty()) {
     invocation.environment.emplace_back(std::string(format.plugin_root_variable), c.plugin_root.string());
     for (const std::string_view alias : format.plugin_root_aliases)
