@@ -301,17 +301,14 @@ TEST_F(CopilotHooks, AMatcherMatchesTheWholeToolNameOrItsClaudeCodeName) {
   }
 }
 
-// What hookbus does not run is never run otherwise, and the user is told: a
-// PowerShell command (Copilot runs it on Windows), a handler's own cwd, env
-// or exec.
-TEST_F(CopilotHooks, AHookForWindowsOnlyOrWithItsOwnCwdEnvOrExecIsNotImportedAndTheUserIsTold) {
+// A handler with only Windows' command, or one run without a shell
+// (exec), is not imported, and a warning names its JSON path.
+TEST_F(CopilotHooks, AHookForWindowsOnlyOrRunWithoutAShellIsNotImportedAndTheUserIsTold) {
   const struct {
     std::string handler;
     std::string warning;
   } cases[] = {
       {R"({"powershell": "exit 2"})", "hooks.preToolUse[0].powershell: a command for Windows only"},
-      {R"({"bash": "exit 2", "cwd": "scripts"})", "hooks.preToolUse[0].cwd"},
-      {R"({"bash": "exit 2", "env": {"MODE": "strict"}})", "hooks.preToolUse[0].env"},
       {R"({"exec": "/bin/false", "args": []})", "hooks.preToolUse[0].exec"},
   };
   for (const auto& c : cases) {
@@ -320,6 +317,17 @@ TEST_F(CopilotHooks, AHookForWindowsOnlyOrWithItsOwnCwdEnvOrExecIsNotImportedAnd
     EXPECT_EQ(emit_bash("ls").decision, Decision::none);
     EXPECT_THAT(warnings_, Contains(AllOf(HasSubstr(c.warning), HasSubstr("not imported"))));
   }
+}
+
+// A handler's "cwd" (relative to the project) is where its command runs, and
+// its "env" is added to its environment, as VS Code's (handler_directory.hpp).
+TEST_F(CopilotHooks, AHookRunsInItsOwnCwdWithItsEnv) {
+  write_file(in_project("tools/guard.sh"), "#!/bin/sh\npwd > ran-in\necho \"$MODE\" >&2\nexit 2\n", 0755);
+  projects_hooks("cwd.json", one_hook("preToolUse", R"({"bash": "./guard.sh", "cwd": "tools", "env": {"MODE": "strict"}})"));
+  const ToolCallResult result = emit_bash("ls");
+  EXPECT_EQ(result.decision, Decision::deny);
+  EXPECT_EQ(result.reason, "strict");
+  EXPECT_EQ(read_file(in_project("tools/ran-in")), fs::canonical(in_project("tools")).string() + "\n");
 }
 
 }  // namespace

@@ -208,7 +208,7 @@ struct HookFormat {
   std::span<const std::pair<std::string_view, std::string_view>> other_os_command_keys{};
   // Handler keys the agent honours and hookbus cannot yet: a handler with
   // one is not imported, with a warning naming it, never run without it
-  // (Copilot CLI's "exec", "cwd" and "env").
+  // (Copilot CLI's "exec", a command run without a shell).
   std::span<const std::string_view> unhonoured_handler_keys{};
   // The format whose files share its settings directory, told apart by a
   // top-level "version": a file with one is the format's with a

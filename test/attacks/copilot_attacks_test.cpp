@@ -91,9 +91,10 @@ TEST_F(CopilotAttacks, Attack72AProjectsCopilotHookNeitherRemovesNorWeakensTheUs
 }
 
 // Attack 73: a trusted project's hook runs in a "cwd" out of the project, or
-// through a link out of it: it never runs there.
+// through a link out of it: it never runs there, and the error names the
+// file and JSON path.
 TEST_F(CopilotAttacks, Attack73ACopilotHookWhoseCwdLeavesTheProjectNeverRunsThere) {
-  for (const std::string cwd : {"..", "/tmp", "out"}) {
+  for (const std::string cwd : {"..", "/tmp", "out", "/proc/self/cwd"}) {
     SCOPED_TRACE(cwd);
     install_users_guard();
     user_reads_projects_copilot_hooks();
@@ -102,11 +103,10 @@ TEST_F(CopilotAttacks, Attack73ACopilotHookWhoseCwdLeavesTheProjectNeverRunsTher
     write_file(in_project(".github/hooks/x.json"),
                hooks_json("touch pwned; exit 2", ", \"cwd\": " + write_json(boost::json::string(cwd))));
     trust();
-    EXPECT_EQ(hookctl_decides("ls"), "none");
-    EXPECT_EQ(setup_decides("ls"), "none");
+    EXPECT_THAT(hookctl_decides("ls"), AllOf(HasSubstr(".github/hooks/x.json"), HasSubstr("hooks.preToolUse[0].cwd")));
+    setup_refuses(".github/hooks/x.json", "hooks.preToolUse[0].cwd");
     EXPECT_FALSE(fs::exists(home_.path() / "pwned"));
     EXPECT_FALSE(fs::exists(project_.path().parent_path() / "pwned"));
-    EXPECT_EQ(setup_decides("rm -rf /"), "deny");
   }
 }
 

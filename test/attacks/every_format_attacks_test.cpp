@@ -9,6 +9,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 
 namespace hookbus {
@@ -29,6 +30,9 @@ struct AgentFiles {
   std::string user_file;
   std::string (*with_tool_hook)(const std::string& command);
 };
+
+// Shown by its key in test names and failures, not as bytes.
+void PrintTo(const AgentFiles& agent, std::ostream* out) { *out << agent.key; }
 
 std::string json_string(const std::string& text) { return write_json(boost::json::string(text)); }
 

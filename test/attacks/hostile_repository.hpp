@@ -18,6 +18,7 @@
 #include <hookbus/process.hpp>
 #include <hookbus/setup.hpp>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -97,6 +98,17 @@ class HostileRepository : public HookctlFixture {
     const ToolCallResult result = hooks.emit(bash_call(command, cwd));
     std::filesystem::current_path(before);
     return std::string(reflect::enum_wire_name(result.decision).value_or("?"));
+  }
+
+  // setup() refuses the project's config: a ConfigError naming `file` and the JSON `path` in it.
+  void setup_refuses(const std::string& file, const std::string& path) const {
+    Hooks bus;
+    try {
+      (void)setup(bus, {.project_dir = project_.path(), .locations = locations()});
+      ADD_FAILURE() << "setup() read it";
+    } catch (const ConfigError& error) {
+      EXPECT_THAT(error.what(), ::testing::AllOf(::testing::HasSubstr(file), ::testing::HasSubstr(path)));
+    }
   }
 
   ToolCallEvent bash_call(const std::string& command, const std::filesystem::path& cwd = {}) const {

@@ -32,16 +32,6 @@ class VsCodeAttacks : public testing::HostileRepository {
   }
   fs::path marker() const { return home_.path() / "pwned"; }
   std::string touch_marker() const { return "touch '" + marker().string() + "'"; }
-  // setup() refuses the project's hooks with an error naming `file` and `path`.
-  void setup_refuses(const std::string& file, const std::string& path) const {
-    Hooks bus;
-    try {
-      (void)setup(bus, {.project_dir = project_.path(), .locations = locations()});
-      ADD_FAILURE() << "setup() read it";
-    } catch (const ConfigError& error) {
-      EXPECT_THAT(error.what(), AllOf(HasSubstr(file), HasSubstr(path)));
-    }
-  }
   // Neither hookctl nor setup() runs the project's hook, and the user's guard still decides.
   void nothing_of_the_project_runs() const {
     EXPECT_EQ(hookctl_decides("ls"), "none");

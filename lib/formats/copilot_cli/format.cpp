@@ -74,9 +74,8 @@ constexpr std::pair<std::string_view, std::string_view> kCopilotToolAliases[] = 
 // Windows' command, which Copilot runs there instead of "bash".
 constexpr std::pair<std::string_view, std::string_view> kCopilotOtherOsCommands[] = {{"powershell", "Windows"}};
 
-// A hook's own directory and environment, and a command run without a shell:
-// not run yet (docs/agent-formats.md).
-constexpr std::string_view kCopilotUnhonouredKeys[] = {"cwd", "env", "exec"};
+// A command run without a shell (exec and its args): not run yet (docs/agent-formats.md).
+constexpr std::string_view kCopilotUnhonouredKeys[] = {"exec"};
 
 constexpr std::pair<std::string_view, std::string_view> kCopilotInertKeys[] = {
     {"comment", "a comment: Copilot CLI ignores it, and so does hookbus"},
@@ -133,7 +132,10 @@ const HookFormat& copilot_cli_format() {
                                  .unhonoured_handler_keys = kCopilotUnhonouredKeys,
                                  .shares_settings_directory_with = HookProtocol::vscode,
                                  .timeout_key = "timeoutSec",
-                                 .matchers_match_whole = true};
+                                 .matchers_match_whole = true,
+                                 .handlers_run_in_order = true,
+                                 .working_directory_key = "cwd",
+                                 .environment_key = "env"};
   return format;
 }
 
