@@ -1588,7 +1588,12 @@ ShellCommandFiles resolve_shell_command(std::string_view command, const ShellSta
   Resolution out(start);
   State state;
   state.directory = start.working_directory;
-  for (const auto& [name, value] : start.variables) state.set(name, {value, true});
+  for (const auto& [name, value] : start.variables) {
+    state.set(name, {value, true});
+    // A variable of the hook's own environment (VS Code's "env") that makes
+    // programs load what it names is said, as `NAME=value` before a command is.
+    out.assignment(name, name + "=" + value);
+  }
   state.set("PWD", {start.working_directory.string(), true});
   set_parameters(state, {});
   resolve_text(command, {std::move(state)}, out, 0);

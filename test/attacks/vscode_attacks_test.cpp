@@ -190,5 +190,25 @@ TEST_F(VsCodeAttacks, Attack36AGithubHooksEnvCannotMakeItLoadUncheckedCode) {
   }
 }
 
+// Attack 37: a trusted project's hook runs a reviewed script with
+// "env": {"NODE_OPTIONS": "--require ./tools/preload.js"}: node loads the
+// preload file too, which nothing the command names leads to. The
+// variable is said, before trust and in the list, as a construct whose
+// files are not covered, as `NODE_OPTIONS=... node guard.js` in the command is.
+TEST_F(VsCodeAttacks, Attack37AnEnvThatMakesNodeLoadAFileIsNamedAsNotCovered) {
+  user_reads_projects_vscode_hooks();
+  write_file(upstream("tools/guard.js"), "process.exit(0);\n");
+  write_file(upstream("tools/preload.js"), "\n");
+  write_file(upstream(".github/hooks/x.json"),
+             hooks_json("node tools/guard.js", R"(, "env": {"NODE_OPTIONS": "--require ./tools/preload.js"})"));
+  attacker_commits("a node guard");
+  user_pulls();
+  const std::string why = "NODE_OPTIONS makes programs load or run what it names, which is not resolved";
+  EXPECT_THAT(hookctl({"trust", "--dry-run"}).stdout_text,
+              AllOf(HasSubstr("NODE_OPTIONS=--require ./tools/preload.js"), HasSubstr(why)));
+  trust();
+  EXPECT_THAT(hookctl({"list"}).stdout_text, HasSubstr(why));
+}
+
 }  // namespace
 }  // namespace hookbus
