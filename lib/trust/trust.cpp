@@ -8,9 +8,9 @@
 #include "support/logging.hpp"
 #include "support/sha256.hpp"
 #include "support/text.hpp"
+#include "support/utc_time.hpp"
 #include "support/utf8.hpp"
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -350,10 +350,6 @@ class StoreLock {
   int fd_ = -1;
 };
 
-std::string now_utc() {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
-}
-
 std::string key_of(const fs::path& project) { return fs::absolute(project).lexically_normal().string(); }
 
 std::vector<FileChange> changes_between(const ProjectFingerprint& trusted, const ProjectFingerprint& now) {
@@ -502,7 +498,7 @@ void TrustStore::trust(const std::filesystem::path& project, const ProjectFinger
   ProjectFingerprint recorded{{}, fingerprint.files};
   std::ranges::sort(recorded.files, {}, &FingerprintedFile::path);
   recorded.digest = fingerprint_digest(recorded.files);
-  records.insert_or_assign(key, Record{key, std::move(recorded), now_utc()});
+  records.insert_or_assign(key, Record{key, std::move(recorded), detail::utc_now_text(detail::TimePrecision::seconds)});
   write_store(file_, records);
 }
 

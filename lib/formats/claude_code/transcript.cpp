@@ -7,8 +7,8 @@
 
 #include "support/logging.hpp"
 #include "support/sha256.hpp"
+#include "support/utc_time.hpp"
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -44,8 +44,7 @@ class Transcript {
                       {"sessionId", event.context.session_id},
                       {"cwd", event.context.cwd},
                       {"uuid", uuid},
-                      {"timestamp", fmt::format("{:%Y-%m-%dT%H:%M:%S}Z", std::chrono::floor<std::chrono::milliseconds>(
-                                                                              std::chrono::system_clock::now()))}};
+                      {"timestamp", detail::utc_now_text(detail::TimePrecision::milliseconds)}};
     const Message& message = event.message;
     json::array content;
     for (const auto& part : message.content) {

@@ -6,8 +6,8 @@
 
 #include "catalogue/instantiations.hpp"
 #include "formats/copilot_cli/format.hpp"
+#include "support/utc_time.hpp"
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <chrono>
@@ -118,7 +118,7 @@ json::object copilot_cli_payload(const E& event, std::string_view format_event, 
     json::object payload = claude_code_payload_of(event, format_event, tool_names, transcript_path, project_dir);
     if (json::value* tool = payload.if_contains("tool_name"); tool != nullptr && tool->is_string())
       *tool = copilot_claude_tool_name(tool->get_string());
-    payload["timestamp"] = fmt::format("{:%Y-%m-%dT%H:%M:%S}Z", now);
+    payload["timestamp"] = utc_now_text(TimePrecision::milliseconds);
     return payload;
   }
   const EventContext& context = event.context;

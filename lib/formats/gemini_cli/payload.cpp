@@ -5,11 +5,10 @@
 #include "formats/gemini_cli/format.hpp"
 
 #include "catalogue/instantiations.hpp"
+#include "support/utc_time.hpp"
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
-#include <chrono>
 
 namespace hookbus::detail {
 namespace {
@@ -62,8 +61,7 @@ json::object gemini_cli_payload(const E& event, std::string_view format_event, c
                                 std::string_view transcript_path, const std::filesystem::path& project_dir) {
   json::object payload = claude_code_payload_of(event, format_event, tool_names, transcript_path, project_dir);
   for (const std::string_view key : {"permission_mode", "model"}) payload.erase(key);  // Claude Code's, not Gemini's
-  payload["timestamp"] = fmt::format("{:%Y-%m-%dT%H:%M:%S}Z", std::chrono::floor<std::chrono::milliseconds>(
-                                                                  std::chrono::system_clock::now()));
+  payload["timestamp"] = utc_now_text(TimePrecision::milliseconds);
   if constexpr (std::is_same_v<E, ToolCallEvent>) {
     payload.erase("tool_use_id");
   } else if constexpr (std::is_same_v<E, ToolResultEvent> || std::is_same_v<E, ToolExecutionFailureEvent>) {

@@ -8,11 +8,10 @@
 #include <hookbus/types.hpp>
 
 #include "catalogue/instantiations.hpp"
+#include "support/utc_time.hpp"
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
-#include <chrono>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -44,7 +43,7 @@ constexpr KodeletKey kKodeletKeys[] = {
 boost::json::object kodelet_tool_output(const ToolResultEvent& event) {
   boost::json::object output{{"toolName", event.tool_name}, {"success", !event.is_error}};
   if (std::string error = event.is_error ? text_of(event.content) : ""; !error.empty()) output["error"] = std::move(error);
-  output["timestamp"] = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
+  output["timestamp"] = detail::utc_now_text(detail::TimePrecision::seconds);
   return output;
 }
 

@@ -7,10 +7,10 @@
 // in a few names: sessionId and hookEventName, Stop's block nested in
 // hookSpecificOutput.
 #include "formats/vscode/format.hpp"
+#include "support/utc_time.hpp"
 
 #include <hookbus/json.hpp>
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <chrono>
@@ -76,8 +76,7 @@ json::object vscode_payload_of(const E& event, std::string_view format_event, co
     payload[vscode] = std::move(value);
   }
   payload.erase("permission_mode");
-  payload["timestamp"] = fmt::format(
-      "{:%Y-%m-%dT%H:%M:%S}Z", std::chrono::floor<std::chrono::milliseconds>(std::chrono::system_clock::now()));
+  payload["timestamp"] = utc_now_text(TimePrecision::milliseconds);
   return payload;
 }
 
