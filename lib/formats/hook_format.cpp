@@ -61,33 +61,28 @@ bool event_has_matcher(const HookFormat& format, std::string_view event) {
 }
 
 namespace {
-// A pattern a ClaudeCodeMatcher reads as a regular expression searched for,
-// never as a list of exact names ("Shell|Read" is searched for too).
-std::string searched_for(std::string_view pattern) { return fmt::format("(?:{})", pattern); }
-// One that the whole value must match (Copilot's).
-std::string matched_whole(std::string_view pattern) { return fmt::format("^(?:{})$", pattern); }
+// `pattern` as a ClaudeCodeMatcher reads it under `syntax`.
+std::string matcher_text(MatcherSyntax syntax, std::string_view pattern) {
+  if (pattern.empty() || pattern == "*") return std::string(pattern);
+  switch (syntax) {
+    case MatcherSyntax::claude_code: return std::string(pattern);
+    case MatcherSyntax::searched: return fmt::format("(?:{})", pattern);  // never a list of exact names
+    case MatcherSyntax::whole: return fmt::format("^(?:{})$", pattern);
+  }
+  return std::string(pattern);
+}
 }  // namespace
 
-std::string event_matcher(const HookFormat& format, const ClaudeCodeCommand& command) {
-  const FormatEvent* found = find_format_event(format, command.event);
-  if (found != nullptr && !found->has_matcher) return "";
-  if (command.matcher.empty() || command.matcher == "*") return command.matcher;
-  if (format.matchers_match_whole) return matched_whole(command.matcher);
-  const bool searched = format.matchers_are_expressions || (found != nullptr && found->matcher_searches);
-  return searched ? searched_for(command.matcher) : command.matcher;
+ClaudeCodeMatcher format_matcher(const HookFormat& format, std::string_view event, std::string_view pattern) {
+  const FormatEvent* found = find_format_event(format, event);
+  if (found != nullptr && !found->has_matcher) return ClaudeCodeMatcher("");
+  return ClaudeCodeMatcher(matcher_text(found != nullptr && found->matchers ? *found->matchers : format.matchers, pattern));
 }
 
 Duration event_default_timeout(const HookFormat& format, std::string_view event) {
   const FormatEvent* found = find_format_event(format, event);
   return found == nullptr || found->default_timeout == Duration::zero() ? format.default_timeout
                                                                         : found->default_timeout;
-}
-
-ClaudeCodeMatcher format_matcher(const HookFormat& format, std::string_view pattern) {
-  if (pattern.empty() || pattern == "*") return ClaudeCodeMatcher(pattern);
-  if (format.matchers_match_whole) return ClaudeCodeMatcher(matched_whole(pattern));
-  if (!format.matchers_are_expressions) return ClaudeCodeMatcher(pattern);
-  return ClaudeCodeMatcher(searched_for(pattern));
 }
 
 bool format_matcher_matches(const HookFormat& format, const ClaudeCodeMatcher& matcher, std::string_view value) {
@@ -143,7 +138,7 @@ void check_format_hook_entry(HookProtocol protocol, const ConfigObject& entry) {
     for (const auto& event : events->as_array()) check_event(*format, event.as_string(), event.location());
   if (const auto matcher = entry.find("matcher")) {
     try {
-      (void)format_matcher(*format, matcher->as_string());
+      (void)format_matcher(*format, "", matcher->as_string());
     } catch (const ConfigError& error) {
       throw ConfigError(matcher->location(), error.what());
     }

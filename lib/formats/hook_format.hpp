@@ -53,6 +53,12 @@ namespace hookbus::detail {
 
 // Which tool results a format's event stands for (tool_result's is_error).
 enum class ToolResults { any, succeeded, failed };
+// How a handler's matcher is read (format_matcher).
+enum class MatcherSyntax {
+  claude_code,  // Claude Code's: "*", exact tool names ("Bash|Edit"), or else a regular expression searched for
+  searched,     // a regular expression searched for, plain names too (Cursor's "curl|wget" matches a command with either)
+  whole,        // a regular expression the whole value must match (Copilot's: ^(?:matcher)$)
+};
 // Which session starts a format's event stands for (session_start's reason):
 // Cline's TaskStart is a new task, its TaskResume a resumed one.
 enum class SessionStarts { any, fresh, resumed };
@@ -64,7 +70,7 @@ struct FormatEvent {
   bool has_matcher = true;                  // false: the agent ignores a matcher on it (UserPromptSubmit)
   ToolResults tool_results = ToolResults::any;  // on tool_result, only these
   Duration default_timeout{};                   // a handler's without one; zero: the format's (Codex's SessionEnd: 1 s)
-  bool matcher_searches = false;  // a matcher of plain names is a regular expression searched for too (Gemini's tools)
+  std::optional<MatcherSyntax> matchers{};     // its own, where not the format's (Gemini's tool events: searched)
   Duration max_timeout{};                       // the most a handler gets, a longer timeout cut to it; zero: no cap
   bool runs_async = true;                       // false: the agent runs its handlers in the foreground, "async" or not
   bool fails_closed = false;                    // true: a failed run of its handlers refuses (Copilot's preToolUse)
@@ -183,10 +189,8 @@ struct HookFormat {
   int required_version = 0;
   // How an event lists its handlers (HandlerLists).
   HandlerLists handler_lists = HandlerLists::groups;
-  // Whether a matcher is always a regular expression searched for in what it
-  // tests (Cursor's "curl|wget" matches a command that contains either),
-  // rather than Claude Code's tool names or expression (format_matcher).
-  bool matchers_are_expressions = false;
+  // How its handlers' matchers are read, where an event does not say otherwise.
+  MatcherSyntax matchers = MatcherSyntax::claude_code;
   // A boolean handler key whose true makes the handler's failed runs refuse
   // (FailurePolicy::fail_closed): Cursor's failClosed. Empty: the format has none.
   std::string_view fail_closed_key{};
@@ -219,9 +223,6 @@ struct HookFormat {
   // The handler key of its timeout, read before "timeout" (Copilot's
   // "timeoutSec"); empty: "timeout" only.
   std::string_view timeout_key{};
-  // Whether a matcher is a regular expression the whole value must match
-  // (Copilot's ^(?:matcher)$), rather than Claude Code's tool names or expression.
-  bool matchers_match_whole = false;
   // A handler key of its agent_end and subagent_end events capping the
   // follow-ups one command asks for in a row (ClaudeCodeCommand::follow_up_limit):
   // Cursor's loop_limit, a count or null for no cap; a handler without it gets
@@ -271,17 +272,14 @@ const FormatEvent* find_format_event(const HookFormat& format, std::string_view 
 std::vector<std::size_t> event_targets(const HookFormat& format, std::string_view event);
 // False for an event whose matcher the agent ignores: it runs on every occurrence.
 bool event_has_matcher(const HookFormat& format, std::string_view event);
-// The matcher a command of the format is installed with: its own, none on
-// an event whose matcher the agent ignores, and on an event or in a format
-// whose matchers the agent searches for (FormatEvent::matcher_searches,
-// HookFormat::matchers_are_expressions) one that a ClaudeCodeMatcher reads as
-// an expression, never as a list of exact names.
-std::string event_matcher(const HookFormat& format, const ClaudeCodeCommand& command);
+// The matcher a handler of `event` with the matcher `pattern` is installed
+// with, read as the event (FormatEvent::matchers) or else the format
+// (HookFormat::matchers) reads it; one that matches everything on an event
+// whose matcher the agent ignores. `event` empty: as the format reads it.
+// Throws ConfigError (without a location) for one that is not valid.
+ClaudeCodeMatcher format_matcher(const HookFormat& format, std::string_view event, std::string_view pattern);
 // The timeout of a handler of `event` that gives none.
 Duration event_default_timeout(const HookFormat& format, std::string_view event);
-// A handler's matcher as the format reads `pattern` (HookFormat::matchers_are_expressions);
-// throws ConfigError (without a location) for one that is not valid.
-ClaudeCodeMatcher format_matcher(const HookFormat& format, std::string_view pattern);
 // Whether `matcher` matches `value` (a tool name, a source, ...), or one of
 // the names the format gives the same tool (HookFormat::tool_aliases).
 bool format_matcher_matches(const HookFormat& format, const ClaudeCodeMatcher& matcher, std::string_view value);

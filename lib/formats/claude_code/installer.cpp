@@ -471,7 +471,7 @@ ConnectionGroup ClaudeCodeInstaller::install(const std::vector<ClaudeCodeCommand
     auto& event_hooks = state_->events[command.event];
     if (!event_hooks) event_hooks = std::make_shared<EventHooks>(state_->background, state_->async_answers);
     const std::size_t index = event_hooks->add(
-        std::make_shared<InstalledCommand>(&format, command, ClaudeCodeMatcher(event_matcher(format, command)),
+        std::make_shared<InstalledCommand>(&format, command, format_matcher(format, command.event, command.matcher),
                                            rule_of(command), shared_options),
         group);
     const HandlerOptions handler_options{.label = command.label,

@@ -226,7 +226,7 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
     std::string matcher;
     if (auto m = object.find("matcher")) matcher = m->as_string();
     try {
-      if (event_has_matcher(format, event)) (void)format_matcher(format, matcher);
+      (void)format_matcher(format, event, matcher);
     } catch (const ConfigError& error) {
       throw ConfigError(object.location().key("matcher"), error.what());
     }

@@ -110,7 +110,7 @@ const HookFormat& cursor_format() {
                                  .env_file_variable = {},
                                  .required_version = 1,
                                  .handler_lists = HandlerLists::handlers,
-                                 .matchers_are_expressions = true,
+                                 .matchers = MatcherSyntax::searched,
                                  .fail_closed_key = "failClosed",
                                  .tool_event_subject = &cursor_tool_event_subject,
                                  .loop_limit_key = "loop_limit",

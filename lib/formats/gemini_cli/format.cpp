@@ -25,8 +25,8 @@ constexpr FormatEvent kGeminiEvents[] = {
     {"SessionEnd", {"session_shutdown", ""}},
     {"BeforeAgent", {"input", ""}, false},
     {"AfterAgent", {"agent_end", ""}, false},
-    {.name = "BeforeTool", .targets = {"tool_call", ""}, .matcher_searches = true},
-    {.name = "AfterTool", .targets = {"tool_result", "tool_execution_failure"}, .matcher_searches = true},
+    {.name = "BeforeTool", .targets = {"tool_call", ""}, .matchers = MatcherSyntax::searched},
+    {.name = "AfterTool", .targets = {"tool_result", "tool_execution_failure"}, .matchers = MatcherSyntax::searched},
     {"PreCompress", {"session_before_compact", ""}},
     {"Notification", {"permission_request", ""}, false},
 };
