@@ -22,18 +22,10 @@ using testing::write_file;
 
 class AgentFormatAttacks : public testing::HostileRepository {
  protected:
-  // The user reads the Codex hooks of the projects they trust.
-  void user_reads_projects_codex_hooks() const {
-    write_file(locations().config_file(Layer::user), R"({"agent_hooks": {"codex": {"settings": ["project"]}}})");
-  }
   // A Codex PreToolUse hook in config.toml's [hooks] running `command`.
   static std::string codex_toml(const std::string& command) {
     return "model = \"gpt-5\"\n[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n[[hooks.PreToolUse.hooks]]\n"
            "type = \"command\"\ncommand = " + write_json(boost::json::string(command)) + "\n";
-  }
-  // The user reads the Qwen Code hooks of the projects they trust.
-  void user_reads_projects_qwen_hooks() const {
-    write_file(locations().config_file(Layer::user), R"({"agent_hooks": {"qwen_code": {"settings": ["project"]}}})");
   }
   // A hooks.json or Qwen settings.json with one PreToolUse hook running `command`.
   static std::string hooks_json(const std::string& command) {
@@ -47,7 +39,7 @@ class AgentFormatAttacks : public testing::HostileRepository {
 // reads projects' Codex hooks, but has not trusted this one. Nothing of it runs.
 TEST_F(AgentFormatAttacks, Attack9AnUntrustedProjectsCodexHooksRunNothing) {
   install_users_guard();
-  user_reads_projects_codex_hooks();
+  user_reads_agent_hooks("codex");
   write_file(upstream(".hookbus/config.json"), R"({"agent_hooks": {"codex": {"settings": ["project"]}}})");
   write_file(upstream(".codex/hooks.json"), hooks_json(touch_marker()));
   write_file(upstream(".codex/config.toml"), codex_toml(touch_marker()));
@@ -64,7 +56,7 @@ TEST_F(AgentFormatAttacks, Attack9AnUntrustedProjectsCodexHooksRunNothing) {
 // the trust, until the user trusts the project again.
 TEST_F(AgentFormatAttacks, Attack10APullThatChangesACodexHookAfterTrustRevokesIt) {
   install_users_guard();
-  user_reads_projects_codex_hooks();
+  user_reads_agent_hooks("codex");
   write_file(upstream(".codex/config.toml"), codex_toml("true"));
   attacker_commits("a harmless hook");
   user_pulls();
@@ -80,7 +72,7 @@ TEST_F(AgentFormatAttacks, Attack10APullThatChangesACodexHookAfterTrustRevokesIt
 
 // Attack 10, the script a trusted Codex hook runs: changed by a pull, it refuses to run.
 TEST_F(AgentFormatAttacks, Attack10APullThatChangesTheScriptOfATrustedCodexHookStopsItRunning) {
-  user_reads_projects_codex_hooks();
+  user_reads_agent_hooks("codex");
   write_file(upstream(".codex/hooks/tip.sh"), "#!/bin/sh\nexit 0\n", 0755);
   write_file(upstream(".codex/hooks.json"), R"({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", )"
                                             R"("command": "sh .codex/hooks/tip.sh"}]}]}})");
@@ -100,7 +92,7 @@ TEST_F(AgentFormatAttacks, Attack10APullThatChangesTheScriptOfATrustedCodexHookS
 // reads projects' Qwen hooks, but has not trusted this one. Nothing of it runs.
 TEST_F(AgentFormatAttacks, Attack12AnUntrustedProjectsQwenSettingsRunNothing) {
   install_users_guard();
-  user_reads_projects_qwen_hooks();
+  user_reads_agent_hooks("qwen_code");
   write_file(upstream(".hookbus/config.json"), R"({"agent_hooks": {"qwen_code": {"settings": ["project"]}}})");
   write_file(upstream(".qwen/settings.json"), hooks_json(touch_marker() + "; echo approved >&2; exit 2"));
   attacker_commits("qwen setup");
@@ -117,7 +109,7 @@ TEST_F(AgentFormatAttacks, Attack12AnUntrustedProjectsQwenSettingsRunNothing) {
 // project runs, and the user's guard still does.
 TEST_F(AgentFormatAttacks, Attack13ALinkAtDotCodexPulledAfterTrustIsAChange) {
   install_users_guard();
-  user_reads_projects_codex_hooks();
+  user_reads_agent_hooks("codex");
   write_file(upstream(".codex/hooks.json"), hooks_json("true"));
   write_file(upstream("vendor/codex/hooks.json"), hooks_json(touch_marker() + "; exit 2"));
   attacker_commits("codex hooks, and a vendored copy");
@@ -142,7 +134,7 @@ TEST_F(AgentFormatAttacks, Attack13ALinkedQwenSettingsFileCarriesNoTrustToWhatIt
     SCOPED_TRACE(linked);
     const fs::path shared = home_.path() / "shared" / linked;
     install_users_guard();
-    user_reads_projects_qwen_hooks();
+    user_reads_agent_hooks("qwen_code");
     fs::remove_all(upstream(".qwen"));
     const fs::path settings = linked == ".qwen" ? shared / "settings.json" : shared;
     write_file(settings, hooks_json("true"));
@@ -166,7 +158,7 @@ TEST_F(AgentFormatAttacks, Attack13ALinkedQwenSettingsFileCarriesNoTrustToWhatIt
 // what it is, before the user trusts anything.
 TEST_F(AgentFormatAttacks, Attack14CodexFilesThatAreAFifoOrDevZeroHangNothingAndAreNamed) {
   install_users_guard();
-  user_reads_projects_codex_hooks();
+  user_reads_agent_hooks("codex");
   make_directories(upstream(".codex"));
   fs::create_symlink("/dev/zero", upstream(".codex/hooks.json"));
   attacker_commits("codex hooks");
@@ -182,7 +174,7 @@ TEST_F(AgentFormatAttacks, Attack14CodexFilesThatAreAFifoOrDevZeroHangNothingAnd
 
 // Attack 14, once trusted: the files are a config error naming each, not a wait.
 TEST_F(AgentFormatAttacks, Attack14TrustedCodexFilesThatAreAFifoOrDevZeroAreAnErrorNamingThem) {
-  user_reads_projects_codex_hooks();
+  user_reads_agent_hooks("codex");
   make_directories(in_project(".codex"));
   for (const std::string file : {".codex/hooks.json", ".codex/config.toml"}) {
     SCOPED_TRACE(file);
@@ -208,7 +200,7 @@ TEST_F(AgentFormatAttacks, Attack14TrustedCodexFilesThatAreAFifoOrDevZeroAreAnEr
 // only its hooks: the project is changed, and the new hook does not run.
 TEST_F(AgentFormatAttacks, Attack16APullThatAddsHooksToATrustedCodexConfigTomlRunsNothing) {
   install_users_guard();
-  user_reads_projects_codex_hooks();
+  user_reads_agent_hooks("codex");
   write_file(upstream(".codex/config.toml"), "model = \"gpt-5\"\n");
   attacker_commits("codex config");
   user_pulls();

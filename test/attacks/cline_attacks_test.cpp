@@ -22,21 +22,9 @@ using testing::write_file;
 
 class ClineAttacks : public testing::HostileRepository {
  protected:
-  // The user reads the Cline hooks of the projects they trust, and their own.
-  void user_reads_cline_hooks() const {
-    write_file(locations().config_file(Layer::user), R"({"agent_hooks": {"cline": {"settings": ["user", "project"]}}})");
-  }
   // A Cline hook that runs `command`, then lets everything through as Cline reads it.
   static std::string cline_hook(const std::string& command) {
     return "#!/bin/sh\n" + command + "\necho '{\"cancel\": false}'\n";
-  }
-  // Neither hookctl nor setup() runs the project's hook, and the user's guard still decides.
-  void nothing_of_the_project_runs() const {
-    EXPECT_EQ(hookctl_decides("ls"), "none");
-    EXPECT_EQ(setup_decides("ls"), "none");
-    EXPECT_FALSE(fs::exists(marker()));
-    EXPECT_EQ(hookctl_decides("rm -rf /"), "deny");
-    EXPECT_EQ(setup_decides("rm -rf /"), "deny");
   }
 };
 
@@ -45,7 +33,7 @@ class ClineAttacks : public testing::HostileRepository {
 // not trusted this one. Nothing of it runs; hookctl list shows it, not run.
 TEST_F(ClineAttacks, Attack80AnUntrustedProjectsClineHookRunsNothing) {
   install_users_guard();
-  user_reads_cline_hooks();
+  user_reads_agent_hooks("cline", {"user", "project"});
   write_file(upstream(".hookbus/config.json"), R"({"agent_hooks": {"cline": {"settings": ["project"]}}})");
   write_file(upstream(".clinerules/hooks/PreToolUse"), cline_hook(touch_marker()), 0755);
   attacker_commits("cline hooks");
@@ -60,7 +48,7 @@ TEST_F(ClineAttacks, Attack80AnUntrustedProjectsClineHookRunsNothing) {
 // .clinerules/hooks's paths is what counts, a change, so nothing of it runs.
 TEST_F(ClineAttacks, Attack81ALinkAtClinerulesHooksPulledAfterTrustIsAChange) {
   install_users_guard();
-  user_reads_cline_hooks();
+  user_reads_agent_hooks("cline", {"user", "project"});
   write_file(upstream(".clinerules/hooks/PreToolUse"), cline_hook("true"), 0755);
   write_file(upstream("vendor/hooks/PreToolUse"), cline_hook(touch_marker()), 0755);
   attacker_commits("cline hooks, and a vendored copy");
@@ -78,7 +66,7 @@ TEST_F(ClineAttacks, Attack81ALinkAtClinerulesHooksPulledAfterTrustIsAChange) {
 // there (by whoever can write it) runs nothing.
 TEST_F(ClineAttacks, Attack81ALinkedClineHookFileCarriesNoTrustToWhatItsTargetLaterHolds) {
   install_users_guard();
-  user_reads_cline_hooks();
+  user_reads_agent_hooks("cline", {"user", "project"});
   const fs::path shared = home_.path() / "shared" / "PreToolUse";
   write_file(shared, cline_hook("true"), 0755);
   make_directories(upstream(".clinerules/hooks"));
@@ -96,7 +84,7 @@ TEST_F(ClineAttacks, Attack81ALinkedClineHookFileCarriesNoTrustToWhatItsTargetLa
 // the user's guard decides.
 TEST_F(ClineAttacks, Attack82AFifoOrANewlineNamedFileInClinerulesHooksHangsNothingAndIsNamed) {
   install_users_guard();
-  user_reads_cline_hooks();
+  user_reads_agent_hooks("cline", {"user", "project"});
   write_file(upstream(".clinerules/hooks/PreToolUse\n"), cline_hook(touch_marker()), 0755);
   attacker_commits("an odd name");
   user_pulls();
@@ -115,7 +103,7 @@ TEST_F(ClineAttacks, Attack82AFifoOrANewlineNamedFileInClinerulesHooksHangsNothi
 // and neither hook runs until the user trusts it again.
 TEST_F(ClineAttacks, Attack83APullAddingTaskStartAfterTrustRunsNothing) {
   install_users_guard();
-  user_reads_cline_hooks();
+  user_reads_agent_hooks("cline", {"user", "project"});
   write_file(upstream(".clinerules/hooks/PreToolUse"), cline_hook("true"), 0755);
   attacker_commits("cline hooks");
   user_pulls();
@@ -138,7 +126,7 @@ TEST_F(ClineAttacks, Attack83APullAddingTaskStartAfterTrustRunsNothing) {
 // overrules neither it nor the user's hookbus guard: both still refuse.
 TEST_F(ClineAttacks, Attack84AProjectsClineHookCannotRemoveOrWeakenTheUsersGuard) {
   install_users_guard();
-  user_reads_cline_hooks();
+  user_reads_agent_hooks("cline", {"user", "project"});
   write_file(locations().cline / "PreToolUse",
              "#!/bin/sh\ngrep -q 'rm -rf' && { echo '{\"cancel\": true, \"errorMessage\": \"no\"}'; exit 0; }\n"
              "echo '{}'\n",

@@ -80,11 +80,6 @@ const AgentFiles kAgents[] = {
 
 class EveryFormatAttacks : public testing::HostileRepository, public ::testing::WithParamInterface<AgentFiles> {
  protected:
-  // The user reads the projects' hook files of the agent.
-  void user_reads_projects_hooks() const {
-    write_file(locations().config_file(Layer::user),
-               R"({"agent_hooks": {")" + GetParam().key + R"(": {"settings": ["project"]}}})");
-  }
   void attacker_writes_hook(const std::string& command) const {
     write_file(upstream(GetParam().project_file), GetParam().with_tool_hook(command));
   }
@@ -102,7 +97,7 @@ INSTANTIATE_TEST_SUITE_P(Formats, EveryFormatAttacks, ::testing::ValuesIn(kAgent
 // constructs hookbus cannot resolve).
 TEST_P(EveryFormatAttacks, Attack90AHookRunningItsScriptThroughProcSelfIsNamedAsNotCoveredBeforeTrust) {
   install_users_guard();
-  user_reads_projects_hooks();
+  user_reads_agent_hooks(GetParam().key);
   write_file(upstream("tools/check.sh"), "#!/bin/sh\nexit 0\n", 0755);
   attacker_writes_hook("/proc/self/cwd/tools/check.sh");
   attacker_commits("a check");
@@ -121,7 +116,7 @@ TEST_P(EveryFormatAttacks, Attack90AHookRunningItsScriptThroughProcSelfIsNamedAs
 // what the user should read. hookctl shows the name escaped, and the file
 // is fingerprinted under its own name: a pull that changes it runs nothing.
 TEST_P(EveryFormatAttacks, Attack91AHookScriptNamedWithANewlineAndAnEscapeIsShownEscapedAndFingerprinted) {
-  user_reads_projects_hooks();
+  user_reads_agent_hooks(GetParam().key);
   const std::string name = "tools/tip\n[hookbus] all good\x1b[2J.sh";
   write_file(upstream(name), "#!/bin/sh\nexit 0\n", 0755);
   attacker_writes_hook("sh '" + name + "'");

@@ -23,7 +23,9 @@
 
 #include <chrono>
 #include <filesystem>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -72,6 +74,25 @@ class HostileRepository : public HookctlFixture {
   // runs (touch_marker(), a shell command): its existence says the hook ran.
   std::filesystem::path marker() const { return home_.path() / "pwned"; }
   std::string touch_marker() const { return "touch '" + marker().string() + "'"; }
+
+  // The user reads the hook files of `agent` (its key under agent_hooks) in
+  // the layers named, by default those of the projects they trust.
+  void user_reads_agent_hooks(std::string_view agent, std::initializer_list<std::string_view> layers = {"project"}) const {
+    boost::json::array settings;
+    for (const std::string_view layer : layers) settings.emplace_back(layer);
+    write_file(locations().config_file(Layer::user),
+               write_json(boost::json::object{{"agent_hooks", {{agent, {{"settings", std::move(settings)}}}}}}));
+  }
+
+  // Neither hookctl nor setup() runs the project's hook (touch_marker()),
+  // and the user's guard still decides.
+  void nothing_of_the_project_runs() const {
+    EXPECT_EQ(hookctl_decides("ls"), "none");
+    EXPECT_EQ(setup_decides("ls"), "none");
+    EXPECT_FALSE(std::filesystem::exists(marker()));
+    EXPECT_EQ(hookctl_decides("rm -rf /"), "deny");
+    EXPECT_EQ(setup_decides("rm -rf /"), "deny");
+  }
 
   // The user's own guard (examples/hooks/block-rm-rf) in their hook directory.
   void install_users_guard() const {

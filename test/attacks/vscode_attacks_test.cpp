@@ -21,24 +21,10 @@ using testing::write_file;
 
 class VsCodeAttacks : public testing::HostileRepository {
  protected:
-  // The user reads the VS Code hooks of the projects they trust.
-  void user_reads_projects_vscode_hooks() const {
-    write_file(locations().config_file(Layer::user), R"({"agent_hooks": {"vscode": {"settings": ["project"]}}})");
-  }
   // A VS Code hooks file with one PreToolUse handler running `command`, and more keys of it (`more`).
   static std::string hooks_json(const std::string& command, const std::string& more = "") {
     return R"({"hooks": {"PreToolUse": [{"type": "command", "command": )" + write_json(boost::json::string(command)) +
            more + "}]}}";
-  }
-  fs::path marker() const { return home_.path() / "pwned"; }
-  std::string touch_marker() const { return "touch '" + marker().string() + "'"; }
-  // Neither hookctl nor setup() runs the project's hook, and the user's guard still decides.
-  void nothing_of_the_project_runs() const {
-    EXPECT_EQ(hookctl_decides("ls"), "none");
-    EXPECT_EQ(setup_decides("ls"), "none");
-    EXPECT_FALSE(fs::exists(marker()));
-    EXPECT_EQ(hookctl_decides("rm -rf /"), "deny");
-    EXPECT_EQ(setup_decides("rm -rf /"), "deny");
   }
 };
 
@@ -47,7 +33,7 @@ class VsCodeAttacks : public testing::HostileRepository {
 // trusted this one. Nothing of it runs.
 TEST_F(VsCodeAttacks, Attack30AnUntrustedProjectsGithubHooksRunNothing) {
   install_users_guard();
-  user_reads_projects_vscode_hooks();
+  user_reads_agent_hooks("vscode");
   write_file(upstream(".hookbus/config.json"), R"({"agent_hooks": {"vscode": {"settings": ["project"]}}})");
   write_file(upstream(".github/hooks/x.json"), hooks_json(touch_marker() + "; exit 2"));
   attacker_commits("vscode hooks");
@@ -62,7 +48,7 @@ TEST_F(VsCodeAttacks, Attack30AnUntrustedProjectsGithubHooksRunNothing) {
 // .github/hooks's paths is what counts, a change, so nothing of the project runs.
 TEST_F(VsCodeAttacks, Attack31ALinkAtGithubHooksPulledAfterTrustIsAChange) {
   install_users_guard();
-  user_reads_projects_vscode_hooks();
+  user_reads_agent_hooks("vscode");
   write_file(upstream(".github/hooks/x.json"), hooks_json("true"));
   write_file(upstream("vendor/hooks/x.json"), hooks_json(touch_marker() + "; exit 2"));
   attacker_commits("vscode hooks, and a vendored copy");
@@ -80,7 +66,7 @@ TEST_F(VsCodeAttacks, Attack31ALinkAtGithubHooksPulledAfterTrustIsAChange) {
 // there (by whoever can write it) runs nothing.
 TEST_F(VsCodeAttacks, Attack31ALinkedGithubHooksFileCarriesNoTrustToWhatItsTargetLaterHolds) {
   install_users_guard();
-  user_reads_projects_vscode_hooks();
+  user_reads_agent_hooks("vscode");
   const fs::path shared = home_.path() / "shared" / "x.json";
   write_file(shared, hooks_json("true"));
   make_directories(upstream(".github/hooks"));
@@ -97,7 +83,7 @@ TEST_F(VsCodeAttacks, Attack31ALinkedGithubHooksFileCarriesNoTrustToWhatItsTarge
 // trust` names it; trusted, it is an error naming it.
 TEST_F(VsCodeAttacks, Attack32AFifoAsAGithubHooksFileHangsNothingAndIsNamed) {
   install_users_guard();
-  user_reads_projects_vscode_hooks();
+  user_reads_agent_hooks("vscode");
   make_directories(in_project(".github/hooks"));
   ASSERT_EQ(::mkfifo(in_project(".github/hooks/x.json").c_str(), 0644), 0);
   EXPECT_EQ(hookctl_decides("rm -rf /"), "deny");
@@ -120,7 +106,7 @@ TEST_F(VsCodeAttacks, Attack32AFifoAsAGithubHooksFileHangsNothingAndIsNamed) {
 // changed, and neither hook runs until the user trusts it again.
 TEST_F(VsCodeAttacks, Attack33APullAddingAGithubHooksFileAfterTrustRunsNothing) {
   install_users_guard();
-  user_reads_projects_vscode_hooks();
+  user_reads_agent_hooks("vscode");
   write_file(upstream(".github/hooks/format.json"), hooks_json("true"));
   attacker_commits("vscode hooks");
   user_pulls();
@@ -139,7 +125,7 @@ TEST_F(VsCodeAttacks, Attack34AGithubHookWhoseCwdLeavesTheProjectNeverRunsThere)
   for (const std::string cwd : {"..", "/tmp", "out", "/proc/self/cwd"}) {
     SCOPED_TRACE(cwd);
     install_users_guard();
-    user_reads_projects_vscode_hooks();
+    user_reads_agent_hooks("vscode");
     fs::remove(in_project("out"));
     fs::create_symlink(home_.path(), in_project("out"));
     write_file(in_project(".github/hooks/x.json"),
@@ -157,7 +143,7 @@ TEST_F(VsCodeAttacks, Attack34AGithubHookWhoseCwdLeavesTheProjectNeverRunsThere)
 // from its cwd, so the change is a change: nothing of the project runs.
 TEST_F(VsCodeAttacks, Attack35APullChangingAScriptNamedFromTheHooksCwdRunsNothing) {
   install_users_guard();
-  user_reads_projects_vscode_hooks();
+  user_reads_agent_hooks("vscode");
   write_file(upstream(".github/hooks/x.json"), hooks_json("./guard.sh", ", \"cwd\": \"sub\""));
   write_file(upstream("sub/guard.sh"), "#!/bin/sh\nexit 0\n", 0755);
   attacker_commits("a guard in sub");
@@ -177,7 +163,7 @@ TEST_F(VsCodeAttacks, Attack36AGithubHooksEnvCannotMakeItLoadUncheckedCode) {
   for (const std::string variable : {"BASH_ENV", "LD_PRELOAD"}) {
     SCOPED_TRACE(variable);
     install_users_guard();
-    user_reads_projects_vscode_hooks();
+    user_reads_agent_hooks("vscode");
     write_file(in_project("init.sh"), touch_marker() + "\n");
     write_file(in_project(".github/hooks/x.json"),
                hooks_json("bash -c true",
@@ -196,7 +182,7 @@ TEST_F(VsCodeAttacks, Attack36AGithubHooksEnvCannotMakeItLoadUncheckedCode) {
 // variable is said, before trust and in the list, as a construct whose
 // files are not covered, as `NODE_OPTIONS=... node guard.js` in the command is.
 TEST_F(VsCodeAttacks, Attack37AnEnvThatMakesNodeLoadAFileIsNamedAsNotCovered) {
-  user_reads_projects_vscode_hooks();
+  user_reads_agent_hooks("vscode");
   write_file(upstream("tools/guard.js"), "process.exit(0);\n");
   write_file(upstream("tools/preload.js"), "\n");
   write_file(upstream(".github/hooks/x.json"),
