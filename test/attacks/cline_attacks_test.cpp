@@ -78,6 +78,28 @@ TEST_F(ClineAttacks, Attack81ALinkedClineHookFileCarriesNoTrustToWhatItsTargetLa
   nothing_of_the_project_runs();
 }
 
+// Attack 81, the link through /proc: .clinerules/hooks/PreToolUse leads to
+// /proc/self/cwd/tools/guard, which names the project's reviewed guard only
+// for a process whose working directory is the project; what it names
+// depends on who opens it, so no fingerprint can cover it, and a pull can
+// change the guard it runs. It never runs, and trust says why.
+TEST_F(ClineAttacks, Attack81AClineHookLinkedThroughProcSelfNeverRuns) {
+  install_users_guard();
+  user_reads_agent_hooks("cline", {"user", "project"});
+  write_file(upstream("tools/guard"), cline_hook("true"), 0755);
+  make_directories(upstream(".clinerules/hooks"));
+  fs::create_symlink("/proc/self/cwd/tools/guard", upstream(".clinerules/hooks/PreToolUse"));
+  attacker_commits("a guard, shared through /proc");
+  user_pulls();
+  EXPECT_THAT(hookctl({"trust", "--dry-run"}).stdout_text,
+              AllOf(HasSubstr("refused           .clinerules/hooks/PreToolUse"), HasSubstr("through '/proc'")));
+  trust();
+  write_file(upstream("tools/guard"), cline_hook(touch_marker()), 0755);
+  attacker_commits("the guard, improved");
+  user_pulls();
+  nothing_of_the_project_runs();
+}
+
 // Attack 82: a FIFO named as a Cline event, and a file whose name is an
 // event with a newline, in a trusted project's .clinerules/hooks. Nothing
 // waits on the FIFO or runs the odd name; each is named in a warning, and

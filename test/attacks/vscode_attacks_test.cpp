@@ -157,23 +157,35 @@ TEST_F(VsCodeAttacks, Attack35APullChangingAScriptNamedFromTheHooksCwdRunsNothin
 
 // Attack 36: a trusted hook's "env" sets BASH_ENV (or LD_PRELOAD) to a file
 // of the repository that no trust covers, so that a later pull changes what
-// its bash (or any program) loads. No hook may set such a variable: an
-// error naming the file and JSON path, and nothing runs.
+// its bash (or any program) loads. No hook may set such a variable, in VS
+// Code's files or in Copilot CLI's beside them: an error naming the file and
+// JSON path, and nothing runs.
 TEST_F(VsCodeAttacks, Attack36AGithubHooksEnvCannotMakeItLoadUncheckedCode) {
-  for (const std::string variable : {"BASH_ENV", "LD_PRELOAD"}) {
-    SCOPED_TRACE(variable);
-    install_users_guard();
-    user_reads_agent_hooks("vscode");
-    write_file(in_project("init.sh"), touch_marker() + "\n");
-    write_file(in_project(".github/hooks/x.json"),
-               hooks_json("bash -c true",
-                          ", \"env\": {\"" + variable + "\": \"" + in_project("init.sh").string() + "\"}"));
-    trust();
-    const std::string path = "hooks.PreToolUse[0].env." + variable;
-    EXPECT_THAT(hookctl_decides("ls"), AllOf(HasSubstr(".github/hooks/x.json"), HasSubstr(path)));
-    setup_refuses(".github/hooks/x.json", path);
-    EXPECT_FALSE(fs::exists(marker()));
-  }
+  struct Agent {
+    std::string key;
+    std::string event;  // its tool-call event in the file
+    std::string (*file)(const std::string& command, const std::string& more);
+  };
+  const Agent agents[] = {
+      {"vscode", "PreToolUse", &hooks_json},
+      {"copilot", "preToolUse", [](const std::string& command, const std::string& more) {
+         return R"({"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": )" +
+                write_json(boost::json::string(command)) + more + "}]}}";
+       }}};
+  for (const Agent& agent : agents)
+    for (const std::string variable : {"BASH_ENV", "LD_PRELOAD"}) {
+      SCOPED_TRACE(agent.key + " " + variable);
+      install_users_guard();
+      user_reads_agent_hooks(agent.key);
+      write_file(in_project("init.sh"), touch_marker() + "\n");
+      write_file(in_project(".github/hooks/x.json"),
+                 agent.file("bash -c true", ", \"env\": {\"" + variable + "\": \"" + in_project("init.sh").string() + "\"}"));
+      trust();
+      const std::string path = "hooks." + agent.event + "[0].env." + variable;
+      EXPECT_THAT(hookctl_decides("ls"), AllOf(HasSubstr(".github/hooks/x.json"), HasSubstr(path)));
+      setup_refuses(".github/hooks/x.json", path);
+      EXPECT_FALSE(fs::exists(marker()));
+    }
 }
 
 // Attack 37: a trusted project's hook runs a reviewed script with
