@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <ostream>
 #include <set>
 #include <string>
 #include <thread>
@@ -83,115 +84,83 @@ TEST_F(Hookctl, ListShowsEveryHooksLayerTrustStateProtocolAndWhyItWouldNotRun) {
   EXPECT_EQ(listing.at("skipped").at(0).at("protocol"), "claude_code");
 }
 
-// A hook of another agent's file is listed with its format (its protocol),
-// its file and the path of its entry in it (a TOML path for config.toml).
-TEST_F(Hookctl, ListShowsACodexHooksFormatSourceFileAndPath) {
-  write_script(project_.path() / ".codex" / "hooks" / "guard.sh", "exit 0\n");
-  write_file(project_.path() / ".codex" / "config.toml",
-             "[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\n"
-             "command = \"sh .codex/hooks/guard.sh\"\n");
-  write_file(user_config_.path() / "hookbus" / "config.json", R"({"agent_hooks": {"codex": {"settings": ["project"]}}})");
-  trust();
-  const ProcessResult r = hookctl({"list"});
-  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
-  EXPECT_THAT(r.stdout_text, HasSubstr("guard.sh: PreToolUse (matcher Bash)\n    " +
-                                       (project_.path() / ".codex" / "config.toml").string() +
-                                       ": hooks.PreToolUse[0].hooks[0]: sh .codex/hooks/guard.sh  (project layer, "
-                                       "trusted, codex protocol)"));
-}
+// One agent's project hook as `hookctl list` shows it: its format (its
+// protocol), the file that declares it and the path of its entry there (a
+// TOML path in config.toml); `hookctl trust` records the script it runs.
+struct ListedAgentHook {
+  std::string key;       // the agent's under agent_hooks
+  std::string script;    // what the hook runs, relative to the project
+  std::string file;      // the file that declares it, relative to the project; Cline's: the script
+  std::string contents;  // the file's, where not the script
+  std::string listed;    // what `hookctl list` shows for it, FILE standing for the file's absolute path
+  std::string also{};    // more that it says, on stdout or stderr
+};
 
-// A Gemini CLI hook is listed with its format, its file and the JSON path of its entry.
-TEST_F(Hookctl, ListShowsAGeminiHooksFormatFileAndPath) {
-  write_script(project_.path() / ".gemini" / "hooks" / "guard.sh", "exit 0\n");
-  write_file(project_.path() / ".gemini" / "settings.json",
-             R"({"hooks": {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [)"
-             R"({"type": "command", "command": "$GEMINI_PROJECT_DIR/.gemini/hooks/guard.sh"}]}]}})");
-  write_file(user_config_.path() / "hookbus" / "config.json", R"({"agent_hooks": {"gemini_cli": {"settings": ["project"]}}})");
-  trust();
-  const ProcessResult r = hookctl({"list"});
-  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
-  EXPECT_THAT(r.stdout_text, HasSubstr("guard.sh: BeforeTool (matcher run_shell_command)\n    " +
-                                       (project_.path() / ".gemini" / "settings.json").string() +
-                                       ": hooks.BeforeTool[0].hooks[0]: $GEMINI_PROJECT_DIR/.gemini/hooks/guard.sh  "
-                                       "(project layer, trusted, gemini_cli protocol)"));
-}
+void PrintTo(const ListedAgentHook& hook, std::ostream* out) { *out << hook.key; }
 
-TEST_F(Hookctl, ListShowsACursorHooksFormatFileAndPath) {
-  write_script(project_.path() / ".cursor" / "hooks" / "guard.sh", "exit 0\n");
-  write_file(project_.path() / ".cursor" / "hooks.json",
-             R"({"version": 1, "hooks": {"beforeShellExecution": [{"command": ".cursor/hooks/guard.sh", "matcher": "rm"}]}})");
-  write_file(user_config_.path() / "hookbus" / "config.json", R"({"agent_hooks": {"cursor": {"settings": ["project"]}}})");
-  trust();
-  const ProcessResult r = hookctl({"list"});
-  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
-  EXPECT_THAT(r.stdout_text, HasSubstr("guard.sh: beforeShellExecution (matcher rm)\n    " +
-                                       (project_.path() / ".cursor" / "hooks.json").string() +
-                                       ": hooks.beforeShellExecution[0]: .cursor/hooks/guard.sh  (project layer, "
-                                       "trusted, cursor protocol)"));
-}
+const ListedAgentHook kListedAgentHooks[] = {
+    {.key = "codex",
+     .script = ".codex/hooks/guard.sh",
+     .file = ".codex/config.toml",
+     .contents = "[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\n"
+                 "command = \"sh .codex/hooks/guard.sh\"\n",
+     .listed = "guard.sh: PreToolUse (matcher Bash)\n    FILE: hooks.PreToolUse[0].hooks[0]: sh .codex/hooks/guard.sh  "
+               "(project layer, trusted, codex protocol)"},
+    {.key = "gemini_cli",
+     .script = ".gemini/hooks/guard.sh",
+     .file = ".gemini/settings.json",
+     .contents = R"({"hooks": {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [)"
+                 R"({"type": "command", "command": "$GEMINI_PROJECT_DIR/.gemini/hooks/guard.sh"}]}]}})",
+     .listed = "guard.sh: BeforeTool (matcher run_shell_command)\n    FILE: hooks.BeforeTool[0].hooks[0]: "
+               "$GEMINI_PROJECT_DIR/.gemini/hooks/guard.sh  (project layer, trusted, gemini_cli protocol)"},
+    {.key = "cursor",
+     .script = ".cursor/hooks/guard.sh",
+     .file = ".cursor/hooks.json",
+     .contents = R"({"version": 1, "hooks": {"beforeShellExecution": [{"command": ".cursor/hooks/guard.sh", "matcher": "rm"}]}})",
+     .listed = "guard.sh: beforeShellExecution (matcher rm)\n    FILE: hooks.beforeShellExecution[0]: .cursor/hooks/guard.sh  "
+               "(project layer, trusted, cursor protocol)"},
+    {.key = "vscode",
+     .script = ".github/hooks/scripts/guard.sh",
+     .file = ".github/hooks/guard.json",
+     .contents = R"({"hooks": {"PreToolUse": [{"type": "command", "command": "sh .github/hooks/scripts/guard.sh", )"
+                 R"("matcher": "Edit"}]}})",
+     .listed = "guard.sh: PreToolUse\n    FILE: hooks.PreToolUse[0]: sh .github/hooks/scripts/guard.sh  (project layer, "
+               "trusted, vscode protocol)",
+     .also = "hooks.PreToolUse[0].matcher: VS Code ignores a matcher"},
+    {.key = "copilot",
+     .script = ".github/hooks/scripts/guard.sh",
+     .file = ".github/hooks/guard.json",
+     .contents = R"({"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "sh .github/hooks/scripts/guard.sh", )"
+                 R"("matcher": "bash"}]}})",
+     .listed = "guard.sh: preToolUse (matcher bash)\n    FILE: hooks.preToolUse[0]: sh .github/hooks/scripts/guard.sh  "
+               "(project layer, trusted, copilot protocol)"},
+    {.key = "cline",
+     .script = ".clinerules/hooks/PreToolUse",
+     .file = ".clinerules/hooks/PreToolUse",
+     .contents = "",
+     .listed = "PreToolUse: PreToolUse\n    FILE  (project layer, trusted, cline protocol)"},
+};
 
-// A VS Code hook is listed as the others: its protocol, file and JSON path, and
-// the script `hookctl trust` records; a matcher VS Code ignores is said.
-TEST_F(Hookctl, ListShowsAVsCodeHooksFormatSourceFileAndPathAndTrustRecordsItsScript) {
-  write_script(project_.path() / ".github" / "hooks" / "scripts" / "guard.sh", "exit 0\n");
-  write_file(project_.path() / ".github" / "hooks" / "guard.json",
-             R"({"hooks": {"PreToolUse": [{"type": "command", "command": "sh .github/hooks/scripts/guard.sh", )"
-             R"("matcher": "Edit"}]}})");
-  write_file(user_config_.path() / "hookbus" / "config.json", R"({"agent_hooks": {"vscode": {"settings": ["project"]}}})");
+class HookctlListsAgentHooks : public Hookctl, public ::testing::WithParamInterface<ListedAgentHook> {};
+
+INSTANTIATE_TEST_SUITE_P(Formats, HookctlListsAgentHooks, ::testing::ValuesIn(kListedAgentHooks),
+                         [](const auto& info) { return info.param.key; });
+
+TEST_P(HookctlListsAgentHooks, ListShowsTheHooksFormatFileAndPathAndTrustRecordsWhatItRuns) {
+  const ListedAgentHook& hook = GetParam();
+  write_script(project_.path() / hook.script, "echo '{}'\n");
+  if (hook.file != hook.script) write_file(project_.path() / hook.file, hook.contents);
+  write_file(user_config_.path() / "hookbus" / "config.json",
+             R"({"agent_hooks": {")" + hook.key + R"(": {"settings": ["project"]}}})");
   const ProcessResult trusted = hookctl({"trust"});
   EXPECT_EQ(trusted.exit_code, 0) << trusted.stderr_text;
-  EXPECT_THAT(trusted.stdout_text, HasSubstr(".github/hooks/scripts/guard.sh"));
+  EXPECT_THAT(trusted.stdout_text, HasSubstr(hook.script));
   const ProcessResult r = hookctl({"list"});
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
-  EXPECT_THAT(r.stdout_text, HasSubstr("guard.sh: PreToolUse\n    " +
-                                       (project_.path() / ".github" / "hooks" / "guard.json").string() +
-                                       ": hooks.PreToolUse[0]: sh .github/hooks/scripts/guard.sh  (project layer, "
-                                       "trusted, vscode protocol)"));
-  EXPECT_THAT(r.stdout_text + r.stderr_text, HasSubstr("hooks.PreToolUse[0].matcher: VS Code ignores a matcher"));
-}
-
-// A Copilot CLI hook is listed as the others: its protocol, its version-1
-// file and the JSON path of its entry, and the script `hookctl trust` records.
-TEST_F(Hookctl, ListShowsACopilotHooksFormatFileAndPathAndTrustRecordsItsScript) {
-  write_script(project_.path() / ".github" / "hooks" / "scripts" / "guard.sh", "exit 0\n");
-  write_file(project_.path() / ".github" / "hooks" / "guard.json",
-             R"({"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "sh .github/hooks/scripts/guard.sh", )"
-             R"("matcher": "bash"}]}})");
-  write_file(user_config_.path() / "hookbus" / "config.json", R"({"agent_hooks": {"copilot": {"settings": ["project"]}}})");
-  const ProcessResult trusted = hookctl({"trust"});
-  EXPECT_EQ(trusted.exit_code, 0) << trusted.stderr_text;
-  EXPECT_THAT(trusted.stdout_text, HasSubstr(".github/hooks/scripts/guard.sh"));
-  const ProcessResult r = hookctl({"list"});
-  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
-  EXPECT_THAT(r.stdout_text, HasSubstr("guard.sh: preToolUse (matcher bash)\n    " +
-                                       (project_.path() / ".github" / "hooks" / "guard.json").string() +
-                                       ": hooks.preToolUse[0]: sh .github/hooks/scripts/guard.sh  (project layer, "
-                                       "trusted, copilot protocol)"));
-}
-
-// A Cline hook is listed with its protocol and its file, which is its whole declaration.
-TEST_F(Hookctl, ListShowsAClineHooksFormatAndFile) {
-  write_script(project_.path() / ".clinerules" / "hooks" / "PreToolUse", "echo '{}'\n");
-  write_file(user_config_.path() / "hookbus" / "config.json", R"({"agent_hooks": {"cline": {"settings": ["project"]}}})");
-  const ProcessResult trusted = hookctl({"trust"});
-  EXPECT_EQ(trusted.exit_code, 0) << trusted.stderr_text;
-  EXPECT_THAT(trusted.stdout_text, HasSubstr(".clinerules/hooks/PreToolUse"));
-  const ProcessResult r = hookctl({"list"});
-  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
-  EXPECT_THAT(r.stdout_text, HasSubstr("PreToolUse: PreToolUse\n    " +
-                                       (project_.path() / ".clinerules" / "hooks" / "PreToolUse").string() +
-                                       "  (project layer, trusted, cline protocol)"));
-}
-
-// `hookctl trust` records the files a project's Codex hooks run, as it does Claude Code's.
-TEST_F(Hookctl, TrustRecordsTheFilesAProjectsCodexHooksRun) {
-  write_script(project_.path() / ".codex" / "hooks" / "guard.sh", "exit 0\n");
-  write_file(project_.path() / ".codex" / "hooks.json", R"({"hooks": {"PreToolUse": [{"hooks": [)"
-                                                        R"({"type": "command", "command": "sh .codex/hooks/guard.sh"}]}]}})");
-  write_file(user_config_.path() / "hookbus" / "config.json", R"({"agent_hooks": {"codex": {"settings": ["project"]}}})");
-  const ProcessResult r = hookctl({"trust"});
-  EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
-  EXPECT_THAT(r.stdout_text, AllOf(HasSubstr(".codex/hooks.json"), HasSubstr(".codex/hooks/guard.sh")));
+  std::string listed = hook.listed;
+  listed.replace(listed.find("FILE"), 4, (project_.path() / hook.file).string());
+  EXPECT_THAT(r.stdout_text, HasSubstr(listed));
+  EXPECT_THAT(r.stdout_text + r.stderr_text, HasSubstr(hook.also));
 }
 
 // A script's name holding a newline and a terminal's escape is recorded under
