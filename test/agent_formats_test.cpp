@@ -5,9 +5,8 @@
 // written here, from each agent's documented payload and answer, in the
 // styles people publish (bash + jq, Python, Node), and run through setup()
 // and Hooks::emit.
-#include "log_capture.hpp"
+#include "agent_hooks_fixture.hpp"
 #include "scoped_environment.hpp"
-#include "script_fixture.hpp"
 
 #include "formats/claude_code/settings.hpp"
 #include "formats/codex/format.hpp"
@@ -55,39 +54,13 @@ constexpr const char* kCodexGuard =
     "esac\n"
     "exit 0\n";
 
-class AgentFormats : public testing::NothingLeftBehind {
+class AgentFormats : public testing::AgentHooksFixture {
  protected:
-  Locations locations() const {
-    return {.managed = root_ / "etc",
-            .user = root_ / "user",
-            .project = project_.path(),
-            .state = root_ / "state",
-            .cache = root_ / "cache",
-            .claude = root_ / "claude",
-            .codex = root_ / "codex",
-            .qwen = root_ / "qwen"};
-  }
-  fs::path in_project(const std::string& relative) const { return project_ / relative; }
-
   // The project's own hooks of `agent`, switched on by its config, and trusted.
   void projects_hooks(const std::string& agent, const std::string& file, const std::string& settings) {
-    write_file(locations().config_file(Layer::project),
-               R"({"agent_hooks": {")" + agent + R"(": {"settings": ["project"]}}})");
+    switch_on(agent);
     write_file(in_project(file), settings);
     trust_project();
-  }
-  void trust_project() {
-    Hooks scratch;
-    const Installation looked = setup(scratch, {.project_dir = project_.path(), .locations = locations()});
-    TrustStore::at(locations()).trust(project_.path(), looked.report.trust.now);
-  }
-  ToolCallResult emit_bash(const std::string& command, const std::string& tool = "bash") {
-    const Installation installed = setup(hooks_, {.project_dir = project_.path(), .locations = locations()});
-    warnings_ = installed.report.warnings;
-    return hooks_.emit(ToolCallEvent{.context = {.session_id = "s1", .cwd = project_.path().string()},
-                                     .tool_call_id = "c1",
-                                     .tool_name = tool,
-                                     .input = {{"command", command}}});
   }
   // A Codex PreToolUse hook of the project whose answer is `answer` (a JSON text).
   void codex_answers(const std::string& answer) {
@@ -96,12 +69,6 @@ class AgentFormats : public testing::NothingLeftBehind {
                    R"({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", )"
                    R"("command": "sh .codex/hooks/answer.sh"}]}]}})");
   }
-
-  TempDir root_;
-  TempDir project_;
-  testing::LogCapture log_;
-  Hooks hooks_;
-  std::vector<std::string> warnings_;
 };
 
 // ------------------------------------------------------------------ Codex

@@ -6,9 +6,8 @@
 // are written here from Gemini's documented payload and answer (its
 // docs/hooks reference), in bash + jq, Python and Node, and run through
 // setup() and Hooks::emit.
-#include "log_capture.hpp"
+#include "agent_hooks_fixture.hpp"
 #include "scoped_environment.hpp"
-#include "script_fixture.hpp"
 
 #include <hookbus/events.hpp>
 #include <hookbus/hooks.hpp>
@@ -49,29 +48,13 @@ constexpr const char* kGeminiGuard =
     "esac\n"
     "echo '{\"decision\": \"allow\"}'\n";
 
-class GeminiCli : public testing::NothingLeftBehind {
+class GeminiCli : public testing::AgentHooksFixture {
  protected:
-  Locations locations() const {
-    return {.managed = root_ / "etc",
-            .user = root_ / "user",
-            .project = project_.path(),
-            .state = root_ / "state",
-            .cache = root_ / "cache",
-            .claude = root_ / "claude",
-            .codex = root_ / "codex",
-            .qwen = root_ / "qwen",
-            .gemini = root_ / "gemini",
-            .gemini_system_settings = root_ / "etc-gemini" / "settings.json"};
-  }
-  fs::path in_project(const std::string& relative) const { return project_ / relative; }
-
   // The project's .gemini/settings.json with `hooks`, switched on by its config, and trusted.
   void projects_hooks(const std::string& hooks) {
-    write_file(locations().config_file(Layer::project), R"({"agent_hooks": {"gemini_cli": {"settings": ["project"]}}})");
+    switch_on("gemini_cli");
     write_file(in_project(".gemini/settings.json"), R"({"general": {"vimMode": true}, "hooks": )" + hooks + "}");
-    Hooks scratch;
-    const Installation looked = setup(scratch, {.project_dir = project_.path(), .locations = locations()});
-    TrustStore::at(locations()).trust(project_.path(), looked.report.trust.now);
+    trust_project();
   }
   // One group of `event` whose one hook runs `command` (with `extra` handler keys).
   static std::string group(const std::string& event, const std::string& command, const std::string& matcher = "",
@@ -86,35 +69,22 @@ class GeminiCli : public testing::NothingLeftBehind {
                0755);
     projects_hooks(group(event, "sh .gemini/hooks/answer.sh"));
   }
-  // Installs what setup() reads now, in place of what it installed before.
-  void install() {
-    installed_.reset();
-    installed_.emplace(setup(hooks_, {.project_dir = project_.path(), .locations = locations()}));
-    warnings_ = installed_->report.warnings;
-  }
   ToolCallResult emit_shell(const std::string& command, const std::string& tool = "bash") {
     install();
-    return hooks_.emit(ToolCallEvent{.context = {.session_id = "s1", .cwd = project_.path().string()},
+    return hooks_.emit(ToolCallEvent{.context = context(),
                                      .tool_call_id = "c1",
                                      .tool_name = tool,
                                      .input = {{"command", command}, {"timeout", 5}}});
   }
   ToolResultResult emit_result(const std::string& text, bool failed = false) {
     install();
-    return hooks_.emit(ToolResultEvent{.context = {.session_id = "s1", .cwd = project_.path().string()},
+    return hooks_.emit(ToolResultEvent{.context = context(),
                                        .tool_call_id = "c1",
                                        .tool_name = "read",
                                        .input = {{"file_path", "notes.txt"}},
                                        .content = {TextPart{text}},
                                        .is_error = failed});
   }
-
-  TempDir root_;
-  TempDir project_;
-  testing::LogCapture log_;
-  Hooks hooks_;
-  std::optional<Installation> installed_;
-  std::vector<std::string> warnings_;
 };
 
 // --------------------------------------------------------------- files

@@ -5,8 +5,7 @@
 // the Linux command where a handler has one, and VS Code's payload and
 // answer. The hooks are written here from VS Code's documented payload and
 // answer (bash + jq, Python, Node) and run through setup() and Hooks::emit.
-#include "log_capture.hpp"
-#include "script_fixture.hpp"
+#include "agent_hooks_fixture.hpp"
 
 #include "formats/claude_code/settings.hpp"
 #include "formats/vscode/format.hpp"
@@ -49,56 +48,18 @@ constexpr const char* kVsCodeGuard =
     "permissionDecisionReason: \"no recursive deletes\"}}'\n"
     "esac\n";
 
-class VsCodeHooks : public testing::NothingLeftBehind {
+class VsCodeHooks : public testing::AgentHooksFixture {
  protected:
-  Locations locations() const {
-    return {.managed = root_ / "etc",
-            .user = root_ / "user",
-            .project = project_.path(),
-            .state = root_ / "state",
-            .cache = root_ / "cache",
-            .claude = root_ / "claude",
-            .codex = root_ / "codex",
-            .qwen = root_ / "qwen",
-            .copilot = root_ / "copilot"};
-  }
-  fs::path in_project(const std::string& relative) const { return project_ / relative; }
-
   // The project's VS Code hooks file `name` in .github/hooks, switched on by its config, and trusted.
   void projects_hooks(const std::string& name, const std::string& hooks) {
-    write_file(locations().config_file(Layer::project), R"({"agent_hooks": {"vscode": {"settings": ["project"]}}})");
+    switch_on("vscode");
     write_file(in_project(".github/hooks/" + name), hooks);
     trust_project();
-  }
-  void trust_project() {
-    Hooks scratch;
-    const Installation looked = setup(scratch, {.project_dir = project_.path(), .locations = locations()});
-    TrustStore::at(locations()).trust(project_.path(), looked.report.trust.now);
-  }
-  // setup() on the test's bus; what it installed stays until the test ends.
-  void install() {
-    installation_ = std::make_unique<Installation>(
-        setup(hooks_, {.project_dir = project_.path(), .locations = locations()}));
-    warnings_ = installation_->report.warnings;
-  }
-  ToolCallResult emit_bash(const std::string& command) {
-    install();
-    return hooks_.emit(ToolCallEvent{.context = {.session_id = "s1", .cwd = project_.path().string()},
-                                     .tool_call_id = "c1",
-                                     .tool_name = "bash",
-                                     .input = {{"command", command}}});
   }
   // A handler list of one event with one command.
   static std::string one_hook(const std::string& event, const std::string& handler) {
     return R"({"hooks": {")" + event + R"(": [)" + handler + "]}}";
   }
-
-  TempDir root_;
-  TempDir project_;
-  testing::LogCapture log_;
-  Hooks hooks_;
-  std::unique_ptr<Installation> installation_;
-  std::vector<std::string> warnings_;
 };
 
 TEST_F(VsCodeHooks, AProjectsGithubHooksGuardDeniesAsInVsCode) {
@@ -121,7 +82,7 @@ TEST_F(VsCodeHooks, EveryJsonFileOfGithubHooksIsReadInNameOrder) {
   EXPECT_EQ(result.decision, Decision::deny);
   EXPECT_EQ(result.reason, "from b");
   EXPECT_TRUE(fs::exists(in_project("ran-a")));
-  const auto& installed = installation_->report.hooks.installed;
+  const auto& installed = installed_->report.hooks.installed;
   ASSERT_EQ(installed.size(), 2U);
   EXPECT_THAT(installed[0].source, HasSubstr(".github/hooks/a.json: hooks.PreToolUse[0]"));
   EXPECT_THAT(installed[1].source, HasSubstr(".github/hooks/b.json: hooks.PreToolUse[0]"));
