@@ -303,19 +303,94 @@ TEST_F(CopilotHooks, AMatcherMatchesTheWholeToolNameOrItsClaudeCodeName) {
 
 // A handler with only Windows' command, or one run without a shell
 // (exec), is not imported, and a warning names its JSON path.
-TEST_F(CopilotHooks, AHookForWindowsOnlyOrRunWithoutAShellIsNotImportedAndTheUserIsTold) {
+TEST_F(CopilotHooks, AHookForWindowsOnlyIsNotImportedAndTheUserIsTold) {
+  projects_hooks("own.json", one_hook("preToolUse", R"({"powershell": "exit 2"})"));
+  EXPECT_EQ(emit_bash("ls").decision, Decision::none);
+  EXPECT_THAT(warnings_, Contains(AllOf(HasSubstr("hooks.preToolUse[0].powershell: a command for Windows only"),
+                                        HasSubstr("not imported"))));
+}
+
+// "exec" runs its program with exactly "args", without a shell: nothing is
+// split, globbed or expanded; in its "cwd", with its "env", as a command.
+TEST_F(CopilotHooks, AnExecHookRunsItsProgramWithItsArgsAsWrittenWithoutAShell) {
+  write_file(in_project("tools/guard"), "#!/bin/sh\nprintf '%s\\n' \"$@\" > seen\necho \"$MODE\" >&2\nexit 2\n", 0755);
+  projects_hooks("exec.json", one_hook("preToolUse", R"({"exec": "./guard", "args": ["$HOME", "*", "a  b", "; touch x"],
+                                                         "cwd": "tools", "env": {"MODE": "strict"}})"));
+  const ToolCallResult result = emit_bash("ls");
+  EXPECT_EQ(result.decision, Decision::deny);
+  EXPECT_EQ(result.reason, "strict");
+  EXPECT_EQ(read_file(in_project("tools/seen")), "$HOME\n*\na  b\n; touch x\n");
+  EXPECT_FALSE(fs::exists(in_project("tools/x")));
+}
+
+// A program named without a '/' is found on PATH, the hook's own "env"
+// PATH first, as /bin/sh finds a command's; one found nowhere is a failed
+// run, which a preToolUse guard turns into a deny naming it.
+TEST_F(CopilotHooks, AnExecProgramWithoutASlashIsFoundOnItsPathAndOneFoundNowhereFails) {
+  write_file(root_ / "bin" / "guard", "#!/bin/sh\necho own >&2\nexit 2\n", 0755);
+  const std::string own_path = write_json(boost::json::string((root_ / "bin").string()));
   const struct {
     std::string handler;
-    std::string warning;
+    std::string reason;
   } cases[] = {
-      {R"({"powershell": "exit 2"})", "hooks.preToolUse[0].powershell: a command for Windows only"},
-      {R"({"exec": "/bin/false", "args": []})", "hooks.preToolUse[0].exec"},
+      {R"({"exec": "sh", "args": ["-c", "echo engines >&2; exit 2"]})", "engines"},
+      {R"({"exec": "guard", "env": {"PATH": )" + own_path + "}}", "own"},
+      {R"({"exec": "no-such-guard"})", "its program \"no-such-guard\" is in no directory of its PATH"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.handler);
-    projects_hooks("own.json", one_hook("preToolUse", c.handler));
-    EXPECT_EQ(emit_bash("ls").decision, Decision::none);
-    EXPECT_THAT(warnings_, Contains(AllOf(HasSubstr(c.warning), HasSubstr("not imported"))));
+    projects_hooks("exec.json", one_hook("preToolUse", c.handler));
+    const ToolCallResult result = emit_bash("ls");
+    EXPECT_EQ(result.decision, Decision::deny);
+    EXPECT_THAT(result.reason, HasSubstr(c.reason));
+  }
+}
+
+// What trust covers of an exec hook is what it would of the same command
+// run by a shell: its program, an interpreter's script, and their
+// directories' trees, so a change to any of them is a change to the project.
+TEST_F(CopilotHooks, AnExecHooksProgramAndScriptAndTheirTreesAreInTheProjectsFingerprint) {
+  write_file(in_project("tools/check"), "#!/bin/sh\nexit 0\n", 0755);
+  write_file(in_project("tools/helper.sh"), "exit 0\n");
+  write_file(in_project("scripts/hook.py"), "import helper\n");
+  write_file(in_project("scripts/helper.py"), "");
+  projects_hooks("exec.json", one_hook("preToolUse", R"({"exec": "tools/check"},
+                                                         {"exec": "python3", "args": ["scripts/hook.py"]})"));
+  install();
+  std::vector<std::string> fingerprinted;
+  for (const auto& file : installation_->report.trust.now.files) fingerprinted.push_back(file.path);
+  for (const std::string file : {"tools/check", "tools/helper.sh", "scripts/hook.py", "scripts/helper.py"})
+    EXPECT_THAT(fingerprinted, Contains(file));
+}
+
+// Copilot rejects "exec" beside a command; "args" is a list of strings,
+// given with an "exec": each otherwise is an error naming the file and JSON path.
+TEST_F(CopilotHooks, AnExecBesideACommandOrArgsThatAreNoListOfStringsIsAnErrorNamingFileAndPath) {
+  const fs::path file = in_project(".github/hooks/exec.json");
+  const struct {
+    std::string handler;
+    std::string path;
+    std::string what;
+  } cases[] = {
+      {R"({"exec": "./guard", "bash": "./guard"})", "hooks.preToolUse[0].exec", "\"bash\" a command with one"},
+      {R"({"exec": "./guard", "command": "./guard"})", "hooks.preToolUse[0].exec", "\"command\" a command with one"},
+      {R"({"exec": "./guard", "powershell": "./guard.ps1"})", "hooks.preToolUse[0].exec", "\"powershell\""},
+      {R"({"exec": "./guard", "args": "--strict"})", "hooks.preToolUse[0].args", "array"},
+      {R"({"exec": "./guard", "args": ["--strict", 1]})", "hooks.preToolUse[0].args[1]", "string"},
+      {R"({"exec": ""})", "hooks.preToolUse[0].exec", "empty"},
+      {R"({"bash": "./guard", "args": ["--strict"]})", "hooks.preToolUse[0].args", "add the program as \"exec\""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.handler);
+    write_file(file, one_hook("preToolUse", c.handler));
+    try {
+      (void)detail::read_format_settings(detail::copilot_cli_format(), file, Layer::user, {}, project_.path());
+      ADD_FAILURE() << "read";
+    } catch (const ConfigError& error) {
+      EXPECT_EQ(error.file(), file);
+      EXPECT_EQ(error.path(), c.path);
+      EXPECT_THAT(error.what(), HasSubstr(c.what));
+    }
   }
 }
 

@@ -60,6 +60,12 @@ struct ClaudeCodeCommand {
   std::string matcher{};    // as written; "" and "*" match everything
   std::string command{};    // run as `/bin/sh -c COMMAND`; empty when `program` is set
   std::filesystem::path program{};  // a hook file run directly (declared in .hookbus/config.json)
+  // Copilot CLI's "exec" and "args" (`command` and `program` are empty): a
+  // program run with exactly these arguments, without a shell. A name with
+  // a '/' is found from its working directory, one without on PATH (its
+  // `environment`'s, else the engine's), as /bin/sh finds a command's program.
+  std::string exec{};
+  std::vector<std::string> arguments{};
   Duration timeout = claude_code_default_timeout;
   // Claude Code's "async": runs in the background; the context and messages
   // of its answer go to the model at the next event that takes them

@@ -11,6 +11,7 @@
 #include "external/hook_run.hpp"
 #include "external/start_check.hpp"
 #include "external/persistent.hpp"
+#include "formats/claude_code/command_files.hpp"
 #include "formats/claude_code/installer.hpp"
 #include "formats/hook_format.hpp"
 #include "process/background.hpp"
@@ -294,7 +295,7 @@ class Installer {
   void install(const ClaudeCodeCommand& command, std::vector<ClaudeCodeCommand>& claude) {
     const auto not_installed = [&](const std::string& reason) {
       what_.not_installed.push_back({command.label, command.layer, command.program, reason + " (" + command.source + ")",
-                                     command.protocol, {command.event}, command.command, command.source});
+                                     command.protocol, {command.event}, detail::command_line(command), command.source});
     };
     if (auto forbidden = config_.hooks_forbidden(command.layer)) return not_installed(*forbidden);
     for (const auto& file : claude_code_named_files(command, project_dir_)) {
@@ -311,8 +312,8 @@ class Installer {
     settings.timeout.value = command.timeout;
     settings.async.value = command.async;
     what_.installed.push_back({command.label, command.layer, command.program, {command.event}, settings, command.protocol,
-                               command.matcher, command.command, command.source, command.if_rule, command.once,
-                               command.async_rewake, command.status_message});
+                               command.matcher, detail::command_line(command), command.source, command.if_rule,
+                               command.once, command.async_rewake, command.status_message});
   }
 
   // A hook of a less trusted layer with the name of a more trusted layer's

@@ -210,10 +210,11 @@ struct HookFormat {
   // handler with only those is skipped with a warning naming the system.
   std::string_view os_command_key{};
   std::span<const std::pair<std::string_view, std::string_view>> other_os_command_keys{};
-  // Handler keys the agent honours and hookbus cannot yet: a handler with
-  // one is not imported, with a warning naming it, never run without it
-  // (Copilot CLI's "exec", a command run without a shell).
-  std::span<const std::string_view> unhonoured_handler_keys{};
+  // The handler keys of a program run without a shell and of its arguments
+  // (Copilot CLI's "exec" and "args"; ClaudeCodeCommand::exec): never in one
+  // handler with a command key.
+  std::string_view exec_key{};
+  std::string_view exec_arguments_key{};
   // The format whose files share its settings directory, told apart by a
   // top-level "version": a file with one is the format's with a
   // required_version, one without is the other's (VS Code reads a

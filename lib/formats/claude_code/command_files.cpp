@@ -3,6 +3,7 @@
 #include "formats/claude_code/command_files.hpp"
 
 #include "formats/handler_directory.hpp"
+#include "support/text.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -26,6 +27,13 @@ std::optional<std::filesystem::path> ProjectDirectory::inside(const std::filesys
   return relative == "." ? given_ : given_ / relative;
 }
 
+std::string command_line(const ClaudeCodeCommand& command) {
+  if (command.exec.empty()) return command.command;
+  std::string line = shell_quoted(command.exec);
+  for (const auto& argument : command.arguments) line += ' ' + shell_quoted(argument);
+  return line;
+}
+
 ShellCommandFiles resolve_command(const HookFormat& format, const ClaudeCodeCommand& command,
                                   const ProjectDirectory& project) {
   // It starts in its own directory, if it has one (a script it names relative to that is found there).
@@ -46,7 +54,7 @@ ShellCommandFiles resolve_command(const HookFormat& format, const ClaudeCodeComm
   for (const char* inherited : {"HOME", "PATH", "CDPATH"})
     if (const char* value = std::getenv(inherited); value != nullptr && *value != '\0')
       shell.variables.emplace(inherited, value);
-  return resolve_shell_command(command.command, shell);
+  return resolve_shell_command(command_line(command), shell);
 }
 
 std::vector<std::filesystem::path> files_inside(const ShellCommandFiles& found, const ProjectDirectory& project) {

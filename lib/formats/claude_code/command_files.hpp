@@ -13,6 +13,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace hookbus::detail {
@@ -33,6 +34,10 @@ class ProjectDirectory {
   std::filesystem::path given_;
   std::filesystem::path physical_;
 };
+
+// The command as /bin/sh reads it: `command`, or an exec handler's program
+// and arguments, each a quoted word (what trust resolves, and what is shown).
+std::string command_line(const ClaudeCodeCommand& command);
 
 // What `command` runs, started in the project (or in its own directory,
 // handler_directory.hpp, which throws Error for one that may not be) with

@@ -49,7 +49,7 @@ void cover_command(const HookFormat& format, const ClaudeCodeCommand& command, c
     add_once(trees, std::move(*inside));
   }
   for (const auto& construct : found.unresolved)
-    files.unresolved.push_back({command.source, command.command, construct.construct, construct.why});
+    files.unresolved.push_back({command.source, command_line(command), construct.construct, construct.why});
 }
 
 // The settings files of a format's settings directory: its `*.json` entries
@@ -341,7 +341,7 @@ void ClaudeCodeImports::report(const LayeredConfig& config, const std::string& w
       for (auto& command :
            read_format_settings(format_, source.file, source.layer, source.plugin_root, locations_.project).commands)
         report.not_installed.push_back({command.label, command.layer, {}, why, format_.protocol, {command.event},
-                                        command.command, command.source});
+                                        command_line(command), command.source});
     } catch (const ConfigError&) {
       // An untrusted project's broken settings stop nothing and list nothing.
     }

@@ -16,8 +16,10 @@
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <system_error>
@@ -171,6 +173,35 @@ void limit_follow_ups_of(InstalledCommand& hook, const E& event, std::string key
   answer->follow_up_messages.clear();
 }
 
+// The file an exec handler runs: its program from its working directory or,
+// named without a '/', the first executable file of that name in a directory
+// of the PATH it gets (its own "env"'s, else the engine's), as /bin/sh would
+// find it and trust resolved it; never one reached through procfs, whose
+// names (/proc/self/cwd, /dev/fd/N) mean another file in the process started.
+fs::path exec_handler_program(const ClaudeCodeCommand& c, const fs::path& working_directory) {
+  fs::path program = working_directory / c.exec;
+  if (c.exec.find('/') == std::string::npos) {
+    const auto own = std::find_if(c.environment.begin(), c.environment.end(),
+                                  [](const auto& variable) { return variable.first == "PATH"; });
+    const char* engines = std::getenv("PATH");
+    const std::string path = own != c.environment.end() ? own->second : engines != nullptr ? engines : "";
+    program.clear();
+    for (std::string_view entries = path; program.empty();) {
+      const std::size_t colon = std::min(entries.find(':'), entries.size());
+      const std::string_view entry = entries.substr(0, colon);
+      const fs::path candidate = working_directory / (entry.empty() ? fs::path(".") : fs::path(entry)) / c.exec;
+      struct stat st {};
+      if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
+        program = candidate;
+      else if (colon == entries.size())
+        throw Error(fmt::format("its program \"{}\" is in no directory of its PATH ({})", c.exec, path));
+      entries.remove_prefix(std::min(colon + 1, entries.size()));
+    }
+  }
+  if (auto why = per_process_path_reason(program)) throw Error(*why);
+  return program;
+}
+
 }  // namespace
 
 void limit_follow_ups(InstalledCommand& hook, const AgentEndEvent& event, std::optional<AgentEndResult>& answer) {
@@ -193,8 +224,10 @@ CommandInvocation invocation_of(const InstalledCommand& hook, const E& event) {
   const ClaudeCodeOptions& options = *hook.options;
   const fs::path project = project_of(options);
   CommandInvocation invocation{
-      .program = c.program.empty() ? fs::path("/bin/sh") : c.program,
-      .arguments = c.program.empty() ? std::vector<std::string>{"-c", c.command} : std::vector<std::string>{},
+      .program = !c.exec.empty() ? fs::path(c.exec) : c.program.empty() ? fs::path("/bin/sh") : c.program,
+      .arguments = !c.exec.empty()     ? c.arguments
+                   : c.program.empty() ? std::vector<std::string>{"-c", c.command}
+                                       : std::vector<std::string>{},
       .environment = {},
       .working_directory = c.working_directory.empty() ? project : (project / c.working_directory).lexically_normal(),
       .input = {},
@@ -269,6 +302,13 @@ ProcessResult run_command(const InstalledCommand& hook, CommandInvocation invoca
                    .stop = std::move(stop),
                    .detached_may_outlive = hook.options->detached_processes == DetachedProcesses::allow};
   const std::size_t bytes_in = spec.input.size();
+  if (!c.exec.empty()) {
+    try {
+      spec.program = exec_handler_program(c, spec.working_directory);
+    } catch (const Error& error) {
+      throw ExternalHookError(fmt::format("{} ({}): refused: {}", c.label, c.source, error.what()));
+    }
+  }
   try {
     std::optional<EnvFileForRun> env_file;
     if (invocation.env_file) {

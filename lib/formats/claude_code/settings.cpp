@@ -5,6 +5,7 @@
 
 #include <hookbus/json.hpp>
 
+#include "formats/claude_code/command_files.hpp"
 #include "formats/claude_code/permission_rule.hpp"
 #include "formats/codex/codex_toml.hpp"
 #include "formats/handler_directory.hpp"
@@ -144,6 +145,32 @@ std::vector<std::pair<std::string, std::string>> read_environment(const detail::
     environment.emplace_back(name, std::move(text));
   }
   return environment;
+}
+
+// A string that becomes one argument of a process: no NUL, which would cut it short.
+std::string read_exec_argument(const ConfigValue& value, bool nonempty) {
+  std::string text = nonempty ? value.as_nonempty_string() : value.as_string();
+  if (text.find('\0') != std::string::npos)
+    throw ConfigError(value.location(), "a program's name or argument has no NUL character");
+  return text;
+}
+
+// A handler's program run without a shell and its arguments (Copilot CLI's
+// "exec" and "args"), which the agent rejects beside a command.
+void read_exec_handler(const detail::HookFormat& format, const ConfigObject& entry, const ConfigValue& exec,
+                       ClaudeCodeCommand& command) {
+  std::vector<std::string_view> commands = {"command"};
+  if (!format.os_command_key.empty()) commands.push_back(format.os_command_key);
+  for (const auto& [key, system] : format.other_os_command_keys) commands.push_back(key);
+  for (const std::string_view key : commands)
+    if (entry.find(key))
+      throw ConfigError(exec.location(),
+                        fmt::format("\"{}\" runs a program without a shell, and \"{}\" a command with one: {} "
+                                    "rejects a hook with both; keep one of them",
+                                    format.exec_key, key, format.agent));
+  command.exec = read_exec_argument(exec, true);
+  if (auto arguments = entry.find(format.exec_arguments_key))
+    for (const auto& argument : arguments->as_array()) command.arguments.push_back(read_exec_argument(argument, false));
 }
 
 }  // namespace
@@ -305,8 +332,7 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
               !(flat && key == "matcher") &&
               (format.working_directory_key.empty() || key != format.working_directory_key) &&
               (format.environment_key.empty() || key != format.environment_key) &&
-              std::find(format.unhonoured_handler_keys.begin(), format.unhonoured_handler_keys.end(), key) ==
-                  format.unhonoured_handler_keys.end())
+              (format.exec_key.empty() || (key != format.exec_key && key != format.exec_arguments_key)))
             note(value.location(), "not a key hookbus knows; ignored");
         if (auto shell = entry.find("shell")) {
           const std::string name = shell->as_string();
@@ -319,15 +345,18 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
           if (name != "bash")
             throw ConfigError(shell->location(), fmt::format("expected \"bash\" or \"powershell\", got \"{}\"", name));
         }
-        const auto unhonoured = std::find_if(format.unhonoured_handler_keys.begin(), format.unhonoured_handler_keys.end(),
-                                             [&](std::string_view key) { return entry.find(key).has_value(); });
-        if (unhonoured != format.unhonoured_handler_keys.end()) {
-          note(entry.find(*unhonoured)->location(),
-               fmt::format("hookbus does not yet run a {} hook with its own \"{}\"; not imported", format.agent,
-                           *unhonoured));
-          continue;
-        }
         ClaudeCodeCommand command;
+        const std::optional<ConfigValue> exec = format.exec_key.empty() ? std::nullopt : entry.find(format.exec_key);
+        if (exec) {
+          read_exec_handler(format, entry, *exec, command);
+        } else if (auto arguments = format.exec_arguments_key.empty() ? std::nullopt
+                                                                      : entry.find(format.exec_arguments_key)) {
+          throw ConfigError(arguments->location(),
+                            fmt::format("\"{}\" gives the arguments of \"{}\", which this hook does not have; add "
+                                        "the program as \"{}\", or remove \"{}\"",
+                                        format.exec_arguments_key, format.exec_key, format.exec_key,
+                                        format.exec_arguments_key));
+        }
         if (auto cwd = format.working_directory_key.empty() ? std::nullopt : entry.find(format.working_directory_key))
           command.working_directory = read_working_directory(*cwd, layer, project_dir);
         if (auto env = format.environment_key.empty() ? std::nullopt : entry.find(format.environment_key))
@@ -354,7 +383,7 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
         std::optional<ConfigValue> command_value = entry.find("command");
         if (auto own = format.os_command_key.empty() ? std::nullopt : entry.find(format.os_command_key))
           command_value = own;
-        if (!command_value) {
+        if (!command_value && !exec) {
           const auto other = std::find_if(format.other_os_command_keys.begin(), format.other_os_command_keys.end(),
                                           [&](const auto& key_system) { return entry.find(key_system.first); });
           if (other != format.other_os_command_keys.end()) {
@@ -365,8 +394,9 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
             continue;
           }
         }
-        command.command = command_value ? command_value->as_nonempty_string()
-                                        : entry.required("command", "string").as_nonempty_string();
+        if (!exec)
+          command.command = command_value ? command_value->as_nonempty_string()
+                                          : entry.required("command", "string").as_nonempty_string();
         const FormatEvent& format_event = *find_format_event(format, event);
         std::optional<ConfigValue> timeout = format.timeout_key.empty() ? std::nullopt : entry.find(format.timeout_key);
         if (!timeout) timeout = entry.find("timeout");
@@ -416,7 +446,7 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
         if (auto status = entry.find("statusMessage")) command.status_message = status->as_string();
         if (auto name = format.hook_name_key.empty() ? std::nullopt : entry.find(format.hook_name_key))
           command.name = name->as_string();
-        command.label = label_of(command.command);
+        command.label = label_of(command_line(command));
         command.source = fmt::format("{}: {}", file.string(), entry.location().path);
         command.layer = layer;
         command.plugin_root = plugin_root;

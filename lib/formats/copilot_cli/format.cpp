@@ -74,9 +74,6 @@ constexpr std::pair<std::string_view, std::string_view> kCopilotToolAliases[] = 
 // Windows' command, which Copilot runs there instead of "bash".
 constexpr std::pair<std::string_view, std::string_view> kCopilotOtherOsCommands[] = {{"powershell", "Windows"}};
 
-// A command run without a shell (exec and its args): not run yet (docs/agent-formats.md).
-constexpr std::string_view kCopilotUnhonouredKeys[] = {"exec"};
-
 constexpr std::pair<std::string_view, std::string_view> kCopilotInertKeys[] = {
     {"comment", "a comment: Copilot CLI ignores it, and so does hookbus"},
 };
@@ -130,7 +127,8 @@ const HookFormat& copilot_cli_format() {
                                  .settings_directory = &copilot_hooks_directory,
                                  .os_command_key = "bash",
                                  .other_os_command_keys = kCopilotOtherOsCommands,
-                                 .unhonoured_handler_keys = kCopilotUnhonouredKeys,
+                                 .exec_key = "exec",
+                                 .exec_arguments_key = "args",
                                  .shares_settings_directory_with = HookProtocol::vscode,
                                  .timeout_key = "timeoutSec",
                                  .handlers_run_in_order = true,
