@@ -145,6 +145,33 @@ bool matches(const InstalledCommand& hook, const E& event) {
   return !hook.rule || rule_matches(hook, event);
 }
 
+namespace {
+// Whether a tool event of the format fires for one kind of tool only: then
+// it does not fire for a tool of no name, which is of no kind.
+bool run_fires_for_one_kind(const HookFormat& format, std::string_view format_event) {
+  return format.tool_event_subject != nullptr && !format.tool_event_subject(format_event, "", {});
+}
+}  // namespace
+
+std::optional<std::string_view> format_event_of(const HookFormat& format, const HookEvent& event,
+                                                const ClaudeCodeToolNames& tool_names) {
+  return std::visit(
+      [&]<class E>(const E& e) -> std::optional<std::string_view> {
+        std::optional<std::string_view> first;
+        for (const FormatEvent& candidate : format.events) {
+          if (!event_applies(format, candidate.name, e)) continue;
+          if constexpr (requires { e.tool_name; e.input; } || requires { e.tool_name; e.parameters; })
+            if (format.tool_event_subject != nullptr) {
+              if (!format.tool_event_subject(candidate.name, tool_names.to_claude(e.tool_name), tool_input(e))) continue;
+              if (run_fires_for_one_kind(format, candidate.name)) return candidate.name;
+            }
+          if (!first) first = candidate.name;
+        }
+        return first;
+      },
+      event);
+}
+
 bool first_run_in_session(InstalledCommand& hook, const EventContext& context) {
   if (!hook.command.once) return true;
   const std::lock_guard lock(hook.once_mutex);
@@ -303,3 +330,15 @@ std::vector<FinishedRun> run_together(const std::vector<std::shared_ptr<Installe
 }
 
 }  // namespace hookbus::detail
+
+namespace hookbus {
+
+ProcessResult run_claude_code_command(const ClaudeCodeCommand& command, const HookEvent& event,
+                                      const ClaudeCodeOptions& options) {
+  const auto hook = std::make_shared<const detail::InstalledCommand>(
+      &detail::hook_format_of(command.protocol), command, ClaudeCodeMatcher(""), std::nullopt,
+      std::make_shared<const ClaudeCodeOptions>(options));
+  return std::visit([&](const auto& e) { return detail::run_command(*hook, detail::invocation_of(*hook, e)); }, event);
+}
+
+}  // namespace hookbus
