@@ -1333,6 +1333,17 @@ TEST_F(Hookctl, RunHookWithAProtocolRefusesAnEventTheAgentHasNoneForListingItsEv
   EXPECT_FALSE(fs::exists(file("ran")));
 }
 
+// Cursor's shell event named for a read: Cursor would not run the hook on it.
+TEST_F(Hookctl, RunHookWithAProtocolRefusesAnAgentsEventThatDoesNotFireForTheGivenEvent) {
+  const fs::path script = write_script(project_.path() / ".cursor" / "hooks" / "witness.sh",
+                                       "touch '" + file("ran") + "'\n");
+  const ProcessResult r = hookctl({"run-hook", "--protocol", "cursor", script.string(), "beforeShellExecution",
+                                   R"({"tool_call_id": "c1", "tool_name": "read", "input": {"path": "a"}})"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, HasSubstr("Cursor's beforeShellExecution does not fire for this tool_call"));
+  EXPECT_FALSE(fs::exists(file("ran")));
+}
+
 TEST_F(Hookctl, RunHookJsonWithAProtocolHasTheSameKeysRequestedAsTheAgentsEvent) {
   const fs::path script = write_script(project_.path() / ".gemini" / "hooks" / "no-rm.sh",
                                      R"(echo '{"decision": "deny", "reason": "no"}')" "\n");

@@ -619,6 +619,10 @@ HookRun run_agent_hook(const Invocation& invocation, const detail::HookFormat& f
     const auto agent_event = detail::format_event_of(format, event, tool_names);
     if (!agent_event) throw no_agent_event(format, given);
     as = *agent_event;
+  } else if (!detail::format_event_fires(format, given, event, tool_names)) {
+    throw UsageError(fmt::format("{}'s {} does not fire for this {} (not for its tool, or its is_error); name the "
+                                 "catalogue event {} to run the {} event that does",
+                                 format.agent, printable(given), event_name(event), event_name(event), format.agent));
   } else {
     as = given;
   }

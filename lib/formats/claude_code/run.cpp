@@ -153,23 +153,28 @@ bool run_fires_for_one_kind(const HookFormat& format, std::string_view format_ev
 }
 }  // namespace
 
-std::optional<std::string_view> format_event_of(const HookFormat& format, const HookEvent& event,
-                                                const ClaudeCodeToolNames& tool_names) {
+bool format_event_fires(const HookFormat& format, std::string_view format_event, const HookEvent& event,
+                        const ClaudeCodeToolNames& tool_names) {
   return std::visit(
-      [&]<class E>(const E& e) -> std::optional<std::string_view> {
-        std::optional<std::string_view> first;
-        for (const FormatEvent& candidate : format.events) {
-          if (!event_applies(format, candidate.name, e)) continue;
-          if constexpr (requires { e.tool_name; e.input; } || requires { e.tool_name; e.parameters; })
-            if (format.tool_event_subject != nullptr) {
-              if (!format.tool_event_subject(candidate.name, tool_names.to_claude(e.tool_name), tool_input(e))) continue;
-              if (run_fires_for_one_kind(format, candidate.name)) return candidate.name;
-            }
-          if (!first) first = candidate.name;
-        }
-        return first;
+      [&]<class E>(const E& e) {
+        if (!event_applies(format, format_event, e)) return false;
+        if constexpr (requires { e.tool_name; e.input; } || requires { e.tool_name; e.parameters; })
+          if (format.tool_event_subject != nullptr)
+            return format.tool_event_subject(format_event, tool_names.to_claude(e.tool_name), tool_input(e)).has_value();
+        return true;
       },
       event);
+}
+
+std::optional<std::string_view> format_event_of(const HookFormat& format, const HookEvent& event,
+                                                const ClaudeCodeToolNames& tool_names) {
+  std::optional<std::string_view> first;
+  for (const FormatEvent& candidate : format.events) {
+    if (!format_event_fires(format, candidate.name, event, tool_names)) continue;
+    if (run_fires_for_one_kind(format, candidate.name)) return candidate.name;
+    if (!first) first = candidate.name;
+  }
+  return first;
 }
 
 bool first_run_in_session(InstalledCommand& hook, const EventContext& context) {

@@ -80,6 +80,13 @@ struct CommandInvocation {
 template <class E>
 CommandInvocation invocation_of(const InstalledCommand& hook, const E& event);
 
+// Whether the format's event `format_event` fires for `event`: it stands for
+// it (a failed tool's result for Cursor's postToolUseFailure) and, for a
+// tool event of one kind of tool, the tool is of that kind (a shell command
+// for Cursor's beforeShellExecution).
+bool format_event_fires(const HookFormat& format, std::string_view format_event, const HookEvent& event,
+                        const ClaudeCodeToolNames& tool_names);
+
 // The event of `format` an emit of `event` is to one of its commands run on
 // its own (hookctl run-hook): the first of the format's events, in its
 // order, that stands for `event` and fires for it, one that fires for the
