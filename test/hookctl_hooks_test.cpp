@@ -1333,6 +1333,16 @@ TEST_F(Hookctl, RunHookWithAProtocolRefusesAnEventTheAgentHasNoneForListingItsEv
   EXPECT_FALSE(fs::exists(file("ran")));
 }
 
+// As a hook file config declares with the agent's protocol: the config's
+// timeout for a hook of its name, not Cursor's default.
+TEST_F(Hookctl, RunHookWithAProtocolTakesTheConfigsTimeoutForAHookOfItsName) {
+  write_file(user_config_.path() / "hookbus" / "config.json", R"({"hooks": {"slow.sh": {"timeout_ms": 100}}})");
+  const fs::path script = write_script(project_.path() / ".cursor" / "hooks" / "slow.sh", "exec sleep 30\n");
+  const ProcessResult r = hookctl({"run-hook", "--protocol", "cursor", script.string(), "stop"});
+  EXPECT_EQ(r.exit_code, 4) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, AllOf(HasSubstr("event:    agent_end (as stop)\n"), HasSubstr("status:   timed out")));
+}
+
 // Cursor's shell event named for a read: Cursor would not run the hook on it.
 TEST_F(Hookctl, RunHookWithAProtocolRefusesAnAgentsEventThatDoesNotFireForTheGivenEvent) {
   const fs::path script = write_script(project_.path() / ".cursor" / "hooks" / "witness.sh",
