@@ -13,7 +13,9 @@
 #include "formats/gemini_cli/format.hpp"
 #include "formats/qwen_code/format.hpp"
 
+#include <hookbus/claude_code.hpp>
 #include <hookbus/events.hpp>
+#include <hookbus/external_hook_error.hpp>
 #include <hookbus/hooks.hpp>
 #include <hookbus/json.hpp>
 #include <hookbus/setup.hpp>
@@ -25,7 +27,9 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <stdexcept>
 #include <string>
+#include <variant>
 
 namespace hookbus {
 namespace {
@@ -534,6 +538,59 @@ TEST_F(AgentFormats, TheUsersQwenCodeHooksAreInDotQwen) {
   write_file(locations().config_file(Layer::user), R"({"agent_hooks": {"qwen_code": {"settings": ["user"]}}})");
   EXPECT_EQ(emit_bash("ls").decision, Decision::deny);
   EXPECT_THAT(warnings_, IsEmpty());
+}
+
+// ------------------------------------------------- one command run on its own
+
+// Cursor's shell guard, from its documented payload and answer: it denies
+// only when its stdin is Cursor's beforeShellExecution payload.
+constexpr const char* kCursorShellGuard =
+    "#!/bin/sh\n"
+    "case \"$(cat)\" in *'\"hook_event_name\":\"beforeShellExecution\"'*'\"command\":\"rm -rf /\"'*)\n"
+    "  echo '{\"permission\": \"deny\", \"agent_message\": \"no rm -rf\"}' ;;\n"
+    "esac\n";
+
+ToolCallEvent rm_call(const fs::path& project) {
+  return {.context = {.session_id = "s1", .cwd = project.string()},
+          .tool_call_id = "c1",
+          .tool_name = "bash",
+          .input = {{"command", "rm -rf /"}}};
+}
+
+TEST_F(AgentFormats, RunClaudeCodeCommandRunsACommandAsItsAgentAndItsOutcomeIsReadAsThatAgentReadsIt) {
+  write_file(in_project(".cursor/hooks/guard.sh"), kCursorShellGuard, 0755);
+  const ClaudeCodeCommand command{.event = "beforeShellExecution",
+                                  .program = in_project(".cursor/hooks/guard.sh"),
+                                  .label = "guard.sh",
+                                  .source = in_project(".cursor/hooks/guard.sh").string(),
+                                  .protocol = HookProtocol::cursor};
+  const ToolCallEvent call = rm_call(project_.path());
+  const ProcessResult run = run_claude_code_command(command, call, {.project_dir = project_.path()});
+  ASSERT_TRUE(run.succeeded()) << run.status();
+  const HookOutcome outcome = claude_code_outcome(command, call, run, {});
+  ASSERT_TRUE(std::holds_alternative<ToolCallResult>(outcome)) << run.stdout_text;
+  EXPECT_EQ(std::get<ToolCallResult>(outcome).decision, Decision::deny);
+  EXPECT_EQ(std::get<ToolCallResult>(outcome).reason, "no rm -rf");
+}
+
+// As before every run on the bus: a file others may write is not run.
+TEST_F(AgentFormats, RunClaudeCodeCommandRefusesAProgramThatFailsTheHookFilesChecks) {
+  const fs::path witness = root_.path() / "ran";
+  write_file(in_project(".cursor/hooks/open.sh"), "#!/bin/sh\ntouch '" + witness.string() + "'\n", 0777);
+  const ClaudeCodeCommand command{.event = "beforeShellExecution",
+                                  .program = in_project(".cursor/hooks/open.sh"),
+                                  .label = "open.sh",
+                                  .source = in_project(".cursor/hooks/open.sh").string(),
+                                  .protocol = HookProtocol::cursor};
+  EXPECT_THROW((void)run_claude_code_command(command, rm_call(project_.path()), {.project_dir = project_.path()}),
+               ExternalHookError);
+  EXPECT_FALSE(fs::exists(witness));
+}
+
+TEST_F(AgentFormats, RunClaudeCodeCommandOfAProtocolOfNoAgentIsAnInvalidArgument) {
+  const ClaudeCodeCommand command{.event = "tool_call", .program = "/bin/true", .protocol = HookProtocol::hookbus};
+  EXPECT_THROW((void)run_claude_code_command(command, rm_call(project_.path()), {.project_dir = project_.path()}),
+               std::invalid_argument);
 }
 
 }  // namespace

@@ -27,6 +27,8 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace hookbus {
@@ -1209,6 +1211,169 @@ TEST_F(Hookctl, RunHookIsNotStoppedByAnUntrustedProjectsConfigThatDoesNotRead) {
   const ProcessResult r = hookctl({"run-hook", guard.string(), "tool_call", kCall});
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
   EXPECT_THAT(r.stdout_text, HasSubstr("| ran"));
+}
+
+// ------------------------------------------------------ run-hook --protocol
+
+// One agent's hook, written from its documented payload and answer: it
+// refuses `rm -rf /` only when its stdin is that agent's payload (`payload`
+// is in it), and says nothing otherwise.
+struct AgentHookCase {
+  std::string protocol;
+  std::string file;     // where the agent's users keep it, in the project
+  std::string event;    // as given to run-hook
+  std::string payload;  // what only the agent's payload of the call holds
+  std::string answer;
+  std::string result;   // run-hook's result line
+};
+
+const std::string kRmCall = R"({"tool_call_id": "c1", "tool_name": "bash", "input": {"command": "rm -rf /"}})";
+
+std::string agent_hook_body(const AgentHookCase& c) {
+  return "payload=$(cat)\ncase \"$payload\" in *'" + c.payload + "'*) echo '" + c.answer + "' ;; esac\n";
+}
+
+TEST_F(Hookctl, RunHookWithAProtocolRunsTheFileAsThatAgentAndReadsItsAnswer) {
+  const std::vector<AgentHookCase> cases{
+      {"cursor", ".cursor/hooks/no-rm.sh", "beforeShellExecution",
+       R"("hook_event_name":"beforeShellExecution")",
+       R"({"permission": "deny", "user_message": "blocked", "agent_message": "cursor: no rm"})",
+       "result:   denied: cursor: no rm\n"},
+      {"cline", ".clinerules/hooks/PreToolUse", "PreToolUse", R"("preToolUse":{"toolName":"execute_command")",
+       R"({"cancel": true, "errorMessage": "cline: no rm"})", "cline: no rm"},
+      {"gemini_cli", ".gemini/hooks/no-rm.sh", "BeforeTool", R"("tool_name":"run_shell_command")",
+       R"({"decision": "deny", "reason": "gemini: no rm"})", "result:   denied: gemini: no rm\n"},
+      {"copilot", ".github/hooks/no-rm.sh", "preToolUse", R"("toolArgs":"{\"command\":\"rm -rf /\"}")",
+       R"({"permissionDecision": "deny", "permissionDecisionReason": "copilot: no rm"})",
+       "result:   denied: copilot: no rm\n"},
+      {"claude_code", ".claude/hooks/no-rm.sh", "PreToolUse", R"("tool_name":"Bash")",
+       R"({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", )"
+       R"("permissionDecisionReason": "claude: no rm"}})",
+       "result:   denied: claude: no rm\n"},
+  };
+  for (const AgentHookCase& c : cases) {
+    SCOPED_TRACE(c.protocol);
+    const fs::path script = write_script(project_.path() / c.file, agent_hook_body(c));
+    const ProcessResult r =
+        hookctl({"run-hook", "--exit-code", "--protocol", c.protocol, script.string(), c.event, kRmCall});
+    EXPECT_EQ(r.exit_code, 1) << r.stdout_text << r.stderr_text;
+    EXPECT_THAT(r.stdout_text, AllOf(HasSubstr("event:    tool_call (as " + c.event + ")\n"),
+                                     HasSubstr("status:   exit code 0\n"), HasSubstr(c.result)));
+  }
+}
+
+// A catalogue event runs as the first of the agent's events that fires for
+// it: Cursor's shell event for a shell command, its preToolUse for another tool.
+TEST_F(Hookctl, RunHookWithAProtocolRunsACatalogueEventAsTheAgentsEventThatFiresForIt) {
+  const fs::path script = write_script(project_.path() / ".cursor" / "hooks" / "echo.sh", "cat >&2\n");
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {kRmCall, "beforeShellExecution"},
+      {R"({"tool_call_id": "c1", "tool_name": "web_search", "input": {"query": "q"}})", "preToolUse"},
+  };
+  for (const auto& [call, cursor_event] : cases) {
+    SCOPED_TRACE(cursor_event);
+    const ProcessResult r = hookctl({"run-hook", "--protocol", "cursor", script.string(), "tool_call", call});
+    EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
+    EXPECT_THAT(r.stdout_text, AllOf(HasSubstr("event:    tool_call (as " + cursor_event + ")\n"),
+                                     HasSubstr(R"("hook_event_name":")" + cursor_event + "\"")));
+  }
+}
+
+TEST_F(Hookctl, RunHookWithAnUnknownProtocolIsAUsageErrorListingTheProtocols) {
+  const fs::path script = write_script(project_.path() / "witness.sh", "touch '" + file("ran") + "'\n");
+  const ProcessResult r = hookctl({"run-hook", "--protocol", "curser", script.string(), "tool_call", kCall});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, AllOf(HasSubstr("--protocol: no agent is called 'curser'"), HasSubstr("cursor, vscode")));
+  EXPECT_FALSE(fs::exists(file("ran")));
+}
+
+// Neither one of Cursor's events (its names are camelCase) nor a catalogue
+// event Cursor has an event for: the error lists Cursor's events.
+TEST_F(Hookctl, RunHookWithAProtocolRefusesAnEventTheAgentHasNoneForListingItsEvents) {
+  const fs::path script = write_script(project_.path() / ".cursor" / "hooks" / "witness.sh",
+                                     "touch '" + file("ran") + "'\n");
+  for (const std::string event : {"PreToolUse", "message_update"}) {
+    SCOPED_TRACE(event);
+    const ProcessResult r = hookctl({"run-hook", "--protocol", "cursor", script.string(), event});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_THAT(r.stderr_text, AllOf(HasSubstr("Cursor runs no hook on " + event + "; Cursor's events: preToolUse, "
+                                               "beforeShellExecution,")));
+  }
+  EXPECT_FALSE(fs::exists(file("ran")));
+}
+
+// As a hook file config declares with the agent's protocol: the config's
+// timeout for a hook of its name, not Cursor's default.
+TEST_F(Hookctl, RunHookWithAProtocolTakesTheConfigsTimeoutForAHookOfItsName) {
+  write_file(user_config_.path() / "hookbus" / "config.json", R"({"hooks": {"slow.sh": {"timeout_ms": 100}}})");
+  const fs::path script = write_script(project_.path() / ".cursor" / "hooks" / "slow.sh", "exec sleep 30\n");
+  const ProcessResult r = hookctl({"run-hook", "--protocol", "cursor", script.string(), "stop"});
+  EXPECT_EQ(r.exit_code, 4) << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, AllOf(HasSubstr("event:    agent_end (as stop)\n"), HasSubstr("status:   timed out")));
+}
+
+// Cursor's shell event named for a read: Cursor would not run the hook on it.
+TEST_F(Hookctl, RunHookWithAProtocolRefusesAnAgentsEventThatDoesNotFireForTheGivenEvent) {
+  const fs::path script = write_script(project_.path() / ".cursor" / "hooks" / "witness.sh",
+                                       "touch '" + file("ran") + "'\n");
+  const ProcessResult r = hookctl({"run-hook", "--protocol", "cursor", script.string(), "beforeShellExecution",
+                                   R"({"tool_call_id": "c1", "tool_name": "read", "input": {"path": "a"}})"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.stderr_text, HasSubstr("Cursor's beforeShellExecution does not fire for this tool_call"));
+  EXPECT_FALSE(fs::exists(file("ran")));
+}
+
+TEST_F(Hookctl, RunHookJsonWithAProtocolHasTheSameKeysRequestedAsTheAgentsEvent) {
+  const fs::path script = write_script(project_.path() / ".gemini" / "hooks" / "no-rm.sh",
+                                     R"(echo '{"decision": "deny", "reason": "no"}')" "\n");
+  add_hook("quiet", "tool_call", "true\n");
+  const ProcessResult own = hookctl({"run-hook", hook("quiet").string(), "tool_call", kCall, "--json"});
+  const ProcessResult r = hookctl({"run-hook", "--protocol", "gemini_cli", script.string(), "tool_call", kRmCall, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  ASSERT_EQ(own.exit_code, 0) << own.stderr_text;
+  const auto run = boost::json::parse(r.stdout_text).as_object();
+  std::set<std::string> keys, own_keys;
+  for (const auto& entry : run) keys.insert(entry.key());
+  const auto own_run = boost::json::parse(own.stdout_text).as_object();
+  for (const auto& entry : own_run) own_keys.insert(entry.key());
+  EXPECT_EQ(keys, own_keys);
+  EXPECT_EQ(run.at("event"), "tool_call");
+  EXPECT_EQ(run.at("requested_as"), "BeforeTool");
+  EXPECT_EQ(run.at("refused"), true);
+  EXPECT_EQ(run.at("result").at("reason"), "no");
+}
+
+// Each agent's failure rule: a Copilot preToolUse hook that exits 1, a Cline
+// hook that exits non-zero, a Cursor hook whose answer is not JSON.
+TEST_F(Hookctl, RunHookWithAProtocolExitsFourForAHookThatFailsUnderItsAgentsRule) {
+  const std::vector<std::tuple<std::string, std::string, std::string, std::string>> cases{
+      {"copilot", ".github/hooks/fails.sh", "preToolUse", "exit 1\n"},
+      {"cline", ".clinerules/hooks/PreToolUse", "PreToolUse", "exit 3\n"},
+      {"cursor", ".cursor/hooks/fails.sh", "beforeShellExecution", "echo 'not json'\n"},
+  };
+  for (const auto& [protocol, path, event, body] : cases) {
+    SCOPED_TRACE(protocol);
+    const fs::path script = write_script(project_.path() / path, body);
+    const ProcessResult r = hookctl({"run-hook", "--protocol", protocol, script.string(), event, kRmCall});
+    EXPECT_EQ(r.exit_code, 4) << r.stdout_text << r.stderr_text;
+    EXPECT_THAT(r.stdout_text, HasSubstr("result:   failure: "));
+  }
+}
+
+// An agent's hook runs only once what it runs passed the checks, as the
+// engine runs it: --force cannot make it run a file that fails them.
+TEST_F(Hookctl, RunHookWithAProtocolRefusesAnUnsafeFileEvenWithForce) {
+  const fs::path script = write_script(project_.path() / ".cursor" / "hooks" / "open.sh", "touch '" + file("ran") + "'\n");
+  ::chmod(script.c_str(), 0777);
+  for (const bool force : {false, true}) {
+    SCOPED_TRACE(force);
+    std::vector<std::string> args{"run-hook", "--protocol", "cursor", script.string(), "tool_call", kRmCall};
+    if (force) args.emplace_back("--force");
+    const ProcessResult r = hookctl(args);
+    EXPECT_EQ(r.exit_code, 4);
+    EXPECT_THAT(r.stderr_text, AllOf(HasSubstr("refusing to run"), HasSubstr("writable by group or others")));
+  }
+  EXPECT_FALSE(fs::exists(file("ran")));
 }
 
 // ------------------------------------------------------------------ trust

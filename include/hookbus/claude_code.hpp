@@ -276,12 +276,26 @@ boost::json::object claude_code_payload(const HookEvent& event, std::string_view
                                         const ClaudeCodeToolNames& tool_names, std::string_view transcript_path,
                                         const std::filesystem::path& project_dir);
 
-// What one finished run means for the event (Claude Code's rules: exit 0 with
-// JSON or text, exit 2, other exit codes), as the event's result; monostate
-// for no change. Throws ExternalHookError for a failure (another exit code, a
-// timeout, an answer of the wrong shape), naming the hook's source.
+// What one finished run means for the event, read as the command's agent
+// reads its hook's answer (ClaudeCodeCommand::protocol: Claude Code's rules
+// are exit 0 with JSON or text, exit 2, other exit codes; Cursor's flat
+// permission, Cline's cancel, ...), as the event's result; monostate for no
+// change. Throws ExternalHookError for a failure (another exit code, a
+// timeout, an answer of the wrong shape), naming the hook's source, and
+// std::invalid_argument for a protocol of no agent (hookbus's, kodelet's).
 HookOutcome claude_code_outcome(const ClaudeCodeCommand& hook, const HookEvent& event, const ProcessResult& run,
                                 const ClaudeCodeToolNames& tool_names);
+
+// Runs the command once for `event`, outside any bus, as
+// install_claude_code_hooks runs it when it matches (its matcher, "if" and
+// "once" are not consulted): its agent's payload for its `event` name on
+// stdin, its agent's variables and its own, its working directory, its
+// timeout, what it runs checked first as before every run. Read the run
+// with claude_code_outcome; `hookctl run-hook --protocol` shows both.
+// Throws ExternalHookError, naming the command, for one refused or that
+// cannot start, and std::invalid_argument for a protocol of no agent.
+ProcessResult run_claude_code_command(const ClaudeCodeCommand& command, const HookEvent& event,
+                                      const ClaudeCodeOptions& options);
 
 // The transcript file hookbus keeps for a session under `transcript_dir`:
 // the session id made a safe file name (bytes other than ASCII letters,

@@ -19,6 +19,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace hookbus::detail {
 
@@ -39,6 +40,12 @@ const HookFormat* find_hook_format(HookProtocol protocol) {
   for (const HookFormat* format : hook_formats())
     if (format->protocol == protocol) return format;
   return nullptr;
+}
+
+const HookFormat& hook_format_of(HookProtocol protocol) {
+  if (const HookFormat* format = find_hook_format(protocol)) return *format;
+  throw std::invalid_argument(fmt::format("{} hooks are not declared as an agent's: they have no hook format",
+                                          hook_protocol_name(protocol)));
 }
 
 ClaudeCodeToolNames format_tool_names(const HookFormat& format, std::map<std::string, std::string> engine_to_agent) {

@@ -264,6 +264,10 @@ ClaudeCodeToolNames format_tool_names(const HookFormat& format, std::map<std::st
 // The format of a protocol, or null: hookbus's own protocol, and kodelet's,
 // are no HookFormat.
 const HookFormat* find_hook_format(HookProtocol protocol);
+// The format of an agent's protocol; throws std::invalid_argument for
+// hookbus's and kodelet's, which have none (a public function given a
+// command of theirs).
+const HookFormat& hook_format_of(HookProtocol protocol);
 
 // ------------------------------------------------------- its event map
 

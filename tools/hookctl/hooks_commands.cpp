@@ -7,8 +7,11 @@
 // --json output is JSON.
 
 #include "commands.hpp"
+#include "formats/claude_code/run.hpp"
+#include "formats/hook_format.hpp"
 #include "support/file_safety.hpp"
 
+#include <hookbus/claude_code.hpp>
 #include <hookbus/config.hpp>
 #include <hookbus/enum_names.hpp>
 #include <hookbus/external.hpp>
@@ -22,6 +25,7 @@
 #include <hookbus/trust.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -498,12 +502,13 @@ struct HookRun {
   std::string failure{};
 };
 
-void print_run_text(const Invocation& invocation, const fs::path& path, const HookEvent& event, const HookRun& run) {
-  const std::string_view requested = *invocation.argument(1);
+// `as`: the name the hook ran the event as (the alias given, its agent's event name).
+void print_run_text(const Invocation& invocation, const fs::path& path, const HookEvent& event, std::string_view as,
+                    const HookRun& run) {
   const std::string_view wire_name = event_name(event);
   if (!invocation.quiet()) {
     fmt::print("hook:     {}\nevent:    {}{}\nstatus:   {}\nduration: {} ms\n", shown_path(path), wire_name,
-               requested == wire_name ? "" : fmt::format(" (as {})", requested), run.process.status(),
+               as == wire_name ? "" : fmt::format(" (as {})", printable(as)), run.process.status(),
                run.process.duration.count());
     const bool raw = invocation.has("--raw");
     print_stream("stdout", run.process.stdout_text, run.process.stdout_truncated, raw);
@@ -518,12 +523,12 @@ json::value optional_json(const std::optional<int>& value) {
   return value ? json::value(*value) : json::value(nullptr);
 }
 
-void print_run_json(const Invocation& invocation, const fs::path& path, const HookEvent& event, const HookRun& run) {
+void print_run_json(const fs::path& path, const HookEvent& event, std::string_view as, const HookRun& run) {
   const ProcessResult& process = run.process;
   fmt::print("{}\n", pretty_json(json::object{
                          {"hook", path.string()},
                          {"event", event_name(event)},
-                         {"requested_as", *invocation.argument(1)},
+                         {"requested_as", as},
                          {"status", process.status()},
                          {"exit_code", optional_json(process.exit_code)},
                          {"signal", optional_json(process.signal)},
@@ -539,12 +544,11 @@ void print_run_json(const Invocation& invocation, const fs::path& path, const Ho
                      }));
 }
 
-// The hook file at `path` as the config would run a hook of its name in the
-// project: its timeout, and what becomes of what it leaves running. The
-// project's and the local config count as they do for setup(): only while the
-// project may run under the trust policy, and only as trusted; an untrusted
-// project's config changes nothing, and its errors stop nothing.
-ExternalHook configured_hook(const fs::path& path, const fs::path& project_dir, ProjectTrustPolicy engine_policy) {
+// The config that governs a hook file run in the project. The project's and
+// the local config count as they do for setup(): only while the project may
+// run under the trust policy, and only as trusted; an untrusted project's
+// config changes nothing, and its errors stop nothing.
+LayeredConfig run_hook_config(const fs::path& project_dir, ProjectTrustPolicy engine_policy) {
   const Locations locations = Locations::from_environment(project_dir);
   std::vector<Config> layers;
   for (const Layer layer : {Layer::managed, Layer::user})
@@ -564,13 +568,88 @@ ExternalHook configured_hook(const fs::path& path, const fs::path& project_dir, 
     });
     if (as_trusted) std::move(project_layers.begin(), project_layers.end(), std::back_inserter(layers));
   }
-  const LayeredConfig config(std::move(layers));
+  return LayeredConfig(std::move(layers));
+}
+
+// The hook file at `path` as the config would run a hook of its name in the
+// project: its timeout, and what becomes of what it leaves running.
+ExternalHook configured_hook(const fs::path& path, const fs::path& project_dir, const LayeredConfig& config) {
   const std::string name = path.filename().string();
   return {.name = name,
           .path = path,
           .timeout = config.hook_settings(Layer::project, name).timeout.value,
           .project_dir = project_dir,
           .detached_processes = config.detached_processes(Layer::project, DetachedProcesses::allow).value};
+}
+
+// The agent --protocol names, by its format; null for hookbus's own protocol
+// (the default) and kodelet's, which is hookbus's.
+const detail::HookFormat* run_hook_format(const Invocation& invocation) {
+  const std::optional<std::string_view> name = invocation.value("--protocol");
+  if (!name) return nullptr;
+  const auto protocol = reflect::enum_from_wire_name<HookProtocol>(*name);
+  if (!protocol) {
+    std::vector<std::string_view> known{hook_protocol_name(HookProtocol::hookbus), hook_protocol_name(HookProtocol::kodelet)};
+    for (const HookProtocol agent : agents_with_hook_files()) known.push_back(hook_protocol_name(agent));
+    throw UsageError(fmt::format("--protocol: no agent is called '{}'; the protocols: {}", printable(*name),
+                                 fmt::join(known, ", ")));
+  }
+  return detail::find_hook_format(*protocol);
+}
+
+// Why the agent of `format` has no event for `given`, listing its events.
+UsageError no_agent_event(const detail::HookFormat& format, std::string_view given) {
+  std::vector<std::string_view> events;
+  for (const detail::FormatEvent& event : format.events) events.push_back(event.name);
+  return UsageError(fmt::format("{} runs no hook on {}; {}'s events: {}", format.agent, printable(given), format.agent,
+                                fmt::join(events, ", ")));
+}
+
+// A hook file run once as its agent runs a command that is that file
+// (run_claude_code_command), for the event given as one of the agent's
+// events or as a catalogue event; `as` is set to the agent's event it ran as.
+HookRun run_agent_hook(const Invocation& invocation, const detail::HookFormat& format, const fs::path& path,
+                       HookEvent& event, std::string& as) {
+  const std::string_view given = *invocation.argument(1);
+  const std::vector<std::size_t> targets = detail::event_targets(format, given);
+  if (targets.empty() && !find_event(given)) throw no_agent_event(format, given);
+  event = read_event(invocation, targets.empty() ? given : event_name(targets.front()), invocation.argument(2));
+  const ClaudeCodeToolNames tool_names = detail::format_tool_names(format, {});
+  if (targets.empty()) {
+    const auto agent_event = detail::format_event_of(format, event, tool_names);
+    if (!agent_event) throw no_agent_event(format, given);
+    as = *agent_event;
+  } else if (!detail::format_event_fires(format, given, event, tool_names)) {
+    throw UsageError(fmt::format("{}'s {} does not fire for this {} (not for its tool, or its is_error); name the "
+                                 "catalogue event {} to run the {} event that does",
+                                 format.agent, printable(given), event_name(event), event_name(event), format.agent));
+  } else {
+    as = given;
+  }
+  const LayeredConfig config = run_hook_config(invocation.project_dir(), trust_policy(invocation));
+  const std::string name = path.filename().string();
+  // The config's timeout for a hook of its name, as for a hook file it
+  // declares with the agent's protocol; else the agent's for the event.
+  const Sourced<Duration> timeout = config.hook_settings(Layer::project, name).timeout;
+  const ClaudeCodeCommand command{.event = as,
+                                  .program = path,
+                                  .timeout = timeout.origin.file.empty() ? detail::event_default_timeout(format, as)
+                                                                         : timeout.value,
+                                  .label = name,
+                                  .source = path.string(),
+                                  .protocol = format.protocol};
+  const ClaudeCodeOptions options{
+      .tool_names = tool_names,
+      .project_dir = invocation.project_dir(),
+      .detached_processes = config.detached_processes(Layer::project, DetachedProcesses::allow).value};
+  // ExternalHookError: refused before it ran, or cannot start it.
+  HookRun run{.process = run_claude_code_command(command, event, options)};
+  try {
+    run.outcome = claude_code_outcome(command, event, run.process, tool_names);
+  } catch (const ExternalHookError& error) {
+    run.failure = error.what();
+  }
+  return run;
 }
 
 // ----------------------------------------------------------------- config
@@ -912,7 +991,7 @@ int emit_command(const Invocation& invocation) {
 int run_hook_command(const Invocation& invocation) {
   if (invocation.json() && invocation.has("--raw")) throw UsageError("--raw shows bytes on a terminal; --json escapes them");
   const fs::path path = invocation.argument_path(0);
-  const HookEvent event = read_event(invocation, *invocation.argument(1), invocation.argument(2));
+  const detail::HookFormat* format = run_hook_format(invocation);
   // Not even with --force: the hook would run another file than the one named here.
   auto elsewhere = detail::per_process_path_reason(path);
   if (!elsewhere) elsewhere = detail::relative_interpreter_reason(path);
@@ -921,6 +1000,12 @@ int run_hook_command(const Invocation& invocation) {
     return exit_failure;
   }
   if (auto why = unsafe_hook_file(path)) {
+    if (format != nullptr && invocation.has("--force")) {  // the agent's run refuses it whatever is forced
+      print_to_stderr("hookctl run-hook: refusing to run {}: {}\n(--force is for hookbus's protocol: {}'s hooks run "
+                      "only once what they run passed the checks, as the engine runs them)\n",
+                      shown_path(path), printable(*why), format->agent);
+      return exit_failure;
+    }
     if (!invocation.has("--force")) {
       print_to_stderr("hookctl run-hook: refusing to run {}: {}\n(--force runs it anyway)\n", shown_path(path),
                       printable(*why));
@@ -929,16 +1014,24 @@ int run_hook_command(const Invocation& invocation) {
     print_to_stderr("hookctl run-hook: warning: {} is not safe ({}); running it because of --force\n",
                     shown_path(path), printable(*why));
   }
-  const ExternalHook hook = configured_hook(path, invocation.project_dir(), trust_policy(invocation));
-
-  HookRun run{.process = run_external_hook(hook, event, *invocation.argument(1))};  // ProcessError: cannot start it
-  try {
-    run.outcome = hook_outcome(hook, event, run.process);
-  } catch (const ExternalHookError& error) {
-    run.failure = error.what();
+  HookEvent event;
+  std::string as(*invocation.argument(1));
+  HookRun run;
+  if (format != nullptr) {
+    run = run_agent_hook(invocation, *format, path, event, as);
+  } else {
+    event = read_event(invocation, as, invocation.argument(2));
+    const LayeredConfig config = run_hook_config(invocation.project_dir(), trust_policy(invocation));
+    const ExternalHook hook = configured_hook(path, invocation.project_dir(), config);
+    run.process = run_external_hook(hook, event, as);  // ProcessError: cannot start it
+    try {
+      run.outcome = hook_outcome(hook, event, run.process);
+    } catch (const ExternalHookError& error) {
+      run.failure = error.what();
+    }
   }
-  if (invocation.json()) print_run_json(invocation, path, event, run);
-  else print_run_text(invocation, path, event, run);
+  if (invocation.json()) print_run_json(path, event, as, run);
+  else print_run_text(invocation, path, event, as, run);
   if (!run.outcome) return exit_failure;
   return refusal_of(*run.outcome) && invocation.has("--exit-code") ? exit_refused : exit_ok;
 }

@@ -61,8 +61,14 @@ const std::vector<Command> commands{
      .run = emit_command},
     {.name = "run-hook",
      .summary = "run one hook file once: its stdout, stderr, status, duration and result",
-     .arguments = {{"PATH", Value::file, false, "the hook file"}, event_name, event_json},
+     .arguments = {{"PATH", Value::file, false, "the hook file"},
+                   {"NAME", Value::event, false,
+                    "the event's wire name or an alias; with --protocol, also one of the agent's event names"},
+                   event_json},
      .options = {exit_code, strict,
+                 {"--protocol", Value::text, "AGENT",
+                  "run it as AGENT runs a command that is the file (claude_code, codex, qwen_code, gemini_cli, "
+                  "cursor, vscode, copilot, cline; default: hookbus's own protocol)"},
                  {"--raw", Value::none, {}, "show the hook's stdout and stderr bytes as they are, not escaped"},
                  {"--force", Value::none, {}, "run a file that fails discovery's permission checks (with a warning)"}},
      .json = R"(print {"hook", "event", "requested_as", "status", "exit_code", "signal", "timed_out", )"
@@ -73,7 +79,17 @@ const std::vector<Command> commands{
                 "that is not a result) exits 4, and so does a file that fails the permission checks\n"
                 "without --force. With -q only the result is printed. The hook runs with the timeout\n"
                 "and detached_processes the config gives a hook of its name; the project's config\n"
-                "counts only once the project is trusted, as in emit.",
+                "counts only once the project is trusted, as in emit.\n\n"
+                "With --protocol AGENT the file runs as AGENT runs a command that is that file:\n"
+                "AGENT's payload for the event on stdin, its variables, in the project, with its\n"
+                "default timeout (or the config's for a hook of its name), its answer read as\n"
+                "AGENT reads it (docs/agent-formats.md). NAME is one of AGENT's events, or a\n"
+                "catalogue event, run as the first of AGENT's events that stands for it and fires\n"
+                "for it (a shell command's tool_call is Cursor's beforeShellExecution); the event\n"
+                "line says which. The JSON is the catalogue event's, as emit takes it. --force\n"
+                "does not apply: an agent's hook runs only once the file passed the checks.\n\n"
+                "example:\n"
+                "  hookctl run-hook --protocol cursor .cursor/hooks/guard.sh tool_call '{\"tool_name\": \"bash\", \"input\": {\"command\": \"ls\"}}'",
      .run = run_hook_command},
     {.name = "trust",
      .summary = "trust the project's hooks and config as they are now (prints what it records)",

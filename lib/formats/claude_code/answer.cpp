@@ -382,9 +382,11 @@ namespace {
 
 HookOutcome claude_code_outcome(const ClaudeCodeCommand& hook, const HookEvent& event, const ProcessResult& run,
                                 const ClaudeCodeToolNames& tool_names) {
+  const detail::HookFormat& format = detail::hook_format_of(hook.protocol);
   return std::visit(
       [&]<class E>(const E& e) {
-        return detail::outcome_of<E>([&] { return detail::claude_code_answer(hook, e, run, tool_names); });
+        return detail::outcome_of<E>(
+            [&] { return std::get<detail::FormatRun<E>>(*format.runs).answer(hook, e, run, tool_names); });
       },
       event);
 }

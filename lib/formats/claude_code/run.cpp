@@ -147,6 +147,38 @@ bool matches(const InstalledCommand& hook, const E& event) {
   return !hook.rule || rule_matches(hook, event);
 }
 
+namespace {
+// Whether a tool event of the format fires for one kind of tool only: then
+// it does not fire for a tool of no name, which is of no kind.
+bool run_fires_for_one_kind(const HookFormat& format, std::string_view format_event) {
+  return format.tool_event_subject != nullptr && !format.tool_event_subject(format_event, "", {});
+}
+}  // namespace
+
+bool format_event_fires(const HookFormat& format, std::string_view format_event, const HookEvent& event,
+                        const ClaudeCodeToolNames& tool_names) {
+  return std::visit(
+      [&]<class E>(const E& e) {
+        if (!event_applies(format, format_event, e)) return false;
+        if constexpr (requires { e.tool_name; e.input; } || requires { e.tool_name; e.parameters; })
+          if (format.tool_event_subject != nullptr)
+            return format.tool_event_subject(format_event, tool_names.to_claude(e.tool_name), tool_input(e)).has_value();
+        return true;
+      },
+      event);
+}
+
+std::optional<std::string_view> format_event_of(const HookFormat& format, const HookEvent& event,
+                                                const ClaudeCodeToolNames& tool_names) {
+  std::optional<std::string_view> first;
+  for (const FormatEvent& candidate : format.events) {
+    if (!format_event_fires(format, candidate.name, event, tool_names)) continue;
+    if (run_fires_for_one_kind(format, candidate.name)) return candidate.name;
+    if (!first) first = candidate.name;
+  }
+  return first;
+}
+
 bool first_run_in_session(InstalledCommand& hook, const EventContext& context) {
   if (!hook.command.once) return true;
   const std::lock_guard lock(hook.once_mutex);
@@ -343,3 +375,15 @@ std::vector<FinishedRun> run_together(const std::vector<std::shared_ptr<Installe
 }
 
 }  // namespace hookbus::detail
+
+namespace hookbus {
+
+ProcessResult run_claude_code_command(const ClaudeCodeCommand& command, const HookEvent& event,
+                                      const ClaudeCodeOptions& options) {
+  const auto hook = std::make_shared<const detail::InstalledCommand>(
+      &detail::hook_format_of(command.protocol), command, ClaudeCodeMatcher(""), std::nullopt,
+      std::make_shared<const ClaudeCodeOptions>(options));
+  return std::visit([&](const auto& e) { return detail::run_command(*hook, detail::invocation_of(*hook, e)); }, event);
+}
+
+}  // namespace hookbus

@@ -22,6 +22,7 @@
 #include <set>
 #include <stop_token>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -78,6 +79,22 @@ struct CommandInvocation {
 };
 template <class E>
 CommandInvocation invocation_of(const InstalledCommand& hook, const E& event);
+
+// Whether the format's event `format_event` fires for `event`: it stands for
+// it (a failed tool's result for Cursor's postToolUseFailure) and, for a
+// tool event of one kind of tool, the tool is of that kind (a shell command
+// for Cursor's beforeShellExecution).
+bool format_event_fires(const HookFormat& format, std::string_view format_event, const HookEvent& event,
+                        const ClaudeCodeToolNames& tool_names);
+
+// The event of `format` an emit of `event` is to one of its commands run on
+// its own (hookctl run-hook): the first of the format's events, in its
+// order, that stands for `event` and fires for it, one that fires for the
+// tool's own kind only before one that fires for every tool (Cursor's
+// beforeShellExecution, not its preToolUse, for a shell command); nullopt
+// when none does.
+std::optional<std::string_view> format_event_of(const HookFormat& format, const HookEvent& event,
+                                                const ClaudeCodeToolNames& tool_names);
 
 // Runs the invocation once what it runs passed the checks again (the hook
 // files' checks, and a trusted project's fingerprint); throws
