@@ -6,8 +6,7 @@
 // timeoutSec, Copilot's payload and flat answer, preToolUse failing closed.
 // The hooks are written here from Copilot's documented payload and answer
 // (bash + jq, Python) and run through setup() and Hooks::emit.
-#include "log_capture.hpp"
-#include "script_fixture.hpp"
+#include "agent_hooks_fixture.hpp"
 
 #include "formats/claude_code/settings.hpp"
 #include "formats/copilot_cli/format.hpp"
@@ -50,21 +49,8 @@ constexpr const char* kCopilotGuard =
     "  jq -n '{permissionDecision: \"deny\", permissionDecisionReason: \"no recursive deletes\"}'\n"
     "esac\n";
 
-class CopilotHooks : public testing::NothingLeftBehind {
+class CopilotHooks : public testing::AgentHooksFixture {
  protected:
-  Locations locations() const {
-    return {.managed = root_ / "etc",
-            .user = root_ / "user",
-            .project = project_.path(),
-            .state = root_ / "state",
-            .cache = root_ / "cache",
-            .claude = root_ / "claude",
-            .codex = root_ / "codex",
-            .qwen = root_ / "qwen",
-            .copilot = root_ / "copilot"};
-  }
-  fs::path in_project(const std::string& relative) const { return project_ / relative; }
-
   // The project's hooks file `name` in .github/hooks, read by the rooms `agents` names, and trusted.
   void projects_hooks(const std::string& name, const std::string& hooks,
                       const std::string& agents = R"("copilot": {"settings": ["project"]})") {
@@ -72,36 +58,10 @@ class CopilotHooks : public testing::NothingLeftBehind {
     write_file(in_project(".github/hooks/" + name), hooks);
     trust_project();
   }
-  void trust_project() {
-    Hooks scratch;
-    const Installation looked = setup(scratch, {.project_dir = project_.path(), .locations = locations()});
-    TrustStore::at(locations()).trust(project_.path(), looked.report.trust.now);
-  }
-  // setup() on the test's bus; what it installed stays until the test ends.
-  void install() {
-    hooks_ = std::make_unique<Hooks>();
-    installation_ = std::make_unique<Installation>(
-        setup(*hooks_, {.project_dir = project_.path(), .locations = locations()}));
-    warnings_ = installation_->report.warnings;
-  }
-  ToolCallResult emit_bash(const std::string& command) {
-    install();
-    return hooks_->emit(ToolCallEvent{.context = {.session_id = "s1", .cwd = project_.path().string()},
-                                      .tool_call_id = "c1",
-                                      .tool_name = "bash",
-                                      .input = {{"command", command}}});
-  }
   // A version-1 file with one event's handler list.
   static std::string one_hook(const std::string& event, const std::string& handlers) {
     return R"({"version": 1, "hooks": {")" + event + R"(": [)" + handlers + "]}}";
   }
-
-  TempDir root_;
-  TempDir project_;
-  testing::LogCapture log_;
-  std::unique_ptr<Hooks> hooks_;
-  std::unique_ptr<Installation> installation_;
-  std::vector<std::string> warnings_;
 };
 
 TEST_F(CopilotHooks, AProjectsVersionOneGuardDeniesAsInCopilot) {
@@ -253,10 +213,10 @@ TEST_F(CopilotHooks, ExitTwoOnAPromptIsAWarningAndTheFailureOfAnotherEventFailsO
   projects_hooks("prompt.json", R"({"version": 1, "hooks": {"userPromptSubmitted": [{"bash": "echo careful >&2; exit 2"}],)"
                                 R"( "postToolUse": [{"bash": "exit 1"}]}})");
   install();
-  const InputResult input = hooks_->emit(InputEvent{.text = "hello"});
+  const InputResult input = hooks_.emit(InputEvent{.text = "hello"});
   EXPECT_EQ(input.action, InputAction::continue_);
   EXPECT_THAT(log_.text(), HasSubstr("careful"));
-  const ToolResultResult result = hooks_->emit(ToolResultEvent{.tool_call_id = "c1", .tool_name = "bash"});
+  const ToolResultResult result = hooks_.emit(ToolResultEvent{.tool_call_id = "c1", .tool_name = "bash"});
   EXPECT_FALSE(result.stop.has_value());
 }
 
@@ -266,9 +226,9 @@ TEST_F(CopilotHooks, AnAgentStopBlockGoesOnWithTheReasonAndAPermissionRequestIsD
                  R"({"version": 1, "hooks": {"agentStop": [{"bash": "echo '{\"decision\": \"block\", \"reason\": \"run the tests\"}'"}],)"
                  R"( "permissionRequest": [{"bash": "echo '{\"behavior\": \"deny\", \"message\": \"not here\"}'"}]}})");
   install();
-  EXPECT_EQ(hooks_->emit(AgentEndEvent{}).follow_up_messages, std::vector<std::string>{"run the tests"});
+  EXPECT_EQ(hooks_.emit(AgentEndEvent{}).follow_up_messages, std::vector<std::string>{"run the tests"});
   const PermissionRequestResult permission =
-      hooks_->emit(PermissionRequestEvent{.tool_call_id = "c1", .tool_name = "bash", .input = {{"command", "ls"}}});
+      hooks_.emit(PermissionRequestEvent{.tool_call_id = "c1", .tool_name = "bash", .input = {{"command", "ls"}}});
   EXPECT_EQ(permission.decision, Decision::deny);
   EXPECT_EQ(permission.reason, "not here");
 }
@@ -358,7 +318,7 @@ TEST_F(CopilotHooks, AnExecHooksProgramAndScriptAndTheirTreesAreInTheProjectsFin
                                                          {"exec": "python3", "args": ["scripts/hook.py"]})"));
   install();
   std::vector<std::string> fingerprinted;
-  for (const auto& file : installation_->report.trust.now.files) fingerprinted.push_back(file.path);
+  for (const auto& file : installed_->report.trust.now.files) fingerprinted.push_back(file.path);
   for (const std::string file : {"tools/check", "tools/helper.sh", "scripts/hook.py", "scripts/helper.py"})
     EXPECT_THAT(fingerprinted, Contains(file));
 }
