@@ -112,8 +112,8 @@ struct CursorFields {
   void operator()(const SubagentEndEvent& e) const {
     out["subagent_id"] = e.task_id;
     out["subagent_type"] = e.label;
-    out["status"] = e.status == SubagentStatus::completed ? "completed"
-                    : e.status == SubagentStatus::failed  ? "error"
+    out["status"] = e.status == RunStatus::completed ? "completed"
+                    : e.status == RunStatus::failed  ? "error"
                                                           : "aborted";
     out["summary"] = e.result;
     out["loop_count"] = e.after_follow_up ? 1 : 0;
