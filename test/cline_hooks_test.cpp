@@ -297,6 +297,23 @@ TEST_F(ClineHooks, AFailedRunOrAnInvalidAnswerIsAFailedHookWhichCancelsNothing) 
   }
 }
 
+// Cline starts a hook file through a shell, which runs a file without a '#!'
+// line as a shell script: so does hookbus, with /bin/sh.
+TEST_F(ClineHooks, AHookFileWithoutAHashBangLineRunsAsAShellScript) {
+  projects_hook("PreToolUse", "grep -q 'rm -rf' && echo '{\"cancel\": true, \"errorMessage\": \"no\"}'\nexit 0\n");
+  EXPECT_EQ(emit_bash("rm -rf /").decision, Decision::deny);
+  EXPECT_EQ(hooks_.emit(ToolCallEvent{.context = context(), .tool_name = "bash", .input = {{"command", "ls"}}}).decision,
+            Decision::none);
+}
+
+// A binary hook file runs as it is, never read by the shell: /bin/false's
+// exit code is its own (the shell would fail on it with another).
+TEST_F(ClineHooks, ABinaryHookFileRunsAsItIs) {
+  projects_hook("PreToolUse", testing::read_file("/bin/false"));
+  (void)emit_bash("ls");
+  EXPECT_THAT(log_.text(), AllOf(HasSubstr("PreToolUse"), ::testing::ContainsRegex("exit code 1([^0-9]|$)")));
+}
+
 // What Cline would not run, or hookbus does not, is skipped with a warning
 // naming the file: a file that is not executable, a name that is no Cline
 // event (an extension too), a directory.

@@ -250,6 +250,12 @@ struct HookFormat {
   // hooks otherwise (Cline's one executable per event, named by its file):
   // its own FormatImports. Null: Claude Code's settings reader.
   std::unique_ptr<FormatImports> (*imports)(const HookFormat& format, const Locations& locations) = nullptr;
+  // The shell its agent starts a hook file through (Cline's /bin/sh: Node's
+  // spawn with shell: true): a file the kernel does not run itself (no '#!'
+  // line, no ELF binary) runs as a script of that shell, as the shell runs it
+  // (ClaudeCodeCommand::program). Empty: such a file fails to start, its
+  // error naming the missing '#!' line.
+  std::string_view script_shell{};
 };
 
 // The formats hookbus reads: Claude Code's and those declared as it

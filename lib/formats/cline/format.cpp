@@ -93,7 +93,8 @@ const HookFormat& cline_format() {
                                  .second_settings_file = nullptr,
                                  .claude_tool_names = kClineClaudeToolNames,
                                  .runs_identical_commands_once = false,
-                                 .imports = &cline_imports};
+                                 .imports = &cline_imports,
+                                 .script_shell = "/bin/sh"};
   return format;
 }
 
