@@ -314,6 +314,18 @@ TEST_F(ClineHooks, ABinaryHookFileRunsAsItIs) {
   EXPECT_THAT(log_.text(), AllOf(HasSubstr("PreToolUse"), ::testing::ContainsRegex("exit code 1([^0-9]|$)")));
 }
 
+// A hook over its timeout (Cline's 30 s; here the user's config's for the
+// hooks named PreToolUse) is killed: a failed hook, which cancels nothing.
+TEST_F(ClineHooks, AHookOverItsTimeoutIsKilledAndIsAFailedHookThatCancelsNothing) {
+  write_file(locations().config_file(Layer::user), R"({"hooks": {"PreToolUse": {"timeout_ms": 200}}})");
+  projects_hook("PreToolUse", "#!/bin/sh\nsleep 30\necho '{\"cancel\": true}'\n");
+  const ToolCallResult result = emit_bash("rm -rf /");
+  EXPECT_EQ(result.decision, Decision::none);
+  EXPECT_FALSE(result.stop.has_value());
+  EXPECT_THAT(log_.text(), AllOf(HasSubstr("PreToolUse"), HasSubstr("timed out")));
+  EXPECT_EQ(installation_->report.hooks.installed.at(0).settings.timeout.value, 200ms);
+}
+
 // What Cline would not run, or hookbus does not, is skipped with a warning
 // naming the file: a file that is not executable, a name that is no Cline
 // event (an extension too), a directory.
