@@ -11,6 +11,7 @@
 #include "formats/claude_code/settings.hpp"
 #include "formats/codex/format.hpp"
 #include "formats/gemini_cli/format.hpp"
+#include "formats/hook_format.hpp"
 #include "formats/qwen_code/format.hpp"
 
 #include <hookbus/claude_code.hpp>
@@ -76,6 +77,34 @@ class AgentFormats : public testing::AgentHooksFixture {
 };
 
 // ------------------------------------------------------------------ Codex
+
+// Which ends of the agent's run (agent_end's status) each agent's hook of
+// it runs on: Claude Code's Stop when the run completed (not on an interrupt,
+// nor an error: StopFailure), Cline's TaskComplete and TaskCancel each on
+// their own; the others' docs do not say, and their hook runs on every end.
+TEST(AgentEnds, EachAgentsHookOfTheRunsEndRunsOnTheEndsItsAgentDocuments) {
+  const struct {
+    HookProtocol protocol;
+    std::string_view event;
+    bool completed, cancelled, failed;
+  } cases[] = {
+      {HookProtocol::claude_code, "Stop", true, false, false}, {HookProtocol::codex, "Stop", true, true, true},
+      {HookProtocol::qwen_code, "Stop", true, true, true},     {HookProtocol::vscode, "Stop", true, true, true},
+      {HookProtocol::copilot, "agentStop", true, true, true},  {HookProtocol::copilot, "Stop", true, true, true},
+      {HookProtocol::gemini_cli, "AfterAgent", true, true, true}, {HookProtocol::cursor, "stop", true, true, true},
+      {HookProtocol::cline, "TaskComplete", true, false, false}, {HookProtocol::cline, "TaskCancel", false, true, false},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string(hook_protocol_name(c.protocol)) + " " + std::string(c.event));
+    const detail::HookFormat& format = *detail::find_hook_format(c.protocol);
+    const auto runs_on = [&](RunStatus status) {
+      return detail::event_applies(format, c.event, AgentEndEvent{.status = status});
+    };
+    EXPECT_EQ(runs_on(RunStatus::completed), c.completed);
+    EXPECT_EQ(runs_on(RunStatus::cancelled), c.cancelled);
+    EXPECT_EQ(runs_on(RunStatus::failed), c.failed);
+  }
+}
 
 TEST_F(AgentFormats, ACodexProjectHooksJsonGuardDeniesAsInCodex) {
   write_file(in_project(".codex/hooks/guard.sh"), kCodexGuard, 0755);

@@ -512,6 +512,19 @@ TEST_F(ClaudeCode, ExitTwoOnStopKeepsTheAgentGoingWithStderr) {
   EXPECT_THAT(hooks_.emit(AgentEndEvent{.context = context()}).follow_up_messages, ElementsAre("run the tests first"));
 }
 
+// Claude Code runs Stop when the agent finished: not when the user
+// interrupted it, nor when an error ended it (that is StopFailure).
+TEST_F(ClaudeCode, AStopHookRunsOnlyWhenTheRunCompleted) {
+  settings(one("Stop", "", "echo 'run the tests first' >&2; exit 2"));
+  install();
+  EXPECT_THAT(hooks_.emit(AgentEndEvent{.context = context(), .status = RunStatus::cancelled}).follow_up_messages,
+              IsEmpty());
+  EXPECT_THAT(hooks_.emit(AgentEndEvent{.context = context(), .status = RunStatus::failed}).follow_up_messages,
+              IsEmpty());
+  EXPECT_THAT(hooks_.emit(AgentEndEvent{.context = context(), .status = RunStatus::completed}).follow_up_messages,
+              ElementsAre("run the tests first"));
+}
+
 TEST_F(ClaudeCode, ExitTwoOnUserPromptSubmitRejectsThePrompt) {
   settings(one("UserPromptSubmit", "", "echo 'no prompts after 6pm' >&2; exit 2"));
   install();

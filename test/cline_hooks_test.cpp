@@ -167,6 +167,10 @@ TEST_F(ClineHooks, EachEventsHookReadsItsOwnObject) {
        }},
       {"TaskComplete", "taskComplete",
        [](Hooks& bus, const EventContext& c) { (void)bus.emit(AgentEndEvent{.context = c}); }},
+      {"TaskCancel", "taskCancel",
+       [](Hooks& bus, const EventContext& c) {
+         (void)bus.emit(AgentEndEvent{.context = c, .status = RunStatus::cancelled});
+       }},
       {"PreCompact", "preCompact",
        [](Hooks& bus, const EventContext& c) { (void)bus.emit(SessionBeforeCompactEvent{.context = c}); }},
   };
@@ -180,6 +184,7 @@ TEST_F(ClineHooks, EachEventsHookReadsItsOwnObject) {
        R"({"taskMetadata": {"taskId": "s1", "ulid": "s1"},
            "previousState": {"lastMessageTs": "", "messageCount": "", "conversationHistoryDeleted": "false"}})"},
       {"taskComplete", R"({"taskMetadata": {"taskId": "s1", "ulid": "s1"}})"},
+      {"taskCancel", R"({"taskMetadata": {"taskId": "s1", "ulid": "s1"}})"},
       {"preCompact", R"({"taskId": "s1", "ulid": "s1", "contextSize": 0, "compactionStrategy": "summarize"})"},
   };
   for (const auto& c : cases) {
@@ -208,6 +213,27 @@ TEST_F(ClineHooks, TaskStartRunsOnANewSessionAndTaskResumeOnAResumedOne) {
   (void)hooks_.emit(SessionStartEvent{.context = context(), .reason = SessionStartReason::resume});
   EXPECT_TRUE(fs::exists(in_project("resumed")));
   EXPECT_FALSE(fs::exists(in_project("started")));
+}
+
+// TaskComplete is a task that completed and TaskCancel one the user
+// cancelled, each on its own; a run an error ended is neither (Cline 3.x has
+// no hook for it).
+TEST_F(ClineHooks, TaskCompleteRunsOnACompletedRunAndTaskCancelOnACancelledOne) {
+  const struct {
+    RunStatus status;
+    std::string ran;
+  } cases[] = {
+      {RunStatus::completed, "TaskComplete\n"}, {RunStatus::cancelled, "TaskCancel\n"}, {RunStatus::failed, ""}};
+  write_file(in_project(".clinerules/hooks/TaskComplete"), "#!/bin/sh\necho TaskComplete >> ran\n", 0755);
+  projects_hook("TaskCancel", "#!/bin/sh\necho TaskCancel >> ran\n");
+  install();
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.ran);
+    write_file(in_project("ran"), "");
+    (void)hooks_.emit(AgentEndEvent{.context = context(), .status = c.status});
+    EXPECT_EQ(read_file(in_project("ran")), c.ran);
+  }
+  EXPECT_THAT(warnings_, IsEmpty());
 }
 
 // contextModification goes to the model; a hook may log before its JSON,
@@ -271,9 +297,38 @@ TEST_F(ClineHooks, AFailedRunOrAnInvalidAnswerIsAFailedHookWhichCancelsNothing) 
   }
 }
 
+// Cline starts a hook file through a shell, which runs a file without a '#!'
+// line as a shell script: so does hookbus, with /bin/sh.
+TEST_F(ClineHooks, AHookFileWithoutAHashBangLineRunsAsAShellScript) {
+  projects_hook("PreToolUse", "grep -q 'rm -rf' && echo '{\"cancel\": true, \"errorMessage\": \"no\"}'\nexit 0\n");
+  EXPECT_EQ(emit_bash("rm -rf /").decision, Decision::deny);
+  EXPECT_EQ(hooks_.emit(ToolCallEvent{.context = context(), .tool_name = "bash", .input = {{"command", "ls"}}}).decision,
+            Decision::none);
+}
+
+// A binary hook file runs as it is, never read by the shell: /bin/false's
+// exit code is its own (the shell would fail on it with another).
+TEST_F(ClineHooks, ABinaryHookFileRunsAsItIs) {
+  projects_hook("PreToolUse", testing::read_file("/bin/false"));
+  (void)emit_bash("ls");
+  EXPECT_THAT(log_.text(), AllOf(HasSubstr("PreToolUse"), ::testing::ContainsRegex("exit code 1([^0-9]|$)")));
+}
+
+// A hook over its timeout (Cline's 30 s; here the user's config's for the
+// hooks named PreToolUse) is killed: a failed hook, which cancels nothing.
+TEST_F(ClineHooks, AHookOverItsTimeoutIsKilledAndIsAFailedHookThatCancelsNothing) {
+  write_file(locations().config_file(Layer::user), R"({"hooks": {"PreToolUse": {"timeout_ms": 200}}})");
+  projects_hook("PreToolUse", "#!/bin/sh\nsleep 30\necho '{\"cancel\": true}'\n");
+  const ToolCallResult result = emit_bash("rm -rf /");
+  EXPECT_EQ(result.decision, Decision::none);
+  EXPECT_FALSE(result.stop.has_value());
+  EXPECT_THAT(log_.text(), AllOf(HasSubstr("PreToolUse"), HasSubstr("timed out")));
+  EXPECT_EQ(installation_->report.hooks.installed.at(0).settings.timeout.value, 200ms);
+}
+
 // What Cline would not run, or hookbus does not, is skipped with a warning
 // naming the file: a file that is not executable, a name that is no Cline
-// event (an extension too), Cline's TaskCancel, a directory.
+// event (an extension too), a directory.
 TEST_F(ClineHooks, AFileThatIsNoClineHookIsSkippedWithAWarningNamingIt) {
   const struct {
     std::string file;
@@ -283,7 +338,6 @@ TEST_F(ClineHooks, AFileThatIsNoClineHookIsSkippedWithAWarningNamingIt) {
       {"PreToolUse", 0644, "not executable"},
       {"PreToolUse.sh", 0755, "not a Cline hook"},
       {"pretooluse", 0755, "not a Cline hook"},
-      {"TaskCancel", 0755, "Cline's TaskCancel hook is not run"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.file);

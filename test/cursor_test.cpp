@@ -346,6 +346,16 @@ TEST_F(CursorHooks, AStopHooksFollowupMessageKeepsTheAgentGoing) {
   EXPECT_THAT(hooks_.emit(AgentEndEvent{.context = context(), .after_follow_up = true}).follow_up_messages, IsEmpty());
 }
 
+// Why the run ended, in Cursor's words: completed, aborted (the user stopped
+// it), error.
+TEST_F(CursorHooks, AStopHookReadsWhyTheRunEndedAsItsStatus) {
+  projects_hooks(R"("stop": [{"command": "jq -r .status >> statuses"}])");
+  install();
+  for (const RunStatus status : {RunStatus::completed, RunStatus::cancelled, RunStatus::failed})
+    (void)hooks_.emit(AgentEndEvent{.context = context(), .status = status});
+  EXPECT_EQ(read_file(in_project("statuses")), "completed\naborted\nerror\n");
+}
+
 // A stop hook that always asks for more is cut off at its loop_limit, counted
 // again from the user's next prompt; without a limit it gets 5, with null no cap.
 TEST_F(CursorHooks, AStopHooksFollowUpsInARowStopAtItsLoopLimit) {

@@ -170,6 +170,12 @@ TEST(JsonReading, MissingOptionalContainerBoolJsonAndContextFieldsDefault) {
   EXPECT_EQ(from_json<SessionStartEvent>(parse(R"({"reason": "resume"})")).previous_session_file, std::nullopt);
 }
 
+// An engine, a trace or a hookctl emit from before agent_end had a status reads as a completed run.
+TEST(JsonReading, AnAgentEndWithoutAStatusIsACompletedRun) {
+  EXPECT_EQ(from_json<AgentEndEvent>(parse("{}")).status, RunStatus::completed);
+  EXPECT_EQ(from_json<AgentEndEvent>(parse(R"({"status": "cancelled"})")).status, RunStatus::cancelled);
+}
+
 TEST(JsonReading, NullOptionalIsAbsent) {
   const auto start = from_json<SessionStartEvent>(parse(R"({"reason": "startup", "previous_session_file": null})"));
   EXPECT_EQ(start.previous_session_file, std::nullopt);
@@ -243,6 +249,11 @@ TEST(JsonErrors, UnknownEnumValueListsValidNames) {
   EXPECT_EQ(event_error(R"({"type": "tool_call", "tool_call_id": "c1", "tool_name": "bash",
                             "context": {"session_id": "s", "cwd": "/", "agent_id": "a", "invoked_by": "x"}})"),
             "tool_call.context.invoked_by: unknown value 'x'; expected one of: main, subagent");
+}
+
+TEST(JsonErrors, AnAgentEndStatusThatIsNoneOfItsNamesListsThem) {
+  EXPECT_EQ(event_error(R"({"type": "agent_end", "status": "aborted"})"),
+            "agent_end.status: unknown value 'aborted'; expected one of: completed, failed, cancelled");
 }
 
 TEST(JsonErrors, EnumKeywordUnderscoreIsNotAName) {

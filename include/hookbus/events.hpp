@@ -208,6 +208,11 @@ struct AgentStartEvent {
 };
 BOOST_DESCRIBE_STRUCT(AgentStartEvent, (), (context))
 
+// Why an agent's run (agent_end) or a subagent's (subagent_end) ended: it
+// finished, an error ended it, or the user stopped it.
+enum class RunStatus { completed, failed, cancelled };
+BOOST_DESCRIBE_ENUM(RunStatus, completed, failed, cancelled)
+
 struct AgentEndEvent {
   static constexpr std::string_view type = "agent_end";
   using Result = AgentEndResult;
@@ -216,9 +221,10 @@ struct AgentEndEvent {
   EventContext context = EventContext();
   std::vector<Message> messages{};
   bool after_follow_up = false;  // this run was started by a hook's follow-up message
+  RunStatus status = RunStatus::completed;  // an engine that does not say: completed
   bool operator==(const AgentEndEvent&) const = default;
 };
-BOOST_DESCRIBE_STRUCT(AgentEndEvent, (), (context, messages, after_follow_up))
+BOOST_DESCRIBE_STRUCT(AgentEndEvent, (), (context, messages, after_follow_up, status))
 
 struct AgentErrorEvent {
   static constexpr std::string_view type = "agent_error";
@@ -479,8 +485,8 @@ BOOST_DESCRIBE_STRUCT(LoopWarningEvent, (), (context, tool_name, input, count, m
 
 // ----------------------------------------------------------------- subagent
 
-enum class SubagentStatus { completed, failed, cancelled };
-BOOST_DESCRIBE_ENUM(SubagentStatus, completed, failed, cancelled)
+using SubagentStatus [[deprecated("use hookbus::RunStatus (SubagentStatus was renamed in 0.3.0 and goes in 0.4.0)")]] =
+    RunStatus;
 
 struct SubagentStartEvent {
   static constexpr std::string_view type = "subagent_start";
@@ -499,7 +505,7 @@ struct SubagentEndEvent {
   EventContext context = EventContext();
   std::string task_id{};
   std::string label{};
-  SubagentStatus status = SubagentStatus::completed;
+  RunStatus status = RunStatus::completed;
   std::string result{};
   bool after_follow_up = false;  // this run was started by a hook's follow-up message
   bool operator==(const SubagentEndEvent&) const = default;

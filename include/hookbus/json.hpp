@@ -12,7 +12,8 @@
 //   - unknown keys are ignored (a peer's extra fields, a newer hookbus's
 //     keys), unless the read's JsonReadOptions say otherwise (below);
 //   - a missing key leaves the member at its default when the member is a
-//     std::optional, a container, a bool, a JSON object/value, or the event
+//     std::optional, a container, a bool, a JSON object/value, a RunStatus
+//     (a run nobody says otherwise of is completed), or the event
 //     `context`; always for the members of a result type (missing means
 //     "no change"; structs nested in a result follow the general rule) and
 //     for the members of a context (engines fill in what they know);

@@ -59,10 +59,11 @@ namespace hookbus {
 //   6: EventContext gained `agent_type`, Decision and HandlerAction `defer`
 //   7: SessionStartResult gained `environment` (EnvironmentVariable)
 //   8: EventContext gained `turn_id` and `model`
+//   9: AgentEndEvent gained `status` (RunStatus, SubagentStatus's new name)
 // A layout change the version missed is still caught at load, by the
 // fingerprint; the test PluginAbi.TheFingerprintIsPinnedForThisAbiVersion
 // fails on any layout change, to have the version raised with it.
-inline constexpr std::uint32_t plugin_abi_version = 8;
+inline constexpr std::uint32_t plugin_abi_version = 9;
 
 namespace detail {
 

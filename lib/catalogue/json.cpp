@@ -176,7 +176,8 @@ std::vector<T> read_array(const json::value& node, const Path& path) {
 template <class Owner, class Member>
 bool may_be_missing(std::string_view name) {
   return ResultType<Owner> || std::is_same_v<Owner, EventContext> || is_optional_v<Member> || is_vector_v<Member> ||
-         std::is_same_v<Member, bool> || JsonValue<Member> || (Event<Owner> && name == "context");
+         std::is_same_v<Member, bool> || JsonValue<Member> || std::is_same_v<Member, RunStatus> ||
+         (Event<Owner> && name == "context");
 }
 
 template <DescribedStruct T>

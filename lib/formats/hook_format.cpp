@@ -105,7 +105,7 @@ bool format_matcher_matches(const HookFormat& format, const ClaudeCodeMatcher& m
 }
 
 bool event_applies(const HookFormat& format, std::string_view format_event, std::size_t index, bool tool_error,
-                   bool resumed) {
+                   bool resumed, RunStatus run_status) {
   const FormatEvent* found = find_format_event(format, format_event);
   if (found == nullptr) return false;
   if (index == event_index<ToolResultEvent>) {
@@ -116,6 +116,7 @@ bool event_applies(const HookFormat& format, std::string_view format_event, std:
     if (found->session_starts == SessionStarts::fresh) return !resumed;
     if (found->session_starts == SessionStarts::resumed) return resumed;
   }
+  if (index == event_index<AgentEndEvent> && found->run_status && *found->run_status != run_status) return false;
   const auto targets = event_targets(format, format_event);
   return std::find(targets.begin(), targets.end(), index) != targets.end();
 }

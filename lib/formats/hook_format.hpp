@@ -75,6 +75,7 @@ struct FormatEvent {
   bool runs_async = true;                       // false: the agent runs its handlers in the foreground, "async" or not
   bool fails_closed = false;                    // true: a failed run of its handlers refuses (Copilot's preToolUse)
   SessionStarts session_starts = SessionStarts::any;  // on session_start, only these
+  std::optional<RunStatus> run_status{};  // on agent_end, only runs that ended so; nullopt: every run
 };
 
 // A format's two functions for an event of type E: the JSON its hook reads
@@ -251,6 +252,12 @@ struct HookFormat {
   // hooks otherwise (Cline's one executable per event, named by its file):
   // its own FormatImports. Null: Claude Code's settings reader.
   std::unique_ptr<FormatImports> (*imports)(const HookFormat& format, const Locations& locations) = nullptr;
+  // The shell its agent starts a hook file through (Cline's /bin/sh: Node's
+  // spawn with shell: true): a file the kernel does not run itself (no '#!'
+  // line, no ELF binary) runs as a script of that shell, as the shell runs it
+  // (ClaudeCodeCommand::program). Empty: such a file fails to start, its
+  // error naming the missing '#!' line.
+  std::string_view script_shell{};
 };
 
 // The formats hookbus reads: Claude Code's and those declared as it
@@ -291,14 +298,17 @@ bool format_matcher_matches(const HookFormat& format, const ClaudeCodeMatcher& m
 // Whether an emit of the event at `index` is `format_event` for a hook
 // registered on one of its targets (a tool_result is PostToolUse without an
 // error, PostToolUseFailure with one: `tool_error`, its is_error; a
-// session_start is Cline's TaskResume when `resumed`, else its TaskStart).
+// session_start is Cline's TaskResume when `resumed`, else its TaskStart; an
+// agent_end that ended with `run_status` is Cline's TaskCancel when cancelled).
 bool event_applies(const HookFormat& format, std::string_view format_event, std::size_t index, bool tool_error,
-                   bool resumed = false);
+                   bool resumed = false, RunStatus run_status = RunStatus::completed);
 template <class E>
 bool event_applies(const HookFormat& format, std::string_view format_event, const E& event) {
   if constexpr (std::is_same_v<E, ToolResultEvent>) return event_applies(format, format_event, event_index<E>, event.is_error);
   else if constexpr (std::is_same_v<E, SessionStartEvent>)
     return event_applies(format, format_event, event_index<E>, false, event.reason == SessionStartReason::resume);
+  else if constexpr (std::is_same_v<E, AgentEndEvent>)
+    return event_applies(format, format_event, event_index<E>, false, false, event.status);
   else return event_applies(format, format_event, event_index<E>, false);
 }
 // Throws ConfigError at `where` for a name that is not one of the format's

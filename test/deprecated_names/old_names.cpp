@@ -15,6 +15,7 @@
 // deprecated: on_error -> hookbus::Hooks::on_handler_error
 // deprecated: discover_hooks -> discover_hooks(directories, {.query_timeout = timeout})
 // deprecated: HookError -> hookbus::HandlerFailure
+// deprecated: SubagentStatus -> hookbus::RunStatus
 #include <hookbus/hookbus.hpp>
 
 #include <spdlog/spdlog.h>
@@ -68,6 +69,10 @@ int main() {
   directories.add("/nonexistent/hookbus-deprecated-names/hooks", "test");
   const hookbus::DiscoveryReport report = hookbus::discover_hooks(directories, std::chrono::seconds(1));
   check(report.hooks.empty() && report.skipped.empty(), "discover_hooks with a timeout finds nothing where nothing is");
+
+  // SubagentStatus, 0.2.0's name of why a subagent's run ended: subagent_end's status.
+  const hookbus::SubagentStatus failed = hookbus::SubagentStatus::failed;
+  check(hookbus::SubagentEndEvent{.status = failed}.status == hookbus::RunStatus::failed, "SubagentStatus's values");
 
   if (failures == 0) std::puts("the old names still work");
   return failures == 0 ? 0 : 1;

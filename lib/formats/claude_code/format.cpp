@@ -25,7 +25,7 @@ constexpr FormatEvent kClaudeCodeEvents[] = {
     {"PostToolUseFailure", {"tool_result", "tool_execution_failure"}, true, ToolResults::failed},
     {"UserPromptSubmit", {"input", ""}, false},
     {"Notification", {"notification", ""}},
-    {"Stop", {"agent_end", ""}, false},
+    {.name = "Stop", .targets = {"agent_end", ""}, .has_matcher = false, .run_status = RunStatus::completed},
     {"SubagentStart", {"subagent_start", ""}},
     {"SubagentStop", {"subagent_end", ""}},
     {"PreCompact", {"session_before_compact", ""}},

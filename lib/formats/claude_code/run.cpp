@@ -6,6 +6,7 @@
 
 #include "catalogue/instantiations.hpp"
 #include "support/file_safety.hpp"
+#include "support/file_descriptor.hpp"
 #include "support/files.hpp"
 #include "process/run_log.hpp"
 #include "bus/reducers.hpp"
@@ -16,12 +17,15 @@
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <map>
+#include <string_view>
 #include <system_error>
 #include <thread>
 #include <tuple>
@@ -30,6 +34,22 @@ namespace hookbus::detail {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Whether the kernel runs the hook file `program` itself: it starts with a
+// '#!' line or is an ELF binary. A file that cannot be read is run as it is,
+// for its run's error to say why.
+bool cc_kernel_runs(const fs::path& program) {
+  const FileDescriptor fd(::open(program.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  char magic[4] = {};
+  ssize_t n = -1;
+  if (fd.get() >= 0) {
+    do n = ::read(fd.get(), magic, sizeof magic);
+    while (n < 0 && errno == EINTR);
+  }
+  if (n < 0) return true;
+  const std::string_view start(magic, static_cast<std::size_t>(n));
+  return start.starts_with("#!") || start == "\x7f" "ELF";
+}
 
 // The project a hook of these options runs for: the engine's, else the working directory.
 fs::path project_of(const ClaudeCodeOptions& options) {
@@ -323,6 +343,12 @@ ProcessResult run_command(const InstalledCommand& hook, CommandInvocation invoca
     for (const auto& file : projects)
       if (auto why = c.trusted->why_not_run(file))
         throw ExternalHookError(fmt::format("{} ({}): {}", c.label, c.source, *why));
+  // A file its agent's shell would read as a script runs so, once checked:
+  // the shell reads what was checked (docs/security.md).
+  if (!c.program.empty() && !hook.format->script_shell.empty() && !cc_kernel_runs(c.program)) {
+    invocation.arguments.insert(invocation.arguments.begin(), c.program.string());
+    invocation.program = hook.format->script_shell;
+  }
   // A Stop hook opens transcript_path before the session's first message, too.
   if (!invocation.transcript.empty()) append_to_transcript(hook.options->transcript_dir, invocation.transcript, "");
   ProcessSpec spec{.program = std::move(invocation.program),

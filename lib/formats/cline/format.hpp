@@ -22,9 +22,8 @@ const HookFormat& cline_format();
 // empty for the other scopes.
 std::filesystem::path cline_hooks_directory(const Locations& locations, Layer scope);
 
-// Why a file named `name`, which is no Cline event hookbus runs, is not
-// run: an event Cline has that no event on the bus stands for (TaskCancel),
-// or a name Cline does not know. nullopt for the events it runs.
+// Why a file named `name` is not run: a name Cline does not know. nullopt
+// for its events.
 std::optional<std::string> cline_file_not_run(std::string_view name);
 
 // What setup() imports of Cline (cline/imports.cpp).

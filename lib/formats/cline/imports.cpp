@@ -79,9 +79,11 @@ class ClineImports final : public FormatImports {
       }
       std::error_code ec;
       run_by_.emplace(std::pair{hook.layer, fs::weakly_canonical(hook.path, ec)}, hook.path.string());
+      // Cline's 30 s, unless config gives the hooks of its layer, or this one by its name, a timeout.
+      const Sourced<Duration> timeout = config.hook_settings(hook.layer, hook.name).timeout;
       commands_.push_back({.event = hook.name,
                            .program = hook.path,
-                           .timeout = format_.default_timeout,
+                           .timeout = timeout.origin.file.empty() ? format_.default_timeout : timeout.value,
                            .failure = FailurePolicy::fail_open,  // every failure of a Cline hook is Cline's cancel: false
                            .label = hook.name,
                            .source = hook.path.string(),

@@ -74,7 +74,8 @@ struct ClineFields {
     }
   }
   void operator()(const AgentEndEvent& e) const {
-    out["taskComplete"] = json::object{{"taskMetadata", cline_task_metadata(e.context)}};
+    const bool cancelled = e.status == RunStatus::cancelled;  // TaskCancel's, else TaskComplete's
+    out[cancelled ? "taskCancel" : "taskComplete"] = json::object{{"taskMetadata", cline_task_metadata(e.context)}};
   }
   void operator()(const SessionBeforeCompactEvent& e) const {
     out["preCompact"] = json::object{{"taskId", e.context.session_id},

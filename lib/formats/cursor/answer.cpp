@@ -107,7 +107,7 @@ HookAnswer<E> cursor_read(const ClaudeCodeCommand& hook, const E& event, const P
     typename E::Result result;
     const auto follow_up = answer.string("followup_message");
     if constexpr (std::is_same_v<E, SubagentEndEvent>)  // Cursor takes it only from a completed subagent
-      if (event.status != SubagentStatus::completed) return std::nullopt;
+      if (event.status != RunStatus::completed) return std::nullopt;
     cursor_add(result.follow_up_messages, follow_up);
     if (result.follow_up_messages.empty()) return std::nullopt;
     return result;

@@ -37,6 +37,16 @@ std::string cursor_file_path(const json::object& input, const fs::path& cwd) {
   return path.empty() ? path : (cwd / path).lexically_normal().string();
 }
 
+// Cursor's name of why a run ended: stop's and subagentStop's "status".
+std::string_view cursor_status(RunStatus status) {
+  switch (status) {
+    case RunStatus::completed: return "completed";
+    case RunStatus::failed: return "error";
+    case RunStatus::cancelled: return "aborted";
+  }
+  return "completed";
+}
+
 struct CursorFields {
   std::string_view event;
   const ClaudeCodeToolNames& names;
@@ -99,7 +109,7 @@ struct CursorFields {
     out["attachments"] = json::array();
   }
   void operator()(const AgentEndEvent& e) const {
-    out["status"] = "completed";
+    out["status"] = cursor_status(e.status);
     out["loop_count"] = e.after_follow_up ? 1 : 0;
   }
   void operator()(const TurnEndEvent& e) const { out["text"] = text_of(e.message.content); }
@@ -112,9 +122,7 @@ struct CursorFields {
   void operator()(const SubagentEndEvent& e) const {
     out["subagent_id"] = e.task_id;
     out["subagent_type"] = e.label;
-    out["status"] = e.status == SubagentStatus::completed ? "completed"
-                    : e.status == SubagentStatus::failed  ? "error"
-                                                          : "aborted";
+    out["status"] = cursor_status(e.status);
     out["summary"] = e.result;
     out["loop_count"] = e.after_follow_up ? 1 : 0;
   }
