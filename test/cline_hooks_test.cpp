@@ -5,8 +5,7 @@
 // answer {cancel, contextModification, errorMessage}, read as its 3.x
 // extension reads it. The hooks are written here from Cline's documented
 // payload and answer (bash + jq, Python) and run through setup() and Hooks::emit.
-#include "log_capture.hpp"
-#include "script_fixture.hpp"
+#include "agent_hooks_fixture.hpp"
 
 #include <hookbus/events.hpp>
 #include <hookbus/hooks.hpp>
@@ -47,48 +46,14 @@ constexpr const char* kClineGuard =
     "fi\n"
     "echo '{\"cancel\": false}'\n";
 
-class ClineHooks : public testing::NothingLeftBehind {
+class ClineHooks : public testing::AgentHooksFixture {
  protected:
-  Locations locations() const {
-    return {.managed = root_ / "etc",
-            .user = root_ / "user",
-            .project = project_.path(),
-            .state = root_ / "state",
-            .cache = root_ / "cache",
-            .cline = root_ / "Documents" / "Cline" / "Hooks"};
-  }
-  fs::path in_project(const std::string& relative) const { return project_ / relative; }
-
   // The project's Cline hook file for `event`, switched on by its config, and trusted.
   void projects_hook(const std::string& event, const std::string& script) {
-    write_file(locations().config_file(Layer::project), R"({"agent_hooks": {"cline": {"settings": ["project"]}}})");
+    switch_on("cline");
     write_file(in_project(".clinerules/hooks/" + event), script, 0755);
     trust_project();
   }
-  void trust_project() {
-    Hooks scratch;
-    const Installation looked = setup(scratch, {.project_dir = project_.path(), .locations = locations()});
-    TrustStore::at(locations()).trust(project_.path(), looked.report.trust.now);
-  }
-  // setup() on the test's bus; what it installed stays until the test ends.
-  void install() {
-    installation_ = std::make_unique<Installation>(
-        setup(hooks_, {.project_dir = project_.path(), .locations = locations()}));
-    warnings_ = installation_->report.warnings;
-  }
-  EventContext context() const { return {.session_id = "s1", .cwd = project_.path().string()}; }
-  ToolCallResult emit_bash(const std::string& command) {
-    install();
-    return hooks_.emit(
-        ToolCallEvent{.context = context(), .tool_call_id = "c1", .tool_name = "bash", .input = {{"command", command}}});
-  }
-
-  TempDir root_;
-  TempDir project_;
-  testing::LogCapture log_;
-  Hooks hooks_;
-  std::unique_ptr<Installation> installation_;
-  std::vector<std::string> warnings_;
 };
 
 // Cline's cancel on PreToolUse refuses the tool and cancels the whole task:
@@ -111,7 +76,7 @@ TEST_F(ClineHooks, TheUsersHooksAreInDocumentsClineHooks) {
   write_file(locations().cline / "PreToolUse", kClineGuard, 0755);
   write_file(locations().config_file(Layer::user), R"({"agent_hooks": {"cline": {"settings": ["user"]}}})");
   EXPECT_EQ(emit_bash("rm -rf /").decision, Decision::deny);
-  const auto& installed = installation_->report.hooks.installed;
+  const auto& installed = installed_->report.hooks.installed;
   ASSERT_EQ(installed.size(), 1U);
   EXPECT_EQ(installed[0].protocol, HookProtocol::cline);
   EXPECT_EQ(installed[0].layer, Layer::user);
@@ -323,7 +288,7 @@ TEST_F(ClineHooks, AHookOverItsTimeoutIsKilledAndIsAFailedHookThatCancelsNothing
   EXPECT_EQ(result.decision, Decision::none);
   EXPECT_FALSE(result.stop.has_value());
   EXPECT_THAT(log_.text(), AllOf(HasSubstr("PreToolUse"), HasSubstr("timed out")));
-  EXPECT_EQ(installation_->report.hooks.installed.at(0).settings.timeout.value, 200ms);
+  EXPECT_EQ(installed_->report.hooks.installed.at(0).settings.timeout.value, 200ms);
 }
 
 // What Cline would not run, or hookbus does not, is skipped with a warning
@@ -356,7 +321,7 @@ TEST_F(ClineHooks, AFileThatIsNoClineHookIsSkippedWithAWarningNamingIt) {
   fs::create_directories(in_project(".clinerules/hooks/PreToolUse"));
   trust_project();
   install();
-  EXPECT_THAT(installation_->report.hooks.installed, IsEmpty());
+  EXPECT_THAT(installed_->report.hooks.installed, IsEmpty());
   EXPECT_THAT(warnings_, Contains(AllOf(HasSubstr(".clinerules/hooks/PreToolUse"), HasSubstr("a directory"))));
 }
 
@@ -365,7 +330,7 @@ TEST_F(ClineHooks, PluginsOrLocalHooksAskedOfClineChangeNothingAndAreSaid) {
   write_file(locations().config_file(Layer::user),
              R"({"agent_hooks": {"cline": {"settings": ["local"], "plugins": ["/opt/cline-guard"]}}})");
   install();
-  EXPECT_THAT(installation_->report.hooks.installed, IsEmpty());
+  EXPECT_THAT(installed_->report.hooks.installed, IsEmpty());
   EXPECT_THAT(warnings_, Contains(AllOf(HasSubstr("agent_hooks.cline.plugins"), HasSubstr("Cline has no plugins"))));
   EXPECT_THAT(warnings_, Contains(AllOf(HasSubstr("agent_hooks.cline.settings"),
                                         HasSubstr("Cline has no local hooks directory"))));
@@ -377,7 +342,7 @@ TEST_F(ClineHooks, NoClineHookRunsUnlessConfigSwitchesClineOn) {
   trust_project();
   (void)emit_bash("ls");
   EXPECT_FALSE(fs::exists(in_project("ran")));
-  EXPECT_THAT(installation_->report.hooks.installed, IsEmpty());
+  EXPECT_THAT(installed_->report.hooks.installed, IsEmpty());
 }
 
 }  // namespace

@@ -4,9 +4,8 @@
 // payload and its flat answer. The hooks are written here from Cursor's
 // documented payload and answer (cursor.com/docs/hooks), in bash + jq,
 // Python and Node, and run through setup() and Hooks::emit.
-#include "log_capture.hpp"
+#include "agent_hooks_fixture.hpp"
 #include "scoped_environment.hpp"
-#include "script_fixture.hpp"
 
 #include "formats/claude_code/settings.hpp"
 #include "formats/cursor/format.hpp"
@@ -37,43 +36,21 @@ using testing::TempDir;
 using testing::write_file;
 using namespace std::chrono_literals;
 
-class CursorHooks : public testing::NothingLeftBehind {
+class CursorHooks : public testing::AgentHooksFixture {
  protected:
-  Locations locations() const {
-    return {.managed = root_ / "etc",
-            .user = root_ / "user",
-            .project = project_.path(),
-            .state = root_ / "state",
-            .cache = root_ / "cache",
-            .cursor = root_ / "cursor",
-            .copilot = {},
-            .cursor_enterprise = root_ / "etc-cursor"};
-  }
-  fs::path in_project(const std::string& relative) const { return project_ / relative; }
-
   // The project's .cursor/hooks.json with `hooks` (the "hooks" object's
   // members), switched on by its config, and trusted.
   void projects_hooks(const std::string& hooks) {
-    write_file(locations().config_file(Layer::project), R"({"agent_hooks": {"cursor": {"settings": ["project"]}}})");
+    switch_on("cursor");
     write_file(in_project(".cursor/hooks.json"), R"({"version": 1, "hooks": {)" + hooks + "}}");
-    Hooks scratch;
-    const Installation looked = setup(scratch, {.project_dir = project_.path(), .locations = locations()});
-    TrustStore::at(locations()).trust(project_.path(), looked.report.trust.now);
+    trust_project();
   }
-  void install() {
-    installed_ = setup(hooks_, {.project_dir = project_.path(), .locations = locations()});
-    warnings_ = installed_.report.warnings;
-  }
-  EventContext context() const { return {.session_id = "s1", .cwd = project_.path().string()}; }
-  // One tool call on a bus set up afresh.
+  // One tool call on what setup() installs now.
   ToolCallResult emit_tool(const std::string& tool, boost::json::object input) {
-    Hooks bus;
-    const Installation installed = setup(bus, {.project_dir = project_.path(), .locations = locations()});
-    warnings_ = installed.report.warnings;
-    return bus.emit(
+    install();
+    return hooks_.emit(
         ToolCallEvent{.context = context(), .tool_call_id = "c1", .tool_name = tool, .input = std::move(input)});
   }
-  ToolCallResult emit_bash(const std::string& command) { return emit_tool("bash", {{"command", command}}); }
   ClaudeCodeSettings read(const std::string& text) const {
     return detail::read_format_settings(detail::cursor_format(), write_file(root_ / "hooks.json", text), Layer::user);
   }
@@ -85,13 +62,6 @@ class CursorHooks : public testing::NothingLeftBehind {
     }
     return "read without an error";
   }
-
-  TempDir root_;
-  TempDir project_;
-  testing::LogCapture log_;
-  Hooks hooks_;
-  Installation installed_;
-  std::vector<std::string> warnings_;
 };
 
 // ------------------------------------------------------------ the file
@@ -186,7 +156,7 @@ TEST_F(CursorHooks, TheEnterpriseHooksAreTheManagedLayersAndAProjectsAllowDoesNo
   EXPECT_EQ(result.decision, Decision::deny);
   EXPECT_EQ(result.reason, "not on this machine");
   std::vector<std::pair<Layer, std::string>> layers;
-  for (const auto& hook : installed_.report.hooks.installed) layers.emplace_back(hook.layer, hook.source.substr(0, hook.source.find(':')));
+  for (const auto& hook : installed_->report.hooks.installed) layers.emplace_back(hook.layer, hook.source.substr(0, hook.source.find(':')));
   EXPECT_THAT(layers, ElementsAre(std::pair{Layer::managed, (root_ / "etc-cursor" / "hooks.json").string()},
                                   std::pair{Layer::project, in_project(".cursor/hooks.json").string()}));
 }
@@ -197,8 +167,8 @@ TEST_F(CursorHooks, TheEnterpriseHooksAskedForByTheUserAreTheUsersAndUnknownOnes
   write_file(root_ / "etc-cursor" / "hooks.json", R"({"version": 1, "hooks": {"stop": [{"command": "true"}]}})");
   write_file(locations().config_file(Layer::user), R"({"agent_hooks": {"cursor": {"settings": ["managed"]}}})");
   install();
-  ASSERT_EQ(installed_.report.hooks.installed.size(), 1U);
-  EXPECT_EQ(installed_.report.hooks.installed[0].layer, Layer::user);
+  ASSERT_EQ(installed_->report.hooks.installed.size(), 1U);
+  EXPECT_EQ(installed_->report.hooks.installed[0].layer, Layer::user);
   Locations nowhere = locations();
   nowhere.cursor_enterprise.clear();
   Hooks bus;
