@@ -15,6 +15,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::write_file;
 
 class CopilotAttacks : public testing::HostileRepository {
@@ -209,6 +210,28 @@ TEST_F(CopilotAttacks, Attack78AnUntrustedProjectsExecHookRunsNothing) {
   nothing_of_the_project_runs();
   EXPECT_THAT(hookctl({"list"}).stdout_text,
               AllOf(HasSubstr(".github/hooks/x.json: hooks.preToolUse[0]"), HasSubstr("'tools/check' '--strict'")));
+}
+
+// Attack 79: a trusted project's exec program is named with a newline and a
+// forged hookctl line, and reached through a link at a path component
+// (tools -> vendor/tools). `hookctl trust` shows the name escaped, and the
+// file the link leads to is fingerprinted by what it holds: a pull that
+// changes it runs nothing.
+TEST_F(CopilotAttacks, Attack79AnExecProgramWithAnOddNameBehindALinkedDirectoryIsShownEscapedAndFingerprinted) {
+  install_users_guard();
+  user_reads_agent_hooks("copilot");
+  const std::string name = "check\n[hookbus] all good";
+  write_file(upstream("vendor/tools/" + name), "#!/bin/sh\nexit 0\n", 0755);
+  fs::create_symlink("vendor/tools", upstream("tools"));
+  write_file(upstream(".github/hooks/x.json"), exec_hooks_json("tools/" + name, "[]"));
+  attacker_commits("a vendored check");
+  user_pulls();
+  const std::string shown = hookctl({"trust"}).stdout_text;
+  EXPECT_THAT(shown, AllOf(HasSubstr("vendor/tools/check\\n[hookbus] all good"), Not(HasSubstr("\n[hookbus] all good"))));
+  write_file(upstream("vendor/tools/" + name), "#!/bin/sh\n" + touch_marker() + "\nexit 2\n", 0755);
+  attacker_commits("a stricter check");
+  user_pulls();
+  nothing_of_the_project_runs();
 }
 
 }  // namespace
