@@ -3,6 +3,7 @@
 #include "trust/shell_command.hpp"
 
 #include "support/files.hpp"
+#include "support/search_path.hpp"
 #include "support/shell_lexer.hpp"
 #include "support/utf8.hpp"
 
@@ -434,25 +435,6 @@ std::optional<Value> variable_for(const Run& run, const std::string& name) {
   return std::nullopt;
 }
 
-// A directory a search path (PATH, CDPATH) lists, in order.
-struct Listed {
-  fs::path directory;
-  bool relative;  // found from the working directory (an empty entry is ".")
-};
-// The directories of `entries`; a relative one only when the working directory `from` is known.
-std::vector<Listed> search_path(std::string_view entries, const std::optional<fs::path>& from) {
-  std::vector<Listed> listed;
-  for (bool more = true; more;) {
-    const std::size_t colon = std::min(entries.find(':'), entries.size());
-    const fs::path entry(entries.substr(0, colon).empty() ? "." : std::string(entries.substr(0, colon)));
-    more = colon < entries.size();
-    entries.remove_prefix(std::min(colon + 1, entries.size()));
-    if (entry.is_absolute()) listed.push_back({entry, false});
-    else if (from) listed.push_back({*from / entry, true});
-  }
-  return listed;
-}
-
 // What running a program reaches: its file, and by what it is (an
 // interpreter, a wrapper, make) its script, module, makefile or the command
 // it runs in turn.
@@ -587,8 +569,7 @@ class ProgramResolver {
     const bool chosen = engine == out_.start().variables.end() || *path->text != engine->second;
     for (const auto& [directory, relative] : search_path(*path->text, run.directory)) {
       const fs::path candidate = directory / program;
-      struct stat st {};
-      if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
+      if (is_executable_file(candidate))
         return chosen || relative ? std::optional(candidate) : std::nullopt;
     }
     return std::nullopt;

@@ -8,6 +8,7 @@
 #include "support/file_safety.hpp"
 #include "support/file_descriptor.hpp"
 #include "support/files.hpp"
+#include "support/search_path.hpp"
 #include "process/run_log.hpp"
 #include "bus/reducers.hpp"
 #include "formats/claude_code/command_files.hpp"
@@ -18,7 +19,6 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -237,18 +237,12 @@ fs::path exec_handler_program(const ClaudeCodeCommand& c, const fs::path& workin
                                   [](const auto& variable) { return variable.first == "PATH"; });
     const char* engines = std::getenv("PATH");
     const std::string path = own != c.environment.end() ? own->second : engines != nullptr ? engines : "";
-    program.clear();
-    for (std::string_view entries = path; program.empty();) {
-      const std::size_t colon = std::min(entries.find(':'), entries.size());
-      const std::string_view entry = entries.substr(0, colon);
-      const fs::path candidate = working_directory / (entry.empty() ? fs::path(".") : fs::path(entry)) / c.exec;
-      struct stat st {};
-      if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
-        program = candidate;
-      else if (colon == entries.size())
-        throw Error(fmt::format("its program \"{}\" is in no directory of its PATH ({})", c.exec, path));
-      entries.remove_prefix(std::min(colon + 1, entries.size()));
-    }
+    const auto listed = search_path(path, working_directory);
+    const auto found = std::find_if(listed.begin(), listed.end(),
+                                    [&](const SearchPathEntry& entry) { return is_executable_file(entry.directory / c.exec); });
+    if (found == listed.end())
+      throw Error(fmt::format("its program \"{}\" is in no directory of its PATH ({})", c.exec, path));
+    program = found->directory / c.exec;
   }
   if (auto why = per_process_path_reason(program)) throw Error(*why);
   return program;
