@@ -93,7 +93,8 @@ class ApprovalError : public Error {
                                                            boost::json::value question = {});
 
 // One pause or one resume of an event's approvals: the emit runs with it as
-// the asking handlers' session on this thread.
+// the asking handlers' session on this thread. One emit at a time: an
+// Approvals is not shared between threads.
 class Approvals {
  public:
   // A first emit: no answers; what is asked ends in pending().
