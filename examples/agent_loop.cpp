@@ -6,7 +6,9 @@
 //     scripted user who declines),
 //   - a redaction of API keys before tool results are stored in history
 //     (the built-in `redact`, with its default secret shapes),
-//   - a catch-all tracer that prints every event on one line.
+//   - a catch-all tracer that prints every event on one line,
+//   - an approval that pauses: the request is stored as JSON, and a new bus
+//     (as after a restart) resumes it with the person's answer.
 // Each reduction prints what the engine does with the outcome. The session is
 // also traced (the built-in tracer, docs/tracing.md) to the three trace
 // formats, in the directory given as the first argument (./agent_loop_trace
@@ -197,6 +199,46 @@ void read_traces_back(const std::filesystem::path& dir) {
   fmt::print("OTLP: {} requests in {}\n", requests, (dir / "session.otlp.jsonl").string());
 }
 
+// A deploy guard that asks a person (ask_person); the engine does not wait:
+// it stores the request, and resumes later, here on a new bus as after a restart.
+Connection install_deploy_approval(Hooks& hooks) {
+  return hooks.on<ToolCallEvent>(
+      [](const ToolCallEvent& e) -> ToolCallResult {
+        const auto answer = ask_person("deploy", "deploys to production", e.input);
+        if (!answer) return {.decision = Decision::ask, .reason = "waiting for the release manager"};
+        return {.decision = answer->as_bool() ? Decision::allow : Decision::deny,
+                .reason = "the release manager said so"};
+      },
+      {.label = "deploy-approval", .tools = "deploy"});
+}
+
+void pause_and_resume_an_approval(const std::filesystem::path& dir) {
+  const ToolCallEvent call{.tool_call_id = "t4", .tool_name = "deploy", .input = {{"target", "production"}}};
+  const std::filesystem::path stored = dir / "approvals.json";
+  {
+    Hooks hooks;
+    const Connection guard = install_deploy_approval(hooks);
+    Approvals approvals;
+    const ToolCallResult outcome = approvals.emit(hooks, call);
+    std::ofstream(stored) << write_json(approvals_to_json(approvals.pending()));
+    fmt::print("\napproval: t4 paused ({}), {} request stored in {}\n", outcome.reason, approvals.pending().size(),
+               stored.string());
+  }
+  Hooks restarted;
+  const Connection guard = install_deploy_approval(restarted);
+  std::ifstream file(stored);
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const std::vector<ApprovalRequest> requests = approvals_from_json(parse_json(text, stored.string()));
+  for (const ApprovalRequest& request : requests)
+    fmt::print("approval: {} asks \"{}\" about {}: the person answers yes\n", request.handler, request.reason,
+               write_json(request.question));
+  Approvals resumed(requests, {{.id = requests.at(0).id, .answer = true}});
+  const ToolCallResult outcome = resumed.emit(restarted, call);
+  fmt::print("approval: t4 resumed after a restart: {} by {}\n",
+             outcome.decision == Decision::allow ? "allowed" : "not allowed",
+             outcome.decided_by ? outcome.decided_by->handler : "nobody");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -213,4 +255,5 @@ int main(int argc, char** argv) {
     ScriptedEngine(hooks).run("/cleanup");
   }  // the tracer stops here: everything it queued is written
   read_traces_back(trace_dir);
+  pause_and_resume_an_approval(trace_dir);
 }

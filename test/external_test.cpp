@@ -4,6 +4,7 @@
 #include "project_hooks_fixture.hpp"
 #include "scoped_environment.hpp"
 
+#include <hookbus/approvals.hpp>
 #include <hookbus/external.hpp>
 #include <hookbus/json.hpp>
 #include <hookbus/log.hpp>
@@ -753,6 +754,46 @@ TEST_F(ExternalHooks, ThePayloadIsTheCatalogueJsonWithKodeletKeys) {
   EXPECT_EQ(payload.at("cwd").as_string(), project_.path().string());
   EXPECT_EQ(payload.at("invoked_by"), "main");
   EXPECT_EQ(payload.at("tool_input").at("command"), "ls -l");
+}
+
+// A hookbus-protocol hook that asks the person before any command: with no
+// answer in its payload it asks (ask_person) and says ask; on resume it reads
+// its answer from approval_answers and decides with it.
+constexpr const char* kAskingHook =
+    "answer = payload.get('approval_answers', {}).get('run')\n"
+    "if answer is None:\n"
+    "    print(json.dumps({'decision': 'ask', 'ask_person': [{'name': 'run', 'reason': 'runs a command',\n"
+    "                                                         'question': payload['input']}]}))\n"
+    "else:\n"
+    "    print(json.dumps({'decision': 'allow' if answer['approved'] else 'deny', 'reason': answer['message']}))\n";
+
+TEST_F(ExternalHooks, AHookAsksAPersonAndDecidesWithTheAnswerItReadsOnResume) {
+  write_python_hook(hook("asker"), "tool_call", kAskingHook);
+  install();
+  Approvals asked;
+  EXPECT_EQ(asked.emit(hooks_, tool_call("make")).decision, Decision::ask);
+  ASSERT_EQ(asked.pending().size(), 1u);
+  const ApprovalRequest& request = asked.pending()[0];
+  EXPECT_EQ(request.handler, "asker");
+  EXPECT_EQ(request.source, hook("asker").string());
+  EXPECT_EQ(request.layer, Layer::project);
+  EXPECT_EQ(request.reason, "runs a command");
+  EXPECT_EQ(request.question.at("command"), "make");
+
+  Approvals resumed(asked.pending(), {{.id = request.id, .answer = {{"approved", false}, {"message", "not now"}}}});
+  const ToolCallResult outcome = resumed.emit(hooks_, tool_call("make"));
+  EXPECT_EQ(outcome.decision, Decision::deny);
+  EXPECT_EQ(outcome.reason, "not now");
+  EXPECT_FALSE(resumed.paused());
+}
+
+TEST_F(ExternalHooks, AnAskOfTheWrongShapeIsTheHooksFailureNamingTheField) {
+  write_hook(hook("asker"), "tool_call", "echo '{\"ask_person\": [{\"reason\": \"no name\"}]}'\n");
+  install();
+  Approvals asked;
+  (void)asked.emit(hooks_, tool_call());
+  EXPECT_THAT(only_error_message(), HasSubstr("ask_person[0]: 'name' is missing"));
+  EXPECT_FALSE(asked.paused());
 }
 
 TEST(HookPayload, NeverOverwritesAKeyOfTheEventItself) {

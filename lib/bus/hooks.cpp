@@ -12,6 +12,7 @@
 #include <hookbus/tool_matcher.hpp>
 
 #include "support/logging.hpp"
+#include "bus/asking_handler.hpp"
 #include "bus/channel.hpp"
 #include "bus/delivery_queue.hpp"
 #include "bus/kept_alive.hpp"
@@ -220,6 +221,7 @@ struct TypedSlot : SlotBase {
         return Step::proceed;
     }
     const KeptAliveCall call(keep_alive.get());
+    const AskingHandler asking(identity.get(), emission.view());
     try {
       if constexpr (EventWithResult<E>) {
         auto result = invoke(emission);

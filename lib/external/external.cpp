@@ -6,6 +6,7 @@
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>
 
+#include "bus/asking_handler.hpp"
 #include "bus/reducers.hpp"
 #include "catalogue/instantiations.hpp"
 #include "external/hook_run.hpp"
@@ -58,6 +59,7 @@ detail::HookAnswer<E> answer_on_stdout(const ExternalHook& hook, const ProcessRe
   if (detail::trim(run.stdout_text).empty()) return detail::HookAnswer<E>();
   try {
     [[maybe_unused]] boost::json::value answer = parse_json(run.stdout_text, "stdout");
+    if (answer.is_object()) detail::take_asks(answer.as_object());
     if constexpr (EventWithResult<E>) return detail::result_from_answer<E>(std::move(answer));
   } catch (const JsonError& e) {
     fail(hook, run, fmt::format("printed no valid '{}' result: {}", E::type, e.what()));
@@ -103,6 +105,9 @@ boost::json::object hook_payload_for(const ExternalHook& hook, const E& event, s
     payload["cwd"] = (hook.project_dir.empty() ? std::filesystem::current_path() : hook.project_dir).string();
   if (!hook.workspace.empty() && event.context.workspace.empty())
     payload.at("context").as_object()["workspace"] = hook.workspace;
+  // A resume: what the person answered to this hook's asks (docs/external-hooks.md).
+  if (boost::json::object answers = answers_to_asking_handler(); !answers.empty())
+    payload["approval_answers"] = std::move(answers);
   return payload;
 }
 
