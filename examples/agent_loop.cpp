@@ -9,6 +9,9 @@
 //   - a catch-all tracer that prints every event on one line,
 //   - an approval that pauses: the request is stored as JSON, and a new bus
 //     (as after a restart) resumes it with the person's answer.
+// Then the model call under the hooks' control (model_calls): a guard that
+// removes secrets from what is sent to the model, and a cache that answers a
+// repeated call without calling the model.
 // Each reduction prints what the engine does with the outcome. The session is
 // also traced (the built-in tracer, docs/tracing.md) to the three trace
 // formats, in the directory given as the first argument (./agent_loop_trace
@@ -21,6 +24,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <regex>
 #include <string>
 
 using namespace hookbus;
@@ -239,6 +244,71 @@ void pause_and_resume_an_approval(const std::filesystem::path& dir) {
              outcome.decided_by ? outcome.decided_by->handler : "nobody");
 }
 
+// ------------------------------------------------------------ model calls
+
+// A guard that removes API keys from every text sent to the model (it runs
+// first and fails closed: a guard that cannot run refuses the call), and a
+// cache that answers a call it has answered before, so the model is not
+// called; after_model_call fills the cache, with every response, answered
+// or not, as the guard's side sees it.
+void model_calls() {
+  Hooks hooks;
+  const std::regex key(R"(sk-[A-Za-z0-9]{8,})");
+  std::map<std::string, Message> cache;
+  const auto key_of = [](const BeforeModelCallEvent& e) {
+    std::string text = e.model + '\n' + e.system_prompt;
+    for (const Message& message : e.messages) text += '\n' + text_of(message.content);
+    return text;
+  };
+  const Connection strip_secrets = hooks.on<BeforeModelCallEvent>(
+      [&](const BeforeModelCallEvent& e) -> std::optional<BeforeModelCallResult> {
+        std::vector<Message> messages = e.messages;
+        bool stripped = false;
+        for (Message& message : messages)
+          for (ContentPart& part : message.content)
+            if (auto* text = std::get_if<TextPart>(&part); text && std::regex_search(text->text, key)) {
+              text->text = std::regex_replace(text->text, key, "[secret removed]");
+              stripped = true;
+            }
+        if (!stripped) return std::nullopt;
+        return BeforeModelCallResult{.messages = std::move(messages)};
+      },
+      {.label = "strip-secrets", .priority = -100, .failure = FailurePolicy::fail_closed});
+  const Connection answer_from_cache = hooks.on<BeforeModelCallEvent>(
+      [&](const BeforeModelCallEvent& e) -> std::optional<BeforeModelCallResult> {
+        const auto hit = cache.find(key_of(e));
+        if (hit == cache.end()) return std::nullopt;
+        return BeforeModelCallResult{.response = hit->second};
+      },
+      {.label = "cache"});
+
+  int sent_to_model = 0;
+  const auto call_model = [&](const std::string& text) {
+    BeforeModelCallEvent request{.model = "demo-model", .messages = {Message::user(text)}, .system_prompt = "Be brief."};
+    const BeforeModelCallResult before = hooks.emit(request);
+    if (before.messages) request.messages = *before.messages;
+    fmt::print("  engine {:<20} sends: {:?}\n", "before_model_call", text_of(request.messages.at(0).content));
+    Message response;
+    if (before.response) {
+      response = *before.response;
+      fmt::print("  engine {:<20} answered by {} without calling the model: {:?}\n", "before_model_call",
+                 before.decided_by->handler, text_of(response.content));
+    } else {
+      ++sent_to_model;
+      response = Message::assistant("Stored the key you gave in the vault.");
+      fmt::print("  engine {:<20} the model answered: {:?}\n", "model", text_of(response.content));
+    }
+    const AfterModelCallResult after = hooks.emit(AfterModelCallEvent{
+        .model = request.model, .response = response, .answered_by = before.response ? before.decided_by : std::nullopt});
+    if (after.response) response = *after.response;
+    if (!before.response) cache.emplace(key_of(request), response);
+  };
+  fmt::print("\nmodel calls: a secret-stripping guard and a cache\n");
+  call_model("Store my key sk-demo1234567890abcdef in the vault.");
+  call_model("Store my key sk-demo1234567890abcdef in the vault.");
+  fmt::print("model calls: 2 asked, {} sent to the model\n", sent_to_model);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -256,4 +326,5 @@ int main(int argc, char** argv) {
   }  // the tracer stops here: everything it queued is written
   read_traces_back(trace_dir);
   pause_and_resume_an_approval(trace_dir);
+  model_calls();
 }

@@ -882,6 +882,42 @@ TEST_F(ExternalHooks, ToolResultPatchesChainAndEachHookSeesTheEarlierOnes) {
   EXPECT_EQ(outcome.is_error, true);
 }
 
+// A hookbus-protocol hook answers the model call as an in-process handler
+// does: the first rewrites the request, the second sees it and answers from
+// its cache, so the model is not called.
+TEST_F(ExternalHooks, HooksRewriteAndAnswerTheModelCall) {
+  write_python_hook(hook("a"), "before_model_call",
+                    "print(json.dumps({'system_prompt': payload['system_prompt'] + ' No keys.',\n"
+                    "                  'settings': {'temperature': 0.5, 'tool_choice': 'none'}}))\n");
+  write_python_hook(hook("b"), "before_llm_call",
+                    "print(json.dumps({'response': {'role': 'assistant', 'content': [{'type': 'text',\n"
+                    "                  'text': 'cached for ' + payload['system_prompt']}]}}))\n");
+  install();
+  const BeforeModelCallResult outcome =
+      hooks_.emit(BeforeModelCallEvent{.model = "m", .messages = {Message::user("hi")}, .system_prompt = "Be brief."});
+  EXPECT_EQ(outcome.system_prompt, "Be brief. No keys.");
+  EXPECT_EQ(outcome.settings, (ModelSettings{.temperature = 0.5, .tool_choice = ToolChoice::none}));
+  EXPECT_EQ(outcome.response, Message::assistant("cached for Be brief. No keys."));
+  ASSERT_TRUE(outcome.decided_by);
+  EXPECT_EQ(outcome.decided_by->handler, "b");
+}
+
+// after_model_call: a hook replaces the response; exit code 2 rejects it with stderr as the reason.
+TEST_F(ExternalHooks, HooksReplaceOrRejectTheModelsResponse) {
+  write_python_hook(hook("a"), "after_model_call",
+                    "text = payload['response']['content'][0]['text']\n"
+                    "print(json.dumps({'response': {'role': 'assistant', 'content': [{'type': 'text',\n"
+                    "                  'text': text.replace('sk-123', '[key]')}]}}))\n");
+  install();
+  const AfterModelCallResult replaced = hooks_.emit(AfterModelCallEvent{.response = Message::assistant("key sk-123")});
+  EXPECT_EQ(replaced.response, Message::assistant("key [key]"));
+  write_hook(hook("b"), "after_model_call", "echo 'the reply leaks a key' >&2; exit 2\n");
+  install();
+  const AfterModelCallResult rejected = hooks_.emit(AfterModelCallEvent{.response = Message::assistant("key sk-123")});
+  EXPECT_TRUE(rejected.reject);
+  EXPECT_EQ(rejected.reason, "the reply leaks a key");
+}
+
 TEST_F(ExternalHooks, ExitCodeTwoBlocksWithStderrAsTheReason) {
   write_hook(hook("guard"), "tool_call", "echo '  rm -rf is not allowed  ' >&2; exit 2\n");
   install();

@@ -76,6 +76,15 @@ class GeminiCli : public testing::AgentHooksFixture {
                                      .tool_name = tool,
                                      .input = {{"command", command}, {"timeout", 5}}});
   }
+  // A model call as the engine sends it: a system prompt, a turn each, two tools and a temperature.
+  BeforeModelCallEvent model_call() const {
+    return BeforeModelCallEvent{.context = context(),
+                                .model = "gemini-2.5-pro",
+                                .messages = {Message::user("hello"), Message::assistant("hi there")},
+                                .system_prompt = "Be brief.",
+                                .tools = {ToolSpec{.name = "bash"}, ToolSpec{.name = "read"}},
+                                .settings = {.temperature = 0.2}};
+  }
   ToolResultResult emit_result(const std::string& text, bool failed = false) {
     install();
     return hooks_.emit(ToolResultEvent{.context = context(),
@@ -235,17 +244,94 @@ TEST_F(GeminiCli, AToolMatcherIsARegularExpressionSearchedForAsInGemini) {
 
 // --------------------------------------------------------------- events
 
-// BeforeModel, AfterModel and BeforeToolSelection change a model call, which
-// no event on the bus carries: each group is a warning naming the event, the
-// file and the JSON path, never dropped in silence.
-TEST_F(GeminiCli, ModelEventsAreAWarningNamingTheEventTheFileAndThePath) {
-  projects_hooks(R"({"BeforeModel": [{"hooks": [{"type": "command", "command": "true"}]}], )"
-                 R"("AfterModel": [{"hooks": [{"type": "command", "command": "true"}]}], )"
-                 R"("BeforeToolSelection": [{"hooks": [{"type": "command", "command": "true"}]}]})");
+// ------------------------------------------------------------ model calls
+
+// BeforeModel reads Gemini's llm_request (the system prompt is a system
+// message, the model's messages are "model"'s) and answers the call with its
+// llm_response: the model is not called.
+TEST_F(GeminiCli, ABeforeModelHookReadsTheLlmRequestAndAnswersWithItsLlmResponse) {
+  write_file(in_project(".gemini/hooks/cache.py"),
+             "import json, sys\n"
+             "request = json.load(sys.stdin)['llm_request']\n"
+             "seen = ' | '.join(m['role'] + ':' + m['content'] for m in request['messages'])\n"
+             "seen += ' | ' + request['model'] + ' ' + str(request['config']['temperature'])\n"
+             "seen += ' ' + ','.join(request['toolConfig']['allowedFunctionNames'])\n"
+             "print(json.dumps({'hookSpecificOutput': {'hookEventName': 'BeforeModel', 'llm_response': {\n"
+             "    'candidates': [{'content': {'role': 'model', 'parts': [seen]}, 'finishReason': 'STOP'}]}}}))\n");
+  projects_hooks(group("BeforeModel", "python3 .gemini/hooks/cache.py"));
   install();
-  const std::string file = in_project(".gemini/settings.json").string();
-  for (const std::string event : {"BeforeModel", "AfterModel", "BeforeToolSelection"})
-    EXPECT_THAT(warnings_, Contains(AllOf(HasSubstr(file + ": hooks." + event), HasSubstr("'" + event + "'"))));
+  const BeforeModelCallResult outcome = hooks_.emit(model_call());
+  EXPECT_EQ(outcome.response, Message::assistant("system:Be brief. | user:hello | model:hi there | gemini-2.5-pro 0.2 "
+                                                 "run_shell_command,read_file"));
+}
+
+// BeforeModel's llm_request changes the request: the messages (its system
+// message is the system prompt), the model and the config.
+TEST_F(GeminiCli, ABeforeModelHooksLlmRequestChangesTheRequest) {
+  project_hook_answers("BeforeModel", R"({"hookSpecificOutput": {"llm_request": {"model": "gemini-2.5-flash", )"
+                                      R"("messages": [{"role": "system", "content": "Be terse."}, )"
+                                      R"({"role": "user", "content": "[redacted]"}], )"
+                                      R"("config": {"temperature": 0, "maxOutputTokens": 256, "stopSequences": ["END"]}}}})",
+                       0);
+  install();
+  const BeforeModelCallResult outcome = hooks_.emit(model_call());
+  EXPECT_FALSE(outcome.response);
+  EXPECT_EQ(outcome.model, "gemini-2.5-flash");
+  EXPECT_EQ(outcome.system_prompt, "Be terse.");
+  EXPECT_EQ(outcome.messages, std::vector{Message::user("[redacted]")});
+  EXPECT_EQ(outcome.settings, (ModelSettings{.temperature = 0.0, .max_output_tokens = 256u, .stop_sequences = {"END"}}));
+}
+
+TEST_F(GeminiCli, ABeforeModelDenyRejectsTheCallWithTheReason) {
+  project_hook_answers("BeforeModel", R"({"decision": "deny", "reason": "over budget"})", 0);
+  install();
+  const BeforeModelCallResult outcome = hooks_.emit(model_call());
+  EXPECT_TRUE(outcome.reject);
+  EXPECT_EQ(outcome.reason, "over budget");
+}
+
+// BeforeToolSelection's toolConfig: only the tools it allows (by Gemini's
+// names) are offered, with its mode.
+TEST_F(GeminiCli, ABeforeToolSelectionHookNarrowsTheToolsOfferedAndSetsTheMode) {
+  project_hook_answers("BeforeToolSelection", R"({"hookSpecificOutput": {"toolConfig": )"
+                                              R"({"mode": "ANY", "allowedFunctionNames": ["read_file"]}}})",
+                       0);
+  install();
+  const BeforeModelCallResult outcome = hooks_.emit(model_call());
+  ASSERT_TRUE(outcome.tools);
+  ASSERT_EQ(outcome.tools->size(), 1u);
+  EXPECT_EQ(outcome.tools->at(0).name, "read");
+  ASSERT_TRUE(outcome.settings);
+  EXPECT_EQ(outcome.settings->tool_choice, ToolChoice::required);
+  EXPECT_EQ(outcome.settings->temperature, 0.2) << "the other settings are kept";
+}
+
+// AfterModel reads the llm_response and replaces it with its own, or denies it.
+TEST_F(GeminiCli, AnAfterModelHookReplacesTheResponseOrRejectsIt) {
+  write_file(in_project(".gemini/hooks/redact.py"),
+             "import json, sys\n"
+             "text = json.load(sys.stdin)['llm_response']['candidates'][0]['content']['parts'][0]\n"
+             "print(json.dumps({'hookSpecificOutput': {'llm_response': {'text': text.replace('sk-123', '[key]')}}}))\n");
+  projects_hooks(group("AfterModel", "python3 .gemini/hooks/redact.py"));
+  install();
+  const AfterModelCallResult replaced =
+      hooks_.emit(AfterModelCallEvent{.context = context(), .model = "gemini-2.5-pro", .response = Message::assistant("sk-123")});
+  EXPECT_EQ(replaced.response, Message::assistant("[key]"));
+  project_hook_answers("AfterModel", R"({"decision": "deny", "reason": "leaks a key"})", 0);
+  install();
+  const AfterModelCallResult rejected =
+      hooks_.emit(AfterModelCallEvent{.context = context(), .model = "gemini-2.5-pro", .response = Message::assistant("sk-123")});
+  EXPECT_TRUE(rejected.reject);
+  EXPECT_EQ(rejected.reason, "leaks a key");
+}
+
+// An answer of the wrong shape is a failed run naming the hook and the JSON path; the call goes on.
+TEST_F(GeminiCli, AModelAnswerOfTheWrongShapeIsAFailedRunNamingTheJsonPath) {
+  project_hook_answers("BeforeModel", R"({"hookSpecificOutput": {"llm_request": {"messages": [{"role": "tool"}]}}})", 0);
+  install();
+  EXPECT_EQ(hooks_.emit(model_call()), BeforeModelCallResult{});
+  EXPECT_THAT(log_.text(), AllOf(HasSubstr("answer.sh"), HasSubstr("hookSpecificOutput.llm_request.messages[0].role"),
+                                 HasSubstr(R"(must be "user", "model" or "system", got "tool")")));
 }
 
 // -------------------------------------------------------------- payload

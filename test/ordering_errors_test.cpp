@@ -72,7 +72,7 @@ TEST(Ordering, NestedOrderingCoversEveryClosingEvent) {
   auto c1 = record<AgentEndEvent>(hooks, calls, "5");
   auto c2 = record<AgentEndEvent>(hooks, calls, "6");
   hooks.emit(ToolExecutionEndEvent{});
-  hooks.emit(AfterModelCallEvent{});
+  (void)hooks.emit(AfterModelCallEvent{});
   (void)hooks.emit(AgentEndEvent{});
   EXPECT_THAT(calls, ElementsAre("2", "1", "4", "3", "6", "5"));
 }

@@ -360,7 +360,7 @@ int expect_list_accumulates_on_every_event(Field field) {
 }
 
 TEST(SharedFields, SystemMessagesAccumulateInHandlerOrderOnEveryEventThatHasThem) {
-  EXPECT_EQ(expect_list_accumulates_on_every_event([](auto& r) -> decltype((r.system_messages)) { return r.system_messages; }), 9);
+  EXPECT_EQ(expect_list_accumulates_on_every_event([](auto& r) -> decltype((r.system_messages)) { return r.system_messages; }), 11);
 }
 
 TEST(SharedFields, AdditionalContextAccumulatesInHandlerOrderOnEveryEventThatHasIt) {
@@ -384,7 +384,7 @@ TEST(SharedFields, TheFirstStopWinsOnEveryEventThatHasOne) {
       EXPECT_EQ(outcome.stop, (StopRequest{"first", Decider{"one", ""}})) << E::type;
     }
   });
-  EXPECT_EQ(events, 9);
+  EXPECT_EQ(events, 11);
 }
 
 TEST(ChannelConnectDeny, FirstDenyStops) {
@@ -779,7 +779,10 @@ TEST(ResultRules, WhichEventFieldEachResultFieldChangesIsPinned) {
     }
   });
   EXPECT_THAT(rows, ElementsAre("input: text->text images->images", "before_agent_start: system_prompt->system_prompt",
-                                "context: messages->messages", "tool_call: input->input",
+                                "context: messages->messages",
+                                "before_model_call: model->model messages->messages system_prompt->system_prompt "
+                                "tools->tools settings->settings",
+                                "after_model_call: response->response", "tool_call: input->input",
                                 "permission_request: input->input", "tool_result: content->content is_error->is_error",
                                 "tool_result_persist: content->content", "message:receive: parts->parts"));
 }
@@ -992,6 +995,205 @@ TEST(LessTrustedChanges, ARegistrarScopeGivesEveryHandlerItsLayer) {
                               {.layer = Layer::managed});  // a handler cannot claim a more trusted layer than its scope's
   const ConnectionGroup plugin = registrar.take();
   EXPECT_EQ(hooks.emit(bash_call("ls")).decision, Decision::deny);
+}
+
+
+// ------------------------------------------------------------- the model call
+
+BeforeModelCallEvent model_call(std::string text) {
+  return BeforeModelCallEvent{.model = "small",
+                              .messages = {Message::user(std::move(text))},
+                              .system_prompt = "Be brief.",
+                              .tools = {ToolSpec{.name = "bash"}, ToolSpec{.name = "read"}}};
+}
+
+// pydantic-ai's before_model_request returns a changed request; each handler
+// here sees the request as the handlers before it left it.
+TEST(ModelCall, PortsPydanticAiBeforeModelRequestEachHandlerSeesTheRequestAsEarlierOnesChangedIt) {
+  Hooks hooks;
+  std::vector<std::string> seen;
+  auto redact = hooks.on<BeforeModelCallEvent>([](const BeforeModelCallEvent&) {
+    return BeforeModelCallResult{.messages = std::vector{Message::user("my key is [redacted]")},
+                                 .system_prompt = "Be brief. Never repeat keys."};
+  });
+  auto look = hooks.on<BeforeModelCallEvent>([&](const BeforeModelCallEvent& e) {
+    seen = {text_of(e.messages.at(0).content), e.system_prompt};
+  });
+  const BeforeModelCallResult outcome = hooks.emit(model_call("my key is sk-123"));
+  EXPECT_THAT(seen, ElementsAre("my key is [redacted]", "Be brief. Never repeat keys."));
+  ASSERT_TRUE(outcome.messages);
+  EXPECT_EQ(text_of(outcome.messages->at(0).content), "my key is [redacted]");
+  EXPECT_EQ(outcome.system_prompt, "Be brief. Never repeat keys.");
+  EXPECT_FALSE(outcome.response) << "a change is no answer: the model is called";
+}
+
+// LangChain's ModelRequest.override and Vercel's prepareStep change the
+// model, the tools offered and the settings of one call.
+TEST(ModelCall, PortsLangChainModelRequestOverrideOfTheModelTheToolsAndTheSettings) {
+  Hooks hooks;
+  auto narrow = hooks.on<BeforeModelCallEvent>([](const BeforeModelCallEvent& e) {
+    return BeforeModelCallResult{.model = "large",
+                                 .tools = std::vector{e.tools.at(1)},
+                                 .settings = ModelSettings{.temperature = 0.0, .tool_choice = ToolChoice::required}};
+  });
+  const BeforeModelCallResult outcome = hooks.emit(model_call("read the file"));
+  EXPECT_EQ(outcome.model, "large");
+  ASSERT_TRUE(outcome.tools);
+  EXPECT_EQ(outcome.tools->size(), 1u);
+  EXPECT_EQ(outcome.tools->at(0).name, "read");
+  EXPECT_EQ(outcome.settings, (ModelSettings{.temperature = 0.0, .tool_choice = ToolChoice::required}));
+}
+
+// ADK's before_model_callback returns an LlmResponse: the model is not
+// called and the callbacks after it do not run; the answer names its handler.
+TEST(ModelCall, PortsAdkBeforeModelCallbackAResponseAnswersTheCallAndLaterHandlersDoNotRun) {
+  Hooks hooks;
+  auto cache = hooks.on<BeforeModelCallEvent>(
+      [](const BeforeModelCallEvent&) { return BeforeModelCallResult{.response = Message::assistant("cached")}; },
+      {.label = "cache"});
+  MockFunction<void(const BeforeModelCallEvent&)> later;
+  EXPECT_CALL(later, Call(_)).Times(0);
+  auto after = hooks.on<BeforeModelCallEvent>(later.AsStdFunction());
+  const BeforeModelCallResult outcome = hooks.emit(model_call("hello"));
+  EXPECT_EQ(outcome.response, Message::assistant("cached"));
+  EXPECT_EQ(outcome.decided_by, (Decider{"cache", ""}));
+  EXPECT_FALSE(outcome.reject);
+}
+
+// Choice 3: an engaged response is an answer, even an empty message (ADK
+// asks for a truthy value; pluggy, as here, for anything not None).
+TEST(ModelCall, AnEmptyResponseIsStillAnAnswer) {
+  Hooks hooks;
+  auto empty = hooks.on<BeforeModelCallEvent>(
+      [](const BeforeModelCallEvent&) { return BeforeModelCallResult{.response = Message{.role = Role::assistant}}; });
+  const BeforeModelCallResult outcome = hooks.emit(model_call("hello"));
+  ASSERT_TRUE(outcome.response);
+  EXPECT_TRUE(outcome.response->content.empty());
+}
+
+TEST(ModelCall, ARejectionStopsTheChainWithItsReasonOrTheDefault) {
+  Hooks hooks;
+  auto guard = hooks.on<BeforeModelCallEvent>(
+      [](const BeforeModelCallEvent&) { return BeforeModelCallResult{.reject = true}; }, {.label = "guard"});
+  MockFunction<void(const BeforeModelCallEvent&)> later;
+  EXPECT_CALL(later, Call(_)).Times(0);
+  auto after = hooks.on<BeforeModelCallEvent>(later.AsStdFunction());
+  const BeforeModelCallResult outcome = hooks.emit(model_call("hello"));
+  EXPECT_TRUE(outcome.reject);
+  EXPECT_EQ(outcome.reason, "Model call rejected by hook");
+  EXPECT_EQ(outcome.decided_by, (Decider{"guard", ""}));
+}
+
+TEST(ModelCall, AFailClosedModelCallGuardThatFailsRejectsTheCall) {
+  Hooks hooks;
+  auto guard = hooks.on<BeforeModelCallEvent>(
+      [](const BeforeModelCallEvent&) -> BeforeModelCallResult { throw std::runtime_error("no scanner"); },
+      {.label = "scanner", .failure = FailurePolicy::fail_closed});
+  const BeforeModelCallResult outcome = hooks.emit(model_call("hello"));
+  EXPECT_TRUE(outcome.reject);
+  EXPECT_EQ(outcome.reason, "hook 'scanner' failed: no scanner");
+}
+
+// Choice 11 (ADK, pydantic-ai; LangChain by wrapping): an after handler may
+// replace the response, and the handlers after it see the replacement.
+TEST(ModelCall, AnAfterHandlerReplacesTheResponseAndLaterHandlersSeeTheReplacement) {
+  Hooks hooks;
+  auto repair = hooks.on<AfterModelCallEvent>(
+      [](const AfterModelCallEvent&) { return AfterModelCallResult{.response = Message::assistant("{\"ok\": true}")}; });
+  std::string seen;
+  auto look = hooks.on<AfterModelCallEvent>([&](const AfterModelCallEvent& e) { seen = text_of(e.response->content); });
+  const AfterModelCallResult outcome =
+      hooks.emit(AfterModelCallEvent{.model = "small", .response = Message::assistant("{ok: true")});
+  EXPECT_EQ(seen, "{\"ok\": true}");
+  EXPECT_EQ(outcome.response, Message::assistant("{\"ok\": true}"));
+}
+
+TEST(ModelCall, AnAfterHandlerRejectsTheResponseWithAReasonAndTheChainStops) {
+  Hooks hooks;
+  auto guard = hooks.on<AfterModelCallEvent>(
+      [](const AfterModelCallEvent&) { return AfterModelCallResult{.reject = true, .reason = "leaks a key"}; },
+      {.label = "leak guard"});
+  MockFunction<void(const AfterModelCallEvent&)> later;
+  EXPECT_CALL(later, Call(_)).Times(0);
+  auto after = hooks.on<AfterModelCallEvent>(later.AsStdFunction());
+  const AfterModelCallResult outcome =
+      hooks.emit(AfterModelCallEvent{.model = "small", .response = Message::assistant("sk-123")});
+  EXPECT_TRUE(outcome.reject);
+  EXPECT_EQ(outcome.reason, "leaks a key");
+  EXPECT_EQ(outcome.decided_by, (Decider{"leak guard", ""}));
+}
+
+// Choice 1: after_model_call runs on an answered call too (the engine emits
+// it with the answer as the response and who answered), so a redaction guard
+// sees every response, cached or not. ADK skips its after callbacks here.
+TEST(ModelCall, AfterHandlersRunOnAnAnsweredCallAndSeeWhoAnsweredIt) {
+  Hooks hooks;
+  auto cache = hooks.on<BeforeModelCallEvent>(
+      [](const BeforeModelCallEvent&) { return BeforeModelCallResult{.response = Message::assistant("sk-123")}; },
+      {.label = "cache"});
+  std::optional<Decider> answered_by;
+  auto redact = hooks.on<AfterModelCallEvent>([&](const AfterModelCallEvent& e) {
+    answered_by = e.answered_by;
+    return AfterModelCallResult{.response = Message::assistant("[redacted]")};
+  });
+  const BeforeModelCallResult before = hooks.emit(model_call("hello"));
+  ASSERT_TRUE(before.response);
+  const AfterModelCallResult after = hooks.emit(
+      AfterModelCallEvent{.model = "small", .response = before.response, .answered_by = before.decided_by});
+  EXPECT_EQ(answered_by, (Decider{"cache", ""}));
+  EXPECT_EQ(after.response, Message::assistant("[redacted]"));
+}
+
+// A project hook's answer never skips a more trusted guard: the guard still
+// runs (here after it), and its rejection wins over the answer.
+TEST(LessTrustedChanges, AProjectHooksAnswerDoesNotSkipTheUsersGuardAndItsRejectionWins) {
+  Hooks hooks;
+  auto project = hooks.on<BeforeModelCallEvent>(
+      [](const BeforeModelCallEvent&) { return BeforeModelCallResult{.response = Message::assistant("sure")}; },
+      {.label = "project answer", .priority = -1, .layer = Layer::project});
+  auto guard = hooks.on<BeforeModelCallEvent>(
+      [](const BeforeModelCallEvent&) { return BeforeModelCallResult{.reject = true, .reason = "offline policy"}; },
+      {.label = "guard", .layer = Layer::user});
+  const BeforeModelCallResult outcome = hooks.emit(model_call("hello"));
+  EXPECT_TRUE(outcome.reject);
+  EXPECT_FALSE(outcome.response) << "the answer is not used";
+  EXPECT_EQ(outcome.reason, "offline policy");
+  EXPECT_EQ(outcome.decided_by, (Decider{"guard", ""}));
+}
+
+// After a handler with a layer answered, handlers as trusted or less do not
+// run; a more trusted one that does not object leaves the answer standing.
+TEST(LessTrustedChanges, AnAnswerEndsTheChainForHandlersAsTrustedOrLessAndStandsIfTheMoreTrustedAgree) {
+  Hooks hooks;
+  auto project = hooks.on<BeforeModelCallEvent>(
+      [](const BeforeModelCallEvent&) { return BeforeModelCallResult{.response = Message::assistant("sure")}; },
+      {.label = "project answer", .priority = -1, .layer = Layer::project});
+  MockFunction<void(const BeforeModelCallEvent&)> user, local;
+  EXPECT_CALL(user, Call(_)).Times(1);
+  EXPECT_CALL(local, Call(_)).Times(0);
+  auto more = hooks.on<BeforeModelCallEvent>(user.AsStdFunction(), {.layer = Layer::user});
+  auto less = hooks.on<BeforeModelCallEvent>(local.AsStdFunction(), {.layer = Layer::local});
+  const BeforeModelCallResult outcome = hooks.emit(model_call("hello"));
+  EXPECT_EQ(outcome.response, Message::assistant("sure"));
+  EXPECT_EQ(outcome.decided_by, (Decider{"project answer", ""}));
+}
+
+// The rule of section 3 holds for the request: a project hook that puts a
+// secret into the messages after the user's guard passed them is answered
+// again by the guard, which rejects.
+TEST(LessTrustedChanges, AModelCallGuardAnswersAgainOnALessTrustedRewriteOfTheMessages) {
+  Hooks hooks;
+  auto guard = hooks.on<BeforeModelCallEvent>(
+      [](const BeforeModelCallEvent& e) {
+        return BeforeModelCallResult{.reject = text_of(e.messages.at(0).content).find("sk-") != std::string::npos};
+      },
+      {.label = "guard", .layer = Layer::user});
+  auto project = hooks.on<BeforeModelCallEvent>(
+      [](const BeforeModelCallEvent&) { return BeforeModelCallResult{.messages = std::vector{Message::user("sk-123")}}; },
+      {.layer = Layer::project});
+  const BeforeModelCallResult outcome = hooks.emit(model_call("hello"));
+  EXPECT_TRUE(outcome.reject);
+  EXPECT_EQ(outcome.decided_by, (Decider{"guard", ""}));
 }
 
 }  // namespace

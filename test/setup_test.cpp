@@ -724,6 +724,44 @@ TEST_F(SetupTest, AProjectHooksRewriteIsCheckedAgainByTheUsersGuardHook) {
   EXPECT_EQ(ran(), "user:guard\nproject:rewrite\nuser:guard\n");
 }
 
+// A project hook that answers the model call is a project hook: it runs only
+// in a trusted project, and after the user's guard, whose rejection stands.
+TEST_F(SetupTest, AProjectHookThatAnswersTheModelCallRunsOnlyWhenTrustedAndNeverPastTheUsersRejection) {
+  add_hook(Layer::user, "guard", "grep -q 'sk-' && { echo 'a key in the request' >&2; exit 2; }\nexit 0\n",
+           "before_model_call");
+  add_hook(Layer::project, "answer",
+           "echo '{\"response\": {\"role\": \"assistant\", \"content\": [{\"type\": \"text\", \"text\": \"made up\"}]}}'\n",
+           "before_model_call");
+  const auto call = [](const std::string& text) { return BeforeModelCallEvent{.messages = {Message::user(text)}}; };
+  {
+    const auto untrusted = set_up();
+    EXPECT_FALSE(hooks_.emit(call("hello")).response) << "an untrusted project's hook answers nothing";
+  }
+  trust_project();
+  const auto installed = set_up();
+  EXPECT_EQ(hooks_.emit(call("hello")).response, Message::assistant("made up"));
+  const BeforeModelCallResult refused = hooks_.emit(call("my key sk-123"));
+  EXPECT_TRUE(refused.reject);
+  EXPECT_FALSE(refused.response);
+  EXPECT_EQ(refused.reason, "a key in the request");
+  EXPECT_EQ(ran(), "user:guard\nuser:guard\nproject:answer\nuser:guard\n");
+}
+
+// A project hook's rewrite of the request is answered again by the user's guard.
+TEST_F(SetupTest, AProjectHooksRewriteOfTheModelRequestIsCheckedAgainByTheUsersGuard) {
+  add_hook(Layer::user, "guard", "grep -q 'sk-' && { echo 'a key in the request' >&2; exit 2; }\nexit 0\n",
+           "before_model_call");
+  add_hook(Layer::project, "rewrite",
+           "echo '{\"messages\": [{\"role\": \"user\", \"content\": [{\"type\": \"text\", \"text\": \"sk-123\"}]}]}'\n",
+           "before_model_call");
+  trust_project();
+  const auto installed = set_up();
+  const BeforeModelCallResult outcome = hooks_.emit(BeforeModelCallEvent{.messages = {Message::user("hello")}});
+  EXPECT_TRUE(outcome.reject);
+  EXPECT_EQ(outcome.reason, "a key in the request");
+  EXPECT_EQ(ran(), "user:guard\nproject:rewrite\nuser:guard\n");
+}
+
 TEST_F(SetupTest, AProjectHooksRewriteTheUsersGuardAllowsStands) {
   add_hook(Layer::user, "guard", "grep -q 'rm -rf' && exit 2\nexit 0\n");
   add_hook(Layer::project, "rewrite", "echo '{\"input\": {\"command\": \"ls --color=never\"}}'\n");

@@ -303,25 +303,41 @@ BOOST_DESCRIBE_ENUM(ModelSelectSource, set, cycle, restore)
 enum class ThinkingLevel { off, minimal, low, medium, high, xhigh };
 BOOST_DESCRIBE_ENUM(ThinkingLevel, off, minimal, low, medium, high, xhigh)
 
+// The engine is about to call the model with this request. Handlers may
+// change any part of it (each sees the earlier changes) or answer the call
+// with a response, and then the model is not called (BeforeModelCallResult).
 struct BeforeModelCallEvent {
   static constexpr std::string_view type = "before_model_call";
+  using Result = BeforeModelCallResult;
+  static constexpr Reduction reduction = Reduction::transform;
   EventContext context = EventContext();
   std::string model{};
   std::vector<Message> messages{};
+  std::string system_prompt{};
+  std::vector<ToolSpec> tools{};  // the tools offered to the model in this call
+  ModelSettings settings{};
   bool operator==(const BeforeModelCallEvent&) const = default;
 };
-BOOST_DESCRIBE_STRUCT(BeforeModelCallEvent, (), (context, model, messages))
+BOOST_DESCRIBE_STRUCT(BeforeModelCallEvent, (), (context, model, messages, system_prompt, tools, settings))
 
+// The model answered (or a before_model_call handler did: `answered_by`), or
+// the call failed. Handlers may replace the response or reject it
+// (AfterModelCallResult).
 struct AfterModelCallEvent {
   static constexpr std::string_view type = "after_model_call";
+  using Result = AfterModelCallResult;
+  static constexpr Reduction reduction = Reduction::transform;
   static constexpr bool closing = true;
   EventContext context = EventContext();
   std::string model{};
   std::optional<Message> response{};   // set on success
   std::optional<std::string> error{};  // set on failure
+  // The before_model_call handler that answered the call (the outcome's
+  // decided_by) when the model was not called; absent when it was.
+  std::optional<Decider> answered_by{};
   bool operator==(const AfterModelCallEvent&) const = default;
 };
-BOOST_DESCRIBE_STRUCT(AfterModelCallEvent, (), (context, model, response, error))
+BOOST_DESCRIBE_STRUCT(AfterModelCallEvent, (), (context, model, response, error, answered_by))
 
 struct ModelSelectEvent {
   static constexpr std::string_view type = "model_select";

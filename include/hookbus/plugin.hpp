@@ -60,10 +60,13 @@ namespace hookbus {
 //   7: SessionStartResult gained `environment` (EnvironmentVariable)
 //   8: EventContext gained `turn_id` and `model`
 //   9: AgentEndEvent gained `status` (RunStatus, SubagentStatus's new name)
+//  10: before_model_call and after_model_call have results
+//      (BeforeModelCallResult, AfterModelCallResult); BeforeModelCallEvent
+//      gained system_prompt, tools and settings, AfterModelCallEvent answered_by
 // A layout change the version missed is still caught at load, by the
 // fingerprint; the test PluginAbi.TheFingerprintIsPinnedForThisAbiVersion
 // fails on any layout change, to have the version raised with it.
-inline constexpr std::uint32_t plugin_abi_version = 9;
+inline constexpr std::uint32_t plugin_abi_version = 10;
 
 namespace detail {
 

@@ -83,13 +83,17 @@ template <class R> struct result_rules;  // specialised for each result type
 
 // A result field that replaces a field of the event: the optional's value
 // type is the event field's type.
-template <class R, class E, class T>
+// A field the event may leave absent (after_model_call's response) is
+// replaced by a field of the same optional type.
+template <class R, class E, class T, class Field = T>
 struct Patch {
   std::optional<T> R::*result_field;
-  T E::*event_field;
+  Field E::*event_field;
 };
 template <class R, class E, class T>
 Patch(std::optional<T> R::*, T E::*) -> Patch<R, E, T>;
+template <class R, class E, class T>
+Patch(std::optional<T> R::*, std::optional<T> E::*) -> Patch<R, E, T, std::optional<T>>;
 
 // Results whose rules name a Decision field (decision_rules): tool_call's and
 // permission_request's. Their handlers' decisions combine rather than the
@@ -300,6 +304,111 @@ struct result_rules<MessageReceiveResult> {
   }
   template <class E>
   static constexpr std::tuple patches{Patch{&MessageReceiveResult::parts, &E::parts}};
+};
+
+// ---- the model call ----
+
+// A tool the engine offers the model in a call: what the model sees of it.
+struct ToolSpec {
+  std::string name{};
+  std::string description{};
+  boost::json::object input_schema{};  // JSON Schema of the tool's input
+  bool operator==(const ToolSpec&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(ToolSpec, (), (name, description, input_schema))
+
+// Whether the model may, must or must not call one of the tools offered
+// (ADK's and Gemini's function-calling mode AUTO, ANY, NONE; LangChain's and
+// Vercel's tool_choice auto, required, none).
+enum class ToolChoice { auto_, required, none };
+BOOST_DESCRIBE_ENUM(ToolChoice, auto_, required, none)
+
+// The generation settings of a model call that every engine hookbus serves
+// can honour (ADK's GenerateContentConfig, LangChain's model_settings,
+// pydantic-ai's ModelSettings, Gemini CLI's llm_request.config, Vercel's
+// call settings all have them): absent or empty is the engine's default.
+struct ModelSettings {
+  std::optional<double> temperature{};
+  std::optional<double> top_p{};
+  std::optional<std::uint32_t> max_output_tokens{};
+  std::vector<std::string> stop_sequences{};
+  ToolChoice tool_choice = ToolChoice::auto_;
+  bool operator==(const ModelSettings&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(ModelSettings, (), (temperature, top_p, max_output_tokens, stop_sequences, tool_choice))
+
+// What a before_model_call handler changes in the request (each field it
+// sets replaces the event's, and later handlers see it), or its answer: a
+// `response` (even an empty message) means the model is not called; the
+// engine uses the response as the model's and still emits after_model_call
+// with `answered_by`. `reject` refuses the call with `reason`.
+struct BeforeModelCallResult {
+  bool reject = false;
+  std::string reason{};
+  std::optional<std::string> model{};
+  std::optional<std::vector<Message>> messages{};
+  std::optional<std::string> system_prompt{};
+  std::optional<std::vector<ToolSpec>> tools{};
+  std::optional<ModelSettings> settings{};
+  std::optional<Message> response{};  // the answer in place of the model's
+  std::vector<std::string> system_messages{};
+  std::optional<StopRequest> stop{};
+  std::optional<Decider> decided_by{};
+  bool operator==(const BeforeModelCallResult&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(BeforeModelCallResult, (),
+                      (reject, reason, model, messages, system_prompt, tools, settings, response, system_messages,
+                       stop, decided_by))
+
+// A rejection and an answer both end the chain. An answer from a handler
+// with a layer ends it only for handlers as trusted or less: a more trusted
+// handler still runs, and its rejection or answer wins (docs/semantics.md).
+template <>
+struct result_rules<BeforeModelCallResult> {
+  static constexpr bool more_trusted_overrule_an_answer = true;
+  static constexpr std::optional<RefusalKind> refusal(const BeforeModelCallResult& r) noexcept {
+    if (r.reject) return RefusalKind::reject;
+    if (r.response) return RefusalKind::handled;
+    return std::nullopt;
+  }
+  static constexpr void refuse(BeforeModelCallResult& r) noexcept { r.reject = true; }
+  static constexpr std::tuple verdict{&BeforeModelCallResult::reject, &BeforeModelCallResult::response};
+  static constexpr std::string_view default_reason(RefusalKind refusal) noexcept {
+    return refusal == RefusalKind::reject ? "Model call rejected by hook" : "";
+  }
+  static constexpr bool transforms(const BeforeModelCallResult&) noexcept { return true; }
+  template <class E>
+  static constexpr std::tuple patches{
+      Patch{&BeforeModelCallResult::model, &E::model}, Patch{&BeforeModelCallResult::messages, &E::messages},
+      Patch{&BeforeModelCallResult::system_prompt, &E::system_prompt},
+      Patch{&BeforeModelCallResult::tools, &E::tools}, Patch{&BeforeModelCallResult::settings, &E::settings}};
+};
+
+// What an after_model_call handler makes of the response: a replacement
+// (later handlers see it), or a rejection with `reason`: the engine does not
+// use the response (it reports the reason as the call's error).
+struct AfterModelCallResult {
+  bool reject = false;
+  std::string reason{};
+  std::optional<Message> response{};
+  std::vector<std::string> system_messages{};
+  std::optional<StopRequest> stop{};
+  std::optional<Decider> decided_by{};
+  bool operator==(const AfterModelCallResult&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(AfterModelCallResult, (), (reject, reason, response, system_messages, stop, decided_by))
+
+template <>
+struct result_rules<AfterModelCallResult> {
+  static constexpr std::optional<RefusalKind> refusal(const AfterModelCallResult& r) noexcept {
+    return r.reject ? std::optional(RefusalKind::reject) : std::nullopt;
+  }
+  static constexpr void refuse(AfterModelCallResult& r) noexcept { r.reject = true; }
+  static constexpr std::tuple verdict{&AfterModelCallResult::reject};
+  static constexpr std::string_view default_reason(RefusalKind) noexcept { return "Model response rejected by hook"; }
+  static constexpr bool transforms(const AfterModelCallResult&) noexcept { return true; }
+  template <class E>
+  static constexpr std::tuple patches{Patch{&AfterModelCallResult::response, &E::response}};
 };
 
 // ---- patch / replace / last-wins ----

@@ -220,6 +220,10 @@ struct TypedSlot : SlotBase {
       if (emission.rechecking() && !(answers && emission.must_answer_again(identity->rank(), position)))
         return Step::proceed;
     }
+    if constexpr (answer_yields<E>) {
+      // A less trusted handler answered: only the more trusted ones still run.
+      if (emission.answered_for(identity->rank())) return Step::proceed;
+    }
     const KeptAliveCall call(keep_alive.get());
     const AskingHandler asking(identity.get(), emission.view());
     try {

@@ -96,6 +96,19 @@ inline constexpr bool rechecks_changes = [] {
   else return false;
 }();
 
+// Events whose answer (a `handled` refusal, before_model_call's response) by
+// a handler with a layer ends the chain only for handlers as trusted or less:
+// a more trusted handler still runs, so a project hook's answer never skips
+// a user's guard (result_rules<R>::more_trusted_overrule_an_answer).
+template <class E>
+inline constexpr bool answer_yields = [] {
+  if constexpr (EventWithResult<E>) {
+    if constexpr (requires { result_rules<result_t<E>>::more_trusted_overrule_an_answer; })
+      return result_rules<result_t<E>>::more_trusted_overrule_an_answer;
+  }
+  return false;
+}();
+
 // Events whose result carries variables for the engine's later tools
 // (session_start's environment): which layer set each decides which value
 // stays (Emission::take_environment).
@@ -284,11 +297,26 @@ class Emission<E> {
   [[nodiscard]] bool rechecking() const noexcept { return changes_ && changes_->rechecking(); }
   bool must_answer_again(int rank, detail::ChangeLog::Handler who) { return changes_->must_answer_again(rank, who); }
 
+  // ---- an answer that more trusted handlers may overrule (answer_yields<E>) ----
+
+  // The answering handler's answer ended the chain for handlers as trusted as
+  // it or less; those more trusted still run.
+  void answered() noexcept { answered_rank_ = answering_rank_; }
+  [[nodiscard]] bool answered_for(int rank) const noexcept { return answered_rank_ > 0 && rank >= answered_rank_; }
+  [[nodiscard]] int answering_rank() const noexcept { return answering_rank_; }
+
+  // An optional event field moves into the result whole (it is engaged: a patch set it).
+  template <class T, class Field>
+  static void assign_patched(std::optional<T>& target, Field& source) {
+    if constexpr (std::is_same_v<Field, std::optional<T>>) target = std::move(source);
+    else *target = std::move(source);
+  }
+
   // Ends the emit: patched fields move from the working event into the result.
   void finish() && {
     std::apply(
         [&](const auto&... patch) {
-          ((result_.*patch.result_field ? void(*(result_.*patch.result_field) = std::move(working_->*patch.event_field))
+          ((result_.*patch.result_field ? void(assign_patched(result_.*patch.result_field, working_->*patch.event_field))
                                         : void()),
            ...);
         },
@@ -302,6 +330,7 @@ class Emission<E> {
   EventRef view_;
   Result& result_;
   int answering_rank_ = 0;
+  int answered_rank_ = 0;  // the rank of an answer more trusted handlers may overrule; 0: none
   detail::ChangeLog::Handler answering_ = 0;
   std::vector<int> environment_ranks_;  // the trust rank of each of result_.environment's setters
   std::unique_ptr<detail::ChangeLog> changes_;  // made by the first change
@@ -454,11 +483,17 @@ Step fold(Emission<E>& emission, result_t<E>&& result, const Name& name) {
   } else if constexpr (kind == Reduction::transform) {
     if (const std::optional<RefusalKind> refusal = detail::rules_of<E>::refusal(result)) {
       detail::take_refusal(reduced, std::move(result), *refusal, name);
+      if constexpr (answer_yields<E>) {
+        if (*refusal == RefusalKind::handled && emission.answering_rank() > 0) {
+          emission.answered();
+          return Step::proceed;
+        }
+      }
       return Step::stop;
     }
     if (!detail::rules_of<E>::transforms(result)) return Step::proceed;  // "continue": its replacements are ignored
     detail::absorb(emission, result, false);
-    reduced.action = result.action;
+    if constexpr (requires { reduced.action; }) reduced.action = result.action;
     return Step::proceed;
   } else if constexpr (kind == Reduction::block || kind == Reduction::cancel) {
     // A replacement that comes with a refusal still applies: the outcome reports

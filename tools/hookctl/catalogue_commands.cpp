@@ -161,6 +161,7 @@ class Example {
   static T make(std::string_view field) {
     if constexpr (std::is_same_v<T, bool>) return true;
     else if constexpr (Integer<T>) return 1;
+    else if constexpr (std::is_floating_point_v<T>) return 0.5;
     else if constexpr (std::is_same_v<T, std::string>) return fmt::format("<{}>", field);
     else if constexpr (std::is_same_v<T, json::object>) return {{"key", "value"}};
     else if constexpr (std::is_same_v<T, Timestamp>) return Timestamp(Duration(1700000000000));

@@ -39,9 +39,11 @@ void copy_over(T& older, const T& newer) {
       return;
     }
     std::visit([&]<class Alternative>(Alternative& old) { copy_over(old, *std::get_if<Alternative>(&newer)); }, older);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    // By its bits: == would keep 0.0 over -0.0 (as JSON numbers below).
+    static_assert(sizeof(T) == sizeof(std::uint64_t), "a double: the catalogue's one floating-point type");
+    if (std::bit_cast<std::uint64_t>(older) != std::bit_cast<std::uint64_t>(newer)) older = newer;
   } else {
-    // == would keep 0.0 over -0.0 (JSON numbers are compared as bits below).
-    static_assert(!std::is_floating_point_v<T>, "compare a floating-point member by its bits");
     if (!(older == newer)) older = newer;
   }
 }

@@ -17,9 +17,10 @@ namespace fs = std::filesystem;
 // Notification fires only when a tool needs the user's confirmation (its
 // ToolPermission). Gemini ignores the matcher of BeforeAgent, AfterAgent and
 // Notification, and searches a tool matcher as a regular expression even when
-// it is a plain name (RegExp.test: "read_file" matches mcp_fs_read_file too). BeforeModel, AfterModel and BeforeToolSelection change a
-// model call, which no event on the bus carries yet: the settings reader
-// notes each group of them as not imported.
+// it is a plain name (RegExp.test: "read_file" matches mcp_fs_read_file too).
+// BeforeModel and BeforeToolSelection run on before_model_call (the
+// first answers or changes the request, the second the tools offered),
+// AfterModel on after_model_call; Gemini ignores their matchers.
 constexpr FormatEvent kGeminiEvents[] = {
     {"SessionStart", {"session_start", ""}},
     {"SessionEnd", {"session_shutdown", ""}},
@@ -28,6 +29,9 @@ constexpr FormatEvent kGeminiEvents[] = {
     {.name = "BeforeTool", .targets = {"tool_call", ""}, .matchers = MatcherSyntax::searched},
     {.name = "AfterTool", .targets = {"tool_result", "tool_execution_failure"}, .matchers = MatcherSyntax::searched},
     {"PreCompress", {"session_before_compact", ""}},
+    {"BeforeModel", {"before_model_call", ""}, false},
+    {"BeforeToolSelection", {"before_model_call", ""}, false},
+    {"AfterModel", {"after_model_call", ""}, false},
     {"Notification", {"permission_request", ""}, false},
 };
 

@@ -54,6 +54,55 @@ json::object gemini_permission_details(const std::string& tool, const json::obje
   return {{"type", "info"}, {"title", "Confirm " + tool}};
 }
 
+// A message as Gemini's llm_request has it: its role ("model" for the
+// model's, "system", "user" for the rest, a tool's result too) and its text.
+json::object gemini_message(const Message& message) {
+  const std::string_view role = message.role == Role::assistant ? "model" : message.role == Role::system ? "system" : "user";
+  return {{"role", role}, {"content", text_of(message.content)}};
+}
+
+std::string_view gemini_tool_mode(ToolChoice choice) {
+  switch (choice) {
+    case ToolChoice::auto_: return "AUTO";
+    case ToolChoice::required: return "ANY";
+    case ToolChoice::none: return "NONE";
+  }
+  return "AUTO";
+}
+
+// Gemini's llm_request (its hookTranslator's LLMRequest): the model, the
+// messages as text (the system prompt first, as a system message), the
+// generation config and the tools offered by Gemini's names.
+json::object gemini_llm_request(const BeforeModelCallEvent& event, const ClaudeCodeToolNames& tool_names) {
+  json::array messages;
+  if (!event.system_prompt.empty()) messages.push_back(gemini_message({.role = Role::system, .content = {TextPart{event.system_prompt}}}));
+  for (const Message& message : event.messages) messages.push_back(gemini_message(message));
+  json::object config;
+  if (event.settings.temperature) config["temperature"] = *event.settings.temperature;
+  if (event.settings.max_output_tokens) config["maxOutputTokens"] = *event.settings.max_output_tokens;
+  if (event.settings.top_p) config["topP"] = *event.settings.top_p;
+  if (!event.settings.stop_sequences.empty()) {
+    json::array stops;
+    for (const std::string& stop : event.settings.stop_sequences) stops.push_back(json::string(stop));
+    config["stopSequences"] = std::move(stops);
+  }
+  json::array allowed;
+  for (const ToolSpec& tool : event.tools) allowed.push_back(json::string(tool_names.to_claude(tool.name)));
+  return {{"model", event.model},
+          {"messages", std::move(messages)},
+          {"config", std::move(config)},
+          {"toolConfig", {{"mode", gemini_tool_mode(event.settings.tool_choice)}, {"allowedFunctionNames", std::move(allowed)}}}};
+}
+
+// Gemini's llm_response (LLMResponse): the text, as one candidate's parts.
+json::object gemini_llm_response(const Message& response) {
+  const std::string text = text_of(response.content);
+  return {{"text", text},
+          {"candidates",
+           json::array{json::object{{"content", {{"role", "model"}, {"parts", json::array{json::string(text)}}}},
+                                    {"finishReason", "STOP"}}}}};
+}
+
 }  // namespace
 
 template <class E>
@@ -78,6 +127,12 @@ json::object gemini_cli_payload(const E& event, std::string_view format_event, c
     payload["reason"] = gemini_session_end_reason(event.reason);
   } else if constexpr (std::is_same_v<E, SessionBeforeCompactEvent>) {
     payload.erase("custom_instructions");
+  } else if constexpr (std::is_same_v<E, BeforeModelCallEvent>) {
+    payload["llm_request"] = gemini_llm_request(event, tool_names);
+  } else if constexpr (std::is_same_v<E, AfterModelCallEvent>) {
+    // The bus's after_model_call has the model, not the request's messages.
+    payload["llm_request"] = json::object{{"model", event.model}, {"messages", json::array()}};
+    payload["llm_response"] = event.response ? json::value(gemini_llm_response(*event.response)) : json::value(nullptr);
   } else if constexpr (std::is_same_v<E, PermissionRequestEvent>) {
     const std::string tool = tool_names.to_claude(event.tool_name);
     for (const std::string_view key : {"tool_name", "tool_input", "tool_use_id", "permission_suggestions"})
