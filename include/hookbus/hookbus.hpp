@@ -23,6 +23,7 @@
 #include <hookbus/connection.hpp>
 #include <hookbus/handler_policy.hpp>
 #include <hookbus/hooks.hpp>
+#include <hookbus/wrap.hpp>
 #include <hookbus/log.hpp>
 #include <hookbus/tool_matcher.hpp>
 #include <hookbus/trace.hpp>

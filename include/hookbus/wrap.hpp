@@ -18,10 +18,12 @@
 #include <hookbus/events.hpp>
 #include <hookbus/results.hpp>
 
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace hookbus {
