@@ -162,5 +162,6 @@ void register_memory_benchmarks();
 void register_process_benchmarks();
 void register_trace_benchmarks();
 void register_external_benchmarks();
+void register_wrap_benchmarks();
 
 }  // namespace bench

@@ -124,6 +124,7 @@ int main(int argc, char** argv) {
   bench::register_process_benchmarks();
   bench::register_trace_benchmarks();
   bench::register_external_benchmarks();
+  bench::register_wrap_benchmarks();
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -12,6 +12,8 @@
 // Then the model call under the hooks' control (model_calls): a guard that
 // removes secrets from what is sent to the model, and a cache that answers a
 // repeated call without calling the model.
+// Then a tool wrapper (wrap-style middleware) retries a flaky tool with a
+// backoff it chooses, around the engine's own tool runner.
 // Each reduction prints what the engine does with the outcome. The session is
 // also traced (the built-in tracer, docs/tracing.md) to the three trace
 // formats, in the directory given as the first argument (./agent_loop_trace
@@ -22,11 +24,14 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
+#include <stdexcept>
 #include <string>
+#include <thread>
 
 using namespace hookbus;
 
@@ -309,6 +314,37 @@ void model_calls() {
   fmt::print("model calls: 2 asked, {} sent to the model\n", sent_to_model);
 }
 
+// A tool wrapper that retries a failing run up to three times, waiting 1, 2
+// then 4 ms in between (a real one waits longer), and stops retrying once the
+// engine asks it to stop: the engine runs its own tool runner through
+// Hooks::run_step and gets the wrapped output.
+void run_flaky_tool_with_retries(Hooks& hooks) {
+  fmt::print("\nwrap: a tool run through a retrying wrapper (docs/semantics.md, section 15)\n");
+  const Connection retry = hooks.wrap<ToolCallEvent>(
+      [](const ToolCallEvent& call, const Next<ToolCallEvent>& next) {
+        std::chrono::milliseconds wait{1};
+        for (int attempt = 1;; ++attempt, wait *= 2) {
+          try {
+            return next(call);
+          } catch (const std::runtime_error& failure) {
+            if (attempt == 3 || emit_stop_token().stop_requested()) throw;
+            fmt::print("  retry  attempt {} failed ({}); again in {} ms\n", attempt, failure.what(), wait.count());
+            std::this_thread::sleep_for(wait);
+          }
+        }
+      },
+      {.label = "retry-flaky-tools", .tools = "fetch"});
+  int runs = 0;
+  const auto flaky_fetch = [&runs](const ToolCallEvent& call) {
+    if (++runs < 3) throw std::runtime_error("connection reset");
+    return ToolOutput{.content = {TextPart{"fetched " + std::string(call.input.at("url").as_string())}}};
+  };
+  const ToolOutput output = hooks.run_step(
+      ToolCallEvent{.tool_call_id = "t5", .tool_name = "fetch", .input = {{"url", "https://example.com"}}}, flaky_fetch);
+  fmt::print("  engine {:<20} t5 ran {} times through {}: {}\n", "run_step", runs, fmt::join(hooks.wrappers("tool_call"), ", "),
+             text_of(output.content));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -327,4 +363,5 @@ int main(int argc, char** argv) {
   read_traces_back(trace_dir);
   pause_and_resume_an_approval(trace_dir);
   model_calls();
+  run_flaky_tool_with_retries(hooks);
 }

@@ -24,6 +24,7 @@
 #include <hookbus/handler_policy.hpp>
 #include <hookbus/hooks.hpp>
 #include <hookbus/approvals.hpp>
+#include <hookbus/wrap.hpp>
 #include <hookbus/log.hpp>
 #include <hookbus/tool_matcher.hpp>
 #include <hookbus/trace.hpp>

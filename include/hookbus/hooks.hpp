@@ -21,6 +21,7 @@
 #include <hookbus/events.hpp>
 #include <hookbus/handler_policy.hpp>
 #include <hookbus/layer.hpp>
+#include <hookbus/wrap.hpp>
 
 #include <atomic>
 #include <concepts>
@@ -157,6 +158,7 @@ struct ListenerCounts {
   std::atomic<std::uint32_t> typed[event_count] = {};
   std::atomic<std::uint32_t> catch_all{0};
   std::atomic<std::uint32_t> observers{0};  // emission observers: every emit is recorded for them
+  std::atomic<std::uint32_t> wrappers[wrappable_step_count] = {};  // by step_of<E>::index
 };
 
 // The "no change" result, default-initialised: value-initialising it
@@ -333,7 +335,7 @@ class Hooks {
   // fail-open hooks are skipped, fail-closed ones refuse. A stop requested
   // before the emit runs no external hook. In-process handlers run as usual;
   // one that does long work may watch the token through emit_stop_token().
-  // docs/semantics.md, section 10.
+  // docs/semantics.md, section 12.
   template <Event E>
   [[nodiscard(HOOKBUS_EMIT_RESULT_UNREAD)]] result_t<E> emit(const E& event, std::stop_token stop) {
     const detail::EmitStopScope scope(std::move(stop));
@@ -349,6 +351,40 @@ class Hooks {
     return emit(event);
   }
 
+  // ------------------------------------------------------------ wrap steps
+
+  // A wrapper of E's step (wrap.hpp): `std::optional<Output>(const E&, const
+  // Next<E>&)` or `Output(const E&, const Next<E>&)`. Wrappers nest by
+  // priority: the one that would run first as a handler (lowest `priority`,
+  // then first registered) is outermost. Uses the label, priority, failure,
+  // tools (tool_call), track and keep_alive options. A wrapper is the engine's
+  // own code: one with a layer or with `queued` throws std::invalid_argument.
+  template <WrappableStep E, class F>
+  Connection wrap(F&& wrapper, HandlerOptions options = {}) {
+    return connect_wrapper<E>(detail::make_wrapper<E>(std::forward<F>(wrapper)), std::move(options));
+  }
+
+  // Runs the engine's step (`Output(const E&)`: its tool runner, its model
+  // client) inside E's wrappers and returns the output they give. With no
+  // wrapper, calls `step` after one relaxed load. What the step throws passes
+  // out through the wrappers (which may catch it); a fail-closed wrapper's
+  // failure throws StepRefusedError. docs/semantics.md, section 15.
+  template <WrappableStep E, class F>
+  [[nodiscard]] step_output_t<E> run_step(const E& event, F&& step) {
+    static_assert(std::is_convertible_v<std::invoke_result_t<F&, const E&>, step_output_t<E>>,
+                  "a step takes (const E&) and returns step_output_t<E>");
+    if (counts_->wrappers[step_of<E>::index].load(std::memory_order_relaxed) == 0) return step(event);
+    return run_wrapped<E>(event, Next<E>(std::ref(step)));
+  }
+
+  // The same with a stop token: every wrapper and the step see it through
+  // emit_stop_token(), as an emit's handlers do.
+  template <WrappableStep E, class F>
+  [[nodiscard]] step_output_t<E> run_step(const E& event, F&& step, std::stop_token stop) {
+    const detail::EmitStopScope scope(std::move(stop));
+    return run_step(event, std::forward<F>(step));
+  }
+
   // ----------------------------------------------------------- introspection
 
   [[nodiscard]] std::size_t handler_count(std::string_view event_name) const;  // typed + by-name handlers
@@ -358,6 +394,9 @@ class Hooks {
   }
   [[nodiscard]] std::vector<std::string> registered_events() const;  // names with at least one handler
   [[nodiscard]] std::vector<std::string> handlers(std::string_view event_name) const;  // labels, call order
+  // The labels of a step's wrappers, outermost first; an event whose step
+  // cannot be wrapped has none.
+  [[nodiscard]] std::vector<std::string> wrappers(std::string_view event_name) const;
   [[nodiscard]] std::size_t subscriber_count() const;
   void clear(std::string_view event_name);  // that event's handlers
   void clear();                             // every event's handlers (not subscribers or error listeners)
@@ -384,6 +423,8 @@ class Hooks {
   template <Event E> result_t<E> dispatch(const E& event);
   template <Event E> result_t<E> dispatch(E&& event);
   HookOutcome dispatch_variant(const HookEvent& event);
+  template <WrappableStep E> Connection connect_wrapper(Wrapper<E> wrapper, HandlerOptions options);
+  template <WrappableStep E> step_output_t<E> run_wrapped(const E& event, const Next<E>& step);
 
   std::shared_ptr<detail::BusState> state_;
   detail::ListenerCounts* counts_;

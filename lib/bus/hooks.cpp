@@ -6,6 +6,7 @@
 
 #include <hookbus/hooks.hpp>
 
+#include <hookbus/enum_names.hpp>
 #include <hookbus/errors.hpp>
 #include <hookbus/log.hpp>
 #include <hookbus/names.hpp>
@@ -44,6 +45,7 @@ struct CatchAllCall {
 using FinishedEmission = const boost::intrusive_ptr<const EmissionCapture>;
 
 template <Event E> struct TypedSlot;
+template <WrappableStep E> struct WrapperSlot;
 struct SubscriberSlot;
 template <class Arg> struct ObserverSlot;
 
@@ -56,6 +58,7 @@ struct BusState {
   // touches the bus afterwards (registration.hpp).
   void retire_all() {
     for (auto& channel : typed) channel.clear();
+    for (auto& channel : wrapped) channel.clear();
     catch_all.clear();
     emissions.clear();
     errors.clear();
@@ -65,6 +68,7 @@ struct BusState {
   HooksOptions options;
   // Each channel is read and connected to through its typed view below.
   std::array<Channel, event_count> typed;  // by event index
+  std::array<Channel, wrappable_step_count> wrapped;  // a step's wrappers, by step_of<E>::index
   Channel catch_all;
   Channel errors;
   std::atomic<std::uint32_t> error_listeners{0};
@@ -116,6 +120,10 @@ struct BusState {
   template <Event E>
   SlotsOf<TypedSlot<E>> channel() noexcept {
     return SlotsOf<TypedSlot<E>>(typed[event_index<E>]);
+  }
+  template <WrappableStep E>
+  SlotsOf<WrapperSlot<E>> wrappers_of() noexcept {
+    return SlotsOf<WrapperSlot<E>>(wrapped[step_of<E>::index]);
   }
   SlotsOf<SubscriberSlot> subscribers() noexcept { return SlotsOf<SubscriberSlot>(catch_all); }
   SlotsOf<ObserverSlot<FinishedEmission>> observers() noexcept {
@@ -664,6 +672,158 @@ ConnectionGroup Hooks::add(const std::function<void(Registrar&)>& provide, Regis
   provide(registrar);  // if it throws, the registrar's group disconnects what it registered
   return registrar.take();
 }
+
+// ------------------------------------------------------------- wrap steps
+
+namespace detail {
+// A wrapper of E's step.
+template <WrappableStep E>
+struct WrapperSlot : SlotBase {
+  WrapperSlot(SlotBase base, Wrapper<E> wrapper, ToolMatcher tools)
+      : SlotBase(std::move(base)), wrapper(std::move(wrapper)), tools(std::move(tools)) {}
+
+  Wrapper<E> wrapper;
+  ToolMatcher tools;
+
+  bool wraps(const E& event) const noexcept {
+    if constexpr (has_tool_name<E>) return tools.matches_every_tool() || tools.matches(tool_name_of(event));
+    else return true;
+  }
+};
+
+// One run_step through the wrappers listed when it began, outermost first;
+// each level's `next` runs the level inside it, the innermost's the step.
+template <WrappableStep E>
+class WrappedRun {
+ public:
+  using Output = step_output_t<E>;
+  struct Level {
+    const WrapperSlot<E>* slot;
+    std::shared_ptr<const void> owner;  // a tracked owner, held for the whole run
+  };
+
+  WrappedRun(std::vector<Level> levels, const Next<E>& step) : levels_(std::move(levels)), step_(step) {}
+
+  Output run(std::size_t depth, const E& event) const {
+    if (depth == levels_.size()) return step_(event);
+    const WrapperSlot<E>& slot = *levels_[depth].slot;
+    if (!slot.wraps(event)) return run(depth + 1, event);
+    Call call{this, depth};
+    const Next<E> next = [&call](const E& given) { return call.next(given); };  // one pointer: no allocation
+    const KeptAliveCall kept(slot.keep_alive.get());
+    std::string failure;
+    try {
+      std::optional<Output> output = slot.wrapper(event, next);
+      if (output) return std::move(*output);
+      if (call.calls != 0) return call.last_outcome();
+      failure = "neither called next nor returned an output";
+    } catch (...) {
+      // What its next threw passes on: the step's error, or an inner refusal.
+      if (call.error && std::current_exception() == call.error) throw;
+      failure = describe_exception(std::current_exception());
+    }
+    return failed(slot, call, event, failure);
+  }
+
+ private:
+  // A level's calls of its next, and the outcome of the last one.
+  struct Call {
+    const WrappedRun* run;
+    std::size_t depth;
+    std::uint32_t calls = 0;
+    std::optional<Output> output{};
+    std::exception_ptr error{};
+
+    Output next(const E& given) {
+      ++calls;
+      output.reset();
+      error = nullptr;
+      try {
+        output.emplace(run->run(depth + 1, given));
+      } catch (...) {
+        error = std::current_exception();
+        throw;
+      }
+      return *output;
+    }
+
+    Output last_outcome() {
+      if (error) std::rethrow_exception(error);
+      return std::move(*output);
+    }
+  };
+
+  // A wrapper's failure, under its policy: fail-closed refuses the step;
+  // fail-open is as if the wrapper were not there (the outcome of its last
+  // next, or the rest of the chain run once now when it called none).
+  Output failed(const WrapperSlot<E>& slot, Call& call, const E& event, const std::string& message) const {
+    const Registration& identity = *slot.identity;
+    const std::string label = identity.label();
+    identity.bus().report(identity.error(label, message));
+    if (identity.failure() == FailurePolicy::fail_closed) {
+      Decider decider;
+      identity.name(decider);
+      throw StepRefusedError("hook '" + label + "' failed: " + message, std::move(decider));
+    }
+    if (call.calls != 0) return call.last_outcome();
+    return run(call.depth + 1, event);
+  }
+
+  std::vector<Level> levels_;
+  const Next<E>& step_;
+};
+}  // namespace detail
+
+template <WrappableStep E>
+Connection Hooks::connect_wrapper(Wrapper<E> wrapper, HandlerOptions options) {
+  const std::string step(E::type);
+  if (!wrapper) throw std::invalid_argument("hookbus: empty wrapper for '" + step + "'");
+  if (options.layer)
+    throw std::invalid_argument("hookbus: a wrapper of '" + step + "' was given a layer (" +
+                                std::string(reflect::enum_wire_name(*options.layer).value_or("?")) +
+                                "); wrappers are the engine's own code, and a layer's hooks gate a step with '" +
+                                step + "' handlers instead");
+  if (options.queued)
+    throw std::invalid_argument("hookbus: queued delivery was asked for a wrapper of '" + step +
+                                "'; its output is needed by run_step");
+  if (!options.tools.empty() && !detail::has_tool_name<E>)
+    throw std::invalid_argument("hookbus: a tool matcher ('" + options.tools + "') was given for a wrapper of '" +
+                                step + "', which is not a tool event");
+  ToolMatcher tools(options.tools);
+  return detail::connect_slot(state_, state_->wrappers_of<E>(), counts_->wrappers[step_of<E>::index], E::type, options,
+                              false, [&](detail::SlotBase base) {
+                                return std::make_shared<const detail::WrapperSlot<E>>(std::move(base), std::move(wrapper),
+                                                                                      std::move(tools));
+                              });
+}
+
+template <WrappableStep E>
+step_output_t<E> Hooks::run_wrapped(const E& event, const Next<E>& step) {
+  using Run = detail::WrappedRun<E>;
+  std::vector<typename Run::Level> levels;
+  // The wrappers listed now, each owner held until the run ends: a wrapper
+  // connected meanwhile first wraps the next run.
+  const typename detail::SlotsOf<detail::WrapperSlot<E>>::Reading wrappers(state_->wrappers_of<E>());
+  wrappers.each([&](const detail::WrapperSlot<E>& slot, std::size_t) {
+    const auto& track = slot.identity->track();
+    levels.push_back({&slot, track ? track->lock() : nullptr});
+    return Step::proceed;
+  });
+  return Run(std::move(levels), step).run(0, event);
+}
+
+std::vector<std::string> Hooks::wrappers(std::string_view event_name) const {
+  const std::size_t index = resolve_event(event_name);
+  if (index == event_index<ToolCallEvent>) return state_->wrapped[step_of<ToolCallEvent>::index].labels_in_call_order();
+  if (index == event_index<BeforeModelCallEvent>)
+    return state_->wrapped[step_of<BeforeModelCallEvent>::index].labels_in_call_order();
+  return {};
+}
+
+template Connection Hooks::connect_wrapper<ToolCallEvent>(Wrapper<ToolCallEvent>, HandlerOptions);
+template Connection Hooks::connect_wrapper<BeforeModelCallEvent>(Wrapper<BeforeModelCallEvent>, HandlerOptions);
+template ToolOutput Hooks::run_wrapped<ToolCallEvent>(const ToolCallEvent&, const Next<ToolCallEvent>&);
+template Message Hooks::run_wrapped<BeforeModelCallEvent>(const BeforeModelCallEvent&, const Next<BeforeModelCallEvent>&);
 
 // ------------------------------------------- instantiations for every event
 
