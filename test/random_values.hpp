@@ -31,6 +31,7 @@ class RandomValues {
   T make() {
     if constexpr (std::is_same_v<T, bool>) return chance();
     else if constexpr (Integer<T>) return integer<T>();
+    else if constexpr (std::is_same_v<T, double>) return finite_double();
     else if constexpr (std::is_same_v<T, std::string>) return text();
     else if constexpr (std::is_same_v<T, json::object>) return object(0);
     else if constexpr (std::is_same_v<T, json::value>) return json_value(0);
