@@ -13,6 +13,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::ThrowsMessage;
 
 ToolCallEvent bash_call(std::string id, std::string command) {
   return ToolCallEvent{.tool_call_id = std::move(id), .tool_name = "bash", .input = {{"command", std::move(command)}}};
@@ -181,7 +182,8 @@ TEST(Approvals, AStoredRequestChangedToNameAnotherHandlerIsRefused) {
   (void)asked.emit(hooks, bash_call("call-1", "ls"));
   std::vector<ApprovalRequest> forged = asked.pending();
   forged[0].handler = "other-guard";
-  EXPECT_THROW(Approvals(forged, {{.id = forged[0].id, .answer = true}}), ApprovalError);
+  EXPECT_THAT([&] { Approvals resumed(forged, {{.id = forged[0].id, .answer = true}}); },
+              ThrowsMessage<ApprovalError>(HasSubstr("its id does not match its event, handler and name")));
 }
 
 TEST(Approvals, ALessTrustedHandlerOfTheSameLabelAndAskDoesNotGetAMoreTrustedOnesAnswer) {
