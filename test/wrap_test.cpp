@@ -364,6 +364,21 @@ TEST(Wrap, ADisconnectedWrapperNoLongerWrapsAndAWrapperAddedDuringARunFirstWraps
   EXPECT_EQ(tool.runs, 1);
 }
 
+TEST(Wrap, ClearRemovesHandlersButAWrapperStaysUntilItsConnectionGoes) {
+  Hooks hooks;
+  std::vector<std::string> calls;
+  auto wrapper = onion_layer(hooks, calls, "kept");
+  auto handler = hooks.on<ToolCallEvent>([](const ToolCallEvent&) { return ToolCallResult{}; });
+  hooks.clear();
+  hooks.clear("tool_call");
+  EXPECT_FALSE(handler.connected());
+  (void)hooks.run_step(call_of("bash"), EchoTool());
+  EXPECT_THAT(calls, ElementsAre("kept in", "kept out"));
+  EXPECT_THAT(hooks.wrappers("tool_call"), ElementsAre("kept"));
+  wrapper.disconnect();
+  EXPECT_THAT(hooks.wrappers("tool_call"), IsEmpty());
+}
+
 TEST(Wrap, AWrapperWhoseTrackedOwnerDiedNoLongerWraps) {
   Hooks hooks;
   std::vector<std::string> calls;

@@ -399,7 +399,7 @@ class Hooks {
   [[nodiscard]] std::vector<std::string> wrappers(std::string_view event_name) const;
   [[nodiscard]] std::size_t subscriber_count() const;
   void clear(std::string_view event_name);  // that event's handlers
-  void clear();                             // every event's handlers (not subscribers or error listeners)
+  void clear();                             // every event's handlers (not subscribers, error listeners or wrappers)
   void clear_subscribers();
 
   // The queues of queued subscribers and observers, in registration order.
