@@ -13,13 +13,15 @@
 // removes secrets from what is sent to the model, and a cache that answers a
 // repeated call without calling the model.
 // Then a tool wrapper (wrap-style middleware) retries a flaky tool with a
-// backoff it chooses, around the engine's own tool runner.
+// backoff it chooses, around the engine's own tool runner, and the run's
+// record shows each attempt.
 // Each reduction prints what the engine does with the outcome. The session is
 // also traced (the built-in tracer, docs/tracing.md) to the three trace
 // formats, in the directory given as the first argument (./agent_loop_trace
 // without one), and each file is read back at the end.
 
 #include <hookbus/hookbus.hpp>
+#include <hookbus/reflect.hpp>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -28,6 +30,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <stdexcept>
 #include <string>
@@ -317,7 +320,8 @@ void model_calls() {
 // A tool wrapper that retries a failing run up to three times, waiting 1, 2
 // then 4 ms in between (a real one waits longer), and stops retrying once the
 // engine asks it to stop: the engine runs its own tool runner through
-// Hooks::run_step and gets the wrapped output.
+// Hooks::run_step and gets the wrapped output. An emission observer gets the
+// run's record: the wrapper, and each attempt its next ran.
 void run_flaky_tool_with_retries(Hooks& hooks) {
   fmt::print("\nwrap: a tool run through a retrying wrapper (docs/semantics.md, section 15)\n");
   const Connection retry = hooks.wrap<ToolCallEvent>(
@@ -339,10 +343,22 @@ void run_flaky_tool_with_retries(Hooks& hooks) {
     if (++runs < 3) throw std::runtime_error("connection reset");
     return ToolOutput{.content = {TextPart{"fetched " + std::string(call.input.at("url").as_string())}}};
   };
+  std::optional<StepRecord> traced;
+  const Connection observer = hooks.on_emission([&traced](const EmissionRecord& record) {
+    if (record.step) traced = record.step;
+  });
   const ToolOutput output = hooks.run_step(
       ToolCallEvent{.tool_call_id = "t5", .tool_name = "fetch", .input = {{"url", "https://example.com"}}}, flaky_fetch);
   fmt::print("  engine {:<20} t5 ran {} times through {}: {}\n", "run_step", runs, fmt::join(hooks.wrappers("tool_call"), ", "),
              text_of(output.content));
+  for (const StepLevelRecord& level : traced.value().levels) {
+    const std::string outcome(reflect::enum_wire_name(level.outcome).value_or("?"));
+    if (level.step)
+      fmt::print("  trace    run step ({} µs): {}{}\n", level.duration.count() / 1000, outcome,
+                 level.error.empty() ? "" : ": " + level.error);
+    else
+      fmt::print("  trace  {}: next {} times, {}\n", level.label, level.next_calls, outcome);
+  }
 }
 
 }  // namespace

@@ -2171,6 +2171,23 @@ TEST_F(Hookctl, AProjectsConfigNamingAnAuditFileOutsideTheProjectDoesNotLoad) {
 
 // ------------------------------------------------------- using a recording
 
+// A tool run through a wrapper that ran its next twice: the first run of the
+// step threw, the second gave the output.
+EmissionRecord retried_tool_run(std::uint64_t seq) {
+  using std::chrono::microseconds;
+  EmissionRecord run{.seq = seq,
+                     .thread = 1,
+                     .duration = microseconds(40),
+                     .payload = ToolCallEvent{.tool_call_id = "c", .tool_name = "bash", .input = {{"command", "make"}}}};
+  run.step = StepRecord{{
+      {.label = "retry", .duration = microseconds(40), .next_calls = 2},
+      {.step = true, .parent = 0, .duration = microseconds(15), .outcome = StepOutcome::threw, .error = "flaky tool"},
+      {.step = true, .parent = 0, .start_offset = microseconds(20), .duration = microseconds(15)},
+  }};
+  return run;
+}
+
+
 // The project traces every emit to session.jsonl (on the emitting thread), and
 // is trusted with a guard that denies `rm -rf`.
 class Recording : public Hookctl {
@@ -2221,6 +2238,21 @@ void edit_recording(const fs::path& recording, const std::string& before, const 
   ASSERT_NE(at, std::string::npos) << text;
   text.replace(at, before.size(), after);
   write_file(recording, text);
+}
+
+TEST_F(Recording, ReplayLeavesOutRunsOfWrappedStepsAndSaysSo) {
+  const fs::path recording = record("rm -rf /");
+  std::string text = testing::read_file(recording);
+  text += trace_line(retried_tool_run(1)) + "\n";
+  write_file(recording, text);
+  const ProcessResult r = hookctl({"replay", recording.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.stdout_text << r.stderr_text;
+  EXPECT_THAT(r.stdout_text, AllOf(HasSubstr("replayed 1 emits of " + recording.string() + ": every decision as recorded"),
+                                   HasSubstr("1 run of wrapped steps not replayed")));
+  const ProcessResult json = hookctl({"replay", recording.string(), "--json"});
+  const boost::json::value report = boost::json::parse(json.stdout_text);
+  EXPECT_EQ(report.at("replayed"), 1);
+  EXPECT_EQ(report.at("steps_not_replayed"), 1);
 }
 
 TEST_F(Recording, ReplayWarnsOfAFieldARecordedPayloadDoesNotHaveNamingTheLine) {
@@ -2327,6 +2359,7 @@ const std::string kHostileCommand = "echo '</script><!--<script>' \xE2\x80\xA8 \
 // A recording of known content: tool_call three times (10, 20 and 30 µs; the
 // last denied by guard; each running kHostileCommand), a session_start whose
 // audit handler failed.
+// A session of four emits, then a run of a wrapped step.
 fs::path write_known_recording(const fs::path& file) {
   using std::chrono::microseconds;
   std::string text = trace_line(TraceHeader{.started = {}, .pid = 1, .host = "h", .project = std::nullopt}) + "\n";
@@ -2352,6 +2385,7 @@ fs::path write_known_recording(const fs::path& file) {
       {.label = "audit", .duration = microseconds(2), .action = HandlerAction::failed, .error = "disk full"});
   start.result = SessionStartResult{};
   text += trace_line(start) + "\n";
+  text += trace_line(retried_tool_run(4)) + "\n";
   write_file(file, text);
   return file;
 }
@@ -2362,6 +2396,7 @@ TEST_F(Recording, TraceSummaryGivesCountPercentilesBlocksAndFailuresPerEventAndH
   ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
   const boost::json::value summary = boost::json::parse(r.stdout_text);
   EXPECT_EQ(summary.at("emits"), 4);
+  EXPECT_EQ(summary.at("steps"), 1) << "counted apart: the tool_call line is of the three emits";
   const boost::json::value& start = summary.at("events").at(0);
   const boost::json::value& call = summary.at("events").at(1);
   EXPECT_EQ(start.at("event"), "session_start");
@@ -2384,7 +2419,8 @@ TEST_F(Recording, TraceSummaryGivesCountPercentilesBlocksAndFailuresPerEventAndH
 
   const ProcessResult text = plain({"trace", "summary", file.string()});
   EXPECT_EQ(text.exit_code, 0);
-  EXPECT_THAT(text.stdout_text, AllOf(HasSubstr("4 emits"), HasSubstr("tool_call guard"), HasSubstr("20.0 µs")));
+  EXPECT_THAT(text.stdout_text, AllOf(HasSubstr("4 emits, 1 run of wrapped steps"), HasSubstr("tool_call guard"),
+                                      HasSubstr("20.0 µs")));
 }
 
 // The pixels of an 8-bit RGB or RGBA PNG that differ from its top-left pixel.
@@ -2461,7 +2497,7 @@ TEST(TraceView, TheSessionsTextCannotEndOrReopenThePagesDataElement) {
   EXPECT_EQ(html.find("\xE2\x80\xA9"), std::string::npos);
   // What the element holds is the whole session, the command as it was.
   const boost::json::value parsed = boost::json::parse(text);
-  EXPECT_EQ(parsed.at("emits").as_array().size(), 4u);
+  EXPECT_EQ(parsed.at("emits").as_array().size(), 5u);
   EXPECT_EQ(parsed.at("emits").at(0).at("payload").at("input").at("command").as_string(), kHostileCommand);
 }
 
@@ -2488,15 +2524,18 @@ TEST(TraceView, WritesOnePageThatChromiumDrawsAndThatChecksItself) {
   std::vector<std::string> dump = headless;
   dump.insert(dump.end(), {"--dump-dom", "file://" + page.string()});
   const ProcessResult dom = run_process({.program = chromium, .arguments = dump, .timeout = std::chrono::seconds(60)});
-  EXPECT_THAT(dom.stdout_text, AllOf(HasSubstr(R"(data-self-check="passed")"), HasSubstr(R"(data-rendered="4")"),
-                                     HasSubstr("<title>hookbus trace: 4 events rendered</title>")));
+  // The self-check counts a row per record and per level of the wrapped step.
+  EXPECT_THAT(dom.stdout_text, AllOf(HasSubstr(R"(data-self-check="passed")"), HasSubstr(R"(data-rendered="5")"),
+                                     HasSubstr("<title>hookbus trace: 5 events rendered</title>")));
+  EXPECT_THAT(dom.stdout_text, AllOf(HasSubstr("#4 step tool_call — output after 2 runs of the step"),
+                                     HasSubstr("retry — next ×2, output"), HasSubstr("run step — threw: flaky tool")));
 
   std::vector<std::string> shot = headless;
   shot.insert(shot.end(), {"--screenshot=" + (home.path() / "trace.png").string(), "file://" + page.string()});
   const ProcessResult screenshot =
       run_process({.program = chromium, .arguments = shot, .timeout = std::chrono::seconds(60)});
   ASSERT_TRUE(fs::exists(home.path() / "trace.png")) << screenshot.stderr_text;
-  // The legend and the rows of 4 events and their handlers: far more than a blank page's nothing.
+  // The legend and the rows of 5 records, their handlers and levels: far more than a blank page's nothing.
   EXPECT_GT(pixels_unlike_the_background(testing::read_file(home.path() / "trace.png")), 1000 * 600 / 50);
 }
 

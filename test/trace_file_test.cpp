@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <sstream>
 
@@ -73,6 +74,34 @@ EmissionRecord denied_tool_call() {
   return record;
 }
 
+// A tool run through a retrying wrapper: its first attempt threw, its second
+// gave the output; a fail-open logger inside failed on the first.
+EmissionRecord retried_tool_run() {
+  EmissionRecord record;
+  record.seq = 18;
+  record.thread = 2;
+  record.start = std::chrono::sys_time<std::chrono::nanoseconds>(1795000000200000000ns);
+  record.duration = 90000ns;
+  record.payload = ToolCallEvent{.tool_call_id = "call_2", .tool_name = "bash", .input = {{"command", "make"}}};
+  record.step = StepRecord{{
+      StepLevelRecord{.label = "retry", .source = "engine", .duration = 90000ns, .next_calls = 2},
+      StepLevelRecord{.label = "logger",
+                      .parent = 0,
+                      .start_offset = 100ns,
+                      .duration = 40000ns,
+                      .outcome = StepOutcome::threw,
+                      .error = "timeout"},
+      StepLevelRecord{.step = true,
+                      .parent = 1,
+                      .start_offset = 200ns,
+                      .duration = 39000ns,
+                      .outcome = StepOutcome::threw,
+                      .error = "timeout"},
+      StepLevelRecord{.step = true, .parent = 0, .start_offset = 50000ns, .duration = 39000ns},
+  }};
+  return record;
+}
+
 std::string line_of(const json::object& object) { return write_json(object); }
 
 // The record's line with one member changed (or removed, for nullptr_t).
@@ -95,7 +124,7 @@ std::string error_of(std::string_view line) {
 
 TEST(TraceLines, AHeaderIsWrittenInTheSchemasShapeAndReadBack) {
   const json::object written = trace_json(sample_header());
-  EXPECT_EQ(written.at("hookbus_trace"), 1);
+  EXPECT_EQ(written.at("hookbus_trace"), 2);
   EXPECT_EQ(written.at("started"), "2026-11-24T21:00:00.123456Z");
   EXPECT_EQ(written.at("pid"), 1234);
   EXPECT_EQ(written.at("host"), "build-7");
@@ -167,6 +196,43 @@ TEST(TraceLines, AnObserveOnlyEventHasANullResultAndReadsBack) {
   EXPECT_TRUE(written.at("result").is_null());
   EXPECT_TRUE(written.at("decided_by").is_null());
   EXPECT_EQ(read_emission_record(write_json(written)), record);
+}
+
+TEST(TraceLines, AStepLineIsWrittenInTheSchemasShapeAndReadsBackUnchanged) {
+  const json::object written = trace_json(retried_tool_run());
+  EXPECT_EQ(written.at("event"), "tool_call");
+  EXPECT_TRUE(written.at("result").is_null());
+  EXPECT_TRUE(written.at("handlers").as_array().empty());
+  const auto& levels = written.at("step").at("levels").as_array();
+  ASSERT_EQ(levels.size(), 4u);
+  EXPECT_EQ(levels[0], (json::object{{"kind", "wrapper"},
+                                     {"label", "retry"},
+                                     {"source", "engine"},
+                                     {"parent", nullptr},
+                                     {"start_offset_ns", 0},
+                                     {"duration_ns", 90000},
+                                     {"next_calls", 2},
+                                     {"outcome", "output"}}));
+  EXPECT_EQ(levels[2].at("kind"), "step");
+  EXPECT_EQ(levels[2].at("parent"), 1);
+  EXPECT_EQ(levels[2].at("error"), "timeout");
+  EXPECT_EQ(read_emission_record(trace_line(retried_tool_run())), retried_tool_run());
+}
+
+TEST(TraceLines, ARefusedStepLineReadsBackWithItsRefuser) {
+  EmissionRecord record = retried_tool_run();
+  record.step->levels.resize(1);
+  record.step->levels[0] = {.label = "guard", .outcome = StepOutcome::refused, .error = "policy server down"};
+  record.decided_by = Decider{"guard", ""};
+  EXPECT_EQ(read_emission_record(trace_line(record)), record);
+}
+
+TEST(TraceLines, AVersionOneFileIsStillRead) {
+  json::object header = trace_json(sample_header());
+  header["hookbus_trace"] = 1;
+  std::istringstream in(line_of(header) + "\n" + trace_line(denied_tool_call()) + "\n");
+  TraceReader reader(in, "old.jsonl");
+  EXPECT_EQ(reader.next(), denied_tool_call());
 }
 
 TEST(TraceLines, AReasonOnlyAppearsWithActionsThatHaveOne) {
@@ -290,10 +356,62 @@ TEST(TraceErrors, AFirstLineThatIsNotAHeaderIsRefused) {
 
 TEST(TraceErrors, AnotherFormatVersionIsRefused) {
   json::object header = trace_json(sample_header());
-  header["hookbus_trace"] = 2;
+  header["hookbus_trace"] = 3;
   EXPECT_THAT([&] { (void)read_trace_header(line_of(header), "session.jsonl"); },
-              ::testing::ThrowsMessage<TraceError>(
-                  HasSubstr("session.jsonl:1: hookbus_trace: trace format 2 is not one this hookbus reads")));
+              ::testing::ThrowsMessage<TraceError>(HasSubstr(
+                  "session.jsonl:1: hookbus_trace: trace format 3 is not one this hookbus reads (it reads 1 to 2); "
+                  "a newer hookbus wrote it")));
+  header["hookbus_trace"] = 0;
+  EXPECT_THAT([&] { (void)read_trace_header(line_of(header), "session.jsonl"); },
+              ::testing::ThrowsMessage<TraceError>(HasSubstr("trace format 0 is not one this hookbus reads")));
+}
+
+// A step line's own rules: its event can be wrapped, it has no handlers or
+// result, and each parent is a wrapper listed before the level.
+std::string step_line_with(const std::function<void(json::object&)>& change) {
+  json::object line = trace_json(retried_tool_run());
+  change(line);
+  return write_json(line);
+}
+
+TEST(TraceErrors, AStepLineOfAnEventThatCannotBeWrappedIsRefused) {
+  EXPECT_THAT(error_of(step_line_with([](json::object& line) {
+                line["event"] = "turn_start";
+                line["payload"] = to_json(HookEvent(TurnStartEvent{}));
+              })),
+              HasSubstr("session.jsonl:3: event: 'turn_start' is not a step that can be wrapped"));
+}
+
+TEST(TraceErrors, AStepLineWithAResultOrHandlersIsRefused) {
+  EXPECT_THAT(error_of(step_line_with([](json::object& line) { line["result"] = json::object{}; })),
+              HasSubstr("session.jsonl:3: result: expected null: a step line has no result"));
+  EXPECT_THAT(error_of(step_line_with([](json::object& line) {
+                line["handlers"] = trace_json(denied_tool_call()).at("handlers");
+              })),
+              HasSubstr("session.jsonl:3: handlers: expected []: a step line records no handlers"));
+}
+
+TEST(TraceErrors, AStepLineWhoseParentIsNotAnEarlierWrapperIsRefused) {
+  // A level naming itself, a later level, or the step (which has no next) as its parent.
+  for (const std::int64_t parent : {1, 3, 2}) {
+    EXPECT_THAT(error_of(step_line_with([&](json::object& line) {
+                  line["step"].as_object()["levels"].as_array()[parent == 2 ? 3 : 1].as_object()["parent"] = parent;
+                })),
+                HasSubstr("step.levels[" + std::string(parent == 2 ? "3" : "1") +
+                          "].parent: expected the index of a wrapper listed before this level"))
+        << parent;
+  }
+}
+
+TEST(TraceErrors, AStepLevelOfAnUnknownKindOrOutcomeIsNamed) {
+  EXPECT_THAT(error_of(step_line_with([](json::object& line) {
+                line["step"].as_object()["levels"].as_array()[0].as_object()["kind"] = "middleware";
+              })),
+              HasSubstr("step.levels[0].kind: unknown value 'middleware'; expected one of: wrapper, step"));
+  EXPECT_THAT(error_of(step_line_with([](json::object& line) {
+                line["step"].as_object()["levels"].as_array()[0].as_object()["outcome"] = "ok";
+              })),
+              HasSubstr("step.levels[0].outcome: unknown value 'ok'; expected one of: output, threw, failed, refused"));
 }
 
 TEST(TraceErrors, AStartedTimeThatIsNotUtcIsRefused) {

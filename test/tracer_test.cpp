@@ -22,6 +22,7 @@
 
 #include <fstream>
 #include <mutex>
+#include <stdexcept>
 #include <sstream>
 #include <thread>
 
@@ -76,6 +77,27 @@ class Traced : public ::testing::Test {
     (void)hooks->emit(rm_rf());
     (void)hooks->emit(TurnEndEvent{.context = {.session_id = "session-7"}});
   }
+
+  // A tool run through a wrapper that retries once what the tool threw: the
+  // first run of the step throws, the second gives the output.
+  void run_retried_step() {
+    auto retry = hooks->wrap<ToolCallEvent>(
+        [](const ToolCallEvent& call, const Next<ToolCallEvent>& next) {
+          try {
+            return next(call);
+          } catch (const std::runtime_error&) {
+            return next(call);
+          }
+        },
+        {.label = "retry", .source = "engine/retry"});
+    int runs = 0;
+    ToolCallEvent call = rm_rf();
+    call.input["command"] = "make";
+    (void)hooks->run_step(call, [&](const ToolCallEvent&) {
+      if (++runs == 1) throw std::runtime_error("flaky tool");
+      return ToolOutput{.content = {TextPart{"built"}}};
+    });
+  }
 };
 
 // --------------------------------------------------------------------- JSONL
@@ -93,6 +115,19 @@ TEST_F(Traced, TheJsonlFileReadsBackAsTheRecordsTheBusMade) {
   EXPECT_EQ(trace.records, seen);
   ASSERT_THAT(trace.records, SizeIs(3));
   EXPECT_EQ(trace.records[1].decided_by, (Decider{"no-rm-rf", ".hookbus/hooks/no-rm-rf"}));
+}
+
+TEST_F(Traced, AWrappedStepIsAStepLineThatReadsBackAsTheRecordTheBusMade) {
+  const fs::path file = dir / "session.jsonl";
+  {
+    auto tracing = trace(*hooks, TraceOptions{.jsonl = JsonlTraceOptions{.file = file}});
+    run_retried_step();
+  }
+  const Trace trace = read_trace_file(file);
+  EXPECT_EQ(trace.records, seen);
+  ASSERT_THAT(trace.records, SizeIs(1));
+  ASSERT_TRUE(trace.records[0].step.has_value());
+  EXPECT_THAT(trace.records[0].step->levels, SizeIs(3));
 }
 
 TEST_F(Traced, ASynchronousTracerWritesEachRecordBeforeTheEmitReturns) {
@@ -210,6 +245,43 @@ TEST_F(Traced, TheChromeTraceIsAnArrayOfCompleteEventsPerEmitAndHandlerOnTheirTh
   const double start = policy_event->at("ts").to_number<double>();
   EXPECT_GE(start, emit_start);
   EXPECT_LE(start + policy_event->at("dur").to_number<double>(), emit_end + 1e-3);
+}
+
+TEST_F(Traced, AWrappedStepIsASliceWithOneForEachLevelWithinItOnItsThreadsTrack) {
+  const fs::path file = dir / "session.trace.json";
+  {
+    auto tracing = trace(*hooks, TraceOptions{.chrome = file});
+    run_retried_step();
+  }
+  const json::value document = parse_json(testing::read_file(file), file.string());
+  std::vector<json::object> slices;
+  for (const auto& value : document.as_array())
+    if (value.at("ph") == "X") slices.push_back(value.as_object());
+  ASSERT_THAT(slices, SizeIs(4));
+  const json::object& run = slices[0];
+  EXPECT_EQ(run.at("name"), "step tool_call");
+  EXPECT_EQ(run.at("cat"), "step");
+  EXPECT_EQ(run.at("args").at("tool"), "bash");
+  EXPECT_EQ(slices[1].at("name"), "retry");
+  EXPECT_EQ(slices[1].at("cat"), "wrapper");
+  EXPECT_EQ(slices[1].at("args").at("next_calls"), 2);
+  EXPECT_EQ(slices[1].at("args").at("outcome"), "output");
+  EXPECT_EQ(slices[2].at("name"), "run step");
+  EXPECT_EQ(slices[2].at("args").at("outcome"), "threw");
+  EXPECT_EQ(slices[2].at("args").at("error"), "flaky tool");
+  EXPECT_EQ(slices[3].at("args").at("outcome"), "output");
+  // Each slice within the one around it, on one track: Perfetto nests them so.
+  const auto within = [](const json::object& inner, const json::object& outer) {
+    const double start = inner.at("ts").to_number<double>(), end = start + inner.at("dur").to_number<double>();
+    const double outer_start = outer.at("ts").to_number<double>();
+    return start >= outer_start - 1e-3 && end <= outer_start + outer.at("dur").to_number<double>() + 1e-3;
+  };
+  EXPECT_TRUE(within(slices[1], run));
+  EXPECT_TRUE(within(slices[2], slices[1]));
+  EXPECT_TRUE(within(slices[3], slices[1]));
+  EXPECT_LE(slices[2].at("ts").to_number<double>() + slices[2].at("dur").to_number<double>(),
+            slices[3].at("ts").to_number<double>() + 1e-3);
+  for (const auto& slice : slices) EXPECT_EQ(slice.at("tid"), run.at("tid"));
 }
 
 // --------------------------------------------------------------------- OTLP
@@ -416,6 +488,29 @@ TEST_F(Traced, OtlpLinesAreExportTraceServiceRequestsInTheProtobufJsonMapping) {
   EXPECT_EQ(policy_span.at("hookbus.action"), "deny");
   EXPECT_EQ(policy_span.at("hookbus.reason"), "rm -rf is not allowed");
   EXPECT_EQ(policy_span.at("hookbus.handler.source"), ".hookbus/hooks/no-rm-rf");
+}
+
+TEST_F(Traced, AWrappedStepsSpansAreEachTheChildOfTheWrapperWhoseNextRanIt) {
+  const fs::path file = dir / "session.otlp.jsonl";
+  {
+    auto tracing = trace(*hooks, TraceOptions{.otlp = OtlpTraceOptions{.file = file}});
+    run_retried_step();
+  }
+  const json::value request = parse_json(testing::read_file(file), file.string());
+  expect_otlp_message(request, "ExportTraceServiceRequest", "request");
+  const auto& spans = request.at("resourceSpans").at(0).at("scopeSpans").at(0).at("spans").as_array();
+  ASSERT_THAT(spans, SizeIs(4));
+  EXPECT_EQ(spans[0].at("name"), "step tool_call bash");
+  EXPECT_EQ(attributes_of(spans[0]).at("hookbus.record"), "step");
+  EXPECT_EQ(spans[1].at("name"), "wrap retry");
+  EXPECT_EQ(spans[1].at("parentSpanId"), spans[0].at("spanId"));
+  EXPECT_EQ(attributes_of(spans[1]).at("hookbus.step.next_calls"), "2");
+  for (const std::size_t attempt : {2u, 3u}) {
+    EXPECT_EQ(spans[attempt].at("name"), "run step");
+    EXPECT_EQ(spans[attempt].at("parentSpanId"), spans[1].at("spanId"));
+  }
+  EXPECT_EQ(spans[2].at("status"), (json::object{{"code", 2}, {"message", "flaky tool"}}));
+  EXPECT_EQ(spans[3].at("status"), json::object{});
 }
 
 TEST_F(Traced, AFailedHandlersSpanHasAnErrorStatusWithItsMessage) {

@@ -2,15 +2,21 @@
 // section 15), with the documented behaviours of LangChain v1's wrap_tool_call
 // and wrap_model_call and of Semantic Kernel's filters ported as tests.
 #include <hookbus/hooks.hpp>
+#include <hookbus/names.hpp>
+#include <hookbus/trace.hpp>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
+#include <optional>
+#include <ostream>
 #include <stdexcept>
 #include <stop_token>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace hookbus {
@@ -55,6 +61,35 @@ Connection onion_layer(Hooks& hooks, std::vector<std::string>& calls, std::strin
       },
       std::move(options));
 }
+
+// A level of a recorded step as the tests compare it: who, whose attempt, how it ended.
+struct Level {
+  std::string label;  // "step" for the engine's step
+  std::optional<std::uint32_t> parent;
+  std::uint32_t next_calls = 0;
+  StepOutcome outcome = StepOutcome::output;
+  std::string error{};
+  bool operator==(const Level&) const = default;
+  friend std::ostream& operator<<(std::ostream& out, const Level& level) {
+    return out << level.label << " parent=" << (level.parent ? std::to_string(*level.parent) : "-")
+               << " next=" << level.next_calls << " outcome=" << static_cast<int>(level.outcome) << " " << level.error;
+  }
+};
+
+// Every emit and run of a bus, as its emission observers get them.
+class WrapRecorded : public ::testing::Test {
+ protected:
+  Hooks hooks;
+  std::vector<EmissionRecord> records;
+  Connection observer = hooks.on_emission([this](const EmissionRecord& r) { records.push_back(r); });
+
+  std::vector<Level> levels(std::size_t record = 0) const {
+    std::vector<Level> all;
+    for (const StepLevelRecord& l : records.at(record).step.value().levels)
+      all.push_back({l.step ? "step" : l.label, l.parent, l.next_calls, l.outcome, l.error});
+    return all;
+  }
+};
 
 // ------------------------------------------------------------------ order
 
@@ -405,6 +440,127 @@ TEST(Wrap, AWrapperIsTheEnginesOwnCodeSoOneWithALayerIsRefusedAtRegistration) {
                    {.tools = "bash"}),
                std::invalid_argument);
   EXPECT_THAT(hooks.wrappers("tool_call"), IsEmpty());
+}
+
+// ---------------------------------------------------------------- tracing
+
+TEST_F(WrapRecorded, ARunThroughAWrapperIsOneRecordOfTheStepsEventNumberedWithTheEmits) {
+  std::vector<std::string> calls;
+  auto onion = onion_layer(hooks, calls, "onion");
+  (void)hooks.emit(call_of("bash"));
+  (void)hooks.run_step(call_of("bash", "make"), EchoTool());
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_FALSE(records[0].step);
+  const EmissionRecord& run = records[1];
+  ASSERT_TRUE(run.step);
+  EXPECT_EQ(run.seq, records[0].seq + 1);
+  EXPECT_EQ(run.payload, HookEvent(call_of("bash", "make")));
+  EXPECT_THAT(run.handlers, IsEmpty());
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(run.result));
+  EXPECT_FALSE(run.decided_by);
+  EXPECT_THAT(levels(1), ElementsAre(Level{"onion", {}, 1}, Level{"step", 0}));
+}
+
+TEST_F(WrapRecorded, ARunWithNoWrapperOrOnlyWrappersThatPassTheToolByRecordsNoWrapper) {
+  (void)hooks.run_step(call_of("bash"), EchoTool());
+  EXPECT_THAT(records, IsEmpty()) << "no wrapper: the engine called its own code";
+  std::vector<std::string> calls;
+  auto reads = onion_layer(hooks, calls, "reads-only", {.tools = "read"});
+  (void)hooks.run_step(call_of("bash"), EchoTool());
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_THAT(levels(), ElementsAre(Level{"step", {}}));
+}
+
+TEST_F(WrapRecorded, EachAttemptOfARetryingWrapperIsItsChildWithItsOwnTimeAndOutcome) {
+  auto retry = hooks.wrap<ToolCallEvent>(
+      [](const ToolCallEvent& call, const Next<ToolCallEvent>& next) {
+        try {
+          return next(call);
+        } catch (const std::runtime_error&) {
+          return next(call);
+        }
+      },
+      {.label = "retry"});
+  int runs = 0;
+  (void)hooks.run_step(call_of("bash"), [&](const ToolCallEvent&) {
+    if (++runs == 1) throw std::runtime_error("flaky");
+    return text_output("done");
+  });
+  EXPECT_THAT(levels(), ElementsAre(Level{"retry", {}, 2}, Level{"step", 0, 0, StepOutcome::threw, "flaky"},
+                                    Level{"step", 0}));
+  const auto& recorded = records[0].step->levels;
+  const EmissionRecord& run = records[0];
+  EXPECT_LE(recorded[1].start_offset + recorded[1].duration, recorded[2].start_offset) << "one attempt after the other";
+  for (const StepLevelRecord& attempt : {recorded[1], recorded[2]}) {
+    EXPECT_GE(attempt.start_offset, recorded[0].start_offset);
+    EXPECT_LE(attempt.start_offset + attempt.duration, recorded[0].start_offset + recorded[0].duration);
+  }
+  EXPECT_LE(recorded[0].start_offset + recorded[0].duration, run.duration);
+}
+
+TEST_F(WrapRecorded, NestedWrappersAreLevelsOutermostFirstEachTheChildOfTheOneAroundIt) {
+  std::vector<std::string> calls;
+  auto outer = onion_layer(hooks, calls, "outer");
+  auto inner = onion_layer(hooks, calls, "inner");
+  (void)hooks.run_step(call_of("bash"), EchoTool());
+  EXPECT_THAT(levels(), ElementsAre(Level{"outer", {}, 1}, Level{"inner", 0, 1}, Level{"step", 1}));
+}
+
+TEST_F(WrapRecorded, AWrapperThatAnswersItselfHasNoAttemptAndTheStepIsNotALevel) {
+  auto cached = hooks.wrap<BeforeModelCallEvent>(
+      [](const BeforeModelCallEvent&, const Next<BeforeModelCallEvent>&) { return Message::assistant("cached"); },
+      {.label = "cache"});
+  (void)hooks.run_step(BeforeModelCallEvent{.model = "m"}, [](const BeforeModelCallEvent&) {
+    return Message::assistant("from the model");
+  });
+  EXPECT_EQ(event_name(records.at(0).payload), "before_model_call");
+  EXPECT_THAT(levels(), ElementsAre(Level{"cache", {}, 0}));
+}
+
+TEST_F(WrapRecorded, WhatTheStepThrewIsRecordedAtEveryLevelItPassedOutThrough) {
+  std::vector<std::string> calls;
+  auto onion = onion_layer(hooks, calls, "onion");
+  EXPECT_THROW((void)hooks.run_step(call_of("bash"),
+                                    [](const ToolCallEvent&) -> ToolOutput { throw std::out_of_range("no such tool"); }),
+               std::out_of_range);
+  EXPECT_THAT(levels(), ElementsAre(Level{"onion", {}, 1, StepOutcome::threw, "no such tool"},
+                                    Level{"step", 0, 0, StepOutcome::threw, "no such tool"}));
+  EXPECT_FALSE(records[0].decided_by);
+}
+
+TEST_F(WrapRecorded, AFailOpenWrapperIsRecordedAsFailedAndTheRunItLetThroughIsItsChild) {
+  auto broken = hooks.wrap<ToolCallEvent>(
+      [](const ToolCallEvent&, const Next<ToolCallEvent>&) -> ToolOutput { throw std::runtime_error("bug"); },
+      {.label = "broken"});
+  (void)hooks.run_step(call_of("bash"), EchoTool());
+  EXPECT_THAT(levels(), ElementsAre(Level{"broken", {}, 0, StepOutcome::failed, "bug"}, Level{"step", 0}));
+}
+
+TEST_F(WrapRecorded, ARefusedRunNamesItsRefuserAndTheWrappersAroundItSawTheRefusalThrown) {
+  std::vector<std::string> calls;
+  auto outer = onion_layer(hooks, calls, "outer");
+  auto guard = hooks.wrap<ToolCallEvent>(
+      [](const ToolCallEvent&, const Next<ToolCallEvent>&) -> ToolOutput { throw std::runtime_error("no policy"); },
+      {.label = "guard", .failure = FailurePolicy::fail_closed, .source = "guard.cpp"});
+  EXPECT_THROW((void)hooks.run_step(call_of("bash"), EchoTool()), StepRefusedError);
+  EXPECT_THAT(levels(), ElementsAre(Level{"outer", {}, 1, StepOutcome::threw, "hook 'guard' failed: no policy"},
+                                    Level{"guard", 0, 0, StepOutcome::refused, "no policy"}));
+  EXPECT_EQ(records[0].decided_by, (Decider{"guard", "guard.cpp"}));
+  EXPECT_EQ(records[0].step->levels[1].source, "guard.cpp");
+}
+
+TEST_F(WrapRecorded, AnEmitInsideAWrapperIsItsOwnRecordFinishedBeforeTheRun) {
+  auto auditing = hooks.wrap<ToolCallEvent>([&](const ToolCallEvent& call, const Next<ToolCallEvent>& next) {
+    hooks.emit(TurnStartEvent{});
+    return next(call);
+  });
+  (void)hooks.run_step(call_of("bash"), EchoTool());
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(event_name(records[0].payload), "turn_start");
+  EXPECT_GT(records[0].seq, records[1].seq) << "numbered when it started, after the run";
+  EXPECT_TRUE(records[1].step);
+  EXPECT_GE(records[0].start, records[1].start);
+  EXPECT_LE(records[0].start + records[0].duration, records[1].start + records[1].duration);
 }
 
 }  // namespace

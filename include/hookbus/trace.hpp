@@ -1,8 +1,9 @@
 #pragma once
 // Tracing: what one emit did, as an EmissionRecord (the event as emitted,
 // every handler reached, in call order, with what it did and how long it
-// took, the reduced result and who decided it), and the trace file: JSON
-// Lines, a header line and one line per emit, in the schema of
+// took, the reduced result and who decided it), or what a run of a wrapped
+// step did (each wrapper, each attempt of its next, each run of the step),
+// and the trace file: JSON Lines, a header line and one line per record, in the schema of
 // docs/tracing.md ("The trace file"). Hooks::on_emission (hooks.hpp) delivers
 // records; the built-in tracer (tracer.hpp) writes them to files.
 //
@@ -28,8 +29,11 @@
 
 namespace hookbus {
 
-// The trace file format this hookbus writes and reads (the header's "hookbus_trace").
-inline constexpr int trace_format_version = 1;
+// The trace file format this hookbus writes (the header's "hookbus_trace").
+// Version 2 added the records of wrapped steps (StepRecord); version 1 files,
+// which have none, are read as well.
+inline constexpr int trace_format_version = 2;
+inline constexpr int oldest_trace_format_version = 1;
 
 // What a handler did in one emit. The names are the trace file's.
 enum class HandlerAction {
@@ -70,7 +74,41 @@ struct HandlerRecord {
   bool operator==(const HandlerRecord&) const = default;
 };
 
-// One emit, recorded when it finished.
+// How one level of a wrapped step ended (wrap.hpp, Hooks::run_step).
+enum class StepOutcome {
+  output,   // it gave the step's output
+  threw,    // an exception passed out of it: the step's own, or what its next threw and it let through
+  failed,   // a fail-open wrapper failed: the run went on as if it were not there
+  refused,  // a fail-closed wrapper failed: the step was refused (StepRefusedError)
+};
+BOOST_DESCRIBE_ENUM(StepOutcome, output, threw, failed, refused)
+
+// One level of a wrapped step's run: a wrapper's call, or a run of the
+// engine's own step. A wrapper's attempts are the levels its next ran, each
+// with its own time and outcome: they name it as their parent.
+struct StepLevelRecord {
+  bool step = false;        // the engine's own step, not a wrapper
+  std::string label{};      // the wrapper's label; "" for the step
+  std::string source{};     // the wrapper's HandlerOptions::source
+  std::optional<std::uint32_t> parent{};  // the index of the wrapper whose next ran it; none for the outermost
+  std::chrono::nanoseconds start_offset{};  // from the run's start
+  std::chrono::nanoseconds duration{};
+  std::uint32_t next_calls = 0;  // a wrapper: how many times it called its next
+  StepOutcome outcome = StepOutcome::output;
+  std::string error{};  // threw, failed, refused: what
+  bool operator==(const StepLevelRecord&) const = default;
+};
+
+// A run of a wrapped step: its levels in the order they started, the
+// outermost wrapper first.
+struct StepRecord {
+  std::vector<StepLevelRecord> levels{};
+  bool operator==(const StepRecord&) const = default;
+};
+
+// One emit, recorded when it finished; or a run of a wrapped step (`step`
+// set), recorded when it finished: its payload is the step's event, it has
+// no handlers and no result, and decided_by names the wrapper that refused it.
 struct EmissionRecord {
   std::uint64_t seq = 0;     // per bus, from 0, in the order emits started (among the recorded ones)
   std::uint32_t thread = 0;  // hookbus's number of the emitting thread: 1 is the first thread it saw
@@ -84,6 +122,7 @@ struct EmissionRecord {
   std::vector<HandlerRecord> handlers{};      // those reached, in call order
   HookOutcome result{};                       // the reduced result; monostate for observe-only events
   std::optional<Decider> decided_by{};        // the result's decided_by, when it has one
+  std::optional<StepRecord> step{};           // a run of a wrapped step, not an emit
   bool operator==(const EmissionRecord&) const = default;
 };
 
@@ -126,8 +165,8 @@ std::string trace_line(const EmissionRecord& record);
 // type, enums must be one of their names (the error lists them), the payload
 // must be a valid event of the named type and the result a valid result of
 // it. Unknown keys are ignored (a newer hookbus may add some); a header of
-// another format version is refused. `source` and `line` name the line in
-// errors.
+// a format version this hookbus does not read is refused. `source` and
+// `line` name the line in errors.
 TraceHeader read_trace_header(std::string_view line, std::string_view source = "trace", std::size_t line_number = 1);
 EmissionRecord read_emission_record(std::string_view line, std::string_view source = "trace",
                                     std::size_t line_number = 1);

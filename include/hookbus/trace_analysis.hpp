@@ -48,6 +48,7 @@ struct TraceSummary {
   std::vector<TraceStats> events{};    // by event name
   std::vector<TraceStats> handlers{};  // by event name, then in the order each handler first ran
 };
+// Of the emits among `records`: the runs of wrapped steps are left out.
 TraceSummary summarize_trace(std::span<const EmissionRecord> records);
 
 // ------------------------------------------------------------------ replay

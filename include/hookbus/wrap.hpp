@@ -58,7 +58,8 @@ using step_output_t = typename step_of<E>::Output;
 
 // The rest of the chain, as a wrapper sees it: runs the next wrapper (or the
 // step) with the event given, which may differ from the one the wrapper got.
-// It refers to the run in progress: valid only until the wrapper returns.
+// It refers to the run in progress: valid only until the wrapper returns,
+// and called by one thread at a time.
 template <WrappableStep E>
 using Next = std::function<step_output_t<E>(const E&)>;
 

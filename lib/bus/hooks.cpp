@@ -117,6 +117,19 @@ struct BusState {
   template <class Result>
   void finish_capture(boost::intrusive_ptr<EmissionCapture> capture, const Result& result);
 
+  // The capture of a run of a wrapped step starting now, or null when nobody
+  // observes: recorded as an emit is, in the same sequence.
+  template <WrappableStep E>
+  boost::intrusive_ptr<EmissionCapture> start_step_capture(const E& event) {
+    if (counts.observers.load(std::memory_order_relaxed) == 0) return nullptr;
+    auto capture = captures->take(emit_sequence.fetch_add(1, std::memory_order_relaxed), event);
+    capture->start_step();
+    return capture;
+  }
+  // The run ended, refused by `refused_by` when a fail-closed wrapper failed.
+  void finish_step_capture(boost::intrusive_ptr<EmissionCapture> capture, std::optional<Decider> refused_by);
+  void deliver(boost::intrusive_ptr<const EmissionCapture> finished);
+
   template <Event E>
   SlotsOf<TypedSlot<E>> channel() noexcept {
     return SlotsOf<TypedSlot<E>>(typed[event_index<E>]);
@@ -330,7 +343,15 @@ struct SubscriberSlot : SlotBase {
 template <class Result>
 void BusState::finish_capture(boost::intrusive_ptr<EmissionCapture> capture, const Result& result) {
   capture->finish(result);
-  const boost::intrusive_ptr<const EmissionCapture> finished = std::move(capture);
+  deliver(std::move(capture));
+}
+
+void BusState::finish_step_capture(boost::intrusive_ptr<EmissionCapture> capture, std::optional<Decider> refused_by) {
+  capture->finish_step(std::move(refused_by));
+  deliver(std::move(capture));
+}
+
+void BusState::deliver(boost::intrusive_ptr<const EmissionCapture> finished) {
   const SlotsOf<ObserverSlot<FinishedEmission>>::Reading observers(this->observers());
   observers.each([&](const ObserverSlot<FinishedEmission>& slot, std::size_t) { return slot(finished); });
 }
@@ -693,6 +714,9 @@ struct WrapperSlot : SlotBase {
 
 // One run_step through the wrappers listed when it began, outermost first;
 // each level's `next` runs the level inside it, the innermost's the step.
+// With a capture (emission observers are registered), each level a run
+// reaches is recorded: who, from where to where, how many times its next
+// ran, and how it ended (StepRecord, trace.hpp).
 template <WrappableStep E>
 class WrappedRun {
  public:
@@ -701,14 +725,31 @@ class WrappedRun {
     const WrapperSlot<E>* slot;
     std::shared_ptr<const void> owner;  // a tracked owner, held for the whole run
   };
+  using Parent = std::optional<std::uint32_t>;  // the recorded level whose next runs this one
 
-  WrappedRun(std::vector<Level> levels, const Next<E>& step) : levels_(std::move(levels)), step_(step) {}
+  WrappedRun(std::vector<Level> levels, const Next<E>& step, EmissionCapture* capture)
+      : levels_(std::move(levels)), step_(step), capture_(capture) {}
 
-  Output run(std::size_t depth, const E& event) const {
+  Output run(std::size_t depth, const E& event, Parent parent = {}) const {
+    if (depth < levels_.size() && !levels_[depth].slot->wraps(event)) return run(depth + 1, event, parent);
+    if (capture_ == nullptr) return run_level(depth, event, {});
+    const std::uint32_t level =
+        capture_->level_started(depth < levels_.size() ? levels_[depth].slot->identity : nullptr, parent);
+    try {
+      Output output = run_level(depth, event, level);
+      capture_->level_ended(level, StepOutcome::output);
+      return output;
+    } catch (...) {
+      capture_->level_ended(level, StepOutcome::threw, describe_exception(std::current_exception()));
+      throw;
+    }
+  }
+
+ private:
+  Output run_level(std::size_t depth, const E& event, Parent recorded) const {
     if (depth == levels_.size()) return step_(event);
     const WrapperSlot<E>& slot = *levels_[depth].slot;
-    if (!slot.wraps(event)) return run(depth + 1, event);
-    Call call{this, depth};
+    Call call{this, depth, recorded};
     const Next<E> next = [&call](const E& given) { return call.next(given); };  // one pointer: no allocation
     const KeptAliveCall kept(slot.keep_alive.get());
     std::string failure;
@@ -725,21 +766,22 @@ class WrappedRun {
     return failed(slot, call, event, failure);
   }
 
- private:
   // A level's calls of its next, and the outcome of the last one.
   struct Call {
     const WrappedRun* run;
     std::size_t depth;
+    Parent recorded;  // this level's record, when recorded
     std::uint32_t calls = 0;
     std::optional<Output> output{};
     std::exception_ptr error{};
 
     Output next(const E& given) {
       ++calls;
+      if (recorded) run->capture_->next_called(*recorded);
       output.reset();
       error = nullptr;
       try {
-        output.emplace(run->run(depth + 1, given));
+        output.emplace(run->run(depth + 1, given, recorded));
       } catch (...) {
         error = std::current_exception();
         throw;
@@ -760,17 +802,20 @@ class WrappedRun {
     const Registration& identity = *slot.identity;
     const std::string label = identity.label();
     identity.bus().report(identity.error(label, message));
-    if (identity.failure() == FailurePolicy::fail_closed) {
+    const bool refuses = identity.failure() == FailurePolicy::fail_closed;
+    if (call.recorded) capture_->level_failed(*call.recorded, refuses ? StepOutcome::refused : StepOutcome::failed, message);
+    if (refuses) {
       Decider decider;
       identity.name(decider);
       throw StepRefusedError("hook '" + label + "' failed: " + message, std::move(decider));
     }
     if (call.calls != 0) return call.last_outcome();
-    return run(call.depth + 1, event);
+    return run(call.depth + 1, event, call.recorded);
   }
 
   std::vector<Level> levels_;
   const Next<E>& step_;
+  EmissionCapture* capture_;  // null: not recorded
 };
 }  // namespace detail
 
@@ -809,7 +854,19 @@ step_output_t<E> Hooks::run_wrapped(const E& event, const Next<E>& step) {
     levels.push_back({&slot, track ? track->lock() : nullptr});
     return Step::proceed;
   });
-  return Run(std::move(levels), step).run(0, event);
+  auto capture = state_->start_step_capture(event);
+  if (!capture) return Run(std::move(levels), step, nullptr).run(0, event);
+  try {
+    step_output_t<E> output = Run(std::move(levels), step, capture.get()).run(0, event);
+    state_->finish_step_capture(std::move(capture), std::nullopt);
+    return output;
+  } catch (const StepRefusedError& refused) {
+    state_->finish_step_capture(std::move(capture), refused.decided_by());
+    throw;
+  } catch (...) {
+    state_->finish_step_capture(std::move(capture), std::nullopt);
+    throw;
+  }
 }
 
 std::vector<std::string> Hooks::wrappers(std::string_view event_name) const {

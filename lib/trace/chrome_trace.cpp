@@ -1,6 +1,8 @@
 // The Chrome trace event format (lib/trace/trace_writers.hpp), as the Trace
 // Event Format document describes its JSON array form: every emit and every
-// handler is a complete event ("ph": "X") with its start ("ts") and duration
+// handler, every run of a wrapped step and each of its levels (a wrapper's
+// call, inside it the attempts its next ran), is a complete event ("ph": "X"),
+// nested by time on its thread's track, with its start ("ts") and duration
 // ("dur") in microseconds, on the track of its thread ("tid"); metadata events
 // ("ph": "M") name the process and each thread. The closing bracket may be
 // missing (a crashed engine), which the format allows; a finished trace has it.
@@ -71,6 +73,11 @@ void ChromeTraceWriter::write(const EmissionRecord& record) {
   if (named_threads_.insert(record.thread).second)
     write_event(metadata("thread_name", pid_, record.thread, fmt::format("hookbus thread {}", record.thread)), text);
 
+  if (record.step) {
+    write_step(record, text);
+    file_.write(text);
+    return;
+  }
   json::object args{{"seq", record.seq}};
   if (const auto tool = tool_of(record.payload)) {
     args.emplace("tool", tool->name);
@@ -108,6 +115,41 @@ void ChromeTraceWriter::write(const EmissionRecord& record) {
                 text);
   }
   file_.write(text);
+}
+
+// A run of a wrapped step: a slice for the run, one for each level inside it.
+void ChromeTraceWriter::write_step(const EmissionRecord& record, std::string& text) const {
+  json::object args{{"seq", record.seq}};
+  if (const auto tool = tool_of(record.payload)) {
+    args.emplace("tool", tool->name);
+    args.emplace("tool_call_id", tool->call_id);
+  }
+  if (record.decided_by) args.emplace("refused_by", decider_text(*record.decided_by));
+  const double start = microseconds_between(origin_, record.start);
+  write_event({{"name", fmt::format("step {}", event_name(record.payload))},
+               {"cat", "step"},
+               {"ph", "X"},
+               {"ts", start},
+               {"dur", microseconds_of(record.duration)},
+               {"pid", pid_},
+               {"tid", record.thread},
+               {"args", std::move(args)}},
+              text);
+  for (const StepLevelRecord& level : record.step->levels) {
+    json::object level_args{{"outcome", *reflect::enum_wire_name(level.outcome)}};
+    if (!level.step) level_args.emplace("next_calls", level.next_calls);
+    if (!level.source.empty()) level_args.emplace("source", level.source);
+    if (!level.error.empty()) level_args.emplace("error", level.error);
+    write_event({{"name", level.step ? std::string("run step") : level.label},
+                 {"cat", level.step ? "step" : "wrapper"},
+                 {"ph", "X"},
+                 {"ts", start + microseconds_of(level.start_offset)},
+                 {"dur", microseconds_of(level.duration)},
+                 {"pid", pid_},
+                 {"tid", record.thread},
+                 {"args", std::move(level_args)}},
+                text);
+  }
 }
 
 }  // namespace hookbus::detail

@@ -2,7 +2,9 @@
 // line is one ExportTraceServiceRequest in the protobuf JSON mapping, with
 // OTLP's own rules: field names in lowerCamelCase, traceId and spanId as hex,
 // enums as integers, 64-bit integers (times, intValue) as decimal strings.
-// One trace per emit: a span for the emit, a child span per handler.
+// One trace per emit: a span for the emit, a child span per handler. One
+// trace per run of a wrapped step: a span for the run, a child span per
+// level, each the child of the wrapper whose next ran it.
 //
 // Attributes follow the GenAI semantic conventions where they fit (the tool
 // and call of a tool event, the session as the conversation, the agent) and
@@ -18,6 +20,8 @@
 #include <fmt/format.h>
 
 #include <random>
+#include <string>
+#include <vector>
 
 namespace hookbus::detail {
 
@@ -95,11 +99,13 @@ void OtlpTraceWriter::write(const EmissionRecord& record) {
     attributes.push_back(text("hookbus.decided_by.handler", record.decided_by->handler));
     attributes.push_back(text("hookbus.decided_by.source", record.decided_by->source));
   }
+  if (record.step) attributes.push_back(text("hookbus.record", "step"));
 
   json::array spans;
+  const std::string name = tool ? fmt::format("{} {}", event, tool->name) : std::string(event);
   spans.push_back(json::object{{"traceId", trace_id},
                                {"spanId", emit_span_id},
-                               {"name", tool ? fmt::format("{} {}", event, tool->name) : std::string(event)},
+                               {"name", record.step ? "step " + name : name},
                                {"kind", kSpanKindInternal},
                                {"startTimeUnixNano", unix_nanos(record.start)},
                                {"endTimeUnixNano", unix_nanos(record.start + record.duration)},
@@ -125,6 +131,31 @@ void OtlpTraceWriter::write(const EmissionRecord& record) {
                                  {"endTimeUnixNano", unix_nanos(start + handler.duration)},
                                  {"attributes", std::move(handler_attributes)},
                                  {"status", std::move(status)}});
+  }
+
+  if (record.step) {
+    std::vector<std::string> level_span_ids;
+    for (const StepLevelRecord& level : record.step->levels) {
+      level_span_ids.push_back(new_id(8));
+      json::array level_attributes{text("hookbus.step.outcome", *reflect::enum_wire_name(level.outcome))};
+      if (!level.step) {
+        level_attributes.push_back(text("hookbus.handler.label", level.label));
+        level_attributes.push_back(integer("hookbus.step.next_calls", level.next_calls));
+      }
+      if (!level.source.empty()) level_attributes.push_back(text("hookbus.handler.source", level.source));
+      json::object status;
+      if (level.outcome != StepOutcome::output) status = {{"code", kStatusCodeError}, {"message", level.error}};
+      const auto start = record.start + level.start_offset;
+      spans.push_back(json::object{{"traceId", trace_id},
+                                   {"spanId", level_span_ids.back()},
+                                   {"parentSpanId", level.parent ? level_span_ids.at(*level.parent) : emit_span_id},
+                                   {"name", level.step ? std::string("run step") : fmt::format("wrap {}", level.label)},
+                                   {"kind", kSpanKindInternal},
+                                   {"startTimeUnixNano", unix_nanos(start)},
+                                   {"endTimeUnixNano", unix_nanos(start + level.duration)},
+                                   {"attributes", std::move(level_attributes)},
+                                   {"status", std::move(status)}});
+    }
   }
 
   const json::object scope{{"name", "hookbus"}, {"version", std::string(version().string)}};

@@ -84,6 +84,7 @@ TraceSummary summarize_trace(std::span<const EmissionRecord> records) {
   std::map<std::string, Gathered> events;
   std::map<std::string, std::vector<Gathered>> handlers;  // per event, in first-run order
   for (const EmissionRecord& record : records) {
+    if (record.step) continue;  // a run of a wrapped step, not an emit
     const std::string event(event_name(record.payload));
     Gathered& line = events[event];
     line.stats.event = event;

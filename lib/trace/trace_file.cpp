@@ -225,6 +225,59 @@ HandlerRecord read_handler(const Fields& fields) {
   return handler;
 }
 
+bool has_error(StepOutcome outcome) noexcept { return outcome != StepOutcome::output; }
+
+// A step's levels: each parent is a wrapper that started before the level.
+StepRecord read_step(const Fields& fields) {
+  StepRecord step;
+  const json::value& levels = fields.required("levels");
+  if (!levels.is_array()) fields.at("levels").fail_expected("array", levels);
+  const auto& array = levels.get_array();
+  step.levels.reserve(array.size());
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    const Fields level_fields(array[i], fields.at("levels").element(i));
+    StepLevelRecord level;
+    const std::string kind = level_fields.string("kind");
+    if (kind != "wrapper" && kind != "step")
+      level_fields.at("kind").fail(fmt::format("unknown value '{}'; expected one of: wrapper, step", kind));
+    level.step = kind == "step";
+    level.label = level_fields.string("label");
+    level.source = level_fields.string_or_empty("source");
+    if (const json::value& parent = level_fields.required("parent"); !parent.is_null()) {
+      level.parent = level_fields.integer<std::uint32_t>("parent");
+      if (*level.parent >= i || step.levels[*level.parent].step)
+        level_fields.at("parent").fail(fmt::format(
+            "expected the index of a wrapper listed before this level (0 to {}), got {}", i == 0 ? 0 : i - 1,
+            *level.parent));
+    }
+    level.start_offset = nanoseconds(level_fields.integer<std::int64_t>("start_offset_ns", 0));
+    level.duration = nanoseconds(level_fields.integer<std::int64_t>("duration_ns", 0));
+    level.next_calls = level_fields.integer<std::uint32_t>("next_calls");
+    level.outcome = level_fields.enumerator<StepOutcome>("outcome");
+    if (has_error(level.outcome)) level.error = level_fields.string("error");
+    step.levels.push_back(std::move(level));
+  }
+  return step;
+}
+
+json::object step_json(const StepRecord& step) {
+  json::array levels;
+  levels.reserve(step.levels.size());
+  for (const StepLevelRecord& level : step.levels) {
+    json::object line{{"kind", level.step ? "step" : "wrapper"},
+                      {"label", level.label},
+                      {"source", level.source},
+                      {"parent", level.parent ? json::value(*level.parent) : json::value(nullptr)},
+                      {"start_offset_ns", level.start_offset.count()},
+                      {"duration_ns", level.duration.count()},
+                      {"next_calls", level.next_calls},
+                      {"outcome", name_of(level.outcome)}};
+    if (has_error(level.outcome)) line.emplace("error", level.error);
+    levels.emplace_back(std::move(line));
+  }
+  return {{"levels", std::move(levels)}};
+}
+
 }  // namespace
 
 TraceError::TraceError(std::string source, std::size_t line, const std::string& what)
@@ -258,15 +311,17 @@ json::object trace_json(const EmissionRecord& record) {
     if (handler.action == HandlerAction::failed) line.emplace("error", handler.error);
     handlers.emplace_back(std::move(line));
   }
-  return {{"seq", record.seq},
-          {"event", event_name(record.payload)},
-          {"thread", record.thread},
-          {"start_ns", record.start.time_since_epoch().count()},
-          {"duration_ns", record.duration.count()},
-          {"payload", to_json(record.payload)},
-          {"handlers", std::move(handlers)},
-          {"result", to_json(record.result)},
-          {"decided_by", record.decided_by ? to_json(*record.decided_by) : json::value(nullptr)}};
+  json::object line{{"seq", record.seq},
+                    {"event", event_name(record.payload)},
+                    {"thread", record.thread},
+                    {"start_ns", record.start.time_since_epoch().count()},
+                    {"duration_ns", record.duration.count()},
+                    {"payload", to_json(record.payload)},
+                    {"handlers", std::move(handlers)},
+                    {"result", to_json(record.result)},
+                    {"decided_by", record.decided_by ? to_json(*record.decided_by) : json::value(nullptr)}};
+  if (record.step) line.emplace("step", step_json(*record.step));
+  return line;
 }
 
 std::string trace_line(const TraceHeader& header) { return write_json(trace_json(header)); }
@@ -283,10 +338,14 @@ TraceHeader read_trace_header(std::string_view line, std::string_view source, st
                            trace_format_version));
   const Fields fields(document, where);
   if (const json::value& version = fields.required("hookbus_trace");
-      !version.is_int64() || version.get_int64() != trace_format_version)
+      !version.is_int64() || version.get_int64() < oldest_trace_format_version ||
+      version.get_int64() > trace_format_version)
     fields.at("hookbus_trace")
-        .fail(fmt::format("trace format {} is not one this hookbus reads (it reads {}); a newer hookbus wrote it",
-                          write_json(version), trace_format_version));
+        .fail(fmt::format("trace format {} is not one this hookbus reads (it reads {} to {}); {}", write_json(version),
+                          oldest_trace_format_version, trace_format_version,
+                          version.is_int64() && version.get_int64() > trace_format_version
+                              ? "a newer hookbus wrote it"
+                              : "the header's hookbus_trace is the format version the file was written in"));
   TraceHeader header;
   const std::string started = fields.string("started");
   const auto time = parse_utc(started);
@@ -326,7 +385,16 @@ EmissionRecord read_emission_record(std::string_view line, std::string_view sour
   for (std::size_t i = 0; i < array.size(); ++i)
     record.handlers.push_back(read_handler(Fields(array[i], fields.at("handlers").element(i))));
   const json::value& result = fields.required("result");
-  if (!has_result_at[*index]) {
+  if (const json::value* step = fields.find("step")) {
+    // A run of a wrapped step: no handlers and no result of an emit.
+    if (*index != event_index<ToolCallEvent> && *index != event_index<BeforeModelCallEvent>)
+      fields.at("event").fail(fmt::format("'{}' is not a step that can be wrapped; a step line is of tool_call or "
+                                          "before_model_call",
+                                          event));
+    if (!record.handlers.empty()) fields.at("handlers").fail("expected []: a step line records no handlers");
+    if (!result.is_null()) fields.at("result").fail("expected null: a step line has no result");
+    record.step = read_step(Fields(*step, fields.at("step")));
+  } else if (!has_result_at[*index]) {
     if (!result.is_null()) fields.at("result").fail(fmt::format("expected null: '{}' has no result", event));
   } else {
     if (!result.is_object()) fields.at("result").fail_expected("object", result);
@@ -358,7 +426,8 @@ bool TraceReader::read_line(std::string& text) {
 std::optional<EmissionRecord> TraceReader::next() {
   std::string text;
   if (!read_line(text)) return std::nullopt;
-  if (text.empty()) throw TraceError(source_, line_, "empty line; every line after the header is one emit");
+  if (text.empty())
+    throw TraceError(source_, line_, "empty line; every line after the header is one emit or one step");
   return read_emission_record(text, source_, line_);
 }
 

@@ -89,6 +89,7 @@ class ChromeTraceWriter {
 
  private:
   void write_event(const boost::json::object& event, std::string& text) const;
+  void write_step(const EmissionRecord& record, std::string& text) const;
 
   std::int64_t pid_;
   TraceFile file_;
@@ -96,7 +97,7 @@ class ChromeTraceWriter {
   std::set<std::uint32_t> named_threads_;
 };
 
-// OTLP/JSON lines: one ExportTraceServiceRequest per emit.
+// OTLP/JSON lines: one ExportTraceServiceRequest per emit or wrapped step.
 class OtlpTraceWriter {
  public:
   OtlpTraceWriter(const OtlpTraceOptions& options, std::filesystem::path confined_to, const TraceHeader& about);

@@ -129,6 +129,16 @@ void traces(const Corpus& corpus) {
     record.result = ToolCallResult{};
     text += trace_line(record) + "\n";
   }
+  // A run of a wrapped step: a retrying wrapper, a fail-open one inside it, two attempts.
+  EmissionRecord run{.seq = seq++, .thread = 1, .duration = std::chrono::nanoseconds(90000),
+                     .payload = ToolCallEvent{.tool_call_id = "c2", .tool_name = "bash", .input = {{"command", "make"}}}};
+  run.step = StepRecord{{
+      {.label = "retry", .next_calls = 2},
+      {.label = "logger", .parent = 0, .outcome = StepOutcome::failed, .error = "disk full"},
+      {.step = true, .parent = 1, .outcome = StepOutcome::threw, .error = "timeout"},
+      {.step = true, .parent = 0},
+  }};
+  text += trace_line(run) + "\n";
   corpus.add("trace_file", "session", text);
 }
 

@@ -127,7 +127,7 @@ const std::vector<Command> commands{
                   "refuse a recording whose payloads or results have a field their type does not have "
                   "(default: a warning naming it)"},
                  project_trust, workspace},
-     .json = R"(print {"file", "replayed", "differing", "differences": [{"line", "seq", "event", )"
+     .json = R"(print {"file", "replayed", "steps_not_replayed", "differing", "differences": [{"line", "seq", "event", )"
              R"("result": {"recorded", "now", "recorded_verdict", "now_verdict"} or null, )"
              R"("handlers": [{"handler", "source", "recorded", "now"}]}]})",
      .project = true,
@@ -139,26 +139,29 @@ const std::vector<Command> commands{
                 "when anything differs, so a recording is a regression test of the project's hooks.\n"
                 "The hooks really run, with whatever they do besides answering (files they\n"
                 "write, commands they start): replay a recording only where that is wanted. A\n"
-                "recording of another project is replayed, with a warning.",
+                "recording of another project is replayed, with a warning. Runs of wrapped steps in\n"
+                "the recording are not replayed: they ran the engine's own tool runner or model client.",
      .run = replay_command},
     {.name = "trace view",
      .summary = "write a trace file as one self-contained HTML page: a timeline of the session",
      .arguments = {trace_file},
      .options = {{"--output", Value::new_file, "FILE", "the HTML page to write (required), replaced whole or not at all"}},
-     .details = "Events are rows in time, each with its handlers under it; blocks and failures are\n"
-                "coloured; hover for details, click an event for its payload and result. The page\n"
-                "loads nothing from the network.\n\n"
+     .details = "Events are rows in time, each with its handlers under it, and each run of a wrapped\n"
+                "step with its wrappers under it, the attempts of a wrapper's next nested under the\n"
+                "wrapper; blocks and failures are coloured; hover for details, click an event for its\n"
+                "payload and result. The page loads nothing from the network.\n\n"
                 "example:\n"
                 "  hookctl trace view session.jsonl -o trace.html",
      .run = trace_view_command},
     {.name = "trace summary",
      .summary = "per event and per handler of a trace file: count, p50 / p99 duration, blocks, failures",
      .arguments = {trace_file},
-     .json = R"(print {"emits", "events": [{"event", "count", "p50_ns", "p99_ns", "blocks", "failures"}], )"
+     .json = R"(print {"emits", "steps", "events": [{"event", "count", "p50_ns", "p99_ns", "blocks", "failures"}], )"
              R"("handlers": [the same with "handler"]})",
      .details = "An event's blocks are the emits its result refused, its failures the emits in which\n"
                 "a handler failed; a handler's are its own deny, cancel or reject and its failures.\n"
-                "Skipped handlers (their tool matcher excluded the tool) are not counted.",
+                "Skipped handlers (their tool matcher excluded the tool) are not counted. Runs of\n"
+                "wrapped steps are counted apart (\"steps\"), not in the events' lines.",
      .run = trace_summary_command},
 };
 

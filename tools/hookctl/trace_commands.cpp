@@ -7,6 +7,7 @@
 #include <hookbus/hooks.hpp>
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>
+#include <hookbus/reflect.hpp>
 #include <hookbus/trace.hpp>
 #include <hookbus/trace_analysis.hpp>
 
@@ -32,7 +33,7 @@ namespace json = boost::json;
 using namespace hookbus;
 using std::chrono::nanoseconds;
 
-// A recorded emit and the line of the file it was read from.
+// A recorded emit (or run of a wrapped step) and the line of the file it was read from.
 struct RecordedLine {
   std::size_t line = 0;
   EmissionRecord record{};
@@ -40,7 +41,7 @@ struct RecordedLine {
 
 struct Recording {
   TraceHeader header{};
-  std::vector<RecordedLine> emits{};
+  std::vector<RecordedLine> emits{};  // and the runs of wrapped steps, in file order
   // "FILE:LINE: unknown field ...": what the payloads and results hold that their types do not have.
   std::vector<std::string> unknown_fields{};
 };
@@ -57,7 +58,8 @@ std::vector<std::string> unknown_recorded_fields(const std::string& text, const 
     const json::object record = parse_json(line, file.string()).as_object();  // the reader read it already
     const std::size_t index = resolve_event(record.at("event").as_string());
     std::vector<UnknownField> fields = event_unknown_fields(index, record.at("payload"));
-    for (UnknownField& field : outcome_unknown_fields(index, record.at("result"))) fields.push_back(std::move(field));
+    if (!record.contains("step"))  // a step line has no result
+      for (UnknownField& field : outcome_unknown_fields(index, record.at("result"))) fields.push_back(std::move(field));
     for (const UnknownField& field : fields) found.push_back(fmt::format("{}:{}: {}", file.string(), number, field.message()));
   }
   return found;
@@ -83,6 +85,11 @@ std::string_view name_of(HandlerAction action) { return boost::describe::enum_to
 std::string_view name_of(RecordedKind kind) { return boost::describe::enum_to_string(kind, "?"); }
 
 // "1.20 ms", "48.2 µs", "310 ns"
+std::size_t step_count(const Recording& recording) {
+  return static_cast<std::size_t>(
+      std::ranges::count_if(recording.emits, [](const RecordedLine& line) { return line.record.step.has_value(); }));
+}
+
 std::string shown_duration(nanoseconds duration) {
   const auto count = static_cast<double>(duration.count());
   if (count >= 1e9) return fmt::format("{:.2f} s", count / 1e9);
@@ -184,7 +191,10 @@ int replay_command(const Invocation& invocation) {
   const Connection observer = hooks.on_emission([&](const EmissionRecord& record) { last = record; });
 
   std::vector<Replayed> differing;
+  std::size_t replayed_emits = 0;
   for (const RecordedLine& recorded : recording.emits) {
+    if (recorded.record.step) continue;  // a run of the engine's own step, which a replay does not have
+    ++replayed_emits;
     last.reset();
     (void)hooks.emit(recorded.record.payload);  // the observer's record holds the result, and every handler's answer
     Replayed replayed{&recorded, std::move(*last), {}};
@@ -196,13 +206,17 @@ int replay_command(const Invocation& invocation) {
     json::array differences;
     for (const Replayed& replayed : differing) differences.push_back(difference_json(replayed));
     fmt::print("{}\n", pretty_json(json::object{{"file", file.string()},
-                                                {"replayed", recording.emits.size()},
+                                                {"replayed", replayed_emits},
+                                                {"steps_not_replayed", step_count(recording)},
                                                 {"differing", differing.size()},
                                                 {"differences", std::move(differences)}}));
   } else {
     for (const Replayed& replayed : differing) print_difference(replayed);
-    fmt::print("replayed {} emits of {}: {}\n", recording.emits.size(), printable(file.string()),
+    fmt::print("replayed {} emits of {}: {}\n", replayed_emits, printable(file.string()),
                differing.empty() ? "every decision as recorded" : fmt::format("{} differ{}", differing.size(), differing.size() == 1 ? "s" : ""));
+    if (const std::size_t steps = step_count(recording); steps != 0)
+      fmt::print("{} run{} of wrapped steps not replayed: they ran the engine's own tool runner or model client\n",
+                 steps, steps == 1 ? "" : "s");
   }
   return differing.empty() ? exit_ok : exit_differs;
 }
@@ -239,18 +253,22 @@ void print_stats_table(std::string_view title, const std::vector<TraceStats>& li
 int trace_summary_command(const Invocation& invocation) {
   const Recording recording = read_recording(trace_file(invocation));
   std::vector<EmissionRecord> records;
-  for (const RecordedLine& recorded : recording.emits) records.push_back(recorded.record);
+  for (const RecordedLine& recorded : recording.emits)
+    if (!recorded.record.step) records.push_back(recorded.record);
+  const std::size_t steps = step_count(recording);
   const TraceSummary summary = summarize_trace(records);
   if (invocation.json()) {
     json::array events, handlers;
     for (const TraceStats& stats : summary.events) events.push_back(stats_json(stats));
     for (const TraceStats& stats : summary.handlers) handlers.push_back(stats_json(stats));
     fmt::print("{}\n", pretty_json(json::object{{"emits", records.size()},
+                                                {"steps", steps},
                                                 {"events", std::move(events)},
                                                 {"handlers", std::move(handlers)}}));
     return exit_ok;
   }
-  fmt::print("{} emits\n\n", records.size());
+  fmt::print("{} emits{}\n\n", records.size(),
+             steps == 0 ? "" : fmt::format(", {} run{} of wrapped steps", steps, steps == 1 ? "" : "s"));
   print_stats_table("event", summary.events);
   fmt::print("\n");
   print_stats_table("event handler", summary.handlers);
@@ -265,8 +283,17 @@ namespace hookctl {
 namespace {
 
 // How an emit ended, for its colour: blocked (refused), failed (a handler
-// threw), ask (the user is asked), ok.
+// threw), ask (the user is asked), ok. A run of a wrapped step: blocked
+// (refused), failed (it threw, or a wrapper failed), ok.
 std::string_view state_of(const EmissionRecord& record) {
+  if (record.step) {
+    if (record.decided_by) return "blocked";
+    const auto& levels = record.step->levels;
+    if (std::ranges::any_of(levels, [](const StepLevelRecord& l) { return l.outcome == StepOutcome::failed; }) ||
+        (!levels.empty() && levels.front().outcome != StepOutcome::output))
+      return "failed";
+    return "ok";
+  }
   if (refusal_of(record.result)) return "blocked";
   if (std::ranges::any_of(record.handlers, [](const HandlerRecord& h) { return h.action == HandlerAction::failed; }))
     return "failed";
@@ -287,6 +314,36 @@ json::object handler_json(const HandlerRecord& handler) {
                       {"error", handler.error}};
 }
 
+// A run of a wrapped step in a word or two: "output after 2 runs of the step",
+// "refused by guard", "threw: timeout".
+std::string step_verdict(const EmissionRecord& record) {
+  if (record.decided_by) return fmt::format("refused by {}", record.decided_by->handler);
+  const auto& levels = record.step->levels;
+  if (!levels.empty() && levels.front().outcome == StepOutcome::threw) return "threw: " + levels.front().error;
+  const auto runs = std::ranges::count_if(levels, [](const StepLevelRecord& l) { return l.step; });
+  if (runs == 0) return "output from a wrapper, the step not run";
+  return fmt::format("output after {} run{} of the step", runs, runs == 1 ? "" : "s");
+}
+
+// A step's levels, each with its depth under the run (0: the outermost wrapper).
+json::array levels_json(const StepRecord& step) {
+  json::array levels;
+  std::vector<std::uint32_t> depths;
+  for (const StepLevelRecord& level : step.levels) {
+    depths.push_back(level.parent ? depths.at(*level.parent) + 1 : 0);
+    levels.push_back(json::object{{"label", level.step ? std::string("run step") : level.label},
+                                  {"step", level.step},
+                                  {"source", level.source},
+                                  {"depth", depths.back()},
+                                  {"t", level.start_offset.count()},
+                                  {"d", level.duration.count()},
+                                  {"next_calls", level.next_calls},
+                                  {"outcome", *reflect::enum_wire_name(level.outcome)},
+                                  {"error", level.error}});
+  }
+  return levels;
+}
+
 // What the page draws: each emit with its time from the first emit's start.
 json::array page_data(const Recording& recording) {
   json::array emits;
@@ -297,17 +354,19 @@ json::array page_data(const Recording& recording) {
     const EmissionRecord& record = recorded.record;
     json::array handlers;
     for (const HandlerRecord& handler : record.handlers) handlers.push_back(handler_json(handler));
-    emits.push_back(json::object{{"seq", record.seq},
-                                 {"line", recorded.line},
-                                 {"event", event_name(record.payload)},
-                                 {"thread", record.thread},
-                                 {"t", (record.start - first).count()},
-                                 {"d", record.duration.count()},
-                                 {"state", state_of(record)},
-                                 {"verdict", verdict(record.payload, record.result)},
-                                 {"handlers", std::move(handlers)},
-                                 {"payload", to_json(record.payload)},
-                                 {"result", to_json(record.result)}});
+    json::object emit{{"seq", record.seq},
+                      {"line", recorded.line},
+                      {"event", event_name(record.payload)},
+                      {"thread", record.thread},
+                      {"t", (record.start - first).count()},
+                      {"d", record.duration.count()},
+                      {"state", state_of(record)},
+                      {"verdict", record.step ? step_verdict(record) : verdict(record.payload, record.result)},
+                      {"handlers", std::move(handlers)},
+                      {"payload", to_json(record.payload)},
+                      {"result", to_json(record.result)}};
+    if (record.step) emit.emplace("levels", levels_json(*record.step));
+    emits.push_back(std::move(emit));
   }
   return emits;
 }
@@ -330,9 +389,11 @@ std::string script_safe(std::string_view text) {
 
 // The page: inline CSS and JavaScript only (no network). It draws one row per
 // emit, placed in time on the session's axis, and under it a row per handler
-// placed on the emit's own axis; a click shows the emit's JSON. When it has
-// drawn, it checks it drew a row for every emit and says so in the title and
-// in <html data-self-check="passed|failed: ...">.
+// placed on the emit's own axis; a run of a wrapped step likewise, with a
+// row per level under it, indented by its depth (a wrapper's attempts under
+// the wrapper); a click shows the record's JSON. When it has drawn, it
+// checks it drew a row for every record and every level and says so in the
+// title and in <html data-self-check="passed|failed: ...">.
 constexpr std::string_view page_template = R"HTML(<!DOCTYPE html>
 <html lang="en" data-self-check="pending">
 <head>
@@ -349,6 +410,7 @@ h1 { font-size: 18px; margin: 0 0 4px; }
 .row.handler { cursor: default; min-height: 18px; font-size: 12px; color: #3d4658; }
 .name { width: 340px; flex: none; padding: 2px 6px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .row.handler .name { padding-left: 28px; }
+.row.level { cursor: default; min-height: 18px; font-size: 12px; color: #3d4658; }
 .track { position: relative; flex: 1; height: 16px; background: #f7f8fa; }
 .bar { position: absolute; top: 2px; bottom: 2px; min-width: 3px; border-radius: 2px; }
 .ok { background: #2f9e5a; } .blocked { background: #d63a3a; } .failed { background: #e8891c; }
@@ -409,7 +471,7 @@ h1 { font-size: 18px; margin: 0 0 4px; }
     emits.forEach(function (e) {
       var tip = "#" + e.seq + " " + e.event + " (line " + e.line + ", thread " + e.thread + ")\n" + e.verdict +
                 "\nat " + ms(e.t) + ", took " + ms(e.d);
-      var r = row("emit", "#" + e.seq + " " + e.event + " \u2014 " + e.verdict, tip);
+      var r = row("emit", "#" + e.seq + " " + (e.levels ? "step " : "") + e.event + " \u2014 " + e.verdict, tip);
       r.dataset.seq = e.seq;
       r.lastChild.appendChild(bar(e.state, e.t / span * 100, e.d / span * 100, tip));
       r.addEventListener("click", function () {
@@ -425,9 +487,25 @@ h1 { font-size: 18px; margin: 0 0 4px; }
         hr.lastChild.appendChild(bar(actionClass(h), h.t / whole * 100, h.d / whole * 100, htip));
         timeline.appendChild(hr);
       });
+      // A wrapped step: each wrapper, and under it each attempt its next ran, indented by depth.
+      (e.levels || []).forEach(function (l) {
+        var what = (l.step ? "" : "next \u00d7" + l.next_calls + ", ") + l.outcome + (l.error ? ": " + l.error : "");
+        var ltip = l.label + (l.source ? " (" + l.source + ")" : "") + "\n" + what + "\nat +" + ms(l.t) +
+                   ", took " + ms(l.d);
+        var lr = row("level", l.label + " \u2014 " + what, ltip);
+        lr.firstChild.style.paddingLeft = (28 + 18 * l.depth) + "px";
+        var cls = l.outcome === "refused" ? "blocked" : l.outcome === "output" ? "ok" : "failed";
+        var whole = Math.max(e.d, 1);
+        lr.lastChild.appendChild(bar(cls, l.t / whole * 100, l.d / whole * 100, ltip));
+        timeline.appendChild(lr);
+      });
     });
     var drawn = timeline.querySelectorAll(".row.emit .bar").length;
     if (drawn !== emits.length) throw new Error("drew " + drawn + " of " + emits.length + " events");
+    var levels = 0;
+    emits.forEach(function (e) { levels += (e.levels || []).length; });
+    var drawnLevels = timeline.querySelectorAll(".row.level .bar").length;
+    if (drawnLevels !== levels) throw new Error("drew " + drawnLevels + " of " + levels + " levels of wrapped steps");
     root.dataset.selfCheck = "passed";
     root.dataset.rendered = String(drawn);
     document.title = "hookbus trace: " + drawn + " events rendered";

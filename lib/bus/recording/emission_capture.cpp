@@ -52,6 +52,7 @@ void HandlerTrace::end(HandlerAction action, std::string_view reason, std::strin
 void EmissionCapture::done() noexcept {
   // A waiting capture holds no registration: those hold the bus, which holds the pool.
   runs_.clear();
+  levels_.clear();
   if (const std::shared_ptr<CapturePool> pool = pool_.lock()) pool->give_back(this);
   else delete this;
 }
@@ -129,6 +130,24 @@ EmissionRecord EmissionCapture::record() const {
   }
   record.result = result_;
   record.decided_by = decided_by_;
+  if (step_) {
+    StepRecord& step = record.step.emplace();
+    step.levels.reserve(levels_.size());
+    for (const Level& level : levels_) {
+      const SteadyTime level_start = steady_time_at(level.start);
+      step.levels.push_back(StepLevelRecord{
+          .step = level.registration == nullptr,
+          .label = level.registration ? level.registration->label() : std::string(),
+          .source = level.registration ? level.registration->source() : std::string(),
+          .parent = level.parent,
+          .start_offset = duration_cast<nanoseconds>(level_start - start),
+          .duration = duration_cast<nanoseconds>(steady_time_at(level.end) - level_start),
+          .next_calls = level.next_calls,
+          .outcome = level.outcome,
+          .error = level.error,
+      });
+    }
+  }
   return record;
 }
 

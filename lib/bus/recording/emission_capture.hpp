@@ -59,8 +59,44 @@ class EmissionCapture {
     if (E* same = std::get_if<E>(&payload_)) copy_over(*same, event);
     else payload_.template emplace<E>(event);
     handler_report_ = {};
+    step_ = false;
     start_ = trace_ticks();
     boundary_ = start_;
+  }
+
+  // ------------------------------------------- a run of a wrapped step
+  // Hooks::run_step through wrappers, recorded in place of an emit: begin()
+  // with the step's event, then start_step(); each level (a wrapper's call,
+  // a run of the step) reports its start and end; finish_step() when the
+  // run ends. Each level's index is its place in the record.
+  void start_step() {
+    step_ = true;
+    levels_.clear();
+  }
+  // Starts a level: `registration` is the wrapper's, null for the engine's
+  // step; `parent` the level whose next ran it.
+  std::uint32_t level_started(std::shared_ptr<const Registration> registration, std::optional<std::uint32_t> parent) {
+    levels_.push_back({std::move(registration), parent, trace_ticks()});
+    return static_cast<std::uint32_t>(levels_.size() - 1);
+  }
+  void next_called(std::uint32_t level) noexcept { ++levels_[level].next_calls; }
+  // A wrapper's failure (failed or refused), which stands whatever its run ends with.
+  void level_failed(std::uint32_t level, StepOutcome outcome, std::string error) {
+    levels_[level].outcome = outcome;
+    levels_[level].error = std::move(error);
+    levels_[level].failed = true;
+  }
+  void level_ended(std::uint32_t level, StepOutcome outcome, std::string error = {}) {
+    Level& ended = levels_[level];
+    ended.end = trace_ticks();
+    if (ended.failed) return;
+    ended.outcome = outcome;
+    ended.error = std::move(error);
+  }
+  void finish_step(std::optional<Decider> refused_by) {
+    end_ = trace_ticks();
+    result_.emplace<std::monostate>();
+    decided_by_ = std::move(refused_by);
   }
 
   // The clock is read once per handler, when it returns: a handler's time
@@ -127,7 +163,19 @@ class EmissionCapture {
   TraceTicks boundary_{};  // the last handler's end, or the start
   TraceTicks end_{};
   HandlerReport handler_report_{};
+  bool step_ = false;  // a run of a wrapped step, not an emit
   boost::container::small_vector<Run, 4> runs_;
+  struct Level {
+    std::shared_ptr<const Registration> registration;  // null: the engine's step
+    std::optional<std::uint32_t> parent;
+    TraceTicks start{};
+    TraceTicks end{};
+    std::uint32_t next_calls = 0;
+    StepOutcome outcome = StepOutcome::output;
+    std::string error{};
+    bool failed = false;
+  };
+  std::vector<Level> levels_;
   std::optional<Decider> decided_by_{};
   HookOutcome result_{};
   HookEvent payload_{};
