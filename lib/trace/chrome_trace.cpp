@@ -68,34 +68,39 @@ void ChromeTraceWriter::write_event(const json::object& event, std::string& text
   text += write_json(event);
 }
 
+void ChromeTraceWriter::write_slice(std::string_view name, std::string_view category, double start,
+                                    std::chrono::nanoseconds duration, std::uint32_t thread, json::object args,
+                                    std::string& text) const {
+  write_event({{"name", name},
+               {"cat", category},
+               {"ph", "X"},
+               {"ts", start},
+               {"dur", microseconds_of(duration)},
+               {"pid", pid_},
+               {"tid", thread},
+               {"args", std::move(args)}},
+              text);
+}
+
 void ChromeTraceWriter::write(const EmissionRecord& record) {
   std::string text;
   if (named_threads_.insert(record.thread).second)
     write_event(metadata("thread_name", pid_, record.thread, fmt::format("hookbus thread {}", record.thread)), text);
-
-  if (record.step) {
-    write_step(record, text);
-    file_.write(text);
-    return;
-  }
   json::object args{{"seq", record.seq}};
   if (const auto tool = tool_of(record.payload)) {
     args.emplace("tool", tool->name);
     args.emplace("tool_call_id", tool->call_id);
   }
+  const double start = microseconds_between(origin_, record.start);
+  if (record.step) {
+    write_step(record, start, std::move(args), text);
+    file_.write(text);
+    return;
+  }
+
   if (!std::holds_alternative<std::monostate>(record.result)) args.emplace("result", to_json(record.result));
   if (record.decided_by) args.emplace("decided_by", decider_text(*record.decided_by));
-  const double start = microseconds_between(origin_, record.start);
-  write_event({{"name", event_name(record.payload)},
-               {"cat", "emit"},
-               {"ph", "X"},
-               {"ts", start},
-               {"dur", microseconds_of(record.duration)},
-               {"pid", pid_},
-               {"tid", record.thread},
-               {"args", std::move(args)}},
-              text);
-
+  write_slice(event_name(record.payload), "emit", start, record.duration, record.thread, std::move(args), text);
   for (const HandlerRecord& handler : record.handlers) {
     json::object handler_args{{"kind", *reflect::enum_wire_name(handler.kind)},
                               {"action", *reflect::enum_wire_name(handler.action)}};
@@ -104,51 +109,26 @@ void ChromeTraceWriter::write(const EmissionRecord& record) {
     if (handler.layer) handler_args.emplace("layer", layer_name(*handler.layer));
     if (!handler.reason.empty()) handler_args.emplace("reason", handler.reason);
     if (handler.action == HandlerAction::failed) handler_args.emplace("error", handler.error);
-    write_event({{"name", handler.label},
-                 {"cat", "handler"},
-                 {"ph", "X"},
-                 {"ts", start + microseconds_of(handler.start_offset)},
-                 {"dur", microseconds_of(handler.duration)},
-                 {"pid", pid_},
-                 {"tid", record.thread},
-                 {"args", std::move(handler_args)}},
-                text);
+    write_slice(handler.label, "handler", start + microseconds_of(handler.start_offset), handler.duration,
+                record.thread, std::move(handler_args), text);
   }
   file_.write(text);
 }
 
 // A run of a wrapped step: a slice for the run, one for each level inside it.
-void ChromeTraceWriter::write_step(const EmissionRecord& record, std::string& text) const {
-  json::object args{{"seq", record.seq}};
-  if (const auto tool = tool_of(record.payload)) {
-    args.emplace("tool", tool->name);
-    args.emplace("tool_call_id", tool->call_id);
-  }
+void ChromeTraceWriter::write_step(const EmissionRecord& record, double start, json::object args,
+                                   std::string& text) const {
   if (record.decided_by) args.emplace("refused_by", decider_text(*record.decided_by));
-  const double start = microseconds_between(origin_, record.start);
-  write_event({{"name", fmt::format("step {}", event_name(record.payload))},
-               {"cat", "step"},
-               {"ph", "X"},
-               {"ts", start},
-               {"dur", microseconds_of(record.duration)},
-               {"pid", pid_},
-               {"tid", record.thread},
-               {"args", std::move(args)}},
-              text);
+  write_slice(fmt::format("step {}", event_name(record.payload)), "step", start, record.duration, record.thread,
+              std::move(args), text);
   for (const StepLevelRecord& level : record.step->levels) {
     json::object level_args{{"outcome", *reflect::enum_wire_name(level.outcome)}};
     if (!level.step) level_args.emplace("next_calls", level.next_calls);
     if (!level.source.empty()) level_args.emplace("source", level.source);
     if (!level.error.empty()) level_args.emplace("error", level.error);
-    write_event({{"name", level.step ? std::string("run step") : level.label},
-                 {"cat", level.step ? "step" : "wrapper"},
-                 {"ph", "X"},
-                 {"ts", start + microseconds_of(level.start_offset)},
-                 {"dur", microseconds_of(level.duration)},
-                 {"pid", pid_},
-                 {"tid", record.thread},
-                 {"args", std::move(level_args)}},
-                text);
+    write_slice(level.step ? std::string_view("run step") : std::string_view(level.label),
+                level.step ? "step" : "wrapper", start + microseconds_of(level.start_offset), level.duration,
+                record.thread, std::move(level_args), text);
   }
 }
 

@@ -89,7 +89,10 @@ class ChromeTraceWriter {
 
  private:
   void write_event(const boost::json::object& event, std::string& text) const;
-  void write_step(const EmissionRecord& record, std::string& text) const;
+  // A complete event ("ph": "X"): a slice of its thread's track.
+  void write_slice(std::string_view name, std::string_view category, double start, std::chrono::nanoseconds duration,
+                   std::uint32_t thread, boost::json::object args, std::string& text) const;
+  void write_step(const EmissionRecord& record, double start, boost::json::object args, std::string& text) const;
 
   std::int64_t pid_;
   TraceFile file_;
