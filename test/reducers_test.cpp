@@ -1096,7 +1096,7 @@ TEST(ModelCall, AFailClosedModelCallGuardThatFailsRejectsTheCall) {
 
 // Choice 11 (ADK, pydantic-ai; LangChain by wrapping): an after handler may
 // replace the response, and the handlers after it see the replacement.
-TEST(ModelCall, AnAfterHandlerReplacesTheResponseAndLaterHandlersSeeTheReplacement) {
+TEST(ModelCall, PortsAdkAfterModelCallbackAReturnedResponseReplacesTheModelsAndLaterHandlersSeeIt) {
   Hooks hooks;
   auto repair = hooks.on<AfterModelCallEvent>(
       [](const AfterModelCallEvent&) { return AfterModelCallResult{.response = Message::assistant("{\"ok\": true}")}; });
