@@ -189,7 +189,7 @@ TEST_F(ConfigTest, HookDirectoryOfWrongTypeNamesItsIndex) {
 TEST_F(ConfigTest, UnknownHookOverrideKeyIsAnError) {
   EXPECT_EQ(load_error(R"({"hooks": {"guard": {"timeout": 5}}})"),
             "hooks.guard.timeout: unknown key; expected one of: timeout_ms, failure, disabled, protocol, events, "
-            "matcher, tools, mode, instances, start, async");
+            "matcher, tools, mode, instances, start, async, sequential");
 }
 
 TEST_F(ConfigTest, FailurePolicyMustBeFailOpenOrFailClosed) {
@@ -373,6 +373,13 @@ TEST_F(ConfigTest, ModeStartInstancesAndAsyncAcceptOnlyTheirValues) {
   EXPECT_EQ(load_error(R"({"hooks": {"g": {"mode": "persistent", "instances": 17}}})"),
             "hooks.g.instances: expected integer from 1 to 16, got 17");
   EXPECT_EQ(load_error(R"({"hooks": {"g": {"async": "yes"}}})"), "hooks.g.async: expected boolean, got string");
+}
+
+TEST_F(ConfigTest, ReadsWhetherAHookIsSequential) {
+  const Config config = load_config(write_config(R"({"hooks": {"audit": {"sequential": true}, "lint": {}}})"));
+  EXPECT_EQ(config.hooks.at("audit").sequential, true);
+  EXPECT_EQ(config.hooks.at("lint").sequential, std::nullopt);
+  EXPECT_EQ(load_error(R"({"hooks": {"g": {"sequential": 1}}})"), "hooks.g.sequential: expected boolean, got number");
 }
 
 TEST_F(ConfigTest, InstancesOrStartInAnEntryThatSaysSpawnIsAnError) {
@@ -602,6 +609,16 @@ TEST(LayeredConfig, AsyncIsASecuritySettingTheMostTrustedLayerDecides) {
   EXPECT_FALSE(guard.async.value);
   EXPECT_EQ(guard.async.origin.file, "/user/config.json");
   EXPECT_EQ(guard.async.origin.path, "hooks.guard.async");
+}
+
+TEST(LayeredConfig, SequentialIsASecuritySettingAProjectCannotTakeFromAUsersHook) {
+  const LayeredConfig config({layer_config(Layer::user, {{"audit", {.sequential = true}}}),
+                              layer_config(Layer::project, {{"audit", {.sequential = false}}})});
+  const ResolvedHookSettings audit = config.hook_settings(Layer::project, "audit");
+  EXPECT_EQ(audit.sequential.value, true);
+  EXPECT_EQ(audit.sequential.origin.path, "hooks.audit.sequential");
+  EXPECT_EQ(config.hook_settings(Layer::user, "audit").sequential.value, true);
+  EXPECT_EQ(config.hook_settings(Layer::user, "lint").sequential.value, std::nullopt);
 }
 
 TEST(LayeredConfig, ModeInstancesAndStartGoToTheMostSpecificLayer) {

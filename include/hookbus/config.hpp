@@ -230,6 +230,10 @@ struct HookSettings {
   std::optional<int> instances{};          // persistent: processes serving it at once; absent: 1
   std::optional<HookStart> start{};        // persistent; absent: lazy
   std::optional<bool> async{};             // true: runs in the background, the emit does not wait; absent: false
+  // true: runs at its turn only, after the hooks before it answered, and not
+  // at all once one refused; false: may start at once with the emit's other
+  // hooks; absent: its protocol's default (docs/semantics.md §16)
+  std::optional<bool> sequential{};
   ConfigLocation location{};               // where it was written: hooks["guard"] of a file
 
   bool operator==(const HookSettings&) const = default;
@@ -347,7 +351,8 @@ struct Sourced {
 
 // The settings one hook runs with, once every layer that governs it
 // (layers.hpp, governs()) had its say. Security settings (failure, disabled,
-// async: a background hook cannot refuse anything): the most trusted layer
+// async: a background hook cannot refuse anything; sequential: a hook that
+// must not run for a refused call): the most trusted layer
 // that sets them wins (managed, user, local, project).
 // The rest: the most specific layer wins (local, project, user, managed).
 struct ResolvedHookSettings {
@@ -362,6 +367,7 @@ struct ResolvedHookSettings {
   Sourced<int> instances{1, {}};
   Sourced<HookStart> start{HookStart::lazy, {}};
   Sourced<bool> async{false, {}};
+  Sourced<std::optional<bool>> sequential{};  // unset: its protocol's default for each event (docs/semantics.md §16)
 };
 
 // The configuration of every layer that applies, merged by the rules of

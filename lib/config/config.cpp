@@ -218,7 +218,7 @@ std::vector<std::string> read_string_list(const ConfigValue& value) {
 
 HookSettings read_hook_settings(const ConfigObject& settings) {
   settings.allow_only({"timeout_ms", "failure", "disabled", "protocol", "events", "matcher", "tools", "mode",
-                       "instances", "start", "async"});
+                       "instances", "start", "async", "sequential"});
   HookSettings hook;
   hook.location = settings.location();
   if (auto timeout = settings.find("timeout_ms")) hook.timeout = read_timeout(*timeout);
@@ -242,6 +242,7 @@ HookSettings read_hook_settings(const ConfigObject& settings) {
   if (auto instances = settings.find("instances")) hook.instances = static_cast<int>(instances->as_integer(1, max_hook_instances));
   if (auto start = settings.find("start")) hook.start = start->as_enum<HookStart>();
   if (auto async = settings.find("async")) hook.async = async->as_bool();
+  if (auto sequential = settings.find("sequential")) hook.sequential = sequential->as_bool();
   const bool claude = hook.protocol && declared_like_claude_code(*hook.protocol);
   if (claude && hook.events.empty())
     throw ConfigError(settings.location(),

@@ -55,6 +55,7 @@ ResolvedHookSettings LayeredConfig::hook_settings(Layer owner, std::string_view 
   take(layers_by_trust, &HookSettings::failure, "failure", resolved.failure, engaged);
   take(layers_by_trust, &HookSettings::disabled, "disabled", resolved.disabled, engaged);
   take(layers_by_trust, &HookSettings::async, "async", resolved.async, engaged);
+  take(layers_by_trust, &HookSettings::sequential, "sequential", resolved.sequential, engaged);
   take(kBySpecificity, &HookSettings::timeout, "timeout_ms", resolved.timeout, engaged);
   take(kBySpecificity, &HookSettings::protocol, "protocol", resolved.protocol, engaged);
   take(kBySpecificity, &HookSettings::events, "events", resolved.events, nonempty);
