@@ -188,6 +188,19 @@ TEST(TraceLines, ARecordIsOneLineThatReadsBackUnchanged) {
   EXPECT_EQ(read_emission_record(line), denied_tool_call());
 }
 
+TEST(TraceLines, RunsAheadAndRunsStoppedAreWrittenOnlyWhenThereAreAnyAndReadBack) {
+  EXPECT_FALSE(trace_json(denied_tool_call()).contains("runs_stopped"));
+  EXPECT_FALSE(trace_json(denied_tool_call()).at("handlers").as_array()[0].as_object().contains("ran_ahead"));
+  EmissionRecord record = denied_tool_call();
+  record.handlers[0].ran_ahead = RanAhead::discarded;
+  record.handlers[2].ran_ahead = RanAhead::taken;
+  record.runs_stopped = {"audit", "lint"};
+  const json::object written = trace_json(record);
+  EXPECT_EQ(written.at("handlers").as_array()[0].as_object().at("ran_ahead"), "discarded");
+  EXPECT_EQ(written.at("runs_stopped"), (json::array{"audit", "lint"}));
+  EXPECT_EQ(read_emission_record(write_json(written)), record);
+}
+
 TEST(TraceLines, AnObserveOnlyEventHasANullResultAndReadsBack) {
   EmissionRecord record;
   record.payload = TurnStartEvent{.turn_index = 3};
@@ -454,6 +467,17 @@ TEST(TraceErrors, AnUnknownKindLayerOrProtocolIsNamed) {
     record["handlers"].as_array()[2].as_object()[key] = value;
     EXPECT_THAT(error_of(line_of(record)), StartsWith(fmt::format("session.jsonl:3: handlers[2].{}: unknown", key)));
   }
+}
+
+TEST(TraceErrors, AnUnknownRanAheadOrARunsStoppedThatIsNotLabelsIsNamed) {
+  json::object record = trace_json(denied_tool_call());
+  record["handlers"].as_array()[2].as_object()["ran_ahead"] = "early";
+  EXPECT_EQ(error_of(line_of(record)),
+            "session.jsonl:3: handlers[2].ran_ahead: unknown value 'early'; expected one of: no, taken, discarded");
+  EXPECT_EQ(error_of(record_line_with("runs_stopped", json::array{"audit", 7})),
+            "session.jsonl:3: runs_stopped[1]: expected string, got number");
+  EXPECT_EQ(error_of(record_line_with("runs_stopped", "audit")),
+            "session.jsonl:3: runs_stopped: expected array, got string");
 }
 
 TEST(TraceErrors, AFailedHandlerWithoutItsErrorIsRefused) {

@@ -60,6 +60,15 @@ enum class RecordedKind { in_process, builtin, external, plugin, subscriber };
 BOOST_DESCRIBE_ENUM(RecordedKind, in_process, builtin, external, plugin, subscriber)
 
 // One handler reached by an emit.
+// Whether a handler's work started ahead of its turn, at once with the
+// emit's other external hooks (docs/semantics.md §16).
+enum class RanAhead {
+  no,         // it ran at its turn
+  taken,      // it ran ahead; its answer, read at its turn, counted (the record's times are the run's)
+  discarded,  // it ran ahead, but an earlier answer changed the event: it ran again at its turn (the record's times)
+};
+BOOST_DESCRIBE_ENUM(RanAhead, no, taken, discarded)
+
 struct HandlerRecord {
   std::string label{};
   RecordedKind kind = RecordedKind::in_process;
@@ -71,6 +80,7 @@ struct HandlerRecord {
   HandlerAction action = HandlerAction::no_change;
   std::string reason{};  // allow, ask, defer, deny, cancel, reject, handled, stop: the reason, when given
   std::string error{};   // failed: what() of the exception
+  RanAhead ran_ahead = RanAhead::no;
   bool operator==(const HandlerRecord&) const = default;
 };
 
@@ -123,6 +133,10 @@ struct EmissionRecord {
   HookOutcome result{};                       // the reduced result; monostate for observe-only events
   std::optional<Decider> decided_by{};        // the result's decided_by, when it has one
   std::optional<StepRecord> step{};           // a run of a wrapped step, not an emit
+  // The handlers whose runs started ahead of their turn were stopped, in call
+  // order: the chain ended before their turn (docs/semantics.md §16). A
+  // sequential emit would not have run them; nothing they answered counted.
+  std::vector<std::string> runs_stopped{};
   bool operator==(const EmissionRecord&) const = default;
 };
 

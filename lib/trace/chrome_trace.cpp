@@ -17,6 +17,7 @@
 #include "support/logging.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace hookbus::detail {
 
@@ -100,6 +101,7 @@ void ChromeTraceWriter::write(const EmissionRecord& record) {
 
   if (!std::holds_alternative<std::monostate>(record.result)) args.emplace("result", to_json(record.result));
   if (record.decided_by) args.emplace("decided_by", decider_text(*record.decided_by));
+  if (!record.runs_stopped.empty()) args.emplace("runs_stopped", fmt::format("{}", fmt::join(record.runs_stopped, ", ")));
   write_slice(event_name(record.payload), "emit", start, record.duration, record.thread, std::move(args), text);
   for (const HandlerRecord& handler : record.handlers) {
     json::object handler_args{{"kind", *reflect::enum_wire_name(handler.kind)},
@@ -109,6 +111,7 @@ void ChromeTraceWriter::write(const EmissionRecord& record) {
     if (handler.layer) handler_args.emplace("layer", layer_name(*handler.layer));
     if (!handler.reason.empty()) handler_args.emplace("reason", handler.reason);
     if (handler.action == HandlerAction::failed) handler_args.emplace("error", handler.error);
+    if (handler.ran_ahead != RanAhead::no) handler_args.emplace("ran_ahead", *reflect::enum_wire_name(handler.ran_ahead));
     write_slice(handler.label, "handler", start + microseconds_of(handler.start_offset), handler.duration,
                 record.thread, std::move(handler_args), text);
   }

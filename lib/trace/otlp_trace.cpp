@@ -18,6 +18,7 @@
 #include <hookbus/version.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <random>
 #include <string>
@@ -100,6 +101,8 @@ void OtlpTraceWriter::write(const EmissionRecord& record) {
     attributes.push_back(text("hookbus.decided_by.source", record.decided_by->source));
   }
   if (record.step) attributes.push_back(text("hookbus.record", "step"));
+  if (!record.runs_stopped.empty())
+    attributes.push_back(text("hookbus.runs_stopped", fmt::format("{}", fmt::join(record.runs_stopped, ", "))));
 
   json::array spans;
   const std::string name = tool ? fmt::format("{} {}", event, tool->name) : std::string(event);
@@ -119,6 +122,8 @@ void OtlpTraceWriter::write(const EmissionRecord& record) {
     if (!handler.protocol.empty()) handler_attributes.push_back(text("hookbus.handler.protocol", handler.protocol));
     if (handler.layer) handler_attributes.push_back(text("hookbus.handler.layer", layer_name(*handler.layer)));
     if (!handler.reason.empty()) handler_attributes.push_back(text("hookbus.reason", handler.reason));
+    if (handler.ran_ahead != RanAhead::no)
+      handler_attributes.push_back(text("hookbus.handler.ran_ahead", *reflect::enum_wire_name(handler.ran_ahead)));
     json::object status;
     if (handler.action == HandlerAction::failed) status = {{"code", kStatusCodeError}, {"message", handler.error}};
     const auto start = record.start + handler.start_offset;

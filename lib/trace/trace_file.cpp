@@ -222,7 +222,22 @@ HandlerRecord read_handler(const Fields& fields) {
   handler.action = fields.enumerator<HandlerAction>("action");
   if (has_reason(handler.action)) handler.reason = fields.string_or_empty("reason");
   if (handler.action == HandlerAction::failed) handler.error = fields.string("error");
+  if (fields.find("ran_ahead") != nullptr) handler.ran_ahead = fields.enumerator<RanAhead>("ran_ahead");
   return handler;
+}
+
+// The labels of the handlers whose runs ahead were stopped (optional: absent is none).
+std::vector<std::string> read_runs_stopped(const Fields& fields) {
+  std::vector<std::string> labels;
+  const json::value* value = fields.find("runs_stopped");
+  if (value == nullptr) return labels;
+  if (!value->is_array()) fields.at("runs_stopped").fail_expected("array", *value);
+  for (std::size_t i = 0; i < value->get_array().size(); ++i) {
+    const json::value& label = value->get_array()[i];
+    if (!label.is_string()) fields.at("runs_stopped").element(i).fail_expected("string", label);
+    labels.emplace_back(label.get_string());
+  }
+  return labels;
 }
 
 bool has_error(StepOutcome outcome) noexcept { return outcome != StepOutcome::output; }
@@ -309,6 +324,7 @@ json::object trace_json(const EmissionRecord& record) {
                       {"action", name_of(handler.action)}};
     if (has_reason(handler.action) && !handler.reason.empty()) line.emplace("reason", handler.reason);
     if (handler.action == HandlerAction::failed) line.emplace("error", handler.error);
+    if (handler.ran_ahead != RanAhead::no) line.emplace("ran_ahead", name_of(handler.ran_ahead));
     handlers.emplace_back(std::move(line));
   }
   json::object line{{"seq", record.seq},
@@ -321,6 +337,11 @@ json::object trace_json(const EmissionRecord& record) {
                     {"result", to_json(record.result)},
                     {"decided_by", record.decided_by ? to_json(*record.decided_by) : json::value(nullptr)}};
   if (record.step) line.emplace("step", step_json(*record.step));
+  if (!record.runs_stopped.empty()) {
+    json::array stopped;
+    for (const std::string& label : record.runs_stopped) stopped.emplace_back(label);
+    line.emplace("runs_stopped", std::move(stopped));
+  }
   return line;
 }
 
@@ -402,6 +423,7 @@ EmissionRecord read_emission_record(std::string_view line, std::string_view sour
   }
   if (const json::value& decider = fields.required("decided_by"); !decider.is_null())
     record.decided_by = reading_catalogue(fields.at("decided_by"), [&] { return from_json<Decider>(decider); });
+  record.runs_stopped = read_runs_stopped(fields);
   return record;
 }
 
