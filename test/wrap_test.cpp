@@ -549,6 +549,20 @@ TEST_F(WrapRecorded, ARefusedRunNamesItsRefuserAndTheWrappersAroundItSawTheRefus
   EXPECT_EQ(records[0].step->levels[1].source, "guard.cpp");
 }
 
+TEST_F(WrapRecorded, ARefusalOfARunNestedInTheStepIsThatRunsNotTheOuterOnes) {
+  std::vector<std::string> calls;
+  auto outer = onion_layer(hooks, calls, "outer", {.tools = "bash"});
+  auto guard = hooks.wrap<ToolCallEvent>(
+      [](const ToolCallEvent&, const Next<ToolCallEvent>&) -> ToolOutput { throw std::runtime_error("no policy"); },
+      {.label = "guard", .failure = FailurePolicy::fail_closed, .tools = "read", .source = "guard.cpp"});
+  const auto nested_step = [&](const ToolCallEvent&) { return hooks.run_step(call_of("read"), EchoTool()); };
+  EXPECT_THROW((void)hooks.run_step(call_of("bash"), nested_step), StepRefusedError);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].decided_by, (Decider{"guard", "guard.cpp"})) << "the nested run, finished first";
+  EXPECT_EQ(records[1].decided_by, std::nullopt) << "no wrapper of the outer run refused";
+  EXPECT_EQ(records[1].step->levels[0].outcome, StepOutcome::threw);
+}
+
 TEST_F(WrapRecorded, AnEmitInsideAWrapperIsItsOwnRecordFinishedBeforeTheRun) {
   auto auditing = hooks.wrap<ToolCallEvent>([&](const ToolCallEvent& call, const Next<ToolCallEvent>& next) {
     hooks.emit(TurnStartEvent{});

@@ -86,6 +86,11 @@ struct HooksOptions {
   // after_model_call, agent_end) run in reverse registration order within a
   // priority group, so the first "before" handler is the last "after" one.
   bool nested_ordering = false;
+  // How many handlers' runs an emit may have started ahead of their turn at
+  // once: the external hooks of an emit run in parallel, each answer still
+  // read at its turn, so the outcome is a sequential emit's
+  // (docs/semantics.md §16). 0: each runs at its turn.
+  std::size_t parallel_runs = 8;
 };
 
 // The record of a handler's failure (it threw), which error listeners

@@ -25,8 +25,10 @@ Channel::Snapshot Channel::connected_slots() {
   for (const auto& identity : listed.expired) identity->retire();
   Snapshot snapshot;
   snapshot.entries.reserve(listed.connected.size());
-  for (const auto& slot : listed.connected)
+  for (const auto& slot : listed.connected) {
     snapshot.entries.push_back({slot.get(), slot->identity.get(), slot->identity->track().has_value()});
+    snapshot.runs_ahead = snapshot.runs_ahead || slot->runs_ahead;
+  }
   snapshot.slots = std::move(listed.connected);
   return snapshot;
 }
@@ -37,6 +39,23 @@ const Channel::Snapshot* Channel::rebuild(std::unique_ptr<Snapshot>& built) {
   const Snapshot* slots = built.get();
   snapshot_.publish_if_unchanged(built, version);
   return slots;
+}
+
+Channel& LazyChannel::connectable(std::mutex& making) {
+  if (Channel* made = made_.load(std::memory_order_acquire)) return *made;
+  const std::lock_guard lock(making);
+  Channel* made = made_.load(std::memory_order_relaxed);
+  if (made == nullptr) {
+    made = new Channel();
+    made_.store(made, std::memory_order_release);  // a reader that sees it sees it made
+  }
+  return *made;
+}
+
+Channel& LazyChannel::empty() noexcept {
+  // Never connected to and never destroyed: a bus may be read while statics go at exit.
+  static Channel* const none = new Channel();
+  return *none;
 }
 
 }  // namespace hookbus::detail

@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,7 @@ class Channel final : public ChannelBase {
   struct Snapshot {
     std::vector<Entry> entries;
     std::vector<std::shared_ptr<const SlotBase>> slots;
+    bool runs_ahead = false;  // some slot's work can start ahead of its turn (bus/run_ahead.hpp)
   };
 
   Channel() = default;
@@ -101,6 +103,16 @@ class Channel final : public ChannelBase {
       }
     }
 
+    // For starting work ahead (bus/run_ahead.hpp): whether any slot can, and
+    // the slot at `position` when it is still connected and has no tracked
+    // owner (which would have to be held for the length of a run), else null.
+    [[nodiscard]] bool runs_ahead() const noexcept { return slots_->runs_ahead; }
+    [[nodiscard]] std::size_t size() const noexcept { return slots_->entries.size(); }
+    [[nodiscard]] const SlotBase* untracked_at(std::size_t position) const noexcept {
+      const Entry& entry = slots_->entries[position];
+      return entry.identity->listed() && !entry.tracked ? entry.slot : nullptr;
+    }
+
    private:
     std::unique_ptr<Snapshot> built_;  // a snapshot this read made and could not publish; freed last
     SnapshotCell<Snapshot>::Read read_;
@@ -115,6 +127,32 @@ class Channel final : public ChannelBase {
   SlotRegistry registry_;
   SnapshotCell<Snapshot> snapshot_;
   std::atomic<std::uint64_t> sequence_{0};
+};
+
+// A channel made when first connected to, so that a bus nobody connects to
+// makes none: an engine may make a bus per session or per subagent, and a
+// channel's registry (a Boost.Signals2 signal) costs about ten allocations.
+// Read before it is made, it is an always-empty channel, one per process.
+class LazyChannel {
+ public:
+  LazyChannel() = default;
+  LazyChannel(const LazyChannel&) = delete;
+  LazyChannel& operator=(const LazyChannel&) = delete;
+  ~LazyChannel() { delete made_.load(std::memory_order_acquire); }
+
+  // For connecting: the channel, made now if it was not yet; `making` is the
+  // bus's lock for making its channels.
+  Channel& connectable(std::mutex& making);
+  // For reading (an emit, introspection, clearing): the channel, or the empty one.
+  Channel& readable() const noexcept {
+    Channel* made = made_.load(std::memory_order_acquire);
+    return made != nullptr ? *made : empty();
+  }
+
+ private:
+  static Channel& empty() noexcept;
+
+  std::atomic<Channel*> made_{nullptr};  // owned
 };
 
 // A channel whose slots are all Slots: the bus connects them and reads them
@@ -140,6 +178,12 @@ class SlotsOf {
       read_.each([&](const SlotBase& slot, std::size_t position) __attribute__((always_inline)) {
         return call(static_cast<const Slot&>(slot), position);
       });
+    }
+
+    [[nodiscard]] bool runs_ahead() const noexcept { return read_.runs_ahead(); }
+    [[nodiscard]] std::size_t size() const noexcept { return read_.size(); }
+    [[nodiscard]] const Slot* untracked_at(std::size_t position) const noexcept {
+      return static_cast<const Slot*>(read_.untracked_at(position));
     }
 
    private:

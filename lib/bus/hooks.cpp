@@ -20,9 +20,11 @@
 #include "bus/recording/emission_capture.hpp"
 #include "bus/reducers.hpp"
 #include "bus/registration.hpp"
+#include "bus/run_ahead.hpp"
 #include "catalogue/instantiations.hpp"
 
 #include <boost/core/type_name.hpp>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -57,22 +59,24 @@ struct BusState {
   // Every registration is retired before the channels go, so that none
   // touches the bus afterwards (registration.hpp).
   void retire_all() {
-    for (auto& channel : typed) channel.clear();
-    for (auto& channel : wrapped) channel.clear();
-    catch_all.clear();
-    emissions.clear();
-    errors.clear();
+    for (auto& channel : typed) channel.readable().clear();
+    for (auto& channel : wrapped) channel.readable().clear();
+    catch_all.readable().clear();
+    emissions.readable().clear();
+    errors.readable().clear();
   }
 
   ListenerCounts counts;
   HooksOptions options;
-  // Each channel is read and connected to through its typed view below.
-  std::array<Channel, event_count> typed;  // by event index
-  std::array<Channel, wrappable_step_count> wrapped;  // a step's wrappers, by step_of<E>::index
-  Channel catch_all;
-  Channel errors;
+  // Each channel is read and connected to through its typed view below; it
+  // is made by its first connection (connectable).
+  std::mutex making_channels;
+  std::array<LazyChannel, event_count> typed;  // by event index
+  std::array<LazyChannel, wrappable_step_count> wrapped;  // a step's wrappers, by step_of<E>::index
+  LazyChannel catch_all;
+  LazyChannel errors;
   std::atomic<std::uint32_t> error_listeners{0};
-  Channel emissions;
+  LazyChannel emissions;
   std::atomic<std::uint64_t> emit_sequence{0};  // numbers the recorded emits
   std::shared_ptr<CapturePool> captures = std::make_shared<CapturePool>();
 
@@ -104,12 +108,18 @@ struct BusState {
     for (const auto& queue : closing) queue->close();
   }
 
+  // A capture of `event`, numbered in the emits' sequence, or null when nobody observes emits.
+  template <Event E>
+  boost::intrusive_ptr<EmissionCapture> take_capture(const E& event) {
+    if (counts.observers.load(std::memory_order_relaxed) == 0) return nullptr;
+    return captures->take(emit_sequence.fetch_add(1, std::memory_order_relaxed), event);
+  }
+
   // The capture of an emit starting now, or null when nobody observes emits.
   template <Event E>
   boost::intrusive_ptr<EmissionCapture> start_capture(Emission<E>& emission) {
-    if (counts.observers.load(std::memory_order_relaxed) == 0) return nullptr;
-    auto capture = captures->take(emit_sequence.fetch_add(1, std::memory_order_relaxed), emission.event());
-    emission.record_into(capture.get());
+    auto capture = take_capture(emission.event());
+    if (capture) emission.record_into(capture.get());
     return capture;
   }
 
@@ -121,29 +131,35 @@ struct BusState {
   // observes: recorded as an emit is, in the same sequence.
   template <WrappableStep E>
   boost::intrusive_ptr<EmissionCapture> start_step_capture(const E& event) {
-    if (counts.observers.load(std::memory_order_relaxed) == 0) return nullptr;
-    auto capture = captures->take(emit_sequence.fetch_add(1, std::memory_order_relaxed), event);
-    capture->start_step();
+    auto capture = take_capture(event);
+    if (capture) capture->start_step();
     return capture;
   }
   // The run ended, refused by `refused_by` when a fail-closed wrapper failed.
   void finish_step_capture(boost::intrusive_ptr<EmissionCapture> capture, std::optional<Decider> refused_by);
   void deliver(boost::intrusive_ptr<const EmissionCapture> finished);
 
+  // The channels typed, to read (the empty channel until one was made) or,
+  // `to_connect`, made if they were not.
   template <Event E>
-  SlotsOf<TypedSlot<E>> channel() noexcept {
-    return SlotsOf<TypedSlot<E>>(typed[event_index<E>]);
+  SlotsOf<TypedSlot<E>> channel(bool to_connect = false) {
+    return SlotsOf<TypedSlot<E>>(pick(typed[event_index<E>], to_connect));
   }
   template <WrappableStep E>
-  SlotsOf<WrapperSlot<E>> wrappers_of() noexcept {
-    return SlotsOf<WrapperSlot<E>>(wrapped[step_of<E>::index]);
+  SlotsOf<WrapperSlot<E>> wrappers_of(bool to_connect = false) {
+    return SlotsOf<WrapperSlot<E>>(pick(wrapped[step_of<E>::index], to_connect));
   }
-  SlotsOf<SubscriberSlot> subscribers() noexcept { return SlotsOf<SubscriberSlot>(catch_all); }
-  SlotsOf<ObserverSlot<FinishedEmission>> observers() noexcept {
-    return SlotsOf<ObserverSlot<FinishedEmission>>(emissions);
+  SlotsOf<SubscriberSlot> subscribers(bool to_connect = false) {
+    return SlotsOf<SubscriberSlot>(pick(catch_all, to_connect));
   }
-  SlotsOf<ObserverSlot<const HandlerFailure>> listeners() noexcept {
-    return SlotsOf<ObserverSlot<const HandlerFailure>>(errors);
+  SlotsOf<ObserverSlot<FinishedEmission>> observers(bool to_connect = false) {
+    return SlotsOf<ObserverSlot<FinishedEmission>>(pick(emissions, to_connect));
+  }
+  SlotsOf<ObserverSlot<const HandlerFailure>> listeners(bool to_connect = false) {
+    return SlotsOf<ObserverSlot<const HandlerFailure>>(pick(errors, to_connect));
+  }
+  Channel& pick(LazyChannel& channel, bool to_connect) {
+    return to_connect ? channel.connectable(making_channels) : channel.readable();
   }
 
   // Logs a handler failure and tells the error listeners.
@@ -208,19 +224,33 @@ auto result_of_named(HookOutcome&& outcome) {
 // per handler.
 template <Event E>
 struct TypedSlot : SlotBase {
-  TypedSlot(SlotBase base, Handler<E> typed, NamedHandler named, ToolMatcher tools, bool answers)
+  TypedSlot(SlotBase base, Handler<E> typed, NamedHandler named, ToolMatcher tools, bool answers, RunAhead<E> ahead)
       : SlotBase(std::move(base)),
         typed(std::move(typed)),
         named(std::move(named)),
         tools(std::move(tools)),
-        answers(answers) {}
+        answers(answers),
+        ahead(std::move(ahead)) {
+    runs_ahead = static_cast<bool>(this->ahead);
+  }
 
   Handler<E> typed;    // empty for a by-name handler
   NamedHandler named;  // empty for a typed handler
   ToolMatcher tools;
   bool answers;  // it can change the outcome (detail::can_answer)
+  RunAhead<E> ahead;  // empty unless its work can start ahead of its turn (run_ahead.hpp)
 
-  auto invoke(const Emission<E>& emission) const {
+  [[nodiscard]] bool takes(const E& event) const {
+    if constexpr (has_tool_name<E>) return tools.matches_every_tool() || tools.matches(tool_name_of(event));
+    else return true;
+  }
+
+  auto invoke(Emission<E>& emission, std::size_t position) const {
+    if (runs_ahead) [[unlikely]] {
+      if (EmitRunsAhead<E>* runs = emission.runs_ahead()) {
+        if (std::unique_ptr<AheadRun<E>> run = runs->at_turn(emission, position)) return run->take();
+      }
+    }
     if (named) return result_of_named<E>(named(emission.view().variant()));
     return typed(emission.event());
   }
@@ -231,7 +261,7 @@ struct TypedSlot : SlotBase {
   [[gnu::always_inline]] Step operator()(Emission<E>& emission, std::size_t position) const {
     HandlerTrace trace(emission.capture(), identity);
     if constexpr (has_tool_name<E>) {
-      if (!tools.matches_every_tool() && !tools.matches(tool_name_of(emission.event()))) {
+      if (!takes(emission.event())) {
         if (!in_recheck_pass(emission)) trace.skipped();  // once, not again in each pass
         return Step::proceed;
       }
@@ -249,7 +279,7 @@ struct TypedSlot : SlotBase {
     const AskingHandler asking(identity.get(), emission.view());
     try {
       if constexpr (EventWithResult<E>) {
-        auto result = invoke(emission);
+        auto result = invoke(emission, position);
         if (!result) {
           trace.no_change();
           return Step::proceed;
@@ -258,7 +288,7 @@ struct TypedSlot : SlotBase {
         if constexpr (rechecks_changes<E> || sets_environment<E>) emission.answering(identity->rank(), position);
         return fold(emission, std::move(*result), decider());
       } else {
-        invoke(emission);
+        invoke(emission, position);
         trace.no_change();
         return Step::proceed;
       }
@@ -285,6 +315,79 @@ struct TypedSlot : SlotBase {
     }
     return Step::proceed;
   }
+};
+
+// The runs one emit of E started ahead of their turn (run_ahead.hpp). At the
+// turn of a handler that can run ahead and has no run yet, its run starts,
+// and with it those of the handlers after it of the same layer that can run
+// ahead and take the event, as many as the bus's limit lets run at once.
+template <Event E>
+class EmitRunsAhead {
+ public:
+  using Reading = typename SlotsOf<TypedSlot<E>>::Reading;
+
+  EmitRunsAhead(const Reading& handlers, std::size_t limit) noexcept : handlers_(handlers), limit_(limit) {}
+  EmitRunsAhead(const EmitRunsAhead&) = delete;
+  EmitRunsAhead& operator=(const EmitRunsAhead&) = delete;
+
+  // The run of the handler at `position` to take at its turn, or null: then
+  // it is called as usual (a recheck pass, no run to be had, or a run that
+  // saw an event an earlier answer changed since, which is discarded).
+  std::unique_ptr<AheadRun<E>> at_turn(Emission<E>& emission, std::size_t position) {
+    if (in_recheck_pass(emission)) return nullptr;
+    typename RunsAhead<E>::Run* run = runs_.find(position);
+    if (run == nullptr) {
+      start_from(emission, position);
+      run = runs_.find(position);
+      if (run == nullptr) return nullptr;
+    }
+    std::unique_ptr<AheadRun<E>> taken = runs_.take(*run);
+    if (!taken) return nullptr;
+    HandlerReport* report = handler_report();
+    if (run->revision != emission.revision()) {
+      if (report != nullptr) report->ran_ahead = RanAhead::discarded;
+      return nullptr;  // stopped and joined here; the handler runs on the event as it is now
+    }
+    if (report != nullptr) report->ran_ahead = RanAhead::taken;
+    return taken;
+  }
+
+  // At the end of the emit's passes: the runs whose turn never came (the
+  // chain ended first) are stopped, joined, and named in the trace.
+  void stop_untaken(EmissionCapture* capture) {
+    std::vector<std::string> stopped = runs_.stop_untaken();
+    if (stopped.empty()) return;
+    detail::log(spdlog::level::debug, "{}: the chain ended before the turn of {}, whose runs started ahead were stopped",
+                E::type, fmt::join(stopped, ", "));
+    if (capture != nullptr) capture->runs_stopped(std::move(stopped));
+  }
+
+ private:
+  void start_from(Emission<E>& emission, std::size_t position) {
+    const std::stop_token stop = emit_stop_token();
+    const int rank = handlers_.untracked_at(position)->identity->rank();
+    for (std::size_t at = position; at < handlers_.size() && runs_.running() < limit_; ++at) {
+      const TypedSlot<E>* slot = handlers_.untracked_at(at);
+      if (slot == nullptr || !slot->runs_ahead || runs_.find(at) != nullptr || !slot->takes(emission.event())) continue;
+      // Only its own layer's: a less trusted hook starts once the more trusted ones answered.
+      if (slot->identity->rank() != rank) continue;
+      if constexpr (answer_yields<E>) {
+        if (emission.answered_for(slot->identity->rank())) continue;
+      }
+      try {
+        // Prepared as its call would be: its approvals answered are its own.
+        const KeptAliveCall call(slot->keep_alive.get());
+        const AskingHandler asking(slot->identity.get(), emission.view());
+        runs_.start(at, emission.revision(), slot->identity->label(), slot->ahead(emission.event()), stop);
+      } catch (const std::exception&) {
+        // Not started: its call at its turn prepares it again, and reports what fails.
+      }
+    }
+  }
+
+  const Reading& handlers_;
+  std::size_t limit_;
+  RunsAhead<E> runs_;
 };
 
 // Emission observers and error listeners: isolated, never stop the chain.
@@ -424,7 +527,7 @@ namespace detail {
 // Connects a handler of E, typed or by name (the other one empty).
 template <Event E>
 Connection connect_handler(const std::shared_ptr<BusState>& state, Handler<E> typed, NamedHandler named,
-                           const HandlerOptions& options, bool answers) {
+                           const HandlerOptions& options, bool answers, RunAhead<E> ahead = {}) {
   if (!typed && !named) throw std::invalid_argument("hookbus: empty handler for '" + std::string(E::type) + "'");
   if (options.queued)
     throw std::invalid_argument("hookbus: queued delivery was asked for a handler of '" + std::string(E::type) +
@@ -435,10 +538,10 @@ Connection connect_handler(const std::shared_ptr<BusState>& state, Handler<E> ty
                                 std::string(E::type) + "', which is not a tool event");
   ToolMatcher tools(options.tools);
   BusState& bus = *state;
-  return connect_slot(state, bus.channel<E>(), bus.counts.typed[event_index<E>], E::type, options,
+  return connect_slot(state, bus.channel<E>(true), bus.counts.typed[event_index<E>], E::type, options,
                       bus.options.nested_ordering && is_closing<E>, [&](SlotBase base) {
                         return std::make_shared<const TypedSlot<E>>(std::move(base), std::move(typed), std::move(named),
-                                                                    std::move(tools), answers);
+                                                                    std::move(tools), answers, std::move(ahead));
                       });
 }
 }  // namespace detail
@@ -453,9 +556,7 @@ namespace detail {
 // rechecked, again as long as a change by a less trusted handler must be
 // answered by more trusted ones (reducers.hpp, ChangeLog).
 template <Event E>
-void run_typed_handlers(BusState& bus, Emission<E>& emission) {
-  if (bus.counts.typed[event_index<E>].load(std::memory_order_relaxed) == 0) return;
-  const typename SlotsOf<TypedSlot<E>>::Reading handlers(bus.channel<E>());
+void call_typed_handlers(const typename SlotsOf<TypedSlot<E>>::Reading& handlers, Emission<E>& emission) {
   const auto call = [&](const TypedSlot<E>& slot, std::size_t position) __attribute__((always_inline)) {
     return slot(emission, position);
   };
@@ -463,6 +564,28 @@ void run_typed_handlers(BusState& bus, Emission<E>& emission) {
   if constexpr (rechecks_changes<E>) {
     while (recheck_due(emission)) handlers.each(call);
   }
+}
+
+// When some of them can run ahead (run_ahead.hpp), the emit keeps their runs
+// while the handlers are called.
+template <Event E>
+[[gnu::noinline]] void call_typed_handlers_ahead(const typename SlotsOf<TypedSlot<E>>::Reading& handlers,
+                                                 Emission<E>& emission, std::size_t limit) {
+  EmitRunsAhead<E> runs(handlers, limit);
+  emission.run_ahead_with(&runs);
+  call_typed_handlers(handlers, emission);
+  emission.run_ahead_with(nullptr);
+  runs.stop_untaken(emission.capture());
+}
+
+template <Event E>
+void run_typed_handlers(BusState& bus, Emission<E>& emission) {
+  if (bus.counts.typed[event_index<E>].load(std::memory_order_relaxed) == 0) return;
+  const typename SlotsOf<TypedSlot<E>>::Reading handlers(bus.channel<E>());
+  if (handlers.runs_ahead() && bus.options.parallel_runs > 0) [[unlikely]]
+    call_typed_handlers_ahead(handlers, emission, bus.options.parallel_runs);
+  else
+    call_typed_handlers(handlers, emission);
 }
 
 // The typed handlers, then the catch-all subscribers, each only when counted.
@@ -550,7 +673,7 @@ Connection Hooks::on(std::string_view event_name, NamedHandler handler, HandlerO
 
 Connection Hooks::subscribe(Subscriber subscriber, HandlerOptions options) {
   if (!subscriber) throw std::invalid_argument("hookbus: empty catch-all subscriber");
-  return detail::connect_slot(state_, state_->subscribers(), counts_->catch_all, "*", options, false,
+  return detail::connect_slot(state_, state_->subscribers(true), counts_->catch_all, "*", options, false,
                               [&](detail::SlotBase base) {
                                 std::shared_ptr<detail::DeliveryQueueOf<HookEvent>> queue;
                                 if (options.queued) {
@@ -568,7 +691,7 @@ Connection Hooks::on_emission(EmissionObserver observer, HandlerOptions options)
   if (!observer) throw std::invalid_argument("hookbus: empty emission observer");
   using Finished = boost::intrusive_ptr<const detail::EmissionCapture>;
   using Slot = detail::ObserverSlot<detail::FinishedEmission>;
-  return detail::connect_slot(state_, state_->observers(), counts_->observers, "on_emission", options, false,
+  return detail::connect_slot(state_, state_->observers(true), counts_->observers, "on_emission", options, false,
                               [&](detail::SlotBase base) {
                                 std::function<void(const Finished&)> deliver;
                                 if (!options.queued) {
@@ -596,36 +719,36 @@ Connection Hooks::on_emission(EmissionObserver observer, HandlerOptions options)
 Connection Hooks::on_handler_error(ErrorListener listener) {
   if (!listener) throw std::invalid_argument("hookbus: empty error listener");
   using Slot = detail::ObserverSlot<const HandlerFailure>;
-  return detail::connect_slot(state_, state_->listeners(), state_->error_listeners, "on_handler_error", HandlerOptions{},
+  return detail::connect_slot(state_, state_->listeners(true), state_->error_listeners, "on_handler_error", HandlerOptions{},
                               false, [&](detail::SlotBase base) {
                                 return std::make_shared<const Slot>(std::move(base), std::move(listener));
                               });
 }
 
 std::size_t Hooks::handler_count(std::string_view event_name) const {
-  return state_->typed[resolve_event(event_name)].slot_count();
+  return state_->typed[resolve_event(event_name)].readable().slot_count();
 }
 
 std::vector<std::string> Hooks::registered_events() const {
   std::vector<std::string> names;
   for (std::size_t i = 0; i < event_count; ++i)
-    if (state_->typed[i].slot_count() != 0) names.emplace_back(event_name(i));
+    if (state_->typed[i].readable().slot_count() != 0) names.emplace_back(event_name(i));
   return names;
 }
 
 std::vector<std::string> Hooks::handlers(std::string_view event_name) const {
-  return state_->typed[resolve_event(event_name)].labels_in_call_order();
+  return state_->typed[resolve_event(event_name)].readable().labels_in_call_order();
 }
 
-std::size_t Hooks::subscriber_count() const { return state_->catch_all.slot_count(); }
+std::size_t Hooks::subscriber_count() const { return state_->catch_all.readable().slot_count(); }
 
-void Hooks::clear(std::string_view event_name) { state_->typed[resolve_event(event_name)].clear(); }
+void Hooks::clear(std::string_view event_name) { state_->typed[resolve_event(event_name)].readable().clear(); }
 
 void Hooks::clear() {
-  for (auto& channel : state_->typed) channel.clear();
+  for (auto& channel : state_->typed) channel.readable().clear();
 }
 
-void Hooks::clear_subscribers() { state_->catch_all.clear(); }
+void Hooks::clear_subscribers() { state_->catch_all.readable().clear(); }
 
 std::vector<DeliveryQueueState> Hooks::delivery_queues() const {
   std::vector<DeliveryQueueState> states;
@@ -730,6 +853,10 @@ class WrappedRun {
   WrappedRun(std::vector<Level> levels, const Next<E>& step, EmissionCapture* capture)
       : levels_(std::move(levels)), step_(step), capture_(capture) {}
 
+  // The wrapper of this run that refused the step, if one did: a refusal
+  // passing out of the run may also be another run's, nested in its step.
+  const std::optional<Decider>& refused_by() const noexcept { return refused_by_; }
+
   Output run(std::size_t depth, const E& event, Parent parent = {}) const {
     if (depth < levels_.size() && !levels_[depth].slot->wraps(event)) return run(depth + 1, event, parent);
     if (capture_ == nullptr) return run_level(depth, event, {});
@@ -807,6 +934,7 @@ class WrappedRun {
     if (refuses) {
       Decider decider;
       identity.name(decider);
+      refused_by_ = decider;
       throw StepRefusedError("hook '" + label + "' failed: " + message, std::move(decider));
     }
     if (call.calls != 0) return call.last_outcome();
@@ -816,6 +944,7 @@ class WrappedRun {
   std::vector<Level> levels_;
   const Next<E>& step_;
   EmissionCapture* capture_;  // null: not recorded
+  mutable std::optional<Decider> refused_by_;  // set by failed()
 };
 }  // namespace detail
 
@@ -835,7 +964,7 @@ Connection Hooks::connect_wrapper(Wrapper<E> wrapper, HandlerOptions options) {
     throw std::invalid_argument("hookbus: a tool matcher ('" + options.tools + "') was given for a wrapper of '" +
                                 step + "', which is not a tool event");
   ToolMatcher tools(options.tools);
-  return detail::connect_slot(state_, state_->wrappers_of<E>(), counts_->wrappers[step_of<E>::index], E::type, options,
+  return detail::connect_slot(state_, state_->wrappers_of<E>(true), counts_->wrappers[step_of<E>::index], E::type, options,
                               false, [&](detail::SlotBase base) {
                                 return std::make_shared<const detail::WrapperSlot<E>>(std::move(base), std::move(wrapper),
                                                                                       std::move(tools));
@@ -856,24 +985,22 @@ step_output_t<E> Hooks::run_wrapped(const E& event, const Next<E>& step) {
   });
   auto capture = state_->start_step_capture(event);
   if (!capture) return Run(std::move(levels), step, nullptr).run(0, event);
+  const Run run(std::move(levels), step, capture.get());
   try {
-    step_output_t<E> output = Run(std::move(levels), step, capture.get()).run(0, event);
+    step_output_t<E> output = run.run(0, event);
     state_->finish_step_capture(std::move(capture), std::nullopt);
     return output;
-  } catch (const StepRefusedError& refused) {
-    state_->finish_step_capture(std::move(capture), refused.decided_by());
-    throw;
   } catch (...) {
-    state_->finish_step_capture(std::move(capture), std::nullopt);
+    state_->finish_step_capture(std::move(capture), run.refused_by());
     throw;
   }
 }
 
 std::vector<std::string> Hooks::wrappers(std::string_view event_name) const {
   const std::size_t index = resolve_event(event_name);
-  if (index == event_index<ToolCallEvent>) return state_->wrapped[step_of<ToolCallEvent>::index].labels_in_call_order();
+  if (index == event_index<ToolCallEvent>) return state_->wrapped[step_of<ToolCallEvent>::index].readable().labels_in_call_order();
   if (index == event_index<BeforeModelCallEvent>)
-    return state_->wrapped[step_of<BeforeModelCallEvent>::index].labels_in_call_order();
+    return state_->wrapped[step_of<BeforeModelCallEvent>::index].readable().labels_in_call_order();
   return {};
 }
 
@@ -886,11 +1013,24 @@ template Message Hooks::run_wrapped<BeforeModelCallEvent>(const BeforeModelCallE
 
 struct detail::BusInstantiations {
   template <Event E>
+  static Connection connect_running_ahead(Hooks& hooks, Handler<E> handler, RunAhead<E> ahead,
+                                          const HandlerOptions& options) {
+    if (!ahead) throw std::invalid_argument("hookbus: empty run-ahead for '" + std::string(E::type) + "'");
+    return connect_handler<E>(hooks.state_, std::move(handler), nullptr, options, true, std::move(ahead));
+  }
+
+  template <Event E>
   static constexpr auto of(std::type_identity<E>) {
     return std::tuple{&Hooks::connect<E>, static_cast<result_t<E> (Hooks::*)(const E&)>(&Hooks::dispatch<E>),
-                      static_cast<result_t<E> (Hooks::*)(E&&)>(&Hooks::dispatch<E>)};
+                      static_cast<result_t<E> (Hooks::*)(E&&)>(&Hooks::dispatch<E>),
+                      &detail::connect_running_ahead<E>};
   }
 };
+
+template <Event E>
+Connection detail::connect_running_ahead(Hooks& hooks, Handler<E> handler, RunAhead<E> ahead, HandlerOptions options) {
+  return BusInstantiations::connect_running_ahead<E>(hooks, std::move(handler), std::move(ahead), options);
+}
 
 namespace {
 [[gnu::used]] constexpr auto instantiated_bus =

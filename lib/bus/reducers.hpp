@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,6 +49,8 @@ enum class Step { proceed, stop };
 namespace detail {
 
 class EmissionCapture;  // the emit's record for emission observers (bus/recording/emission_capture.hpp)
+template <Event E>
+class EmitRunsAhead;  // the runs an emit started ahead of their turn (bus/hooks.cpp, bus/run_ahead.hpp)
 
 using reflect::is_optional_v;
 using reflect::is_vector_v;
@@ -202,11 +205,16 @@ class Emission {
   const EventRef& view() const noexcept { return view_; }
   detail::EmissionCapture* capture() const noexcept { return capture_; }
   void record_into(detail::EmissionCapture* capture) noexcept { capture_ = capture; }
+  // Nothing changes an observed event: every run started ahead is taken.
+  static constexpr std::uint64_t revision() noexcept { return 0; }
+  detail::EmitRunsAhead<E>* runs_ahead() const noexcept { return runs_ahead_; }
+  void run_ahead_with(detail::EmitRunsAhead<E>* runs) noexcept { runs_ahead_ = runs; }
 
  private:
   const E* event_;
   EventRef view_;
   detail::EmissionCapture* capture_ = nullptr;
+  detail::EmitRunsAhead<E>* runs_ahead_ = nullptr;  // set while the handlers run, when some can run ahead
 };
 
 // Per-emit state of an event with a result: the working event, and the
@@ -238,10 +246,16 @@ class Emission<E> {
   Result& result() noexcept { return result_; }
   detail::EmissionCapture* capture() const noexcept { return capture_; }
   void record_into(detail::EmissionCapture* capture) noexcept { capture_ = capture; }
+  // How many times the event was taken to be changed (working_event): a run
+  // started ahead at another revision saw another event (bus/run_ahead.hpp).
+  std::uint64_t revision() const noexcept { return revision_; }
+  detail::EmitRunsAhead<E>* runs_ahead() const noexcept { return runs_ahead_; }
+  void run_ahead_with(detail::EmitRunsAhead<E>* runs) noexcept { runs_ahead_ = runs; }
 
   // The event handlers see from now on, writable: whatever the caller does
   // with it counts as a change.
   E& working_event() {
+    ++revision_;
     if (working_ == nullptr) {
       copy_.emplace(*event_);
       working_ = &*copy_;
@@ -335,6 +349,8 @@ class Emission<E> {
   std::vector<int> environment_ranks_;  // the trust rank of each of result_.environment's setters
   std::unique_ptr<detail::ChangeLog> changes_;  // made by the first change
   detail::EmissionCapture* capture_ = nullptr;
+  std::uint64_t revision_ = 0;
+  detail::EmitRunsAhead<E>* runs_ahead_ = nullptr;  // set while the handlers run, when some can run ahead
 };
 
 namespace detail {

@@ -23,6 +23,7 @@ struct SlotBase {
   // the code the handler lives in (a plugin's library) outlives its destructor.
   std::shared_ptr<const void> keep_alive;
   std::shared_ptr<Registration> identity;
+  bool runs_ahead = false;  // its work can start ahead of its turn (bus/run_ahead.hpp)
 };
 
 class SlotRegistry {

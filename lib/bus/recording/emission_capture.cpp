@@ -46,7 +46,8 @@ void HandlerTrace::end(HandlerAction action, std::string_view reason, std::strin
   const EmissionCapture::Span call = capture_->handler_ended();
   const TraceTicks start = report.ran ? report.ran->start : call.start;
   const TraceTicks finish = report.ran ? report.ran->end : call.end;
-  capture_->add({*registration_, subscriber_, start, finish, action, std::string(reason), std::string(error)});
+  capture_->add({*registration_, subscriber_, start, finish, action, std::string(reason), std::string(error),
+                 report.ran_ahead});
 }
 
 void EmissionCapture::done() noexcept {
@@ -126,8 +127,10 @@ EmissionRecord EmissionCapture::record() const {
         .action = run.action,
         .reason = run.reason,
         .error = run.error,
+        .ran_ahead = run.ran_ahead,
     });
   }
+  record.runs_stopped = runs_stopped_;
   record.result = result_;
   record.decided_by = decided_by_;
   if (step_) {

@@ -59,6 +59,7 @@ class EmissionCapture {
     if (E* same = std::get_if<E>(&payload_)) copy_over(*same, event);
     else payload_.template emplace<E>(event);
     handler_report_ = {};
+    runs_stopped_.clear();
     step_ = false;
     start_ = trace_ticks();
     boundary_ = start_;
@@ -122,8 +123,11 @@ class EmissionCapture {
     HandlerAction action = HandlerAction::no_change;
     std::string reason{};
     std::string error{};
+    RanAhead ran_ahead = RanAhead::no;
   };
   void add(Run run) { runs_.push_back(std::move(run)); }
+  // The handlers whose runs started ahead were stopped: the chain ended before their turn (bus/run_ahead.hpp).
+  void runs_stopped(std::vector<std::string> labels) { runs_stopped_ = std::move(labels); }
 
   // What the handler being called reports (handler_report.hpp): one at a
   // time, since an emit calls its handlers one after another.
@@ -176,6 +180,7 @@ class EmissionCapture {
     bool failed = false;
   };
   std::vector<Level> levels_;
+  std::vector<std::string> runs_stopped_;
   std::optional<Decider> decided_by_{};
   HookOutcome result_{};
   HookEvent payload_{};

@@ -8,12 +8,16 @@
 //   - when its work really ran, where that was not during its call (the
 //     Claude Code hooks of a group run at once, each in a process of its own,
 //     in the call of the group's first member): recorded as its start and
-//     duration.
+//     duration;
+//   - whether its work started ahead of its turn, and whether that run's
+//     answer was taken or discarded (bus/run_ahead.hpp).
 //
 // The bus points handler_report() at the emit's capture around each handler
 // call of a recorded emit (HandlerTrace, emission_capture.hpp) and reads the
 // report once the call ended; the handler writes through handler_report(),
 // null whenever nobody records the call.
+
+#include <hookbus/trace.hpp>
 
 #include "bus/recording/trace_clock.hpp"
 
@@ -28,6 +32,7 @@ struct HandlerReport {
   };
   bool skipped = false;    // the handler's matcher excluded the event (it returned nothing)
   std::optional<Run> ran{};  // its own run, in place of its call's start and end
+  RanAhead ran_ahead = RanAhead::no;  // its work started ahead of its turn (bus/run_ahead.hpp)
 };
 
 // The report of the handler call this thread is in; null when none is
