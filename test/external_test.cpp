@@ -853,9 +853,12 @@ TEST_F(ExternalHooks, KodeletsBlockedFieldRejectsAUserMessage) {
   EXPECT_EQ(outcome.reason, "off topic");
 }
 
-TEST_F(ExternalHooks, ABlockStopsTheChainSoLaterHooksDoNotRun) {
+// A hook that may run ahead (docs/semantics.md §16) may have started by
+// then: one with side effects says it runs at its turn (parallel_hooks_test.cpp).
+TEST_F(ExternalHooks, ABlockStopsTheChainSoASequentialHookAfterItDoesNotRun) {
   write_hook(hook("1-block"), "tool_call", "echo '{\"block\": true, \"reason\": \"first\"}'\n");
   write_hook(hook("2-side-effect"), "tool_call", "touch '" + side_effect("second-ran").string() + "'\n");
+  config_.hooks["2-side-effect"].sequential = true;
   install();
   const ToolCallResult outcome = hooks_.emit(tool_call());
   EXPECT_EQ(outcome.decision, Decision::deny);

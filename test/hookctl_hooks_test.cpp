@@ -399,7 +399,8 @@ TEST_F(Hookctl, ListJsonHasTrustDirectoriesHooksAndSkippedFiles) {
                                  {"mode", "spawn"},
                                  {"instances", 1},
                                  {"start", "lazy"},
-                                 {"async", false}}));
+                                 {"async", false},
+                                 {"sequential", nullptr}}));
   EXPECT_EQ(listing.at("skipped").at(0).at("why"), "ignored");
   EXPECT_EQ(listing.at("skipped").at(0).at("name"), "notes.disable");
 }
@@ -1624,10 +1625,11 @@ TEST_F(Hookctl, ConfigPrintsEveryValueWithTheFileItCameFrom) {
                     HasSubstr("hooks.guard.disabled (hook guard of the project layer, installed): false  <- default")));
 }
 
-TEST_F(Hookctl, ConfigShowsAHooksModeInstancesStartAndAsync) {
+TEST_F(Hookctl, ConfigShowsAHooksModeInstancesStartAsyncAndSequential) {
   add_hook("guard", "tool_call", "");
   const fs::path project_config = project_.path() / ".hookbus" / "config.json";
-  write_file(project_config, R"({"hooks": {"guard": {"mode": "persistent", "instances": 2, "async": true}}})");
+  write_file(project_config,
+             R"({"hooks": {"guard": {"mode": "persistent", "instances": 2, "async": true, "sequential": true}}})");
   trust();
   const ProcessResult r = hookctl({"config"});
   EXPECT_EQ(r.exit_code, 0) << r.stderr_text;
@@ -1637,7 +1639,9 @@ TEST_F(Hookctl, ConfigShowsAHooksModeInstancesStartAndAsync) {
                     HasSubstr("hooks.guard.instances" + of + "2  <- " + project_config.string() +
                               ": hooks.guard.instances"),
                     HasSubstr("hooks.guard.start" + of + "lazy  <- default"),
-                    HasSubstr("hooks.guard.async" + of + "true  <- " + project_config.string() + ": hooks.guard.async")));
+                    HasSubstr("hooks.guard.async" + of + "true  <- " + project_config.string() + ": hooks.guard.async"),
+                    HasSubstr("hooks.guard.sequential" + of + "true  <- " + project_config.string() +
+                              ": hooks.guard.sequential")));
 }
 
 TEST_F(Hookctl, ConfigShowsWhichAgentsHookFilesItReadsWithTheirToolNames) {

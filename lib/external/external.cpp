@@ -66,9 +66,12 @@ detail::HookAnswer<E> answer_on_stdout(const ExternalHook& hook, const ProcessRe
   }
 }
 
-// One `HOOK run` with its payload, for the event named `event` in `context`.
-ProcessResult run_with_payload(const ExternalHook& hook, std::string payload, std::string_view event,
-                               const EventContext& context, std::stop_token stop) {
+}  // namespace
+
+namespace detail {
+
+ProcessResult run_payload(const ExternalHook& hook, std::string payload, std::string_view event,
+                          const EventContext& context, std::stop_token stop) {
   // It starts in the event's working directory: a relative path would name
   // another file there than here, where it was named (and checked).
   std::error_code ec;
@@ -92,10 +95,6 @@ ProcessResult run_with_payload(const ExternalHook& hook, std::string payload, st
   return run;
 }
 
-}  // namespace
-
-namespace detail {
-
 template <class E>
 boost::json::object hook_payload_for(const ExternalHook& hook, const E& event, std::string_view requested_name) {
   boost::json::object payload = hook_payload_of(event, requested_name);
@@ -113,8 +112,8 @@ boost::json::object hook_payload_for(const ExternalHook& hook, const E& event, s
 
 template <class E>
 ProcessResult run_hook(const ExternalHook& hook, const E& event, std::string_view requested_name, std::stop_token stop) {
-  return run_with_payload(hook, write_json(hook_payload_for(hook, event, requested_name)), event_name(event_index<E>),
-                          event.context, std::move(stop));
+  return run_payload(hook, write_json(hook_payload_for(hook, event, requested_name)), event_name(event_index<E>),
+                     event.context, std::move(stop));
 }
 
 template <class E>

@@ -26,6 +26,12 @@ boost::json::object hook_payload_for(const ExternalHook& hook, const E& event, s
 template <class E>
 ProcessResult run_hook(const ExternalHook& hook, const E& event, std::string_view requested_name, std::stop_token stop);
 
+// `HOOK run` once with a payload made before (hook_payload_for, written),
+// for the event named `event` in `context`: a run prepared on the emitting
+// thread and made on another (bus/run_ahead.hpp).
+ProcessResult run_payload(const ExternalHook& hook, std::string payload, std::string_view event,
+                          const EventContext& context, std::stop_token stop);
+
 // What the finished run means for E (hook_outcome): throws ExternalHookError
 // for a failure. Instantiated for every event.
 template <class E>

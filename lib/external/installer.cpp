@@ -4,6 +4,7 @@
 // what config asks that changes nothing is a warning, and a fail-closed hook
 // that cannot run refuses in its place.
 #include <hookbus/external.hpp>
+#include <hookbus/json.hpp>
 #include <hookbus/log.hpp>
 #include <hookbus/names.hpp>
 #include <hookbus/tool_matcher.hpp>
@@ -11,6 +12,7 @@
 #include "external/hook_run.hpp"
 #include "external/start_check.hpp"
 #include "external/persistent.hpp"
+#include "bus/run_ahead.hpp"
 #include "formats/claude_code/command_files.hpp"
 #include "formats/claude_code/installer.hpp"
 #include "formats/hook_format.hpp"
@@ -65,6 +67,7 @@ std::vector<std::string_view> keys_set(const HookSettings& entry) {
   if (entry.instances) keys.emplace_back("instances");
   if (entry.start) keys.emplace_back("start");
   if (entry.async) keys.emplace_back("async");
+  if (entry.sequential) keys.emplace_back("sequential");
   return keys;
 }
 
@@ -113,6 +116,8 @@ class Installer {
       return not_installed("disabled by " + describe_location(settings.disabled.origin));
     if (const detail::HookFormat* format = detail::find_hook_format(found.protocol)) {
       for (auto& command : detail::hook_file_commands(*format, found, settings, trusted_files(found.layer))) {
+        // Config's "sequential" is the format's own flag: one after another, at its turn.
+        if (settings.sequential.value.value_or(false)) command.sequential = true;
         if (command.async)
           check_async(found.name, describe_location(settings.async.origin),
                       detail::event_targets(*format, command.event));
@@ -151,8 +156,8 @@ class Installer {
         event_options.tools = settings.tools.value;
         filters_a_tool_event = true;
       }
-      installed_.add(connect(requested.index, run, found.name, requested.name, settings.async.value,
-                             std::move(event_options)));
+      installed_.add(connect(requested.index, run, found.name, requested.name,
+                             timing(found, settings, *run, requested.index), std::move(event_options)));
       record.events.emplace_back(event_name(requested.index));
       events.push_back(requested.index);
     }
@@ -161,6 +166,7 @@ class Installer {
                        describe_location(settings.tools.origin), found.name));
     check_mode(found.name, settings);
     if (settings.async.value) check_async(found.name, describe_location(settings.async.origin), events);
+    check_sequential(found.name, settings);
     what_.installed.push_back(std::move(record));
   }
 
@@ -196,7 +202,7 @@ class Installer {
   // that others could write by now, or a project file that changed since it
   // was trusted, fails instead (and a persistent hook's running instance is
   // asked nothing).
-  class HookRun {
+  class HookRun : public std::enable_shared_from_this<HookRun> {
    public:
     HookRun(ExternalHook hook, std::unique_ptr<detail::PersistentHook> persistent,
             std::shared_ptr<const TrustedFiles> trusted)
@@ -209,13 +215,30 @@ class Installer {
       return detail::answer_of<E>(hook_, detail::run_hook(hook_, event, requested_name, std::move(stop)));
     }
 
+    // The same run of a one-process-per-run hook, prepared on the emitting
+    // thread to start ahead of its turn (bus/run_ahead.hpp): the payload is
+    // made now, the file checked and run on the run's thread, the answer read
+    // at the handler's turn.
+    template <class E>
+    detail::AheadWork<E> ahead(const E& event, std::string_view requested_name) const {
+      return [self = shared_from_this(), payload = write_json(detail::hook_payload_for(hook_, event, requested_name)),
+              context = event.context](std::stop_token stop) mutable -> detail::ReadAnswer<E> {
+        if (auto why = detail::why_not_start(self->hook_.path, self->trusted_.get()))
+          throw ExternalHookError(detail::valid_utf8(*why));
+        ProcessResult run = detail::run_payload(self->hook_, std::move(payload), event_name(event_index<E>), context,
+                                                std::move(stop));
+        return [self = std::move(self), run = std::move(run)] { return detail::answer_of<E>(self->hook_, run); };
+      };
+    }
+    [[nodiscard]] bool one_process_per_run() const noexcept { return persistent_ == nullptr; }
+
    private:
     ExternalHook hook_;
     std::unique_ptr<detail::PersistentHook> persistent_;  // null: one process per run
     std::shared_ptr<const TrustedFiles> trusted_;
   };
 
-  static std::shared_ptr<const HookRun> runner(const ExternalHook& hook, const ResolvedHookSettings& settings,
+  static std::shared_ptr<HookRun> runner(const ExternalHook& hook, const ResolvedHookSettings& settings,
                                                std::shared_ptr<const TrustedFiles> trusted, Duration shutdown_grace) {
     std::unique_ptr<detail::PersistentHook> persistent;
     if (settings.mode.value == HookMode::persistent) {
@@ -226,29 +249,55 @@ class Installer {
           hook, detail::PersistentOptions{
                     .instances = settings.instances.value, .eager = eager, .shutdown_grace = shutdown_grace});
     }
-    return std::make_shared<const HookRun>(hook, std::move(persistent), std::move(trusted));
+    return std::make_shared<HookRun>(hook, std::move(persistent), std::move(trusted));
+  }
+
+  // When a hook's run of an event happens, relative to the emit's other handlers.
+  enum class Timing {
+    at_its_turn,    // after the handlers before it answered
+    may_run_ahead,  // started with the emit's other external hooks, answer read at its turn (bus/run_ahead.hpp)
+    background,     // async: the emit does not wait
+  };
+
+  // Its config's "async", then "sequential"; unset, the protocol's default
+  // (docs/semantics.md §16): a kodelet hook runs at its turn on a gating
+  // event, since kodelet runs no hook after one that refused and kodelet
+  // hooks may count on it; every other may run ahead. A persistent hook's
+  // instances serve one request at a time each, so it runs at its turn.
+  static Timing timing(const DiscoveredHook& found, const ResolvedHookSettings& settings, const HookRun& run,
+                       std::size_t event) {
+    if (settings.async.value) return Timing::background;
+    if (!run.one_process_per_run()) return Timing::at_its_turn;
+    const bool sequential = settings.sequential.value.value_or(found.protocol == HookProtocol::kodelet &&
+                                                                 is_gating_event(event));
+    return sequential ? Timing::at_its_turn : Timing::may_run_ahead;
   }
 
   // The bus handler of the event at `index`, typed for it: E is found once,
   // here, from a table over the events.
   Connection connect(std::size_t index, std::shared_ptr<const HookRun> run, const std::string& name,
-                     const std::string& requested_name, bool async, HandlerOptions options) {
+                     const std::string& requested_name, Timing timing, HandlerOptions options) {
     using Connect = Connection (Installer::*)(std::shared_ptr<const HookRun>, const std::string&, const std::string&,
-                                              bool, HandlerOptions);
+                                              Timing, HandlerOptions);
     // Named in a pack, not through detail::event_table's generic lambda:
     // clang then instantiates none of connect_typed and refuses the table.
     static constexpr auto connectors = []<std::size_t... I>(std::index_sequence<I...>) {
       return std::array<Connect, sizeof...(I)>{&Installer::connect_typed<std::variant_alternative_t<I, HookEvent>>...};
     }(std::make_index_sequence<event_count>{});
-    return (this->*connectors[index])(std::move(run), name, requested_name, async, std::move(options));
+    return (this->*connectors[index])(std::move(run), name, requested_name, timing, std::move(options));
   }
 
-  // The run under the emit's stop token, or, for an async hook, the run handed
-  // to the background pool (the emit goes on; the answer is ignored, a failure logged).
+  // The run under the emit's stop token, also prepared to run ahead when it
+  // may; or, for an async hook, the run handed to the background pool (the
+  // emit goes on; the answer is ignored, a failure logged).
   template <class E>
   Connection connect_typed(std::shared_ptr<const HookRun> run, const std::string& name,
-                           const std::string& requested_name, bool async, HandlerOptions options) {
-    if (!async)
+                           const std::string& requested_name, Timing timing, HandlerOptions options) {
+    if (timing == Timing::may_run_ahead)
+      return detail::connect_running_ahead<E>(
+          hooks_, [run, requested_name](const E& event) { return (*run)(event, requested_name, emit_stop_token()); },
+          [run, requested_name](const E& event) { return run->ahead(event, requested_name); }, std::move(options));
+    if (timing == Timing::at_its_turn)
       return hooks_.on<E>([run = std::move(run), requested_name](const E& event) {
         return (*run)(event, requested_name, emit_stop_token());
       }, std::move(options));
@@ -275,6 +324,18 @@ class Installer {
       if (!origin->path.empty())
         warn(fmt::format("{}: hook '{}' is not persistent (\"mode\": \"persistent\"), so this changes nothing",
                          describe_location(*origin), name));
+  }
+
+  // "sequential" on a hook that never runs ahead, persistent or async, changes nothing.
+  void check_sequential(const std::string& name, const ResolvedHookSettings& settings) {
+    if (!settings.sequential.value) return;
+    const char* why = settings.async.value ? "async (the emit does not wait for it)"
+                      : settings.mode.value == HookMode::persistent
+                          ? "persistent (its instances serve one request at a time, so it runs at its turn)"
+                          : nullptr;
+    if (why != nullptr)
+      warn(fmt::format("{}: hook '{}' is {}: \"sequential\" changes nothing",
+                       describe_location(settings.sequential.origin), name, why));
   }
 
   // A background hook's answer is ignored: on a gating event it can refuse nothing.

@@ -185,6 +185,7 @@ std::string settings_notes(const ResolvedHookSettings& settings) {
                                 settings.instances.value == 1 ? "" : "s",
                                 settings.start.value == HookStart::eager ? ", eager" : ""));
   if (settings.async.value) notes.emplace_back("async");
+  if (settings.sequential.value) notes.emplace_back(*settings.sequential.value ? "sequential" : "not sequential");
   return notes.empty() ? "" : fmt::format(" [{}]", fmt::join(notes, ", "));
 }
 
@@ -405,7 +406,8 @@ json::object list_json(const SetupReport& report) {
         {"mode", wire_name_of(settings.mode.value)},
         {"instances", settings.instances.value},
         {"start", wire_name_of(settings.start.value)},
-        {"async", settings.async.value}});
+        {"async", settings.async.value},
+        {"sequential", settings.sequential.value ? json::value(*settings.sequential.value) : json::value(nullptr)}});
     if (claude_code) {
       json::object& hook = hooks.back().as_object();
       hook["unresolved"] = unresolved_json(report, installed.layer, installed.source);
@@ -707,6 +709,8 @@ void add_hook_settings(const SetupReport& report, std::vector<MergedSetting>& ou
     out.push_back({key + "instances", of, s.instances.value, s.instances.origin});
     out.push_back({key + "start", of, json::string(wire_name_of(s.start.value)), s.start.origin});
     out.push_back({key + "async", of, s.async.value, s.async.origin});
+    out.push_back({key + "sequential", of, s.sequential.value ? json::value(*s.sequential.value) : json::value(nullptr),
+                   s.sequential.origin, "default (the protocol's)"});
   }
 }
 
