@@ -248,7 +248,7 @@ struct TypedSlot : SlotBase {
   auto invoke(Emission<E>& emission, std::size_t position) const {
     if (runs_ahead) [[unlikely]] {
       if (EmitRunsAhead<E>* runs = emission.runs_ahead()) {
-        if (std::unique_ptr<AheadRun<E>> run = runs->at_turn(emission, position)) return run->take();
+        if (std::unique_ptr<AheadRun<E>> run = runs->at_turn(emission, position, identity->rank())) return run->take();
       }
     }
     if (named) return result_of_named<E>(named(emission.view().variant()));
@@ -333,11 +333,12 @@ class EmitRunsAhead {
   // The run of the handler at `position` to take at its turn, or null: then
   // it is called as usual (a recheck pass, no run to be had, or a run that
   // saw an event an earlier answer changed since, which is discarded).
-  std::unique_ptr<AheadRun<E>> at_turn(Emission<E>& emission, std::size_t position) {
+  // `rank`: the handler's layer's, whose handlers' runs start with its own.
+  std::unique_ptr<AheadRun<E>> at_turn(Emission<E>& emission, std::size_t position, int rank) {
     if (in_recheck_pass(emission)) return nullptr;
     typename RunsAhead<E>::Run* run = runs_.find(position);
     if (run == nullptr) {
-      start_from(emission, position);
+      start_from(emission, position, rank);
       run = runs_.find(position);
       if (run == nullptr) return nullptr;
     }
@@ -363,9 +364,8 @@ class EmitRunsAhead {
   }
 
  private:
-  void start_from(Emission<E>& emission, std::size_t position) {
+  void start_from(Emission<E>& emission, std::size_t position, int rank) {
     const std::stop_token stop = emit_stop_token();
-    const int rank = handlers_.untracked_at(position)->identity->rank();
     for (std::size_t at = position; at < handlers_.size() && runs_.running() < limit_; ++at) {
       const TypedSlot<E>* slot = handlers_.untracked_at(at);
       if (slot == nullptr || !slot->runs_ahead || runs_.find(at) != nullptr || !slot->takes(emission.event())) continue;
@@ -379,7 +379,7 @@ class EmitRunsAhead {
         const KeptAliveCall call(slot->keep_alive.get());
         const AskingHandler asking(slot->identity.get(), emission.view());
         runs_.start(at, emission.revision(), slot->identity->label(), slot->ahead(emission.event()), stop);
-      } catch (const std::exception&) {
+      } catch (...) {
         // Not started: its call at its turn prepares it again, and reports what fails.
       }
     }
