@@ -230,15 +230,17 @@ struct TypedSlot : SlotBase {
         named(std::move(named)),
         tools(std::move(tools)),
         answers(answers),
-        ahead(std::move(ahead)) {
-    runs_ahead = static_cast<bool>(this->ahead);
+        ahead(ahead ? std::make_unique<const RunAhead<E>>(std::move(ahead)) : nullptr) {
+    runs_ahead = this->ahead != nullptr;
   }
 
   Handler<E> typed;    // empty for a by-name handler
   NamedHandler named;  // empty for a typed handler
   ToolMatcher tools;
   bool answers;  // it can change the outcome (detail::can_answer)
-  RunAhead<E> ahead;  // empty unless its work can start ahead of its turn (run_ahead.hpp)
+  // Null unless its work can start ahead of its turn (run_ahead.hpp); a
+  // pointer, so that the other slots are not a std::function larger.
+  std::unique_ptr<const RunAhead<E>> ahead;
 
   [[nodiscard]] bool takes(const E& event) const {
     if constexpr (has_tool_name<E>) return tools.matches_every_tool() || tools.matches(tool_name_of(event));
@@ -331,8 +333,7 @@ class EmitRunsAhead {
   EmitRunsAhead& operator=(const EmitRunsAhead&) = delete;
 
   // The run of the handler at `position` to take at its turn, or null: then
-  // it is called as usual (a recheck pass, no run to be had, or a run that
-  // saw an event an earlier answer changed since, which is discarded).
+  // it is called as usual (a recheck pass, or no run to be had).
   // `rank`: the handler's layer's, whose handlers' runs start with its own.
   std::unique_ptr<AheadRun<E>> at_turn(Emission<E>& emission, std::size_t position, int rank) {
     if (in_recheck_pass(emission)) return nullptr;
@@ -345,12 +346,20 @@ class EmitRunsAhead {
     std::unique_ptr<AheadRun<E>> taken = runs_.take(*run);
     if (!taken) return nullptr;
     HandlerReport* report = handler_report();
-    if (run->revision != emission.revision()) {
-      if (report != nullptr) report->ran_ahead = RanAhead::discarded;
-      return nullptr;  // stopped and joined here; the handler runs on the event as it is now
+    if (run->revision == emission.revision()) {
+      if (report != nullptr) report->ran_ahead = RanAhead::taken;
+      return taken;
     }
-    if (report != nullptr) report->ran_ahead = RanAhead::taken;
-    return taken;
+    // It saw an event an earlier answer changed since, and so did the runs
+    // after it that started with it: they are stopped, and start again
+    // together on the event as it is now.
+    if (report != nullptr) report->ran_ahead = RanAhead::discarded;
+    taken->stop();
+    runs_.forget_stale(emission.revision(), position);
+    taken.reset();
+    start_from(emission, position, rank);
+    run = runs_.find(position);
+    return run != nullptr ? runs_.take(*run) : nullptr;
   }
 
   // At the end of the emit's passes: the runs whose turn never came (the
@@ -378,7 +387,7 @@ class EmitRunsAhead {
         // Prepared as its call would be: its approvals answered are its own.
         const KeptAliveCall call(slot->keep_alive.get());
         const AskingHandler asking(slot->identity.get(), emission.view());
-        runs_.start(at, emission.revision(), slot->identity->label(), slot->ahead(emission.event()), stop);
+        runs_.start(at, emission.revision(), slot->identity->label(), (*slot->ahead)(emission.event()), stop);
       } catch (...) {
         // Not started: its call at its turn prepares it again, and reports what fails.
       }

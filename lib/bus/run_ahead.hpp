@@ -19,8 +19,10 @@
 //      same fold as an answer made then: the order of decisions, decided_by
 //      and the trace's handler list are a sequential emit's.
 //   3. At its turn, a run whose revision is not the emission's saw an event
-//      that an earlier answer then changed: its answer is discarded and the
-//      handler is called as usual, on the event as it is now.
+//      that an earlier answer then changed: its answer is discarded, and it
+//      and the untaken runs of the same stale event are stopped; its run and
+//      those after it start again on the event as it is now, and it takes
+//      its new run. (Were no run to be had, the handler is called as usual.)
 //   4. A chain that ends before a run's turn (a deny, a cancel, a handled)
 //      leaves the run untaken: it is stopped (its process group killed) and
 //      joined before the emit returns, and its answer never read. The trace
@@ -168,6 +170,16 @@ class RunsAhead {
 
   // The handler at `position` takes its run: the run leaves the table.
   std::unique_ptr<AheadRun<E>> take(Run& run) noexcept { return std::move(run.run); }
+
+  // Stops and forgets the runs not taken that started at another revision
+  // than `revision`, and forgets the entry at `position` (taken): they may
+  // start again.
+  void forget_stale(std::uint64_t revision, std::size_t position) {
+    const auto stale = [&](const Run& run) { return run.run && run.revision != revision; };
+    for (Run& run : runs_)
+      if (stale(run)) run.run->stop();  // all first, so their processes end together
+    std::erase_if(runs_, [&](const Run& run) { return run.position == position || stale(run); });  // joins
+  }
 
   // Stops and joins every run not taken; returns the labels of their handlers, in call order.
   std::vector<std::string> stop_untaken() {
