@@ -7,6 +7,15 @@
 //   external/persistent_python    a Python hook written with examples/hooks/hookbus_hook.py, `HOOK serve`
 //   external/persistent_compiled  bench/external_hook.cpp, `HOOK serve`
 //
+// And N = 1, 3 and 5 hooks of one tool_call, run one after another
+// (HooksOptions::parallel_runs = 0) or at once (the default), each a hook
+// whose run takes a fixed time (docs/semantics.md §16):
+//
+//   parallel/sleep_N_{sequential,parallel}     the compiled hook, sleeping 50 ms per run
+//   parallel/python_N_{sequential,parallel}    a Python hook (json imported, no change): its start-up
+//   parallel/rewrite_5_parallel                the first of 5 sleeping hooks rewrites the input, so
+//                                              the other 4 run again on the rewritten one
+//
 // Each emit is timed on its own (steady_clock, real time: the work is in
 // other processes); the median and 99th percentile of the run are the
 // counters p50_us and p99_us. The cases run in one binary, so tools/bench-report
@@ -25,46 +34,55 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace {
 
 namespace fs = std::filesystem;
 
-enum class Hook { sh, compiled, python };
+enum class Hook { sh, compiled, python, python_plain };
 
-// A scratch project with one hook in .hookbus/hooks/, removed at the end.
+// A scratch project with hooks in .hookbus/hooks/, removed at the end.
 class Project {
  public:
-  explicit Project(Hook hook) {
+  explicit Project(Hook hook) : Project() { add(hook, "hook"); }
+  Project() {
     std::string pattern = (fs::temp_directory_path() / "hookbus-bench-XXXXXX").string();
     if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
     root_ = pattern;
     fs::create_directories(hooks());
     fs::permissions(root_ / ".hookbus", fs::perms(0755));
     fs::permissions(hooks(), fs::perms(0755));
+  }
+
+  void add(Hook hook, const std::string& name) {
     switch (hook) {
       case Hook::sh:
-        write(hooks() / "hook", "#!/bin/sh\n[ \"$1\" = hook ] && echo tool_call\nexit 0\n");
+        write(hooks() / name, "#!/bin/sh\n[ \"$1\" = hook ] && echo tool_call\nexit 0\n");
         break;
       case Hook::compiled:
-        fs::copy_file(HOOKBUS_BENCH_HOOK, hooks() / "hook");
+        fs::copy_file(HOOKBUS_BENCH_HOOK, hooks() / name);
         break;
       case Hook::python:
-        write(hooks() / "hook", "#!/usr/bin/python3\n"
-                                "import sys\n"
-                                "sys.dont_write_bytecode = True\n"
-                                "sys.path.insert(0, '" HOOKBUS_EXAMPLE_HOOKS "')\n"
-                                "import hookbus_hook\n"
-                                "hook = hookbus_hook.Hook()\n"
-                                "@hook.on('tool_call')\n"
-                                "def allow(payload):\n"
-                                "    return None\n"
-                                "hook.main()\n");
+        write(hooks() / name, "#!/usr/bin/python3\n"
+                              "import sys\n"
+                              "sys.dont_write_bytecode = True\n"
+                              "sys.path.insert(0, '" HOOKBUS_EXAMPLE_HOOKS "')\n"
+                              "import hookbus_hook\n"
+                              "hook = hookbus_hook.Hook()\n"
+                              "@hook.on('tool_call')\n"
+                              "def allow(payload):\n"
+                              "    return None\n"
+                              "hook.main()\n");
+        break;
+      case Hook::python_plain:
+        write(hooks() / name, "#!/usr/bin/python3\nimport json, sys\njson.load(sys.stdin)\n");
         break;
     }
-    fs::permissions(hooks() / "hook", fs::perms(0755));
+    fs::permissions(hooks() / name, fs::perms(0755));
   }
   Project(const Project&) = delete;
   Project& operator=(const Project&) = delete;
@@ -88,6 +106,23 @@ double percentile(const std::vector<double>& sorted, double fraction) {
   return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
 }
 
+// Emits `event` once per iteration, each timed on its own: the counters p50_us and p99_us.
+void time_each_emit(benchmark::State& state, hookbus::Hooks& hooks, const hookbus::ToolCallEvent& event,
+                    const std::atomic<int>& failures) {
+  std::vector<double> microseconds;
+  microseconds.reserve(static_cast<std::size_t>(state.max_iterations));
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    hookbus::ToolCallResult result = hooks.emit(event);
+    benchmark::DoNotOptimize(result);
+    microseconds.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+  }
+  if (failures.load() != 0) return state.SkipWithError("a hook failed");
+  std::sort(microseconds.begin(), microseconds.end());
+  state.counters["p50_us"] = percentile(microseconds, 0.50);
+  state.counters["p99_us"] = percentile(microseconds, 0.99);
+}
+
 void external_emit(benchmark::State& state, Hook kind, hookbus::HookMode mode) {
   const Project project(kind);
   hookbus::Config config;
@@ -104,18 +139,38 @@ void external_emit(benchmark::State& state, Hook kind, hookbus::HookMode mode) {
   const hookbus::ToolCallEvent event = bench::tool_call_event();
   // The first emit starts a persistent hook (tens of ms for Python): not a request.
   benchmark::DoNotOptimize(hooks.emit(event));
-  std::vector<double> microseconds;
-  microseconds.reserve(static_cast<std::size_t>(state.max_iterations));
-  for (auto _ : state) {
-    const auto start = std::chrono::steady_clock::now();
-    hookbus::ToolCallResult result = hooks.emit(event);
-    benchmark::DoNotOptimize(result);
-    microseconds.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+  time_each_emit(state, hooks, event, failures);
+}
+
+// `count` hooks of tool_call, declared in config (no `HOOK hook` query), run
+// at once or one after another; the first rewrites the input when `rewrite`.
+void parallel_emit(benchmark::State& state, Hook kind, int count, bool parallel, bool rewrite) {
+  Project project;
+  hookbus::Config config;
+  config.project_dir = project.root();
+  for (int i = 0; i < count; ++i) {
+    const std::string name = (rewrite && i == 0 ? "rewrite-" : kind == Hook::compiled ? "sleep-" : "python-") +
+                             std::to_string(i);
+    project.add(kind, name);
+    config.hooks[name].events = {"tool_call"};
   }
-  if (failures.load() != 0) return state.SkipWithError("the hook failed");
-  std::sort(microseconds.begin(), microseconds.end());
-  state.counters["p50_us"] = percentile(microseconds, 0.50);
-  state.counters["p99_us"] = percentile(microseconds, 0.99);
+  hookbus::HookDirectories dirs;
+  dirs.add(project.hooks(), "project");
+  const hookbus::LayeredConfig layered({config});
+  hookbus::Hooks hooks(hookbus::HooksOptions{.parallel_runs = parallel ? 8u : 0u});
+  std::atomic<int> failures{0};
+  const hookbus::Connection listener = hooks.on_handler_error([&](const hookbus::HandlerFailure&) { ++failures; });
+  hookbus::InstalledHooks installed = hookbus::install_external_hooks(
+      hooks,
+      hookbus::discover_hooks(dirs, {.declared = [&](hookbus::Layer layer, std::string_view name) {
+                                 const hookbus::ResolvedHookSettings s = layered.hook_settings(layer, name);
+                                 return std::optional<hookbus::HookDeclaration>({s.protocol.value, s.events.value});
+                               }}),
+      layered, {.project_dir = project.root()});
+  if (hooks.handler_count("tool_call") != static_cast<std::size_t>(count))
+    return state.SkipWithError("the hooks were not installed");
+  const hookbus::ToolCallEvent event = bench::tool_call_event();
+  time_each_emit(state, hooks, event, failures);
 }
 
 }  // namespace
@@ -135,6 +190,21 @@ void register_external_benchmarks() {
       ->Iterations(kPersistent)->UseRealTime()->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("external/persistent_compiled", external_emit, Hook::compiled, HookMode::persistent)
       ->Iterations(kPersistent)->UseRealTime()->Unit(benchmark::kMicrosecond);
+  // Runs of 50 ms and more: few emits, enough for a median.
+  constexpr int kParallelEmits = 10;
+  for (const int count : {1, 3, 5}) {
+    for (const bool parallel : {false, true}) {
+      const std::string mode = parallel ? "parallel" : "sequential";
+      benchmark::RegisterBenchmark(("parallel/sleep_" + std::to_string(count) + "_" + mode).c_str(), parallel_emit,
+                                   Hook::compiled, count, parallel, false)
+          ->Iterations(kParallelEmits)->UseRealTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark(("parallel/python_" + std::to_string(count) + "_" + mode).c_str(), parallel_emit,
+                                   Hook::python_plain, count, parallel, false)
+          ->Iterations(kParallelEmits)->UseRealTime()->Unit(benchmark::kMillisecond);
+    }
+  }
+  benchmark::RegisterBenchmark("parallel/rewrite_5_parallel", parallel_emit, Hook::compiled, 5, true, true)
+      ->Iterations(kParallelEmits)->UseRealTime()->Unit(benchmark::kMillisecond);
 }
 
 }  // namespace bench
