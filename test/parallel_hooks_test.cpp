@@ -125,6 +125,17 @@ TEST_F(ParallelHooks, ALaterHookThatSawAnEventAnEarlierAnswerChangedRunsAgainOnT
   EXPECT_THAT(testing::read_file(file("seen")), HasSubstr("ls -la")) << "its second run saw the rewritten input";
 }
 
+TEST_F(ParallelHooks, TheRunsThatSawTheEventBeforeARewriteStartAgainTogetherOnTheRewrittenOne) {
+  add_hook("1-rewrite", "echo '{\"input\": {\"command\": \"ls -la\"}}'\n");
+  for (const char* name : {"2-reader", "3-reader"})  // they meet only on the rewritten input
+    add_hook(name, "payload=$(cat)\ncase \"$payload\" in *'ls -la'*) ;; *) exit 0;; esac\n" +
+                       rendezvous(name, {"2-reader", "3-reader"}));
+  install();
+  const ToolCallResult outcome = hooks_.emit(tool_call("ls"));
+  EXPECT_EQ(outcome.decision, Decision::none) << outcome.reason;
+  EXPECT_THAT(ran_ahead_of(only_record()), ElementsAre(RanAhead::taken, RanAhead::discarded, RanAhead::discarded));
+}
+
 TEST_F(ParallelHooks, AHookStillRunningWhenAnEarlierOneDeniesIsStoppedAndNamedInTheTrace) {
   add_hook("1-deny", "echo '{\"decision\": \"deny\", \"reason\": \"first\"}'\n");
   add_hook("2-slow", "touch '" + file("slow-started") + "'\nsleep 30\ntouch '" + file("slow-finished") + "'\n");

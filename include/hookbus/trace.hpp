@@ -65,7 +65,7 @@ BOOST_DESCRIBE_ENUM(RecordedKind, in_process, builtin, external, plugin, subscri
 enum class RanAhead {
   no,         // it ran at its turn
   taken,      // it ran ahead; its answer, read at its turn, counted (the record's times are the run's)
-  discarded,  // it ran ahead, but an earlier answer changed the event: it ran again at its turn (the record's times)
+  discarded,  // it ran ahead, but an earlier answer changed the event: it ran again (the record's times are the last run's)
 };
 BOOST_DESCRIBE_ENUM(RanAhead, no, taken, discarded)
 

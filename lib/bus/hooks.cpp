@@ -347,7 +347,7 @@ class EmitRunsAhead {
     if (!taken) return nullptr;
     HandlerReport* report = handler_report();
     if (run->revision == emission.revision()) {
-      if (report != nullptr) report->ran_ahead = RanAhead::taken;
+      if (report != nullptr) report->ran_ahead = run->again ? RanAhead::discarded : RanAhead::taken;
       return taken;
     }
     // It saw an event an earlier answer changed since, and so did the runs

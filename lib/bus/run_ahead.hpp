@@ -46,6 +46,7 @@
 #include "bus/recording/handler_report.hpp"
 #include "catalogue/hook_answer.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -139,6 +140,7 @@ class RunsAhead {
     std::uint64_t revision;  // the emission's when the run started
     std::string label;       // for the trace, when it is stopped untaken
     std::unique_ptr<AheadRun<E>> run;
+    bool again = false;      // an earlier run of the handler saw an event that changed since
   };
 
   Run* find(std::size_t position) noexcept {
@@ -161,7 +163,9 @@ class RunsAhead {
   bool start(std::size_t position, std::uint64_t revision, std::string label, AheadWork<E> work,
              const std::stop_token& emit_stop) {
     try {
-      runs_.push_back({position, revision, std::move(label), std::make_unique<AheadRun<E>>(std::move(work), emit_stop)});
+      const bool again = std::find(stale_.begin(), stale_.end(), position) != stale_.end();
+      runs_.push_back(
+          {position, revision, std::move(label), std::make_unique<AheadRun<E>>(std::move(work), emit_stop), again});
       return true;
     } catch (const std::system_error&) {
       return false;
@@ -176,8 +180,11 @@ class RunsAhead {
   // start again.
   void forget_stale(std::uint64_t revision, std::size_t position) {
     const auto stale = [&](const Run& run) { return run.run && run.revision != revision; };
-    for (Run& run : runs_)
-      if (stale(run)) run.run->stop();  // all first, so their processes end together
+    for (Run& run : runs_) {
+      if (!stale(run) && run.position != position) continue;
+      if (run.run) run.run->stop();  // all first, so their processes end together
+      stale_.push_back(run.position);
+    }
     std::erase_if(runs_, [&](const Run& run) { return run.position == position || stale(run); });  // joins
   }
 
@@ -195,6 +202,7 @@ class RunsAhead {
 
  private:
   std::vector<Run> runs_;  // in the order started, which is call order within a batch
+  std::vector<std::size_t> stale_;  // the handlers whose runs were discarded or stopped as stale
 };
 
 }  // namespace hookbus::detail
