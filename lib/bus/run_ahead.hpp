@@ -148,11 +148,6 @@ class RunsAhead {
       if (run.position == position) return &run;
     return nullptr;
   }
-  [[nodiscard]] bool started(std::size_t position) const noexcept {
-    for (const Run& run : runs_)
-      if (run.position == position) return true;
-    return false;
-  }
   [[nodiscard]] std::size_t running() const noexcept {
     std::size_t count = 0;
     for (const Run& run : runs_) count += run.run != nullptr;
