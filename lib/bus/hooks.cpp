@@ -375,6 +375,7 @@ class EmitRunsAhead {
  private:
   void start_from(Emission<E>& emission, std::size_t position, int rank) {
     const std::stop_token stop = emit_stop_token();
+    if (stop.stop_requested()) return;  // each runs at its turn, and is cancelled before it starts
     for (std::size_t at = position; at < handlers_.size() && runs_.running() < limit_; ++at) {
       const TypedSlot<E>* slot = handlers_.untracked_at(at);
       if (slot == nullptr || !slot->runs_ahead || runs_.find(at) != nullptr || !slot->takes(emission.event())) continue;

@@ -85,10 +85,13 @@ Connection connect_running_ahead(Hooks& hooks, Handler<E> handler, RunAhead<E> a
 template <class E>
 class AheadRun {
  public:
-  AheadRun(AheadWork<E> work, const std::stop_token& emit_stop) {
+  // The emit's stop is followed before the work starts: a stop requested
+  // before the emit reaches the run before its process could start.
+  AheadRun(AheadWork<E> work, const std::stop_token& emit_stop) : follow_(emit_stop, StopRun{&stop_}) {
     std::promise<ReadAnswer<E>> promise;
     answer_ = promise.get_future();
-    thread_ = std::jthread([this, work = std::move(work), promise = std::move(promise)](std::stop_token stop) mutable {
+    thread_ = std::thread([this, work = std::move(work), promise = std::move(promise),
+                           stop = stop_.get_token()]() mutable {
       ran_.start = trace_ticks();
       try {
         ReadAnswer<E> read = work(std::move(stop));
@@ -99,13 +102,12 @@ class AheadRun {
         promise.set_exception(std::current_exception());
       }
     });
-    follow_.emplace(emit_stop, StopThread{&thread_});
   }
   AheadRun(const AheadRun&) = delete;
   AheadRun& operator=(const AheadRun&) = delete;
   ~AheadRun() {
-    follow_.reset();
-    if (!taken_) thread_.request_stop();
+    if (!taken_) stop_.request_stop();
+    if (thread_.joinable()) thread_.join();
   }
 
   // Waits for the run and reads its answer (rethrows what the run threw).
@@ -116,17 +118,18 @@ class AheadRun {
     if (HandlerReport* report = handler_report()) report->ran = ran_;
     return read();
   }
-  void stop() noexcept { thread_.request_stop(); }
+  void stop() noexcept { stop_.request_stop(); }
 
  private:
-  struct StopThread {
-    std::jthread* thread;
-    void operator()() const noexcept { thread->request_stop(); }
+  struct StopRun {
+    std::stop_source* run;
+    void operator()() const noexcept { run->request_stop(); }
   };
+  std::stop_source stop_;  // the run's: stop(), the destructor, or the emit's stop
+  std::stop_callback<StopRun> follow_;  // the emit's stop reaches the run
   std::future<ReadAnswer<E>> answer_;
   HandlerReport::Run ran_{};  // written by the run's thread before the answer is set, read after it is got
-  std::jthread thread_;
-  std::optional<std::stop_callback<StopThread>> follow_;  // the emit's stop reaches the run; reset before the join
+  std::thread thread_;  // joined by the destructor, before the members it uses go
   bool taken_ = false;
 };
 
