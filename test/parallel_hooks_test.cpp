@@ -74,6 +74,14 @@ TEST_F(ParallelHooks, TheHooksOfOneToolCallRunAtOnce) {
   EXPECT_THAT(ran_ahead_of(only_record()), ElementsAre(RanAhead::taken, RanAhead::taken, RanAhead::taken));
 }
 
+TEST_F(ParallelHooks, AHookThatWouldStartAloneRunsAtItsTurn) {
+  add_hook("only", "echo '{\"decision\": \"deny\", \"reason\": \"alone\"}'\n");
+  install();
+  const ToolCallResult outcome = hooks_.emit(tool_call());
+  EXPECT_EQ(outcome.reason, "alone");
+  EXPECT_THAT(ran_ahead_of(only_record()), ElementsAre(RanAhead::no));
+}
+
 TEST_F(ParallelHooks, AProjectHookStartsOnlyOnceTheUsersHooksAnswered) {
   testing::TempDir user;
   write_script(user.path() / "guard", "if [ \"$1\" = hook ]; then echo tool_call; exit 0; fi\n"

@@ -338,11 +338,7 @@ class EmitRunsAhead {
   std::unique_ptr<AheadRun<E>> at_turn(Emission<E>& emission, std::size_t position, int rank) {
     if (in_recheck_pass(emission)) return nullptr;
     typename RunsAhead<E>::Run* run = runs_.find(position);
-    if (run == nullptr) {
-      start_from(emission, position, rank);
-      run = runs_.find(position);
-      if (run == nullptr) return nullptr;
-    }
+    if (run == nullptr && (run = start_from(emission, position, rank)) == nullptr) return nullptr;
     std::unique_ptr<AheadRun<E>> taken = runs_.take(*run);
     if (!taken) return nullptr;
     HandlerReport* report = handler_report();
@@ -357,8 +353,7 @@ class EmitRunsAhead {
     taken->stop();
     runs_.forget_stale(emission.revision(), position);
     taken.reset();
-    start_from(emission, position, rank);
-    run = runs_.find(position);
+    run = start_from(emission, position, rank);
     return run != nullptr ? runs_.take(*run) : nullptr;
   }
 
@@ -373,10 +368,15 @@ class EmitRunsAhead {
   }
 
  private:
-  void start_from(Emission<E>& emission, std::size_t position, int rank) {
+  // Starts the runs of the handler at `position` and of the ones after it
+  // that can run with it; returns its run, or null when it has none. A
+  // handler that would run alone is left to its call: a thread buys nothing
+  // when nothing runs beside it.
+  typename RunsAhead<E>::Run* start_from(Emission<E>& emission, std::size_t position, int rank) {
     const std::stop_token stop = emit_stop_token();
-    if (stop.stop_requested()) return;  // each runs at its turn, and is cancelled before it starts
-    for (std::size_t at = position; at < handlers_.size() && runs_.running() < limit_; ++at) {
+    if (stop.stop_requested()) return nullptr;  // each runs at its turn, and is cancelled before it starts
+    std::vector<std::pair<std::size_t, const TypedSlot<E>*>> batch;
+    for (std::size_t at = position; at < handlers_.size() && runs_.running() + batch.size() < limit_; ++at) {
       const TypedSlot<E>* slot = handlers_.untracked_at(at);
       if (slot == nullptr || !slot->runs_ahead || runs_.find(at) != nullptr || !slot->takes(emission.event())) continue;
       // Only its own layer's: a less trusted hook starts once the more trusted ones answered.
@@ -384,6 +384,10 @@ class EmitRunsAhead {
       if constexpr (answer_yields<E>) {
         if (emission.answered_for(slot->identity->rank())) continue;
       }
+      batch.emplace_back(at, slot);
+    }
+    if (batch.size() == 1 && batch.front().first == position) return nullptr;
+    for (const auto& [at, slot] : batch) {
       try {
         // Prepared as its call would be: its approvals answered are its own.
         const KeptAliveCall call(slot->keep_alive.get());
@@ -393,6 +397,7 @@ class EmitRunsAhead {
         // Not started: its call at its turn prepares it again, and reports what fails.
       }
     }
+    return runs_.find(position);
   }
 
   const Reading& handlers_;
