@@ -12,6 +12,7 @@
 #include <hookbus/errors.hpp>
 #include <hookbus/events.hpp>
 #include <hookbus/names.hpp>
+#include <hookbus/catalogue.hpp>
 #include <hookbus/results.hpp>
 #include <hookbus/types.hpp>
 

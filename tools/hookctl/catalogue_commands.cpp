@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 
+#include <hookbus/catalogue.hpp>
 #include <hookbus/json.hpp>
 #include <hookbus/names.hpp>
 #include <hookbus/reflect.hpp>
@@ -24,98 +25,43 @@ using namespace hookbus::reflect;
 
 // ------------------------------------------------------------------ events
 
-struct Field {
-  std::string_view name;
-  std::string type;
-  std::vector<std::string_view> values;  // an enum's wire names: what JSON may say
-};
-
-// What `events` shows of one event.
-struct EventInfo {
-  std::string_view name{};
-  Reduction reduction = Reduction::observe;
-  bool closing = false;
-  std::vector<std::string_view> aliases{};
-  std::vector<Field> fields{};
-  std::optional<std::string> result{};  // the result type's name; none for observe-only events
-  std::vector<Field> result_fields{};
-};
-
-template <class T>
-std::vector<std::string_view> wire_values() {
-  if constexpr (is_optional_v<T>) return wire_values<typename T::value_type>();
-  else if constexpr (DescribedEnum<T>) return enum_wire_names<T>();
-  else return {};
-}
-
-template <DescribedStruct T>
-std::vector<Field> fields_of() {
-  std::vector<Field> fields;
-  boost::mp11::mp_for_each<members_of<T>>([&](auto member) {
-    using Member = std::remove_cvref_t<decltype(std::declval<T&>().*member.pointer)>;
-    fields.push_back({member.name, type_display_name<Member>(), wire_values<Member>()});
-  });
-  return fields;
-}
-
-std::vector<std::string_view> aliases_of(std::string_view name) {
-  std::vector<std::string_view> aliases;
-  for (const EventAlias& alias : event_aliases())
-    if (alias.name == name) aliases.push_back(alias.alias);
-  return aliases;
-}
-
-std::vector<EventInfo> catalogue() {
-  std::vector<EventInfo> events;
-  for_each_type<HookEvent>([&]<class E>(std::type_identity<E>) {
-    EventInfo info{.name = E::type, .reduction = reduction_of<E>, .closing = is_closing<E>,
-                   .aliases = aliases_of(E::type), .fields = fields_of<E>()};
-    if constexpr (EventWithResult<E>) {
-      info.result = type_display_name<result_t<E>>();
-      info.result_fields = fields_of<result_t<E>>();
-    }
-    events.push_back(std::move(info));
-  });
-  return events;
-}
-
 std::string_view reduction_name(Reduction reduction) { return enum_wire_name(reduction).value_or("?"); }
 
 // "block → ToolCallResult", "observe", "patch → ToolResultResult, closing"
-std::string outcome_summary(const EventInfo& event) {
+std::string outcome_summary(const EventDescription& event) {
   std::string summary(reduction_name(event.reduction));
   if (event.result) summary += " → " + *event.result;
   if (event.closing) summary += ", closing";
   return summary;
 }
 
-std::size_t longest_field_name(const std::vector<EventInfo>& events) {
+std::size_t longest_field_name(const std::vector<EventDescription>& events) {
   std::size_t longest = 0;
-  for (const EventInfo& event : events)
+  for (const EventDescription& event : events)
     for (const auto* fields : {&event.fields, &event.result_fields})
-      for (const Field& field : *fields) longest = std::max(longest, field.name.size());
+      for (const FieldDescription& field : *fields) longest = std::max(longest, field.name.size());
   return longest;
 }
 
 // "SessionStartReason (startup | reload | ...)" for enums, the bare type otherwise.
-std::string type_with_values(const Field& field) {
+std::string type_with_values(const FieldDescription& field) {
   if (field.values.empty()) return field.type;
   return fmt::format("{} ({})", field.type, fmt::join(field.values, " | "));
 }
 
 // The fields under a label in the left column, names and types aligned across the catalogue.
-void print_fields(std::string_view label, const std::vector<Field>& fields, std::size_t name_width) {
+void print_fields(std::string_view label, const std::vector<FieldDescription>& fields, std::size_t name_width) {
   for (std::size_t i = 0; i < fields.size(); ++i)
     fmt::print("  {:<8}{:<{}}  {}\n", i == 0 ? label : "", fields[i].name, name_width, type_with_values(fields[i]));
 }
 
-void print_text(const std::vector<EventInfo>& events) {
-  const auto with_result = std::ranges::count_if(events, [](const EventInfo& e) { return e.result.has_value(); });
+void print_text(const std::vector<EventDescription>& events) {
+  const auto with_result = std::ranges::count_if(events, [](const EventDescription& e) { return e.result.has_value(); });
   fmt::print("{} events, {} of them with a result. Each: name (reduction → result type), aliases,\n"
              "then the event's fields and the result's fields with their C++ types (enums: their values).\n",
              events.size(), with_result);
   const std::size_t name_width = longest_field_name(events);
-  for (const EventInfo& event : events) {
+  for (const EventDescription& event : events) {
     fmt::print("\n{} ({})\n", event.name, outcome_summary(event));
     if (!event.aliases.empty()) fmt::print("  {:<8}{}\n", "aliases", fmt::join(event.aliases, ", "));
     print_fields("event", event.fields, name_width);
@@ -123,30 +69,9 @@ void print_text(const std::vector<EventInfo>& events) {
   }
 }
 
-json::array fields_json(const std::vector<Field>& fields) {
+void print_json(const std::vector<EventDescription>& events) {
   json::array array;
-  for (const Field& field : fields) {
-    json::object object{{"name", field.name}, {"type", field.type}};
-    if (!field.values.empty()) object["values"] = json::array(field.values.begin(), field.values.end());
-    array.push_back(std::move(object));
-  }
-  return array;
-}
-
-json::value event_json(const EventInfo& event) {
-  json::array aliases(event.aliases.begin(), event.aliases.end());
-  return json::object{{"name", event.name},
-                      {"reduction", reduction_name(event.reduction)},
-                      {"closing", event.closing},
-                      {"aliases", std::move(aliases)},
-                      {"fields", fields_json(event.fields)},
-                      {"result", event.result ? json::value(*event.result) : json::value(nullptr)},
-                      {"result_fields", fields_json(event.result_fields)}};
-}
-
-void print_json(const std::vector<EventInfo>& events) {
-  json::array array;
-  for (const EventInfo& event : events) array.push_back(event_json(event));
+  for (const EventDescription& event : events) array.push_back(to_json(event));
   fmt::print("{}\n", pretty_json(json::object{{"events", std::move(array)}}));
 }
 
@@ -209,7 +134,7 @@ json::value schema_example(std::size_t event_index) {
 }  // namespace
 
 int events_command(const Invocation& invocation) {
-  const std::vector<EventInfo> events = catalogue();
+  const std::vector<EventDescription> events = describe_catalogue();
   if (invocation.json()) print_json(events);
   else print_text(events);
   return exit_ok;
