@@ -8,7 +8,7 @@ by naming its tests, in backticks: `Suite.Test` (a GoogleTest TEST, TEST_F,
 TEST_P or TYPED_TEST of test/, or a CTest added by name in test/CMakeLists.txt),
 `Suite.*` (every test of a suite, which must have one), `Prefix/Suite.*/Param`
 (a parameterised suite's instantiation), `Suite.Test{A,B}` (one citation per
-alternative). In the Test column of a table a cell may abbreviate: a bare
+alternative), `test_file.py::test_name` (a pytest test of test/python/). In the Test column of a table a cell may abbreviate: a bare
 `Test`, `…End` (the end of a name) or `Suite.Start…` stands for the one test it
 fits, of the suite cited before it in the cell when there is one.
 
@@ -34,6 +34,8 @@ DOCUMENTS = ("docs/*.md", "README.md", "CONTRIBUTING.md")  # CHANGELOG.md names 
 GTEST = re.compile(r"^\s*(?:TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P)\(\s*(\w+)\s*,\s*(\w+)\s*\)", re.M)
 INSTANTIATION = re.compile(r"INSTANTIATE_TEST_SUITE_P\(\s*(\w+)\s*,\s*(\w+)\s*,", re.M)
 CTEST = re.compile(r"add_test\(\s*NAME\s+([^\s)]+)")
+PYTEST_DEF = re.compile(r"^def (test_\w+)\(", re.M)
+PYTEST = re.compile(r"^(test_\w+\.py)::(test_\w+)$")
 QUALIFIED = re.compile(r"^(?:(\w+)/)?([A-Z]\w*)\.([A-Z*…][\w*…]*)(?:/(\w+|\*))?$")
 BARE = re.compile(r"^…?[A-Z]\w*…?$")
 BACKTICKED = re.compile(r"`([^`\s]+)`")
@@ -49,6 +51,8 @@ def read_tests(root):
                 tests.setdefault(suite, set()).add(name)
             for prefix, suite in INSTANTIATION.findall(text):
                 prefixes.setdefault(prefix, set()).add(suite)
+        elif path.suffix == ".py" and path.parent.name == "python" and path.name.startswith("test_"):
+            tests.setdefault(path.name, set()).update(PYTEST_DEF.findall(path.read_text(errors="replace")))
         elif path.name == "CMakeLists.txt" or path.suffix == ".cmake":
             # A CTest's name: `${variable}` parts stand for any text.
             for name in CTEST.findall(path.read_text(errors="replace")):
@@ -79,6 +83,12 @@ def expand(citation):
 
 def check(citation, previous_suite, in_test_cell, tests, prefixes):
     """(why it names no test or None, the suite it cites or None); (None, None) when it is no test name at all."""
+    pytest = PYTEST.match(citation)
+    if pytest is not None:
+        file, name = pytest.groups()
+        if name not in tests.get(file, set()):
+            return f"`{citation}`: no test {name} in test/python/{file}", None
+        return None, None
     qualified = QUALIFIED.match(citation)
     if qualified is None:
         if not (in_test_cell and BARE.match(citation)):
@@ -139,7 +149,7 @@ def main():
                         continue
                     for citation in expand(token):
                         why, cited_suite = check(citation, suite, in_test_cell, tests, prefixes)
-                        if cited_suite is None and why is None and not QUALIFIED.match(citation):
+                        if cited_suite is None and why is None and not (QUALIFIED.match(citation) or PYTEST.match(citation)):
                             continue
                         checked += 1
                         suite = cited_suite or suite

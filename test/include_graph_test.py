@@ -37,6 +37,8 @@ import sys
 LAYERS = [
     ["support"], ["catalogue"], ["bus"], ["config"], ["trust"], ["plugins"], ["builtins", "trace", "voice"],
     ["process"], ["discovery"], ["formats"], ["external"], ["setup"],
+    # Bindings: another language's view of everything below (lib/python).
+    ["python"],
 ]
 
 # (subsystem, what it must not include, enforced, why).

@@ -1,0 +1,62 @@
+"""Python handlers called from the bus's threads, and emits from several
+Python threads at once."""
+
+import threading
+
+import hookbus
+from conftest import tool_call
+
+
+def test_a_queued_subscriber_is_called_on_a_thread_of_its_own():
+    hooks = hookbus.Hooks()
+    threads = []
+    delivered = threading.Event()
+
+    @hooks.subscribe(queued=True)
+    def audit(event):
+        threads.append(threading.get_ident())
+        delivered.set()
+
+    hooks.emit("agent_start")
+    assert delivered.wait(10)
+    assert threads and threads[0] != threading.get_ident()
+
+
+def test_destroying_a_bus_delivers_what_its_queue_holds():
+    hooks = hookbus.Hooks()
+    seen = []
+    hooks.subscribe(lambda event: seen.append(event.type), queued=True).keep()
+    for _ in range(50):
+        hooks.emit("agent_start")
+    del hooks
+    assert len(seen) == 50
+
+
+def test_emits_from_several_threads_each_get_their_own_result(hooks):
+    hooks.on("tool_call", lambda event: {"decision": "deny", "reason": event.input["command"]}).keep()
+    answers = {}
+
+    def ask(command):
+        answers[command] = hooks.emit(tool_call(command)).reason
+
+    workers = [threading.Thread(target=ask, args=(f"cmd{i}",)) for i in range(8)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert answers == {f"cmd{i}": f"cmd{i}" for i in range(8)}
+
+
+def test_a_disconnect_while_a_queued_subscriber_delivers_does_not_deadlock():
+    hooks = hookbus.Hooks()
+    started = threading.Event()
+
+    def slow(event):
+        started.set()
+
+    connection = hooks.subscribe(slow, queued=True)
+    for _ in range(20):
+        hooks.emit("agent_start")
+    assert started.wait(10)
+    connection.disconnect()
+    assert not connection.connected
