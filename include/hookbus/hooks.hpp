@@ -413,12 +413,17 @@ class Hooks {
   // the call. A queue's own delivering thread does not wait for itself.
   void flush();
 
- private:
-  bool listened(std::size_t index) const noexcept {
+  // Whether an emit of the event at `index` (event_index<E>) reaches anyone:
+  // a handler of it, a catch-all subscriber or an emission observer. An
+  // engine (or a language binding) can skip making an event, or the work
+  // around an emit, when it does not. Three relaxed loads.
+  [[nodiscard]] bool listened(std::size_t index) const noexcept {
     return counts_->typed[index].load(std::memory_order_relaxed) != 0 ||
            counts_->catch_all.load(std::memory_order_relaxed) != 0 ||
            counts_->observers.load(std::memory_order_relaxed) != 0;
   }
+
+ private:
 
   // Defined in the library and instantiated there for every event, which keeps
   // the channels (and Signals2, their registry) out of this header.
