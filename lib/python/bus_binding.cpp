@@ -6,6 +6,7 @@
 #include <hookbus/event_ref.hpp>
 #include <hookbus/hooks.hpp>
 #include <hookbus/names.hpp>
+#include <hookbus/trace.hpp>
 
 #include <fmt/format.h>
 
@@ -38,16 +39,57 @@ class PythonError : public std::runtime_error {
   throw PythonError(message.empty() ? type : type + ": " + message);
 }
 
-// Calls a Python handler with a view of `event` (catalogue_classes.hpp);
+// Calls a Python function with a view of `event` (catalogue_classes.hpp);
 // the caller holds the GIL.
 template <class E>
-py::object call_handler(const py::object& handler, const E& event) {
+py::object call_with_view(const py::object& function, const E& event) {
   try {
-    return with_view(event, [&](const py::object& view) { return handler(view); });
+    return with_view(event, [&](const py::object& view) { return function(view); });
   } catch (const py::error_already_set& error) {
     throw_handler_error(error);
   }
 }
+
+// A Python handler of E, and the view object it was last given, which its
+// next call reuses while Python holds it nowhere else: making a Python object
+// per call is a good part of what a call costs.
+template <class E>
+struct PythonHandler {
+  py::object function;
+  py::object view;  // a Value<E> view, or none yet
+
+  // Calls the function with a view of `event`; the caller holds the GIL. A
+  // view Python still holds after the call copies its event first (as
+  // with_view does), and is not reused.
+  py::object operator()(const E& event) {
+    py::object given;
+    if (view && view.ref_count() == 1) {  // not in a call on another thread, nor kept
+      view.cast<Value<E>&>().view_of(event);
+      given = view;
+    } else {
+      given = py::cast(Value<E>::view(event));
+      if (!view) view = given;
+    }
+    const auto keep_if_held = [&] {
+      const bool cached = given.is(view);
+      if (given.ref_count() > (cached ? 2 : 1)) {
+        given.cast<Value<E>&>().keep_beyond_call();
+        if (cached) view = py::object();
+      }
+    };
+    try {
+      py::object returned = function(given);
+      keep_if_held();
+      return returned;
+    } catch (const py::error_already_set& error) {
+      keep_if_held();
+      throw_handler_error(error);
+    } catch (...) {
+      keep_if_held();
+      throw;
+    }
+  }
+};
 
 // What a Python handler of E returned, as the bus takes it.
 template <class E>
@@ -61,19 +103,20 @@ std::optional<result_t<E>> result_from_python(const py::object& returned) {
 }
 
 template <class E>
-Connection connect_handler(Hooks& hooks, HeldObject handler, const HandlerOptions& options) {
+Connection connect_handler(Hooks& hooks, py::object function, const HandlerOptions& options) {
+  std::shared_ptr<PythonHandler<E>> handler = held(PythonHandler<E>{std::move(function), py::object()});
   if constexpr (EventWithResult<E>) {
     return hooks.on<E>(
         [handler](const E& event) -> std::optional<result_t<E>> {
           const py::gil_scoped_acquire gil;
-          return result_from_python<E>(call_handler(*handler, event));
+          return result_from_python<E>((*handler)(event));
         },
         options);
   } else {
     return hooks.on<E>(
         [handler](const E& event) {
           const py::gil_scoped_acquire gil;
-          const py::object returned = call_handler(*handler, event);
+          const py::object returned = (*handler)(event);
           if (!returned.is_none())
             throw std::invalid_argument(fmt::format("a handler of '{}' returned a {}; '{}' is observe-only, so its "
                                                     "handlers return None",
@@ -85,13 +128,19 @@ Connection connect_handler(Hooks& hooks, HeldObject handler, const HandlerOption
 
 template <class E>
 py::object emit_event(Hooks& hooks, py::handle event) {
-  const E& value = event.cast<const Value<E>&>().get();
+  const E& value = value_of<E>(event).get();
+  if (!hooks.listened(event_index<E>)) {
+    // Nobody to run: no reason to let go of the GIL.
+    if constexpr (EventWithResult<E>) return neutral_result<result_t<E>>();
+    else return py::none();
+  }
   if constexpr (EventWithResult<E>) {
     std::optional<result_t<E>> result;
     {
       const GilReleasedIfHeld released;
       result.emplace(hooks.emit(value));
     }
+    if (*result == result_t<E>{}) return neutral_result<result_t<E>>();
     return py::cast(Value<result_t<E>>(std::move(*result)));
   } else {
     {
@@ -105,7 +154,7 @@ py::object emit_event(Hooks& hooks, py::handle event) {
 // hookbus.Connection.
 using PyConnection = Owned<Connection>;
 
-using ConnectFunction = Connection (*)(Hooks&, HeldObject, const HandlerOptions&);
+using ConnectFunction = Connection (*)(Hooks&, py::object, const HandlerOptions&);
 using EmitFunction = py::object (*)(Hooks&, py::handle);
 
 // Per event, by HookEvent index.
@@ -163,12 +212,62 @@ std::string_view kind_name(HandlerKind kind) {
   return "in_process";
 }
 
+// `queued=`: None or False for none, True for the default queue, a number
+// for its capacity; `overflow=` what a full queue does.
+std::optional<DeliveryQueue> queue_option(const py::object& queued, const std::string& overflow) {
+  if (queued.is_none() || (py::isinstance<py::bool_>(queued) && !queued.cast<bool>())) return std::nullopt;
+  DeliveryQueue queue;
+  if (!py::isinstance<py::bool_>(queued)) queue.capacity = queued.cast<std::size_t>();
+  queue.overflow = enum_option<Overflow>("overflow", overflow);
+  return queue;
+}
+
 void check_callable(const py::object& handler) {
   if (!handler.is_none() && !PyCallable_Check(handler.ptr()))
     throw py::type_error(fmt::format("a handler must be callable, got {}", py::repr(handler).cast<std::string>()));
 }
 
 }  // namespace
+
+// Sets the Python error for the exception being handled, as pybind11's
+// dispatcher does (the translators py::register_exception added, then its own).
+PyObject* raise_current_exception() {
+  if (py::detail::apply_exception_translators(py::detail::get_local_internals().registered_exception_translators))
+    return nullptr;
+  if (py::detail::apply_exception_translators(py::detail::get_internals().registered_exception_translators))
+    return nullptr;
+  PyErr_SetString(PyExc_SystemError, "hookbus: an exception escaped the exception translators");
+  return nullptr;
+}
+
+// Hooks.emit, which CPython calls directly (METH_FASTCALL): pybind11's
+// dispatcher costs about 250 ns before a call starts, several times what an
+// emit nobody listens to costs. emit(event), or emit("name", **fields).
+PyObject* emit_method(PyObject* self, PyObject* const* args, Py_ssize_t count, PyObject* keywords) noexcept {
+  try {
+    PyHooks& bus = py::handle(self).cast<PyHooks&>();
+    const Py_ssize_t keyword_count = keywords == nullptr ? 0 : PyTuple_GET_SIZE(keywords);
+    if (count != 1)
+      throw py::type_error(fmt::format("emit() takes one event, or an event's name and its fields (emit(event), "
+                                       "emit(\"tool_call\", tool_name=...)); it was given {} positional arguments",
+                                       count));
+    const py::handle event(args[0]);
+    if (py::isinstance<py::str>(event)) {
+      py::kwargs fields;
+      for (Py_ssize_t i = 0; i < keyword_count; ++i) fields[PyTuple_GET_ITEM(keywords, i)] = args[count + i];
+      const std::size_t index = resolve_event(event.cast<std::string>());
+      return emit_functions[index](bus.hooks(), make_event(index, fields)).release().ptr();
+    }
+    if (keyword_count != 0)
+      throw py::type_error("emit(event) takes no fields: they are the event's (emit(\"name\", **fields) makes one)");
+    if (py::isinstance<py::type>(event))
+      throw py::type_error(fmt::format("emit() takes an event, not its class: {}(...)",
+                                       event.attr("__name__").cast<std::string>()));
+    return emit_functions[event_index_of(event)](bus.hooks(), event).release().ptr();
+  } catch (...) {
+    return raise_current_exception();
+  }
+}
 
 void bind_bus(py::module_& module) {
   py::class_<HandlerFailure>(module, "HandlerFailure", "A handler that failed, as error listeners are told.")
@@ -192,7 +291,14 @@ void bind_bus(py::module_& module) {
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](const PyConnection& self, const py::args&) { disconnect(self); });
 
-  py::class_<PyHooks>(module, "Hooks", "The bus: register handlers, emit events (docs/python.md).")
+  py::class_<PyHooks> hooks(module, "Hooks", "The bus: register handlers, emit events (docs/python.md).");
+  static PyMethodDef emit_definition{
+      "emit", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&emit_method)), METH_FASTCALL | METH_KEYWORDS,
+      "emit(event) or emit(\"name\", **fields): runs the event's handlers and returns the reduced result, or None "
+      "for an observe-only event. The GIL is released meanwhile."};
+  hooks.attr("emit") = py::reinterpret_steal<py::object>(
+      PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(hooks.ptr()), &emit_definition));
+  hooks
       .def(py::init([](bool nested_ordering, std::size_t parallel_runs) {
              return std::make_unique<PyHooks>(HooksOptions{.nested_ordering = nested_ordering, .parallel_runs = parallel_runs});
            }),
@@ -206,7 +312,7 @@ void bind_bus(py::module_& module) {
             const HandlerOptions options = handler_options(priority, tools, failure, label);
             return register_or_decorate(self, handler, [self, index, options](const py::object& function) {
               PyHooks& bus = self.cast<PyHooks&>();
-              return bus.own(connect_functions[index](bus.hooks(), hold(function), options));
+              return bus.own(connect_functions[index](bus.hooks(), function, options));
             });
           },
           py::arg("event"), py::arg("handler") = py::none(), py::kw_only(), py::arg("priority") = 0,
@@ -219,19 +325,14 @@ void bind_bus(py::module_& module) {
             check_callable(handler);
             HandlerOptions options;
             options.label = label;
-            if (!queued.is_none() && !(py::isinstance<py::bool_>(queued) && !queued.cast<bool>())) {
-              DeliveryQueue queue;
-              if (!py::isinstance<py::bool_>(queued)) queue.capacity = queued.cast<std::size_t>();
-              queue.overflow = enum_option<Overflow>("overflow", overflow);
-              options.queued = queue;
-            }
+            options.queued = queue_option(queued, overflow);
             return register_or_decorate(self, handler, [self, options](const py::object& function) {
               PyHooks& bus = self.cast<PyHooks&>();
-              HeldObject held = hold(function);
+              const std::shared_ptr<py::object> subscriber = held(function);
               return bus.own(bus.hooks().subscribe(
-                  [held](const EventRef& event) {
+                  [subscriber](const EventRef& event) {
                     const py::gil_scoped_acquire gil;
-                    event.visit([&](const auto& value) { return call_handler(*held, value); });
+                    event.visit([&](const auto& value) { return call_with_view(*subscriber, value); });
                   },
                   options));
             });
@@ -241,38 +342,48 @@ void bind_bus(py::module_& module) {
           "Registers a catch-all subscriber, which sees every event after its handlers; `queued=True` (or a "
           "capacity) delivers on a thread of its own.")
       .def(
+          "on_emission",
+          [](const py::object& self, const py::object& observer, const py::object& queued, const std::string& overflow) {
+            check_callable(observer);
+            HandlerOptions options;
+            options.queued = queue_option(queued, overflow);
+            return register_or_decorate(self, observer, [self, options](const py::object& function) {
+              PyHooks& bus = self.cast<PyHooks&>();
+              const std::shared_ptr<py::object> held_observer = held(function);
+              return bus.own(bus.hooks().on_emission(
+                  [held_observer](const EmissionRecord& record) {
+                    const boost::json::object line = trace_json(record);  // before the GIL: no Python in it
+                    const py::gil_scoped_acquire gil;
+                    try {
+                      (*held_observer)(to_python(line));
+                    } catch (const py::error_already_set& error) {
+                      throw_handler_error(error);
+                    }
+                  },
+                  options));
+            });
+          },
+          py::arg("observer") = py::none(), py::kw_only(), py::arg("queued") = py::none(), py::arg("overflow") = "block",
+          "Registers an emission observer, called after each emit with its record as the dict of a trace file's "
+          "line (docs/tracing.md); `queued=True` (or a capacity) calls it on a thread of its own.")
+      .def(
           "on_handler_error",
           [](const py::object& self, const py::object& listener) {
             check_callable(listener);
             return register_or_decorate(self, listener, [self](const py::object& function) {
               PyHooks& bus = self.cast<PyHooks&>();
-              HeldObject held = hold(function);
-              return bus.own(bus.hooks().on_handler_error([held](const HandlerFailure& failure) {
+              const std::shared_ptr<py::object> listener = held(function);
+              return bus.own(bus.hooks().on_handler_error([listener](const HandlerFailure& failure) {
                 const py::gil_scoped_acquire gil;
                 try {
-                  (*held)(failure);
+                  (*listener)(failure);
                 } catch (const py::error_already_set& error) {
                   throw_handler_error(error);
                 }
               }));
             });
           },
-          py::arg("listener") = py::none(), "Registers a listener told of every handler that failed.")
-      .def(
-          "emit",
-          [](PyHooks& self, const py::object& event, const py::kwargs& fields) {
-            const std::size_t index = event_index_of(event);
-            if (py::isinstance<py::str>(event)) return emit_functions[index](self.hooks(), make_event(index, fields));
-            if (!fields.empty())
-              throw py::type_error("emit(event) takes no fields: they are the event's (use emit(\"name\", **fields))");
-            if (py::isinstance<py::type>(event))
-              throw py::type_error(fmt::format("emit() takes an event, not its class: {}(...)",
-                                               event.attr("__name__").cast<std::string>()));
-            return emit_functions[index](self.hooks(), event);
-          },
-          py::arg("event"),
-          "Runs the event's handlers; returns the reduced result, or None for observe-only events. The GIL is "
-          "released meanwhile.");
+          py::arg("listener") = py::none(), "Registers a listener told of every handler that failed.");
 }
 
 }  // namespace hookbus::python

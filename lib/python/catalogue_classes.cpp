@@ -8,6 +8,7 @@
 #include <array>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 
 namespace hookbus::python {
 namespace {
@@ -32,11 +33,28 @@ std::string describe(const Value<T>& value, const std::string& class_name) {
   return fmt::format("{}({})", class_name, write_json(fields));
 }
 
+// Each event class's index, for event_index_of: found by the object's type
+// without a Python attribute lookup. Filled once, when the module loads.
+std::unordered_map<const PyTypeObject*, std::size_t>& event_classes() {
+  static std::unordered_map<const PyTypeObject*, std::size_t> classes;
+  return classes;
+}
+
+std::array<const PyTypeObject*, event_count>& classes_by_index() {
+  static std::array<const PyTypeObject*, event_count> classes{};
+  return classes;
+}
+
 template <class T>
 py::class_<Value<T>> bind_value_class(py::module_& module, const char* doc) {
   const std::string name = type_display_name<T>();
   py::class_<Value<T>> cls(module, name.c_str(), doc);
-  cls.def(py::init([name](const py::kwargs& fields) { return from_keywords<T>(fields, name); }));
+  cls.def(py::init([name](const py::kwargs& fields) {
+    // A result with no field given is the neutral one: no JSON to read.
+    if constexpr (ResultType<T>)
+      if (fields.empty()) return Value<T>(T{});
+    return from_keywords<T>(fields, name);
+  }));
   py::list names;
   mp11::mp_for_each<members_of<T>>([&](auto member) {
     names.append(member.name);
@@ -78,11 +96,15 @@ void bind_catalogue(py::module_& module) {
     auto cls = bind_value_class<E>(module, "A hookbus event (docs/events.md); fields as in `hookctl events`.");
     cls.attr("type") = py::str(std::string(E::type));
     cls.attr("__hookbus_index__") = py::int_(event_index<E>);
+    event_classes().emplace(reinterpret_cast<const PyTypeObject*>(cls.ptr()), event_index<E>);
+    classes_by_index()[event_index<E>] = reinterpret_cast<const PyTypeObject*>(cls.ptr());
   });
   for_each_type<Results>([&]<class R>(std::type_identity<R>) {
     bind_value_class<R>(module, "What handlers of an event return, and what emit returns (docs/semantics.md).");
   });
 }
+
+const PyTypeObject* event_class(std::size_t index) noexcept { return classes_by_index()[index]; }
 
 py::object make_event(std::size_t index, const py::kwargs& fields) {
   using Make = py::object (*)(const py::kwargs&);
@@ -96,6 +118,10 @@ py::object make_event(std::size_t index, const py::kwargs& fields) {
 }
 
 std::size_t event_index_of(py::handle event) {
+  const auto& classes = event_classes();
+  if (const auto found = classes.find(Py_TYPE(event.ptr())); found != classes.end()) return found->second;
+  if (const auto found = classes.find(reinterpret_cast<const PyTypeObject*>(event.ptr())); found != classes.end())
+    return found->second;  // an event class
   if (py::isinstance<py::str>(event)) return resolve_event(event.cast<std::string>());
   if (py::hasattr(event, "__hookbus_index__")) return event.attr("__hookbus_index__").cast<std::size_t>();
   throw py::type_error(fmt::format("expected an event name (\"tool_call\"), an event class (hookbus.ToolCallEvent) "

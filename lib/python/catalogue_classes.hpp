@@ -27,6 +27,12 @@ class Value {
   static Value view(const T& value) noexcept { return Value(&value); }
 
   const T& get() const noexcept { return *value_; }
+  // A view again, of `value`: for a view object Python holds nowhere else,
+  // given to the next call of the same handler.
+  void view_of(const T& value) noexcept {
+    owned_.reset();
+    value_ = &value;
+  }
   void keep_beyond_call() {
     if (owned_) return;
     owned_ = std::make_shared<const T>(*value_);
@@ -55,6 +61,33 @@ py::object with_view(const T& value, Call&& call) {
     keep_if_held();
     throw;
   }
+}
+
+// The neutral result of R (no handler changed anything) as one Python
+// object, shared by every emit that returns it: Python cannot change a result
+// object, so sharing it is safe, and it saves making one per emit.
+template <class R>
+const py::object& neutral_result() {
+  // Made on first use, with the GIL held; never destroyed, since it may
+  // outlive the interpreter.
+  static const py::object* const neutral = new py::object(py::cast(Value<R>(R{})));
+  return *neutral;
+}
+
+// The Python class of each event, by HookEvent index (set when the module loads).
+const PyTypeObject* event_class(std::size_t index) noexcept;
+
+// The Value<E> a Python event object holds. An object of E's own class (not a
+// subclass) is read straight from its pybind11 instance, which skips the cast's
+// type lookup on the emit path; anything else goes through the cast, which
+// raises a TypeError for what is not an E.
+template <class E>
+const Value<E>& value_of(py::handle event) {
+  if (Py_TYPE(event.ptr()) == event_class(event_index<E>)) {
+    const auto holder = reinterpret_cast<py::detail::instance*>(event.ptr())->get_value_and_holder();
+    if (holder.holder_constructed()) return *static_cast<const Value<E>*>(holder.value_ptr());
+  }
+  return event.cast<const Value<E>&>();
 }
 
 // Adds every event and result class to `module`.

@@ -31,21 +31,15 @@ class GilReleasedIfHeld {
   PyThreadState* saved_ = nullptr;
 };
 
-// A Python object the bus holds (a handler): copies share it without
-// touching Python, and the last one releases it with the GIL taken, on
-// whatever thread that happens.
-using HeldObject = std::shared_ptr<const pybind11::object>;
-
-inline HeldObject hold(pybind11::object object) {
-  return HeldObject(new pybind11::object(std::move(object)), [](const pybind11::object* held) {
-    if (!Py_IsInitialized()) {
-      // Python is gone (a bus outlived the interpreter): nothing to release into.
-      const_cast<pybind11::object*>(held)->release();
-      delete held;
-      return;
-    }
+// What the bus holds of Python's (a handler, with what it keeps between
+// calls): copies share it without touching Python, and the last owner
+// destroys it with the GIL taken, on whatever thread that happens.
+template <class T>
+std::shared_ptr<T> held(T value) {
+  return std::shared_ptr<T>(new T(std::move(value)), [](T* owned) {
+    if (!Py_IsInitialized()) return;  // Python is gone (a bus outlived it): nothing to release into
     const pybind11::gil_scoped_acquire gil;
-    delete held;
+    delete owned;
   });
 }
 

@@ -74,6 +74,7 @@ def main():
     out = [
         '"""Type stubs of hookbus, generated from its catalogue by lib/python/make_stubs.py."""',
         "",
+        "from os import PathLike",
         "from typing import Any, Callable, ClassVar, Literal, TypeVar, overload",
         "",
         "__version__: str",
@@ -84,6 +85,19 @@ def main():
         "class ProcessError(Error): ...",
         "",
         "def events() -> list[dict[str, Any]]: ...",
+        "",
+        "class Installation:",
+        "    @property",
+        "    def report(self) -> dict[str, Any]: ...",
+        "    def uninstall(self) -> None: ...",
+        "    def keep(self) -> None: ...",
+        "    def wait_background(self) -> None: ...",
+        "    def __enter__(self) -> Installation: ...",
+        "    def __exit__(self, *args: object) -> None: ...",
+        "",
+        "def setup(hooks: Hooks, *, project_dir: str | PathLike[str] = ..., "
+        "project_trust: Literal['trust_all', 'require', 'ignore'] = ..., trace: bool = ..., "
+        "query_cache: bool = ...) -> Installation: ...",
         "",
     ]
     results_done = set()
@@ -126,6 +140,7 @@ def main():
     out += [
         "_Subscriber = TypeVar('_Subscriber', bound=Callable[[Any], None])",
         "_ErrorListener = TypeVar('_ErrorListener', bound=Callable[[HandlerFailure], None])",
+        "_Observer = TypeVar('_Observer', bound=Callable[[dict[str, Any]], None])",
         "",
         "class Hooks:",
         "    def __init__(self, *, nested_ordering: bool = ..., parallel_runs: int = ...) -> None: ...",
@@ -157,6 +172,12 @@ def main():
         "    def subscribe(self, handler: None = ..., *, queued: bool | int | None = ..., "
         "overflow: Literal['block', 'drop_newest', 'drop_oldest'] = ..., label: str = ...) "
         "-> Callable[[_Subscriber], _Subscriber]: ...",
+        "    @overload",
+        "    def on_emission(self, observer: Callable[[dict[str, Any]], None], *, queued: bool | int | None = ..., "
+        "overflow: Literal['block', 'drop_newest', 'drop_oldest'] = ...) -> Connection: ...",
+        "    @overload",
+        "    def on_emission(self, observer: None = ..., *, queued: bool | int | None = ..., "
+        "overflow: Literal['block', 'drop_newest', 'drop_oldest'] = ...) -> Callable[[_Observer], _Observer]: ...",
         "    @overload",
         "    def on_handler_error(self, listener: Callable[[HandlerFailure], None]) -> Connection: ...",
         "    @overload",

@@ -84,3 +84,67 @@ def test_a_handler_may_emit_from_inside_a_handler(hooks):
 def test_an_observe_only_event_returns_none(hooks):
     hooks.on("agent_start", lambda event: None).keep()
     assert hooks.emit("agent_start") is None
+
+
+def text_message(text):
+    return {"role": "user", "content": [{"type": "text", "text": text}]}
+
+
+def test_replaced_messages_are_what_later_handlers_see_and_the_last_is_the_result(hooks):
+    seen = []
+
+    def summarise(event):
+        return {"messages": [text_message("summary")]}
+
+    def count(event):
+        seen.append(len(event.messages))
+        return {"messages": event.messages + [text_message("note")]}
+
+    hooks.on("context", summarise).keep()
+    hooks.on("context", count).keep()
+    result = hooks.emit("context", messages=[text_message("one"), text_message("two"), text_message("three")])
+    assert seen == [1]
+    assert [message["content"][0]["text"] for message in result.messages] == ["summary", "note"]
+
+
+def test_the_last_non_empty_system_prompt_wins_and_handlers_see_the_current_one(hooks):
+    seen = []
+    hooks.on("before_agent_start", lambda event: {"system_prompt": event.system_prompt + " Be brief."}).keep()
+    hooks.on("before_agent_start", lambda event: seen.append(event.system_prompt)).keep()
+    hooks.on("before_agent_start", lambda event: {"system_prompt": ""}).keep()  # empty: no change
+    result = hooks.emit("before_agent_start", prompt="hi", system_prompt="You code.")
+    assert seen == ["You code. Be brief."]
+    assert result.system_prompt == "You code. Be brief."
+
+
+def test_the_first_cancel_stops_the_chain(hooks):
+    ran = []
+    hooks.on("session_before_switch", lambda event: {"cancel": True, "reason": "unsaved work"}).keep()
+    hooks.on("session_before_switch", lambda event: ran.append("second")).keep()
+    result = hooks.emit("session_before_switch", reason="new_session")
+    assert (result.cancel, result.reason) == (True, "unsaved work")
+    assert ran == []
+
+
+def test_input_transforms_chain_and_reject_stops(hooks):
+    hooks.on("input", lambda event: {"action": "transform", "text": event.text.upper()}).keep()
+    hooks.on("input", lambda event: {"action": "transform", "text": event.text + "!"}).keep()
+    assert hooks.emit("input", text="hi", source="interactive").text == "HI!"
+    hooks.on("input", lambda event: {"action": "reject", "reason": "no shouting"}, priority=-1).keep()
+    rejected = hooks.emit("input", text="hi", source="interactive")
+    assert (rejected.action, rejected.reason) == ("reject", "no shouting")
+
+
+def test_collected_items_accumulate_in_handler_order(hooks):
+    hooks.on("bootstrap_files", lambda event: {"contents": ["AGENTS.md"]}).keep()
+    hooks.on("bootstrap_files", lambda event: {"contents": ["NOTES.md"]}).keep()
+    assert hooks.emit("bootstrap_files", agent_id="main").contents == ["AGENTS.md", "NOTES.md"]
+
+
+def test_the_first_handled_user_bash_wins(hooks):
+    ran = []
+    hooks.on("user_bash", lambda event: {"handled": True, "output": "done", "exit_code": 0}).keep()
+    hooks.on("user_bash", lambda event: ran.append("second")).keep()
+    result = hooks.emit("user_bash", command="ls", exclude_from_context=False, cwd="/")
+    assert (result.handled, result.output, result.exit_code) == (True, "done", 0)
+    assert ran == []
