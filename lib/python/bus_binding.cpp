@@ -5,12 +5,16 @@
 #include <hookbus/enum_names.hpp>
 #include <hookbus/event_ref.hpp>
 #include <hookbus/hooks.hpp>
+#include <hookbus/log.hpp>
 #include <hookbus/names.hpp>
 #include <hookbus/trace.hpp>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <array>
+#include <atomic>
+#include <set>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -227,8 +231,6 @@ void check_callable(const py::object& handler) {
     throw py::type_error(fmt::format("a handler must be callable, got {}", py::repr(handler).cast<std::string>()));
 }
 
-}  // namespace
-
 // Sets the Python error for the exception being handled, as pybind11's
 // dispatcher does (the translators py::register_exception added, then its own).
 PyObject* raise_current_exception() {
@@ -268,6 +270,71 @@ PyObject* emit_method(PyObject* self, PyObject* const* args, Py_ssize_t count, P
     return raise_current_exception();
   }
 }
+
+// The buses alive, for python_exiting().
+struct LiveBuses {
+  std::mutex mutex;
+  std::set<PyHooks*> buses;
+};
+LiveBuses& live_buses() {
+  static LiveBuses* const live = new LiveBuses();  // never destroyed: buses may outlive statics
+  return *live;
+}
+std::atomic<bool> exited{false};
+
+}  // namespace
+
+PyHooks::PyHooks(HooksOptions options)
+    : hooks_(std::make_unique<Hooks>(options)), kept_(std::make_shared<KeptForBus>()) {
+  LiveBuses& live = live_buses();
+  const std::lock_guard lock(live.mutex);
+  live.buses.insert(this);
+}
+
+PyHooks::~PyHooks() {
+  {
+    LiveBuses& live = live_buses();
+    const std::lock_guard lock(live.mutex);
+    live.buses.erase(this);
+  }
+  const GilReleasedIfHeld released;  // its queues' threads may be waiting for Python
+  kept_.reset();
+  hooks_.reset();
+}
+
+void python_exiting() {
+  // Called with the GIL held, as every Python call is; the buses stay alive
+  // meanwhile (their destruction needs the GIL, which only flush() lets go).
+  std::vector<PyHooks*> buses;
+  {
+    LiveBuses& live = live_buses();
+    const std::lock_guard lock(live.mutex);
+    buses.assign(live.buses.begin(), live.buses.end());
+  }
+  for (PyHooks* bus : buses) {
+    const GilReleasedIfHeld released;  // the queues' threads run Python handlers
+    bus->hooks().flush();
+  }
+  exited.store(true);
+}
+
+bool python_has_exited() noexcept { return exited.load(); }
+
+namespace {
+
+// Runs `call` for a bus thread that is about to call Python, unless Python is
+// exiting (python_exiting()): then what it was given is dropped, said in a warning.
+template <class Call>
+void unless_python_exited(std::string_view what, Call&& call) {
+  if (python_has_exited()) {
+    hookbus::logger()->warn("hookbus: {} dropped: Python is exiting, and can no longer run it", what);
+    return;
+  }
+  const py::gil_scoped_acquire gil;
+  call();
+}
+
+}  // namespace
 
 void bind_bus(py::module_& module) {
   py::class_<HandlerFailure>(module, "HandlerFailure", "A handler that failed, as error listeners are told.")
@@ -331,8 +398,9 @@ void bind_bus(py::module_& module) {
               const std::shared_ptr<py::object> subscriber = held(function);
               return bus.own(bus.hooks().subscribe(
                   [subscriber](const EventRef& event) {
-                    const py::gil_scoped_acquire gil;
-                    event.visit([&](const auto& value) { return call_with_view(*subscriber, value); });
+                    unless_python_exited("an event for a queued subscriber", [&] {
+                      event.visit([&](const auto& value) { return call_with_view(*subscriber, value); });
+                    });
                   },
                   options));
             });
@@ -353,12 +421,13 @@ void bind_bus(py::module_& module) {
               return bus.own(bus.hooks().on_emission(
                   [held_observer](const EmissionRecord& record) {
                     const boost::json::object line = trace_json(record);  // before the GIL: no Python in it
-                    const py::gil_scoped_acquire gil;
-                    try {
-                      (*held_observer)(to_python(line));
-                    } catch (const py::error_already_set& error) {
-                      throw_handler_error(error);
-                    }
+                    unless_python_exited("an emission record for a queued observer", [&] {
+                      try {
+                        (*held_observer)(to_python(line));
+                      } catch (const py::error_already_set& error) {
+                        throw_handler_error(error);
+                      }
+                    });
                   },
                   options));
             });

@@ -62,15 +62,10 @@ class Owned {
 // hookbus.Hooks: the bus, and what is kept for its lifetime.
 class PyHooks {
  public:
-  explicit PyHooks(HooksOptions options)
-      : hooks_(std::make_unique<Hooks>(options)), kept_(std::make_shared<KeptForBus>()) {}
+  explicit PyHooks(HooksOptions options);
   PyHooks(const PyHooks&) = delete;
   PyHooks& operator=(const PyHooks&) = delete;
-  ~PyHooks() {
-    const GilReleasedIfHeld released;  // its queues' threads may be waiting for Python
-    kept_.reset();
-    hooks_.reset();
-  }
+  ~PyHooks();
 
   Hooks& hooks() noexcept { return *hooks_; }
   template <class Handle>
@@ -82,6 +77,18 @@ class PyHooks {
   std::unique_ptr<Hooks> hooks_;
   std::shared_ptr<KeptForBus> kept_;
 };
+
+// Python is exiting (atexit, before the interpreter finalizes): every bus
+// still alive delivers what its queued subscribers and observers hold, while
+// Python can still run them; from then on the bus's own threads call no
+// Python (a thread that takes the GIL once the interpreter finalizes is
+// ended mid-call, which would crash the process), and what they are given is
+// dropped with a warning on the hookbus logger.
+void python_exiting();
+
+// Whether python_exiting() was called: a bus thread about to call Python
+// checks it first.
+[[nodiscard]] bool python_has_exited() noexcept;
 
 void bind_bus(pybind11::module_& module);
 

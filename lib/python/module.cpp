@@ -29,6 +29,10 @@ PYBIND11_MODULE(_hookbus, module) {
   hookbus::python::bind_bus(module);
   hookbus::python::bind_setup(module);
 
+  // Before the interpreter finalizes: the buses' threads deliver what they
+  // hold and then call no Python (bus_binding.hpp, python_exiting).
+  py::module_::import("atexit").attr("register")(py::cpp_function(&hookbus::python::python_exiting));
+
   module.def(
       "events",
       [] {

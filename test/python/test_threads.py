@@ -60,3 +60,23 @@ def test_a_disconnect_while_a_queued_subscriber_delivers_does_not_deadlock():
     assert started.wait(10)
     connection.disconnect()
     assert not connection.connected
+
+
+def test_a_program_that_exits_with_events_queued_delivers_them_and_exits_cleanly(tmp_path):
+    import os
+    import subprocess
+    import sys
+    log = tmp_path / "delivered"
+    script = tmp_path / "exits.py"
+    script.write_text(
+        "import hookbus\n"
+        "hooks = hookbus.Hooks()\n"
+        "def record(event):\n"
+        f"    with open({str(log)!r}, 'a') as log:\n"
+        "        log.write(event.type + '\\n')\n"
+        "hooks.subscribe(record, queued=True).keep()\n"
+        "for _ in range(500):\n"
+        "    hooks.emit('agent_start')\n")
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=os.environ)
+    assert run.returncode == 0, run.stderr
+    assert log.read_text().count("agent_start") == 500
