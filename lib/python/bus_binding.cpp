@@ -26,8 +26,6 @@ namespace {
 
 using namespace hookbus::reflect;
 
-constexpr JsonReadOptions strict{.unknown_fields = UnknownFields::error};
-
 std::string type_name(py::handle object) { return py::type::handle_of(object).attr("__name__").cast<std::string>(); }
 
 // A Python exception out of a handler, as the bus reports a handler's
@@ -101,7 +99,7 @@ std::optional<result_t<E>> result_from_python(const py::object& returned) {
   using R = result_t<E>;
   if (returned.is_none()) return std::nullopt;
   if (py::isinstance<Value<R>>(returned)) return returned.cast<const Value<R>&>().get();
-  if (py::isinstance<py::dict>(returned)) return from_json<R>(to_json(returned, type_display_name<R>()), strict);
+  if (py::isinstance<py::dict>(returned)) return from_json<R>(to_json(returned, type_display_name<R>()), strict_reading);
   throw std::invalid_argument(fmt::format("a handler of '{}' returned a {}; it returns a {}, a dict of its fields, or None",
                                           E::type, type_name(returned), type_display_name<R>()));
 }
@@ -169,11 +167,6 @@ constexpr auto emit_functions = []<std::size_t... I>(std::index_sequence<I...>) 
   return std::array<EmitFunction, event_count>{&emit_event<std::variant_alternative_t<I, HookEvent>>...};
 }(std::make_index_sequence<event_count>());
 
-template <class Enum>
-Enum enum_option(std::string_view option, const std::string& name) {
-  if (const auto value = enum_from_wire_name<Enum>(name)) return *value;
-  throw py::value_error(fmt::format("{}='{}' is not one of: {}", option, name, fmt::join(enum_wire_names<Enum>(), ", ")));
-}
 
 HandlerOptions handler_options(int priority, const std::string& tools, const std::string& failure,
                                const std::string& label) {

@@ -17,13 +17,9 @@ namespace json = boost::json;
 namespace mp11 = boost::mp11;
 using namespace hookbus::reflect;
 
-// Reading what Python gave strictly: a misspelt keyword is an error, not a
-// field silently left at its default.
-constexpr JsonReadOptions strict{.unknown_fields = UnknownFields::error};
-
 template <class T>
 Value<T> from_keywords(const py::kwargs& fields, const std::string& class_name) {
-  return Value<T>(from_json<T>(to_json(fields, class_name), strict));
+  return Value<T>(from_json<T>(to_json(fields, class_name), strict_reading));
 }
 
 template <class T>
@@ -72,7 +68,7 @@ py::class_<Value<T>> bind_value_class(py::module_& module, const char* doc) {
           const auto field = py::cast<std::string>(key);
           fields.as_object()[field] = to_json(item, name + "." + field);
         }
-        return Value<T>(from_json<T>(fields, strict));
+        return Value<T>(from_json<T>(fields, strict_reading));
       },
       "A copy with the given fields changed.");
   cls.def("__repr__", [name](const Value<T>& self) { return describe(self, name); });

@@ -4,11 +4,14 @@
 // when Python reads it, not before (catalogue_classes.hpp).
 
 #include <hookbus/json.hpp>
+#include <hookbus/enum_names.hpp>
 #include <hookbus/reflect.hpp>
 
 #include <pybind11/pybind11.h>
 
 #include <boost/json.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <string>
 #include <string_view>
@@ -16,6 +19,19 @@
 namespace hookbus::python {
 
 namespace py = pybind11;
+
+// How values Python gives are read (keywords, a handler's dict): strictly, so
+// a misspelt field is an error rather than a field silently left at its default.
+inline constexpr JsonReadOptions strict_reading{.unknown_fields = UnknownFields::error};
+
+// An option given as one of an enum's wire names ("fail_closed"); another
+// name is a ValueError listing them.
+template <reflect::DescribedEnum Enum>
+Enum enum_option(std::string_view option, const std::string& name) {
+  if (const auto value = reflect::enum_from_wire_name<Enum>(name)) return *value;
+  throw py::value_error(
+      fmt::format("{}='{}' is not one of: {}", option, name, fmt::join(reflect::enum_wire_names<Enum>(), ", ")));
+}
 
 // A JSON value as the Python value json.loads would give.
 py::object to_python(const boost::json::value& value);

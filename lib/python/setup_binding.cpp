@@ -1,6 +1,7 @@
 #include "setup_binding.hpp"
 
 #include "bus_binding.hpp"
+#include "convert.hpp"
 #include "gil.hpp"
 
 #include <hookbus/config.hpp>
@@ -123,12 +124,6 @@ class PyInstallation {
   py::dict report_;
 };
 
-template <class Enum>
-Enum enum_option(std::string_view option, const std::string& name) {
-  if (const auto value = reflect::enum_from_wire_name<Enum>(name)) return *value;
-  throw py::value_error(
-      fmt::format("{}='{}' is not one of: {}", option, name, fmt::join(reflect::enum_wire_names<Enum>(), ", ")));
-}
 
 }  // namespace
 

@@ -80,3 +80,40 @@ def test_a_program_that_exits_with_events_queued_delivers_them_and_exits_cleanly
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, env=os.environ)
     assert run.returncode == 0, run.stderr
     assert log.read_text().count("agent_start") == 500
+
+
+def test_emit_lets_other_python_threads_run_while_an_external_hook_runs(tmp_path, monkeypatch):
+    # The hook waits for a file that only another Python thread creates: were
+    # the GIL held through the emit, that thread could not run, and the hook
+    # would give up after 10 s and answer nothing.
+    import time
+    home = tmp_path / "home"
+    for name, value in {"HOME": home, "XDG_CONFIG_HOME": home / ".config", "XDG_STATE_HOME": home / ".local/state",
+                        "XDG_CACHE_HOME": home / ".cache", "HOOKBUS_MANAGED_DIR": home / "managed"}.items():
+        monkeypatch.setenv(name, str(value))
+    project = tmp_path / "project"
+    hook = project / ".hookbus/hooks/waits"
+    hook.parent.mkdir(parents=True)
+    hook.write_text("#!/bin/sh\n"
+                    "if [ \"$1\" = hook ]; then echo tool_call; exit 0; fi\n"
+                    f"touch '{tmp_path}/started'\n"
+                    "i=0\n"
+                    f"while [ ! -e '{tmp_path}/go' ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done\n"
+                    f"[ -e '{tmp_path}/go' ] && echo '{{\"decision\": \"deny\", \"reason\": \"the other thread ran\"}}'\n"
+                    "exit 0\n")
+    hook.chmod(0o755)
+
+    def release_the_hook():
+        for _ in range(1000):
+            if (tmp_path / "started").exists():
+                (tmp_path / "go").touch()
+                return
+            time.sleep(0.01)
+
+    hooks = hookbus.Hooks()
+    with hookbus.setup(hooks, project_dir=project, project_trust="trust_all"):
+        other = threading.Thread(target=release_the_hook)
+        other.start()
+        result = hooks.emit(tool_call())
+        other.join()
+    assert (result.decision, result.reason) == ("deny", "the other thread ran")
