@@ -20,3 +20,15 @@ def failures(hooks):
     seen = []
     hooks.on_handler_error(seen.append).keep()
     return seen
+
+
+@pytest.fixture
+def scratch_home(tmp_path, monkeypatch):
+    """A home of the test's own: no config, hook, trust or managed layer of
+    this machine's reaches setup()."""
+    home = tmp_path / "home"
+    for name, value in {"HOME": home, "XDG_CONFIG_HOME": home / ".config", "XDG_STATE_HOME": home / ".local/state",
+                        "XDG_CACHE_HOME": home / ".cache", "HOOKBUS_MANAGED_DIR": home / "managed",
+                        "CLAUDE_CONFIG_DIR": home / ".claude"}.items():
+        monkeypatch.setenv(name, str(value))
+    return home

@@ -21,13 +21,8 @@ def write(path, text, mode=0o644):
 
 
 @pytest.fixture
-def project(tmp_path, monkeypatch):
+def project(tmp_path, scratch_home):
     """A project with a hookbus hook and a Claude Code hook, in a scratch home."""
-    home = tmp_path / "home"
-    for name, value in {"HOME": home, "XDG_CONFIG_HOME": home / ".config", "XDG_STATE_HOME": home / ".local/state",
-                        "XDG_CACHE_HOME": home / ".cache", "HOOKBUS_MANAGED_DIR": home / "managed",
-                        "CLAUDE_CONFIG_DIR": home / ".claude"}.items():
-        monkeypatch.setenv(name, str(value))
     root = tmp_path / "project"
     write(root / ".hookbus/hooks/no-rm", "#!/bin/sh\n"
           "if [ \"$1\" = hook ]; then echo tool_call; exit 0; fi\n"

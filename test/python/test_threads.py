@@ -82,15 +82,11 @@ def test_a_program_that_exits_with_events_queued_delivers_them_and_exits_cleanly
     assert log.read_text().count("agent_start") == 500
 
 
-def test_emit_lets_other_python_threads_run_while_an_external_hook_runs(tmp_path, monkeypatch):
+def test_emit_lets_other_python_threads_run_while_an_external_hook_runs(tmp_path, scratch_home):
     # The hook waits for a file that only another Python thread creates: were
     # the GIL held through the emit, that thread could not run, and the hook
     # would give up after 10 s and answer nothing.
     import time
-    home = tmp_path / "home"
-    for name, value in {"HOME": home, "XDG_CONFIG_HOME": home / ".config", "XDG_STATE_HOME": home / ".local/state",
-                        "XDG_CACHE_HOME": home / ".cache", "HOOKBUS_MANAGED_DIR": home / "managed"}.items():
-        monkeypatch.setenv(name, str(value))
     project = tmp_path / "project"
     hook = project / ".hookbus/hooks/waits"
     hook.parent.mkdir(parents=True)

@@ -34,11 +34,7 @@ def test_a_queued_emission_observer_gets_them_on_its_own_thread():
 
 
 @pytest.mark.skipif(not os.environ.get("HOOKBUS_HOOKCTL"), reason="needs hookctl (HOOKBUS_HOOKCTL) to trust a project")
-def test_the_tracer_setup_installs_from_config_writes_the_trace_file(tmp_path, monkeypatch):
-    home = tmp_path / "home"
-    for name, value in {"HOME": home, "XDG_CONFIG_HOME": home / ".config", "XDG_STATE_HOME": home / ".local/state",
-                        "XDG_CACHE_HOME": home / ".cache", "HOOKBUS_MANAGED_DIR": home / "managed"}.items():
-        monkeypatch.setenv(name, str(value))
+def test_the_tracer_setup_installs_from_config_writes_the_trace_file(tmp_path, scratch_home):
     project = tmp_path / "project"
     (project / ".hookbus").mkdir(parents=True)
     (project / ".hookbus/config.json").write_text('{"trace": {"jsonl": "trace/session.jsonl"}}\n')
