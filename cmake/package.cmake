@@ -39,7 +39,7 @@ set(CPACK_DEBIAN_DEV_PACKAGE_NAME libhookbus-dev)
 set(CPACK_DEBIAN_DEV_DESCRIPTION "${PROJECT_DESCRIPTION}: library and headers
  hookbus's static library, its C++20 headers, its CMake package
  (find_package(hookbus)) and its pkg-config file (hookbus.pc).")
-set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libboost1.81-dev, libboost-json1.81-dev, libspdlog-dev, libfmt-dev, libtomlplusplus-dev")
+set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libboost1.81-dev, libboost-json1.81-dev, libspdlog-dev, libfmt-dev, libtomlplusplus-dev, libssl-dev")
 set(CPACK_DEBIAN_DEV_PACKAGE_SUGGESTS "hookctl, hookbus-voice-plugins, pkg-config")
 
 set(CPACK_DEBIAN_HOOKCTL_PACKAGE_NAME hookctl)

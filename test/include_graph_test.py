@@ -35,7 +35,7 @@ import sys
 # nothing of a later layer (those of one layer may include each other, never
 # in a circle).
 LAYERS = [
-    ["support"], ["catalogue"], ["bus"], ["config"], ["trust"], ["plugins"], ["builtins", "trace", "voice"],
+    ["support"], ["net"], ["catalogue"], ["bus"], ["config"], ["trust"], ["plugins"], ["builtins", "trace", "voice"],
     ["process"], ["discovery"], ["formats"], ["external"], ["setup"],
     # Bindings: another language's view of everything below (lib/python).
     ["python"],

@@ -46,6 +46,7 @@
 // Layers, trust, plugins and the one-call engine setup.
 #include <hookbus/layer.hpp>
 #include <hookbus/layers.hpp>
+#include <hookbus/network.hpp>
 #include <hookbus/plugin.hpp>
 #include <hookbus/setup.hpp>
 #include <hookbus/trust.hpp>
