@@ -6,6 +6,9 @@
 //   external/spawn_compiled       bench/external_hook.cpp, started per event
 //   external/persistent_python    a Python hook written with examples/hooks/hookbus_hook.py, `HOOK serve`
 //   external/persistent_compiled  bench/external_hook.cpp, `HOOK serve`
+//   external/http_loopback        an HTTP hook declared in config (docs/fleet.md), answered by a
+//                                 loopback service in this process (test/http_test_server.hpp):
+//                                 one request per emit on the connection kept open
 //
 // And N = 1, 3 and 5 hooks of one tool_call, run one after another
 // (HooksOptions::parallel_runs = 0) or at once (the default), each a hook
@@ -24,6 +27,8 @@
 #include "common.hpp"
 
 #include <hookbus/external.hpp>
+
+#include "http_test_server.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -142,6 +147,28 @@ void external_emit(benchmark::State& state, Hook kind, hookbus::HookMode mode) {
   time_each_emit(state, hooks, event, failures);
 }
 
+// One HTTP hook of tool_call, the user's, whose service answers "no change"
+// (an empty 200): the first emit opens the connection, the timed ones reuse it.
+void http_emit(benchmark::State& state) {
+  const hookbus::test::HttpTestServer service([](const hookbus::test::ReceivedRequest&) {
+    return hookbus::test::Reply{};
+  });
+  hookbus::Config config;
+  config.layer = hookbus::Layer::user;
+  config.network = hookbus::NetworkConfig{.allowed_origins = {service.origin()}};
+  config.hooks["hook"].events = {"tool_call"};
+  config.hooks["hook"].url = service.url("/hook");
+  hookbus::Hooks hooks;
+  std::atomic<int> failures{0};
+  const hookbus::Connection listener = hooks.on_handler_error([&](const hookbus::HandlerFailure&) { ++failures; });
+  hookbus::InstalledHooks installed = hookbus::install_external_hooks(
+      hooks, hookbus::DiscoveryReport{}, hookbus::LayeredConfig({config}), {.project_dir = fs::temp_directory_path()});
+  if (hooks.handler_count("tool_call") != 1) return state.SkipWithError("the hook was not installed");
+  const hookbus::ToolCallEvent event = bench::tool_call_event();
+  benchmark::DoNotOptimize(hooks.emit(event));
+  time_each_emit(state, hooks, event, failures);
+}
+
 // `count` hooks of tool_call, declared in config (no `HOOK hook` query), run
 // at once or one after another; the first rewrites the input when `rewrite`.
 void parallel_emit(benchmark::State& state, Hook kind, int count, bool parallel, bool rewrite) {
@@ -189,6 +216,8 @@ void register_external_benchmarks() {
   benchmark::RegisterBenchmark("external/persistent_python", external_emit, Hook::python, HookMode::persistent)
       ->Iterations(kPersistent)->UseRealTime()->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("external/persistent_compiled", external_emit, Hook::compiled, HookMode::persistent)
+      ->Iterations(kPersistent)->UseRealTime()->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("external/http_loopback", http_emit)
       ->Iterations(kPersistent)->UseRealTime()->Unit(benchmark::kMicrosecond);
   // Runs of 50 ms and more: few emits, enough for a median.
   constexpr int kParallelEmits = 10;

@@ -3,6 +3,7 @@
 // examples/hooks/, run the way a hook author would debug them.
 #include "claude_code_hooks.hpp"
 #include "hookctl_fixture.hpp"
+#include "http_test_server.hpp"
 #include "needs_root.hpp"
 #include "script_fixture.hpp"
 
@@ -286,6 +287,41 @@ TEST_F(Hookctl, ListShowsAHooksToolFilterAndEmitRunsItOnlyForThoseTools) {
               HasSubstr("(project layer, trusted, hookbus protocol, events asked) [tools bash|shell]"));
   EXPECT_THAT(hookctl({"emit", "tool_call", kCall}).stdout_text, HasSubstr("denied by guard: ran"));
   EXPECT_THAT(hookctl({"emit", "tool_call", R"({"tool_name": "python"})"}).stdout_text, Not(HasSubstr("ran")));
+}
+
+// An HTTP hook the user's config declares (docs/fleet.md): hookctl list
+// shows the request it makes and no header, hookctl emit asks the service.
+TEST_F(Hookctl, EmitAsksAnHttpHookOfTheUsersConfigAndListShowsItsRequestWithoutHeaders) {
+  test::HttpTestServer service(
+      [](const test::ReceivedRequest&) { return test::Reply{.body = R"({"decision": "deny", "reason": "policy"})"}; });
+  write_file(user_config_.path() / "hookbus" / "config.json",
+             fmt::format(R"({{"network": {{"allowed_origins": ["{}"]}},
+                 "hooks": {{"policy": {{"url": "{}", "events": ["tool_call"],
+                                        "headers": {{"Authorization": "Bearer s3cret"}}}}}}}})",
+                         service.origin(), service.url("/decide")));
+  const ProcessResult listed = hookctl({"list"});
+  EXPECT_THAT(listed.stdout_text, HasSubstr("POST " + service.url("/decide")));
+  EXPECT_THAT(listed.stdout_text + listed.stderr_text, Not(HasSubstr("s3cret")));
+  const ProcessResult emitted = hookctl({"emit", "tool_call", kCall});
+  EXPECT_THAT(emitted.stdout_text, HasSubstr("denied by policy: policy"));
+  ASSERT_EQ(service.requests().size(), 1U);
+  EXPECT_EQ(service.requests().front().headers.at("authorization"), "Bearer s3cret");
+}
+
+TEST_F(Hookctl, ConfigShowsWhereRequestsMayGoAndNoHeaderValue) {
+  write_file(user_config_.path() / "hookbus" / "config.json", R"({
+      "network": {"allowed_origins": ["https://policy.example.com", "http://127.0.0.1:4318"]},
+      "hooks": {"policy": {"url": "https://policy.example.com/decide", "events": ["tool_call"],
+                           "headers": {"Authorization": "Bearer s3cret-hook"}}},
+      "trace": {"otlp": {"endpoint": "http://127.0.0.1:4318/v1/traces",
+                         "headers": {"Authorization": "Bearer s3cret-otlp"}}}})");
+  const ProcessResult shown = hookctl({"config"});
+  EXPECT_EQ(shown.exit_code, 0) << shown.stderr_text;
+  EXPECT_THAT(shown.stdout_text, HasSubstr("network.allowed_origins"));
+  EXPECT_THAT(shown.stdout_text, HasSubstr("https://policy.example.com"));
+  EXPECT_THAT(shown.stdout_text, HasSubstr("POST https://policy.example.com/decide"));
+  EXPECT_THAT(shown.stdout_text, HasSubstr("(hidden)"));
+  EXPECT_THAT(shown.stdout_text + shown.stderr_text, Not(HasSubstr("s3cret")));
 }
 
 TEST_F(Hookctl, ListShowsAHooksModeInstancesAndAsync) {

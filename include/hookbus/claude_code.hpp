@@ -66,6 +66,17 @@ struct ClaudeCodeCommand {
   // `environment`'s, else the engine's), as /bin/sh finds a command's program.
   std::string exec{};
   std::vector<std::string> arguments{};
+  // Claude Code's "http" handler (Qwen Code's, Copilot CLI's): the payload
+  // is POSTed to `url` (`command`, `program` and `exec` are empty), and the
+  // response's body is read as a command's stdout (docs/fleet.md). The
+  // request goes only to an origin the user's or the managed config allows
+  // (NetworkAllowance). `headers` are sent as written, but for `$NAME` and
+  // `${NAME}`, which become the engine's variable when `allowed_env_vars`
+  // lists it, and "" otherwise. No header value is ever logged, traced or
+  // listed: they may hold secrets.
+  std::string url{};
+  std::vector<std::pair<std::string, std::string>> headers{};
+  std::vector<std::string> allowed_env_vars{};
   Duration timeout = claude_code_default_timeout;
   // Claude Code's "async": runs in the background; the context and messages
   // of its answer go to the model at the next event that takes them
@@ -252,6 +263,10 @@ struct ClaudeCodeOptions {
   // What becomes of the processes a command leaves running, fully detached,
   // once it exits on its own (ExternalHook::detached_processes).
   DetachedProcesses detached_processes = DetachedProcesses::allow;
+  // Where its HTTP handlers may send requests (ClaudeCodeCommand::url): setup()
+  // gives LayeredConfig::network_allowance(). Empty: nowhere; each such
+  // handler's run fails, naming the origin to allow.
+  NetworkAllowance network{};
 };
 
 // What an engine asks of setup() in code (SetupOptions::claude_code): which

@@ -20,6 +20,7 @@
 #include <hookbus/handler_policy.hpp>
 #include <hookbus/install_builtins.hpp>  // 0.2 declared it here; builtins.hpp is its home
 #include <hookbus/layers.hpp>
+#include <hookbus/network.hpp>
 #include <hookbus/trace_options.hpp>
 #include <hookbus/types.hpp>
 
@@ -234,6 +235,16 @@ struct HookSettings {
   // at all once one refused; false: may start at once with the emit's other
   // hooks; absent: its protocol's default (docs/semantics.md §16)
   std::optional<bool> sequential{};
+  // An HTTP hook (docs/fleet.md): a service, not a file. The hookbus
+  // protocol's payload of each of its `events` (which it must declare) is
+  // POSTed to `url`, and the response's body is its answer, as a hook
+  // file's stdout. It is the hook of the file that declares it: no other
+  // layer's entry changes where it sends. It sends only to an origin the
+  // user's or the managed config allows (NetworkAllowance). `headers` may
+  // name `$VAR` from `allowed_env_vars`; their values are never logged.
+  std::string url{};
+  std::vector<std::pair<std::string, std::string>> headers{};
+  std::vector<std::string> allowed_env_vars{};
   ConfigLocation location{};               // where it was written: hooks["guard"] of a file
 
   bool operator==(const HookSettings&) const = default;
@@ -274,6 +285,19 @@ struct TraceConfig {
   bool operator==(const TraceConfig&) const = default;
 };
 
+// "network" (managed and user config only): where hookbus may send
+// requests, for HTTP hooks and the OTLP exporter (docs/fleet.md). hookbus
+// sends nothing to an origin no such file names (docs/security.md, "Network").
+struct NetworkConfig {
+  // "https://policy.example.com", "http://127.0.0.1:8080": a scheme, a host
+  // and a port when not the scheme's own; as HttpUrl::origin() writes them.
+  std::vector<std::string> allowed_origins{};
+  std::filesystem::path ca_file{};  // PEM certificates trusted besides the system's (a fleet's own CA); absolute
+  ConfigLocation location{};
+
+  bool operator==(const NetworkConfig&) const = default;
+};
+
 inline constexpr Duration default_hook_timeout = std::chrono::seconds(30);
 // Config files larger than this are refused: a config is a few kilobytes.
 inline constexpr std::uintmax_t max_config_file_size = std::uintmax_t{1} << 20;
@@ -297,6 +321,9 @@ struct Config {
   // "trace": the built-in tracer's settings (tracer.hpp), read when the file
   // is; its files are opened when it is installed.
   std::optional<TraceConfig> trace{};
+  // "network": managed and user config only (a project may not decide where
+  // its hooks send what they see).
+  std::optional<NetworkConfig> network{};
   // Keys the file's layer may not set (`project_trust` in a project's config),
   // each naming the file and the key: ignored, not applied.
   std::vector<std::string> warnings{};
@@ -415,6 +442,10 @@ class LayeredConfig {
   // winning for a name several map. So a less trusted layer's names never
   // change what a more trusted layer's commands match or read.
   [[nodiscard]] std::map<std::string, Sourced<std::string>> claude_code_tool_names(Layer owner) const;
+  // Where requests may go: the origins of the managed and the user config's
+  // "network" together, and the CA file of the most trusted of them that
+  // gives one. A project's or local "network" is never read (Config::network).
+  [[nodiscard]] NetworkAllowance network_allowance() const;
   // The same for the commands of another agent's hooks (`agent_hooks`).
   [[nodiscard]] std::map<std::string, Sourced<std::string>> agent_tool_names(HookProtocol agent, Layer owner) const;
 

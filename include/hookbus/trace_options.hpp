@@ -7,10 +7,17 @@
 
 #include <hookbus/handler_policy.hpp>
 #include <hookbus/layers.hpp>
+#include <hookbus/network.hpp>
+#include <hookbus/types.hpp>
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace hookbus {
 
@@ -40,11 +47,43 @@ struct OtlpTraceOptions {
   bool operator==(const OtlpTraceOptions&) const = default;
 };
 
+// The spans the OTLP file holds, sent to a Collector's OTLP/HTTP receiver
+// instead (docs/tracing.md, "Sending spans to a Collector"): POSTed as JSON
+// to `endpoint`, in batches, from a thread of the exporter's own, so that a
+// slow or dead Collector never holds up an emit. What cannot be sent (a
+// full queue, a refusal, retries that gave up) is dropped, counted and
+// logged as a warning.
+struct OtlpHttpTraceOptions {
+  std::string endpoint{};  // "http://127.0.0.1:4318/v1/traces": POSTed to as given
+  // Sent with every request (an API key, a tenant). Their values are never
+  // logged: they may hold secrets.
+  std::vector<std::pair<std::string, std::string>> headers{};
+  // Where requests may go. Config never sets it: setup() gives the managed
+  // and user config's allowance (LayeredConfig::network_allowance), so a
+  // project cannot send its spans where the user did not allow.
+  NetworkAllowance network{};
+  // Spans waiting to be sent, at most: more are dropped (the newest), so
+  // memory stays bounded while the Collector is away.
+  std::size_t max_queued_spans = 2048;
+  // Spans per request, at most: a request stays well under a receiver's size limit.
+  std::size_t max_batch_spans = 512;
+  // How long a span waits for others to share its request; a full batch goes at once.
+  Duration flush_interval = std::chrono::seconds(1);
+  // One request's whole exchange, at most; and how long the tracer's end
+  // waits for what is still queued to be sent.
+  Duration timeout = std::chrono::seconds(10);
+  // How long a batch is retried (429, 502, 503, 504, no connection) before it is dropped.
+  Duration max_retry_time = std::chrono::seconds(30);
+
+  bool operator==(const OtlpHttpTraceOptions&) const = default;
+};
+
 struct TraceOptions {
   std::optional<JsonlTraceOptions> jsonl{};
   // Written anew by each tracer (a JSON document); the previous one is kept as FILE.1.
   std::optional<std::filesystem::path> chrome{};
   std::optional<OtlpTraceOptions> otlp{};
+  std::optional<OtlpHttpTraceOptions> otlp_http{};
   // The tracer's delivery queue; nullopt records on the emitting thread.
   std::optional<DeliveryQueue> queue = DeliveryQueue{};
   // The project the trace is about: in the JSONL header and the OTLP resource.
@@ -66,7 +105,10 @@ struct TraceOptions {
 // Reads the "trace" object of a config of layer `layer` strictly (ConfigError naming the path):
 //   "jsonl":  "PATH" or {"file": "PATH", "max_bytes": N, "max_files": N}
 //   "chrome": "PATH"
-//   "otlp":   "PATH" or {"file": "PATH", "max_bytes": N, "max_files": N}
+//   "otlp":   "PATH" or {"file": "PATH", "max_bytes": N, "max_files": N}, or
+//             {"endpoint": "URL", "headers": {"NAME": "VALUE", ...}, "max_queued_spans": N,
+//              "max_batch_spans": N, "flush_interval_ms": N, "timeout_ms": N} (otlp_http;
+//             its network allowance is not config's: setup() gives it)
 //   "queue":  {"capacity": N, "overflow": "drop_newest" | "drop_oldest" | "block"}, or false
 // At least one of jsonl, chrome and otlp; each path names a file (".", or
 // one ending in '/', is a ConfigError). Relative paths are relative to the

@@ -2,11 +2,13 @@
 // check Boost.JSON does not do, and the Config format itself.
 #include <hookbus/config.hpp>
 #include <hookbus/json.hpp>
+#include <hookbus/names.hpp>
 #include <hookbus/tool_matcher.hpp>
 
 #include "catalogue/json_text.hpp"
 #include "config/file_to_write.hpp"
 #include "config/format_checks.hpp"
+#include "net/url.hpp"
 #include "support/file_safety.hpp"
 #include "support/files.hpp"
 #include "support/sha256.hpp"
@@ -216,9 +218,53 @@ std::vector<std::string> read_string_list(const ConfigValue& value) {
   return list;
 }
 
+// An HTTP hook's entry: its URL (an http:// or https:// URL without
+// credentials or variables), its headers, the variables they may name, and
+// the hookbus events it declares, as a hook file that is never asked `HOOK
+// hook`. It speaks hookbus's protocol and runs once per event.
+void read_http_hook(const ConfigObject& settings, const ConfigValue& url, HookSettings& hook) {
+  hook.url = url.as_nonempty_string();
+  if (hook.url.find('$') != std::string::npos)
+    throw ConfigError(url.location(), "hookbus puts no variable into an HTTP hook's URL (only its \"headers\" take "
+                                      "$VAR from \"allowed_env_vars\"): write the URL out");
+  try {
+    (void)detail::parse_http_url(hook.url);
+  } catch (const ConfigError&) {
+    throw;
+  } catch (const Error& error) {
+    throw ConfigError(url.location(), error.what());
+  }
+  if (auto headers = settings.find("headers"))
+    for (const auto& [name, value] : headers->as_object().members()) {
+      const std::string text = value.as_string();
+      if (name.empty() || name.find_first_of("\r\n:") != std::string::npos ||
+          text.find_first_of("\r\n") != std::string::npos)
+        throw ConfigError(value.location(), "a header's name must be a non-empty word without ':', and neither its "
+                                            "name nor its value may hold a line break");
+      hook.headers.emplace_back(name, text);
+    }
+  if (auto names = settings.find("allowed_env_vars")) hook.allowed_env_vars = read_string_list(*names);
+  if (hook.protocol && *hook.protocol != HookProtocol::hookbus)
+    throw ConfigError(settings.location().key("protocol"),
+                      fmt::format("an HTTP hook (\"url\") speaks hookbus's protocol; a {} http handler is declared "
+                                  "in its agent's settings file",
+                                  hook_protocol_name(*hook.protocol)));
+  if (hook.mode == HookMode::persistent)
+    throw ConfigError(settings.location().key("mode"), "an HTTP hook (\"url\") is asked once per event; it has no "
+                                                       "processes to keep up");
+  const auto events = settings.find("events");
+  if (!events)
+    throw ConfigError(settings.location(), "an HTTP hook (\"url\") must declare its \"events\" (hookbus event "
+                                           "names such as \"tool_call\"): it is never asked `HOOK hook`");
+  for (std::size_t i = 0; i < hook.events.size(); ++i)
+    if (!find_event(hook.events[i]))
+      throw ConfigError(events->location().element(i),
+                        fmt::format("\"{}\" is not a hookbus event (hookctl events lists them)", hook.events[i]));
+}
+
 HookSettings read_hook_settings(const ConfigObject& settings) {
   settings.allow_only({"timeout_ms", "failure", "disabled", "protocol", "events", "matcher", "tools", "mode",
-                       "instances", "start", "async", "sequential"});
+                       "instances", "start", "async", "sequential", "url", "headers", "allowed_env_vars"});
   HookSettings hook;
   hook.location = settings.location();
   if (auto timeout = settings.find("timeout_ms")) hook.timeout = read_timeout(*timeout);
@@ -243,6 +289,7 @@ HookSettings read_hook_settings(const ConfigObject& settings) {
   if (auto start = settings.find("start")) hook.start = start->as_enum<HookStart>();
   if (auto async = settings.find("async")) hook.async = async->as_bool();
   if (auto sequential = settings.find("sequential")) hook.sequential = sequential->as_bool();
+  if (auto url = settings.find("url")) read_http_hook(settings, *url, hook);
   const bool claude = hook.protocol && declared_like_claude_code(*hook.protocol);
   if (claude && hook.events.empty())
     throw ConfigError(settings.location(),
@@ -355,10 +402,39 @@ bool layer_may_set(const ConfigValue& value, Config& config, std::initializer_li
   return false;
 }
 
+// "network": the origins requests may go to, each checked and written as
+// HttpUrl::origin() writes it (so "HTTPS://Policy.example.com:443/" is
+// "https://policy.example.com"), and a CA file that exists.
+NetworkConfig read_network(const ConfigObject& settings) {
+  settings.allow_only({"allowed_origins", "ca_file"});
+  NetworkConfig network{.allowed_origins = {}, .ca_file = {}, .location = settings.location()};
+  if (auto origins = settings.find("allowed_origins")) {
+    for (const auto& origin : origins->as_array()) {
+      try {
+        network.allowed_origins.push_back(detail::parse_origin(origin.as_string()));
+      } catch (const ConfigError&) {
+        throw;
+      } catch (const Error& error) {
+        throw ConfigError(origin.location(), error.what());
+      }
+    }
+  }
+  if (auto ca = settings.find("ca_file")) {
+    network.ca_file = ca->as_path();
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(network.ca_file, error))
+      throw ConfigError(ca->location(),
+                        fmt::format("{} {}: give a file of PEM certificates", network.ca_file.string(),
+                                    std::filesystem::exists(network.ca_file, error) ? "is not a regular file"
+                                                                                    : "does not exist"));
+  }
+  return network;
+}
+
 Config read_config(const ConfigValue& document, Layer layer) {
   const ConfigObject top = document.as_object();
   top.allow_only({"builtins", "hook_directories", "timeout_ms", "hooks", "claude_code", "agent_hooks", "disable_all_hooks",
-                  "allow_managed_hooks_only", "project_trust", "detached_processes", "trace"});
+                  "allow_managed_hooks_only", "project_trust", "detached_processes", "trace", "network"});
   Config config;
   config.layer = layer;
   if (auto builtins = top.find("builtins")) {
@@ -389,6 +465,10 @@ Config read_config(const ConfigValue& document, Layer layer) {
       trust && layer_may_set(*trust, config, {Layer::managed, Layer::user}, "a project may not decide its own trust"))
     config.project_trust = trust->as_enum<ProjectTrustPolicy>();
   if (auto detached = top.find("detached_processes")) config.detached_processes = detached->as_enum<DetachedProcesses>();
+  if (auto network = top.find("network");
+      network && layer_may_set(*network, config, {Layer::managed, Layer::user},
+                               "a project may not decide where its hooks send what they see"))
+    config.network = read_network(network->as_object());
   return config;
 }
 

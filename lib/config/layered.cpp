@@ -112,6 +112,19 @@ std::vector<Sourced<ProjectTrustPolicy>> LayeredConfig::project_trust_overruled(
   return overruled;
 }
 
+NetworkAllowance LayeredConfig::network_allowance() const {
+  NetworkAllowance allowance;
+  for (const Layer writer : {Layer::managed, Layer::user}) {  // read_config reads "network" of no other layer
+    const Config* config = layer(writer);
+    if (config == nullptr || !config->network) continue;
+    for (const auto& origin : config->network->allowed_origins)
+      if (std::find(allowance.origins.begin(), allowance.origins.end(), origin) == allowance.origins.end())
+        allowance.origins.push_back(origin);
+    if (allowance.ca_file.empty()) allowance.ca_file = config->network->ca_file;
+  }
+  return allowance;
+}
+
 Sourced<DetachedProcesses> LayeredConfig::detached_processes(Layer owner, DetachedProcesses engine_default) const {
   Sourced<DetachedProcesses> strictest{engine_default, {}};
   for (const Layer writer : layers_by_trust) {

@@ -5,17 +5,29 @@
 #include <hookbus/trace_options.hpp>
 
 #include "config/file_to_write.hpp"
+#include "net/url.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
 #include <optional>
+#include <string>
+#include <string_view>
 
 namespace hookbus {
 namespace {
 
 constexpr std::int64_t kMaxQueueCapacity = 1 << 20;
+constexpr std::int64_t kMaxBatchSpans = 1 << 16;
+constexpr std::int64_t kMaxFlushIntervalMs = 60'000;
+constexpr std::int64_t kMaxTimeoutMs = 600'000;
 
 // "PATH" or {"file": "PATH", "max_bytes": N, "max_files": N}, over the defaults of Options.
 template <class Options>
@@ -34,6 +46,73 @@ Options read_rotated_file(const ConfigValue& value, bool in_project) {
         static_cast<std::uintmax_t>(max_bytes->as_integer(4096, std::numeric_limits<std::int64_t>::max()));
   if (auto max_files = object.find("max_files")) options.max_files = static_cast<unsigned>(max_files->as_integer(0, 1000));
   return options;
+}
+
+// An HTTP header name is a token (RFC 9110): letters, digits and !#$%&'*+-.^_`|~.
+bool is_header_name(std::string_view name) {
+  constexpr std::string_view symbols = "!#$%&'*+-.^_`|~";
+  return !name.empty() && std::all_of(name.begin(), name.end(), [&](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           symbols.find(c) != std::string_view::npos;
+  });
+}
+
+// "headers": {"NAME": "VALUE", ...}, checked as the HTTP client would, so a
+// mistake is the config's error, not a drop at every request. An error
+// names the header, never its value: it may be a secret.
+std::vector<std::pair<std::string, std::string>> read_headers(const ConfigValue& value) {
+  std::vector<std::pair<std::string, std::string>> headers;
+  for (const auto& [name, header] : value.as_object().members()) {
+    if (!is_header_name(name))
+      throw ConfigError(header.location(), "not an HTTP header name: give letters, digits and !#$%&'*+-.^_`|~");
+    constexpr std::array<std::string_view, 4> hookbus_sets{"host", "content-length", "transfer-encoding", "content-type"};
+    std::string lower = name;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (std::find(hookbus_sets.begin(), hookbus_sets.end(), lower) != hookbus_sets.end())
+      throw ConfigError(header.location(), fmt::format("{} is set by hookbus for each request: leave it out", name));
+    std::string text = header.as_string();
+    if (text.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos)
+      throw ConfigError(header.location(), "the value holds a line break (CR or LF) or NUL, which would end the header");
+    headers.emplace_back(name, std::move(text));
+  }
+  return headers;
+}
+
+// "otlp" as {"endpoint": "URL", ...}: a Collector's OTLP/HTTP receiver. The
+// network allowance is not read here: setup() gives the managed and user
+// config's (install_layer_builtins), which no project can widen.
+OtlpHttpTraceOptions read_otlp_http(const ConfigObject& object) {
+  object.allow_only({"endpoint", "headers", "max_queued_spans", "max_batch_spans", "flush_interval_ms", "timeout_ms"});
+  OtlpHttpTraceOptions options;
+  const ConfigValue endpoint = object.required("endpoint", "the Collector's OTLP/HTTP URL (string)");
+  options.endpoint = endpoint.as_nonempty_string();
+  try {
+    (void)detail::parse_http_url(options.endpoint);
+  } catch (const Error& error) {
+    throw ConfigError(endpoint.location(), error.what());
+  }
+  if (auto headers = object.find("headers")) options.headers = read_headers(*headers);
+  if (auto spans = object.find("max_queued_spans"))
+    options.max_queued_spans = static_cast<std::size_t>(spans->as_integer(1, kMaxQueueCapacity));
+  if (auto spans = object.find("max_batch_spans"))
+    options.max_batch_spans = static_cast<std::size_t>(spans->as_integer(1, kMaxBatchSpans));
+  if (auto interval = object.find("flush_interval_ms"))
+    options.flush_interval = Duration(interval->as_integer(1, kMaxFlushIntervalMs));
+  if (auto timeout = object.find("timeout_ms")) options.timeout = Duration(timeout->as_integer(1, kMaxTimeoutMs));
+  return options;
+}
+
+// "otlp": the file's settings, or a Collector's endpoint; not both.
+void read_otlp(const ConfigValue& value, bool in_project, TraceOptions& options) {
+  if (!value.json().is_object() || !value.json().as_object().contains("endpoint")) {
+    options.otlp = read_rotated_file<OtlpTraceOptions>(value, in_project);
+    return;
+  }
+  const ConfigObject object = value.as_object();
+  if (object.find("file"))
+    throw ConfigError(value.location(), "both \"endpoint\" and \"file\": choose one, \"endpoint\" to send the spans "
+                                        "to a Collector or \"file\" to write them to a file");
+  options.otlp_http = read_otlp_http(object);
 }
 
 std::optional<DeliveryQueue> read_queue(const ConfigValue& value) {
@@ -59,9 +138,9 @@ TraceOptions read_trace_options(const ConfigObject& settings, Layer layer) {
   TraceOptions options;
   if (auto jsonl = settings.find("jsonl")) options.jsonl = read_rotated_file<JsonlTraceOptions>(*jsonl, in_project);
   if (auto chrome = settings.find("chrome")) options.chrome = detail::file_to_write(*chrome, in_project).path;
-  if (auto otlp = settings.find("otlp")) options.otlp = read_rotated_file<OtlpTraceOptions>(*otlp, in_project);
+  if (auto otlp = settings.find("otlp")) read_otlp(*otlp, in_project, options);
   if (auto queue = settings.find("queue")) options.queue = read_queue(*queue);
-  if (!options.jsonl && !options.chrome && !options.otlp)
+  if (!options.jsonl && !options.chrome && !options.otlp && !options.otlp_http)
     throw ConfigError(settings.location(), "nothing to write: give at least one of \"jsonl\", \"chrome\" and \"otlp\"");
   // A project's config is about its project; the user's and the administrator's are about none.
   if (in_project) {

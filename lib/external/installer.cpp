@@ -16,6 +16,7 @@
 #include "formats/claude_code/command_files.hpp"
 #include "formats/claude_code/installer.hpp"
 #include "formats/hook_format.hpp"
+#include "process/http_run.hpp"
 #include "process/background.hpp"
 #include "support/logging.hpp"
 #include "support/utf8.hpp"
@@ -89,6 +90,9 @@ class Installer {
       for (const auto& command : options_.claude_code)
         if (command.layer == layer) install(command, claude);
       install_format_commands(layer, claude);
+      if (const Config* writer = config_.layer(layer))
+        for (const auto& [name, entry] : writer->hooks)
+          if (!entry.url.empty()) install_http(*writer, name, entry);
     }
     for (const Config& layer : config_.layers())
       for (const auto& [name, settings] : layer.hooks) check_entry(layer, name, settings);
@@ -157,7 +161,7 @@ class Installer {
         filters_a_tool_event = true;
       }
       installed_.add(connect(requested.index, run, found.name, requested.name,
-                             timing(found, settings, *run, requested.index), std::move(event_options)));
+                             timing(found.protocol, settings, *run, requested.index), std::move(event_options)));
       record.events.emplace_back(event_name(requested.index));
       events.push_back(requested.index);
     }
@@ -168,6 +172,53 @@ class Installer {
     if (settings.async.value) check_async(found.name, describe_location(settings.async.origin), events);
     check_sequential(found.name, settings);
     what_.installed.push_back(std::move(record));
+  }
+
+  // An HTTP hook a config file declares (HookSettings::url): its events'
+  // handlers, of the file's layer, POST the hookbus payload to its URL. One
+  // to an origin no config allows is installed, and each of its runs fails
+  // (a fail-closed guard refuses): said now, with how to allow it.
+  void install_http(const Config& writer, const std::string& name, const HookSettings& entry) {
+    const ResolvedHookSettings settings = config_.hook_settings(writer.layer, name);
+    const std::string source = describe_location(entry.location.key("url"));
+    const std::string command = "POST " + entry.url;
+    http_hooks_.push_back({name, writer.layer});
+    if (auto forbidden = config_.hooks_forbidden(writer.layer); forbidden || settings.disabled.value) {
+      what_.not_installed.push_back(
+          {name, writer.layer, {}, forbidden ? *forbidden : "disabled by " + describe_location(settings.disabled.origin),
+           HookProtocol::hookbus, entry.events, command, source});
+      return;
+    }
+    if (auto why = detail::origin_refusal(detail::parse_http_url(entry.url), network_allowance()))
+      warn(fmt::format("HTTP hook '{}' ({}) cannot run: {}", name, source, *why));
+    if (!http_client_)
+      http_client_ = std::make_shared<detail::HttpClient>(detail::HttpClientOptions{.allowance = network_allowance()});
+    const auto run = std::make_shared<HookRun>(
+        ExternalHook{.name = name,
+                     .path = entry.url,
+                     .timeout = settings.timeout.value,
+                     .project_dir = project_dir_,
+                     .workspace = options_.workspace,
+                     .detached_processes = DetachedProcesses::allow},
+        HttpService{http_client_, {.url = entry.url, .headers = entry.headers, .allowed_env_vars = entry.allowed_env_vars}});
+    const HandlerOptions options{.label = name,
+                                 .failure = settings.failure.value,
+                                 .kind = HandlerKind::external,
+                                 .source = source,
+                                 .layer = writer.layer,
+                                 .protocol = std::string(hook_protocol_name(HookProtocol::hookbus))};
+    std::vector<std::size_t> events;
+    for (const auto& requested : entry.events) {
+      const std::size_t index = *find_event(requested);  // read_hook_settings checked the names
+      HandlerOptions event_options = options;
+      if (has_tool_name(index)) event_options.tools = settings.tools.value;
+      installed_.add(connect(index, run, name, requested, timing(HookProtocol::hookbus, settings, *run, index),
+                             std::move(event_options)));
+      events.push_back(index);
+    }
+    if (settings.async.value) check_async(name, describe_location(settings.async.origin), events);
+    what_.installed.push_back(
+        {name, writer.layer, {}, entry.events, settings, HookProtocol::hookbus, "", command, source});
   }
 
   // What the runs of `layer`'s hooks leave running becomes: the engine's
@@ -202,14 +253,25 @@ class Installer {
   // that others could write by now, or a project file that changed since it
   // was trusted, fails instead (and a persistent hook's running instance is
   // asked nothing).
+  // An HTTP hook's service: the client its runs share, and its request.
+  struct HttpService {
+    std::shared_ptr<detail::HttpClient> client;
+    detail::HttpHookRequest request;
+  };
+
   class HookRun : public std::enable_shared_from_this<HookRun> {
    public:
     HookRun(ExternalHook hook, std::unique_ptr<detail::PersistentHook> persistent,
             std::shared_ptr<const TrustedFiles> trusted)
         : hook_(std::move(hook)), persistent_(std::move(persistent)), trusted_(std::move(trusted)) {}
+    // An HTTP hook: its `hook.path` is its URL, which its failures name.
+    HookRun(ExternalHook hook, HttpService service) : hook_(std::move(hook)), service_(std::move(service)) {}
 
     template <class E>
     detail::HookAnswer<E> operator()(const E& event, std::string_view requested_name, std::stop_token stop) const {
+      if (service_)
+        return detail::answer_of<E>(
+            hook_, post(write_json(detail::hook_payload_for(hook_, event, requested_name)), std::move(stop)));
       if (auto why = detail::why_not_start(hook_.path, trusted_.get())) throw ExternalHookError(detail::valid_utf8(*why));
       if (persistent_) return persistent_->call(event, requested_name, std::move(stop));
       return detail::answer_of<E>(hook_, detail::run_hook(hook_, event, requested_name, std::move(stop)));
@@ -223,19 +285,35 @@ class Installer {
     detail::AheadWork<E> ahead(const E& event, std::string_view requested_name) const {
       return [self = shared_from_this(), payload = write_json(detail::hook_payload_for(hook_, event, requested_name)),
               context = event.context](std::stop_token stop) mutable -> detail::ReadAnswer<E> {
-        if (auto why = detail::why_not_start(self->hook_.path, self->trusted_.get()))
-          throw ExternalHookError(detail::valid_utf8(*why));
-        ProcessResult run = detail::run_payload(self->hook_, std::move(payload), event_name(event_index<E>), context,
-                                                std::move(stop));
+        ProcessResult run;
+        if (self->service_) {
+          run = self->post(std::move(payload), std::move(stop));
+        } else {
+          if (auto why = detail::why_not_start(self->hook_.path, self->trusted_.get()))
+            throw ExternalHookError(detail::valid_utf8(*why));
+          run = detail::run_payload(self->hook_, std::move(payload), event_name(event_index<E>), context,
+                                    std::move(stop));
+        }
         return [self = std::move(self), run = std::move(run)] { return detail::answer_of<E>(self->hook_, run); };
       };
     }
     [[nodiscard]] bool one_process_per_run() const noexcept { return persistent_ == nullptr; }
 
    private:
+    // The HTTP hook's run: the response's body as a hook file's stdout.
+    ProcessResult post(std::string payload, std::stop_token stop) const {
+      try {
+        return detail::post_hook_payload(*service_->client, service_->request, std::move(payload), hook_.timeout,
+                                         std::move(stop));
+      } catch (const Error& error) {
+        throw ExternalHookError(detail::valid_utf8(fmt::format("HTTP hook '{}': {}", hook_.name, error.what())));
+      }
+    }
+
     ExternalHook hook_;
     std::unique_ptr<detail::PersistentHook> persistent_;  // null: one process per run
     std::shared_ptr<const TrustedFiles> trusted_;
+    std::optional<HttpService> service_;  // an HTTP hook's; then there is no file to check or start
   };
 
   static std::shared_ptr<HookRun> runner(const ExternalHook& hook, const ResolvedHookSettings& settings,
@@ -264,11 +342,11 @@ class Installer {
   // event, since kodelet runs no hook after one that refused and kodelet
   // hooks may count on it; every other may run ahead. A persistent hook's
   // instances serve one request at a time each, so it runs at its turn.
-  static Timing timing(const DiscoveredHook& found, const ResolvedHookSettings& settings, const HookRun& run,
+  static Timing timing(HookProtocol protocol, const ResolvedHookSettings& settings, const HookRun& run,
                        std::size_t event) {
     if (settings.async.value) return Timing::background;
     if (!run.one_process_per_run()) return Timing::at_its_turn;
-    const bool sequential = settings.sequential.value.value_or(found.protocol == HookProtocol::kodelet &&
+    const bool sequential = settings.sequential.value.value_or(protocol == HookProtocol::kodelet &&
                                                                  is_gating_event(event));
     return sequential ? Timing::at_its_turn : Timing::may_run_ahead;
   }
@@ -365,6 +443,12 @@ class Installer {
         return not_installed("refused: " + *why);
       }
     }
+    // An HTTP handler to an origin no more trusted config allows is
+    // installed, and each of its runs fails (a fail-closed guard refuses):
+    // said now, with how to allow it.
+    if (!command.url.empty())
+      if (auto why = detail::origin_refusal(detail::parse_http_url(command.url), network_allowance()))
+        warn(fmt::format("{} hook {} ({}) cannot run: {}", format_of(command).agent, command.label, command.source, *why));
     claude.push_back(command);
     claude.back().trusted = trusted_files(command.layer);
     if (command.async)
@@ -396,9 +480,12 @@ class Installer {
   // not every hook of that name, and stand in for a fail-closed hook that
   // cannot run.
   void check_entry(const Config& writer, const std::string& name, const HookSettings& entry) {
-    const bool governed_exists = std::any_of(report_.hooks.begin(), report_.hooks.end(), [&](const DiscoveredHook& h) {
-      return h.name == name && governs(writer.layer, h.layer);
-    });
+    if (!entry.url.empty()) return;  // an HTTP hook, installed as such
+    const bool governed_exists =
+        std::any_of(report_.hooks.begin(), report_.hooks.end(),
+                    [&](const DiscoveredHook& h) { return h.name == name && governs(writer.layer, h.layer); }) ||
+        std::any_of(http_hooks_.begin(), http_hooks_.end(),
+                    [&](const auto& h) { return h.first == name && governs(writer.layer, h.second); });
     // A hook of that name the writer may not change: each key it sets is a warning naming it.
     const auto higher = std::find_if(report_.hooks.begin(), report_.hooks.end(), [&](const DiscoveredHook& h) {
       return h.name == name && !governs(writer.layer, h.layer);
@@ -491,6 +578,7 @@ class Installer {
   ClaudeCodeOptions format_options(HookProtocol protocol, Layer layer) const {
     ClaudeCodeOptions claude = options_.claude_code_options;
     claude.project_dir = project_dir_;
+    claude.network = network_allowance();
     claude.detached_processes = detached_processes(layer);
     const auto& by_layer = protocol == HookProtocol::claude_code ? options_.claude_code_tool_names
                                                                  : options_.agent_tool_names.contains(protocol)
@@ -503,6 +591,19 @@ class Installer {
   Hooks& hooks_;
   const DiscoveryReport& report_;
   const LayeredConfig& config_;
+  std::shared_ptr<detail::HttpClient> http_client_;  // the HTTP hooks' (made for the first)
+  std::vector<std::pair<std::string, Layer>> http_hooks_;  // the HTTP hooks config declares, by name and layer
+  // Where HTTP handlers may send: the engine's allowance (its
+  // claude_code_options.network) and the user's and managed config's.
+  NetworkAllowance network_allowance() const {
+    NetworkAllowance allowance = options_.claude_code_options.network;
+    const NetworkAllowance configured = config_.network_allowance();
+    for (const auto& origin : configured.origins)
+      if (std::find(allowance.origins.begin(), allowance.origins.end(), origin) == allowance.origins.end())
+        allowance.origins.push_back(origin);
+    if (allowance.ca_file.empty()) allowance.ca_file = configured.ca_file;
+    return allowance;
+  }
   ExternalInstallOptions options_;
   fs::path project_dir_;
   // The async hooks' pool, hookbus's and Claude Code's; their handlers hold it.

@@ -258,6 +258,15 @@ struct HookFormat {
   // (ClaudeCodeCommand::program). Empty: such a file fails to start, its
   // error naming the missing '#!' line.
   std::string_view script_shell{};
+  // Whether its handlers may be HTTP requests ("type": "http",
+  // ClaudeCodeCommand::url): Claude Code's, Qwen Code's, Copilot CLI's. Their
+  // "timeout" counts `http_timeout_unit` where it is not zero (Qwen Code's
+  // seconds, against its commands' milliseconds), and one without gets
+  // `http_default_timeout` where that is not zero.
+  bool http_handlers = false;
+  Duration http_timeout_unit{};
+  std::string_view http_timeout_unit_name{};
+  Duration http_default_timeout{};
 };
 
 // The formats hookbus reads: Claude Code's and those declared as it

@@ -181,8 +181,8 @@ Installation setup(Hooks& hooks, const SetupOptions& options) {
   const BuiltinRegistry registry = options.builtins != nullptr ? *options.builtins : default_builtins();
   ConnectionGroup builtins;
   for (const Config& layer : config.layers())
-    detail::install_layer_builtins(hooks, layer, config.hooks_forbidden(layer.layer), registry, options.trace, builtins,
-                                   report);
+    detail::install_layer_builtins(hooks, layer, config.hooks_forbidden(layer.layer), registry, options.trace,
+                                   config.network_allowance(), builtins, report);
   // An untrusted project's, as its config writes them: what trusting it would install.
   if (!project_may_run)
     for (const auto& read : project_layers)

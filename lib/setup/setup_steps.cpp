@@ -144,8 +144,8 @@ void report_builtins(const Config& layer, const std::string& why_not, bool trace
 }  // namespace
 
 void install_layer_builtins(Hooks& hooks, const Config& layer, const std::optional<std::string>& why_not,
-                            const BuiltinRegistry& registry, bool trace, ConnectionGroup& installed,
-                            SetupReport& report) {
+                            const BuiltinRegistry& registry, bool trace, const NetworkAllowance& network,
+                            ConnectionGroup& installed, SetupReport& report) {
   if (layer.builtins.empty() && !layer.trace) return;
   if (why_not) {
     warn(report, fmt::format("built-ins of {} config {} not installed: {}", layer_name(layer.layer), layer.file.string(),
@@ -153,6 +153,8 @@ void install_layer_builtins(Hooks& hooks, const Config& layer, const std::option
   } else {
     Config to_install = layer;
     if (!trace) to_install.trace.reset();
+    // Config never sets where spans may go: the managed and user config's allowance does.
+    if (to_install.trace && to_install.trace->options.otlp_http) to_install.trace->options.otlp_http->network = network;
     installed.add(install_builtins(hooks, to_install, registry));
   }
   report_builtins(layer, why_not.value_or(""), trace, report);

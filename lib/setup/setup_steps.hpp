@@ -60,9 +60,11 @@ inline void warn(SetupReport& report, std::string message) { warn(report.warning
 // Installs the built-ins and tracer of one applied layer's config (the
 // tracer only with `trace`), unless `why_not` says the layer may not run
 // (then a warning names the file and why); records each in report.builtins.
+// A tracer that sends spans to a Collector sends them only where `network`
+// (LayeredConfig::network_allowance) allows, whichever layer configured it.
 void install_layer_builtins(Hooks& hooks, const Config& layer, const std::optional<std::string>& why_not,
-                            const BuiltinRegistry& registry, bool trace, ConnectionGroup& installed,
-                            SetupReport& report);
+                            const BuiltinRegistry& registry, bool trace, const NetworkAllowance& network,
+                            ConnectionGroup& installed, SetupReport& report);
 
 // Records the built-ins of a config that does not apply (an untrusted
 // project's, read as data) as not installed, with why.

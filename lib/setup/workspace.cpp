@@ -110,7 +110,8 @@ Installation install_workspace(Hooks& hooks, const fs::path& directory, const Wo
 
   if (const Config* own = layered.layer(Layer::project)) {
     const BuiltinRegistry registry = options.builtins != nullptr ? *options.builtins : default_builtins();
-    detail::install_layer_builtins(hooks, *own, why_not, registry, options.trace, result.connections, report);
+    detail::install_layer_builtins(hooks, *own, why_not, registry, options.trace, layered.network_allowance(),
+                                   result.connections, report);
   } else if (config && why_not) {
     detail::report_builtins_not_run(*config, *why_not, report);  // what trusting it would install
   }

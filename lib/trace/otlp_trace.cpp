@@ -1,5 +1,7 @@
-// OpenTelemetry spans as OTLP/JSON lines (lib/trace/trace_writers.hpp): each
-// line is one ExportTraceServiceRequest in the protobuf JSON mapping, with
+// OpenTelemetry spans in OTLP/JSON (lib/trace/trace_writers.hpp): one maker
+// turns each record into spans for the OTLP file (a line per record) and the
+// OTLP/HTTP exporter (otlp_http.cpp, a batch per request) alike. Each line or
+// request is one ExportTraceServiceRequest in the protobuf JSON mapping, with
 // OTLP's own rules: field names in lowerCamelCase, traceId and spanId as hex,
 // enums as integers, 64-bit integers (times, intValue) as decimal strings.
 // One trace per emit: a span for the emit, a child span per handler. One
@@ -48,15 +50,7 @@ std::string unix_nanos(sys_time<nanoseconds> time) { return std::to_string(time.
 
 }  // namespace
 
-OtlpTraceWriter::OtlpTraceWriter(const OtlpTraceOptions& options, std::filesystem::path confined_to,
-                                 const TraceHeader& about)
-    // Appended to: each line stands alone, and a collector may be reading the file.
-    : file_({.file = {.path = options.file, .confined_to = std::move(confined_to)},
-             .header = {},
-             .max_bytes = options.max_bytes,
-             .max_files = options.max_files,
-             .found = TraceFile::Found::appended}),
-      random_(std::random_device{}()) {
+OtlpSpanMaker::OtlpSpanMaker(const TraceHeader& about) : random_(std::random_device{}()) {
   resource_attributes_.push_back(text("service.name", "hookbus"));
   resource_attributes_.push_back(integer("process.pid", about.pid));
   resource_attributes_.push_back(text("host.name", about.host));
@@ -64,7 +58,7 @@ OtlpTraceWriter::OtlpTraceWriter(const OtlpTraceOptions& options, std::filesyste
 }
 
 // `bytes` random bytes as lowercase hex, never all zero (an invalid id).
-std::string OtlpTraceWriter::new_id(std::size_t bytes) {
+std::string OtlpSpanMaker::new_id(std::size_t bytes) {
   std::string id;
   do {
     id.clear();
@@ -74,7 +68,7 @@ std::string OtlpTraceWriter::new_id(std::size_t bytes) {
   return id;
 }
 
-void OtlpTraceWriter::write(const EmissionRecord& record) {
+json::array OtlpSpanMaker::spans(const EmissionRecord& record) {
   const std::string trace_id = new_id(16);
   const std::string emit_span_id = new_id(8);
   const std::string_view event = event_name(record.payload);
@@ -163,13 +157,29 @@ void OtlpTraceWriter::write(const EmissionRecord& record) {
     }
   }
 
+  return spans;
+}
+
+json::object OtlpSpanMaker::request(json::array spans) const {
   const json::object scope{{"name", "hookbus"}, {"version", std::string(version().string)}};
-  const json::object request{
-      {"resourceSpans",
-       json::array{json::object{
-           {"resource", json::object{{"attributes", resource_attributes_}}},
-           {"scopeSpans", json::array{json::object{{"scope", scope}, {"spans", std::move(spans)}}}}}}}};
-  file_.write(write_json(request) + '\n');
+  return {{"resourceSpans",
+           json::array{json::object{
+               {"resource", json::object{{"attributes", resource_attributes_}}},
+               {"scopeSpans", json::array{json::object{{"scope", scope}, {"spans", std::move(spans)}}}}}}}};
+}
+
+OtlpTraceWriter::OtlpTraceWriter(const OtlpTraceOptions& options, std::filesystem::path confined_to,
+                                 const TraceHeader& about)
+    // Appended to: each line stands alone, and a collector may be reading the file.
+    : file_({.file = {.path = options.file, .confined_to = std::move(confined_to)},
+             .header = {},
+             .max_bytes = options.max_bytes,
+             .max_files = options.max_files,
+             .found = TraceFile::Found::appended}),
+      spans_(about) {}
+
+void OtlpTraceWriter::write(const EmissionRecord& record) {
+  file_.write(write_json(spans_.request(spans_.spans(record))) + '\n');
 }
 
 }  // namespace hookbus::detail

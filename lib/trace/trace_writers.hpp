@@ -1,7 +1,8 @@
 #pragma once
 // Internal: the writers behind the built-in tracer (include/hookbus/tracer.hpp),
-// one per file format. Each is called by one observer at a time (the tracer's
-// delivery thread, or the emitting threads under the tracer's lock).
+// one per file format, and the OTLP/HTTP exporter. Each is called by one
+// observer at a time (the tracer's delivery thread, or the emitting threads
+// under the tracer's lock).
 
 #include <hookbus/trace.hpp>
 #include <hookbus/tracer.hpp>
@@ -14,11 +15,13 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <random>
 #include <set>
 #include <string>
 #include <string_view>
+#include <thread>
 
 namespace hookbus::detail {
 
@@ -100,6 +103,27 @@ class ChromeTraceWriter {
   std::set<std::uint32_t> named_threads_;
 };
 
+// OpenTelemetry spans of records in OTLP/JSON (ExportTraceServiceRequest's
+// protobuf JSON mapping), for the OTLP file and the OTLP/HTTP exporter alike:
+// what one sends is what the other writes.
+class OtlpSpanMaker {
+ public:
+  // The resource of every request: service.name, process.pid, host.name and hookbus.project.
+  explicit OtlpSpanMaker(const TraceHeader& about);
+  // The spans of one record, a trace of their own with new ids: the emit's
+  // (or the wrapped step's) span first, then a child per handler (per level).
+  boost::json::array spans(const EmissionRecord& record);
+  // An ExportTraceServiceRequest of `spans` (of any records), under the
+  // resource and hookbus's instrumentation scope.
+  [[nodiscard]] boost::json::object request(boost::json::array spans) const;
+
+ private:
+  std::string new_id(std::size_t bytes);
+
+  boost::json::array resource_attributes_;
+  std::mt19937_64 random_;
+};
+
 // OTLP/JSON lines: one ExportTraceServiceRequest per emit or wrapped step.
 class OtlpTraceWriter {
  public:
@@ -107,11 +131,30 @@ class OtlpTraceWriter {
   void write(const EmissionRecord& record);
 
  private:
-  std::string new_id(std::size_t bytes);
-
   TraceFile file_;
-  boost::json::array resource_attributes_;
-  std::mt19937_64 random_;
+  OtlpSpanMaker spans_;
+};
+
+// The same spans sent to a Collector's OTLP/HTTP receiver (otlp_http.cpp):
+// write() only queues them, within OtlpHttpTraceOptions::max_queued_spans
+// (the newest are dropped beyond); a thread of the exporter's own POSTs them
+// in batches and retries as OTLP says. Spans that are not sent are counted
+// and logged as warnings, never lost in silence. Destroying it sends what is
+// queued, waiting at most the options' timeout.
+class OtlpHttpExporter {
+ public:
+  // An endpoint that is not a URL is an Error; one whose origin the
+  // allowance does not name is a warning, and its spans are dropped.
+  OtlpHttpExporter(const OtlpHttpTraceOptions& options, const TraceHeader& about);
+  ~OtlpHttpExporter();
+  OtlpHttpExporter(const OtlpHttpExporter&) = delete;
+  OtlpHttpExporter& operator=(const OtlpHttpExporter&) = delete;
+  void write(const EmissionRecord& record);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  std::jthread sender_;  // last: stopped and joined before the state goes
 };
 
 }  // namespace hookbus::detail

@@ -1,5 +1,6 @@
 // The built-in tracer (include/hookbus/tracer.hpp): one emission observer
-// writing every record to the configured files.
+// writing every record to the configured files, and sending its spans to a
+// Collector when configured (otlp_http).
 
 #include <hookbus/tracer.hpp>
 
@@ -49,6 +50,7 @@ struct Tracer::Sinks {
   std::optional<detail::JsonlTraceWriter> jsonl;
   std::optional<detail::ChromeTraceWriter> chrome;
   std::optional<detail::OtlpTraceWriter> otlp;
+  std::optional<detail::OtlpHttpExporter> otlp_http;  // only queues: never waits for the Collector
 
   // Every file gets the record, also when another fails; the failures are
   // then one error, which the bus reports.
@@ -67,6 +69,7 @@ struct Tracer::Sinks {
     each(jsonl);
     each(chrome);
     each(otlp);
+    each(otlp_http);
     if (!failures.empty()) throw Error("trace: " + failures);
   }
 };
@@ -82,6 +85,7 @@ Tracer::Tracer(TraceOptions options) : sinks_(std::make_shared<Sinks>()), queue_
     sinks_->chrome.emplace(*options.chrome, confined_to, header.pid,
                            header.project ? fmt::format("hookbus {}", header.project->string()) : "hookbus");
   if (options.otlp) sinks_->otlp.emplace(*options.otlp, confined_to, header);
+  if (options.otlp_http) sinks_->otlp_http.emplace(*options.otlp_http, header);
 }
 
 // A file the tracer cannot open is an error of the config's "trace" settings.

@@ -199,6 +199,12 @@ std::string_view file_state_name(ConfigFileState::State state) {
 }
 
 // The discovery entry of an installed hook of the hookbus protocol.
+// An HTTP hook config declares (HookSettings::url): no file, its request as its command.
+bool is_http_hook(const InstallReport::Installed& installed) {
+  return !declared_like_claude_code(installed.protocol) && installed.path.empty() && !installed.command.empty();
+}
+
+// The discovered file of an installed hookbus-protocol hook (not an HTTP hook: is_http_hook).
 const DiscoveredHook& discovered(const SetupReport& report, const InstallReport::Installed& installed) {
   return *std::find_if(report.discovery.hooks.begin(), report.discovery.hooks.end(), [&](const DiscoveredHook& h) {
     return h.name == installed.name && h.layer == installed.layer;
@@ -318,6 +324,13 @@ void print_list_text(const SetupReport& report, std::string_view kind = "project
       print_unresolved(report, installed.layer, installed.source);
       continue;
     }
+    if (is_http_hook(installed)) {
+      fmt::print("  {}: {}\n    {}  ({}, hookbus protocol, events declared){}\n", printable(installed.name),
+                 printable(fmt::format("{}", fmt::join(installed.events, ", "))),
+                 printable(installed.source + ": " + installed.command), layer_and_trust(report, installed.layer),
+                 settings_notes(installed.settings));
+      continue;
+    }
     const DiscoveredHook& found = discovered(report, installed);
     fmt::print("  {}: {}\n    {}  ({}, hookbus protocol, events {}{}){}\n", printable(installed.name),
                event_list(found), shown_path(installed.path), layer_and_trust(report, installed.layer),
@@ -388,6 +401,7 @@ json::object list_json(const SetupReport& report) {
   json::array hooks;
   for (const auto& installed : report.hooks.installed) {
     const bool claude_code = declared_like_claude_code(installed.protocol);
+    const bool declared_here = claude_code || is_http_hook(installed);  // by a settings file or config entry
     const ResolvedHookSettings& settings = installed.settings;
     hooks.push_back(json::object{
         {"name", installed.name},
@@ -395,9 +409,11 @@ json::object list_json(const SetupReport& report) {
         {"trust", hook_trust(installed.layer, report.trust.state)},
         {"events", strings_json(installed.events)},
         {"path", installed.path.string()},
-        {"source", claude_code ? installed.source : discovered(report, installed).source},
+        {"source", declared_here ? installed.source : discovered(report, installed).source},
         {"protocol", hook_protocol_name(installed.protocol)},
-        {"events_from", claude_code ? "settings" : events_from_name(discovered(report, installed).events_from)},
+        {"events_from", claude_code              ? "settings"
+                        : is_http_hook(installed) ? "config"
+                                                  : events_from_name(discovered(report, installed).events_from)},
         {"matcher", installed.matcher},
         {"command", installed.command},
         {"timeout_ms", settings.timeout.value.count()},
@@ -665,6 +681,21 @@ struct MergedSetting {
   std::string default_name = "default";  // what `from` is when no file set it
 };
 
+// Settings as written, but each value of a "headers" object (the OTLP
+// exporter's), which may hold a secret: shown as "(hidden)".
+json::value without_header_values(json::value settings) {
+  if (auto* object = settings.if_object()) {
+    for (auto& [key, value] : *object) {
+      if (key == "headers" && value.is_object()) {
+        for (auto& header : value.as_object()) header.value() = "(hidden)";
+      } else {
+        value = without_header_values(std::move(value));
+      }
+    }
+  }
+  return settings;
+}
+
 // What became of the hook of `name` in `layer`: installed, not installed, skipped.
 std::string hook_state(const SetupReport& report, Layer layer, const std::string& name) {
   for (const auto& hook : report.hooks.installed)
@@ -742,7 +773,18 @@ std::vector<MergedSetting> merged_settings(const SetupReport& report, ProjectTru
       out.push_back({"allow_managed_hooks_only", "", *layer.allow_managed_hooks_only, file.key("allow_managed_hooks_only")});
     for (const auto& builtin : layer.builtins)
       out.push_back({"builtins." + builtin.name, of, builtin.settings, file.key("builtins").key(builtin.name)});
-    if (layer.trace) out.push_back({"trace", of, layer.trace->settings, file.key("trace")});
+    if (layer.trace) out.push_back({"trace", of, without_header_values(layer.trace->settings), file.key("trace")});
+    if (layer.network) {
+      for (std::size_t i = 0; i < layer.network->allowed_origins.size(); ++i)
+        out.push_back({"network.allowed_origins", "", json::string(layer.network->allowed_origins[i]),
+                       file.key("network").key("allowed_origins").element(i)});
+      if (!layer.network->ca_file.empty())
+        out.push_back({"network.ca_file", "", json::string(layer.network->ca_file.string()),
+                       file.key("network").key("ca_file")});
+    }
+    for (const auto& [name, entry] : layer.hooks)
+      if (!entry.url.empty())
+        out.push_back({"hooks." + name + ".url", of, json::string("POST " + entry.url), file.key("hooks").key(name).key("url")});
     for (std::size_t i = 0; i < layer.hook_directories.size(); ++i)
       out.push_back({"hook_directories", of, json::string(layer.hook_directories[i].string()),
                      file.key("hook_directories").element(i)});

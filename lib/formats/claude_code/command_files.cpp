@@ -28,6 +28,7 @@ std::optional<std::filesystem::path> ProjectDirectory::inside(const std::filesys
 }
 
 std::string command_line(const ClaudeCodeCommand& command) {
+  if (!command.url.empty()) return "POST " + command.url;
   if (command.exec.empty()) return command.command;
   std::string line = shell_quoted(command.exec);
   for (const auto& argument : command.arguments) line += ' ' + shell_quoted(argument);
@@ -36,6 +37,7 @@ std::string command_line(const ClaudeCodeCommand& command) {
 
 ShellCommandFiles resolve_command(const HookFormat& format, const ClaudeCodeCommand& command,
                                   const ProjectDirectory& project) {
+  if (!command.url.empty()) return {};
   // It starts in its own directory, if it has one (a script it names relative to that is found there).
   ShellStart shell{.working_directory = command.working_directory.empty()
                                             ? project.physical()

@@ -36,13 +36,14 @@ class ProjectDirectory {
 };
 
 // The command as /bin/sh reads it: `command`, or an exec handler's program
-// and arguments, each a quoted word (what trust resolves, and what is shown).
+// and arguments, each a quoted word (what trust resolves, and what is shown);
+// for an HTTP handler, "POST <url>" (never a header: they may hold secrets).
 std::string command_line(const ClaudeCodeCommand& command);
 
 // What `command` runs, started in the project (or in its own directory,
 // handler_directory.hpp, which throws Error for one that may not be) with
 // the format's variables (CLAUDE_PROJECT_DIR, a plugin's CLAUDE_PLUGIN_ROOT),
-// its own and the engine's HOME and PATH.
+// its own and the engine's HOME and PATH. An HTTP handler runs no file: nothing.
 ShellCommandFiles resolve_command(const HookFormat& format, const ClaudeCodeCommand& command,
                                   const ProjectDirectory& project);
 

@@ -59,7 +59,8 @@ const detail::HookFormat& detail::claude_code_format() {
                                  .project_dir_variable = "CLAUDE_PROJECT_DIR",
                                  .plugin_root_variable = "CLAUDE_PLUGIN_ROOT",
                                  .runs = &claude_code_runs(),
-                                 .env_file_variable = "CLAUDE_ENV_FILE"};
+                                 .env_file_variable = "CLAUDE_ENV_FILE",
+                                 .http_handlers = true};
   return format;
 }
 

@@ -452,6 +452,10 @@ ConnectionGroup ClaudeCodeInstaller::install(const std::vector<ClaudeCodeCommand
                                              const ClaudeCodeOptions& options) {
   const std::size_t group = state_->calls++;
   const auto shared_options = std::make_shared<const ClaudeCodeOptions>(options);
+  // The call's HTTP handlers share one client: its connections stay open between their runs.
+  std::shared_ptr<HttpClient> http;
+  if (std::any_of(commands.begin(), commands.end(), [](const auto& command) { return !command.url.empty(); }))
+    http = std::make_shared<HttpClient>(HttpClientOptions{.allowance = options.network});
   ConnectionGroup installed;
   const HookFormat& format = *state_->format;
   // Before the call's commands, so that an async run's answer goes to a later event than its own.
@@ -472,7 +476,7 @@ ConnectionGroup ClaudeCodeInstaller::install(const std::vector<ClaudeCodeCommand
     if (!event_hooks) event_hooks = std::make_shared<EventHooks>(state_->background, state_->async_answers);
     const std::size_t index = event_hooks->add(
         std::make_shared<InstalledCommand>(&format, command, format_matcher(format, command.event, command.matcher),
-                                           rule_of(command), shared_options),
+                                           rule_of(command), shared_options, command.url.empty() ? nullptr : http),
         group);
     const HandlerOptions handler_options{.label = command.label,
                                          .failure = command.failure,

@@ -15,6 +15,9 @@
 #include "formats/claude_code/env_file.hpp"
 #include "formats/claude_code/transcript.hpp"
 #include "formats/handler_directory.hpp"
+#include "process/http_run.hpp"
+
+#include <boost/json/parse.hpp>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -49,6 +52,33 @@ bool cc_kernel_runs(const fs::path& program) {
   if (n < 0) return true;
   const std::string_view start(magic, static_cast<std::size_t>(n));
   return start.starts_with("#!") || start == "\x7f" "ELF";
+}
+
+// An HTTP handler's run, made the run of a command (process/http_run.hpp) that
+// its agent's answer reads (claude_code_outcome): a 2xx response's body is
+// its stdout, an empty body no answer. Anything else fails the run, for its
+// failure policy to decide (a fail-closed guard refuses), as does a body
+// that is not a JSON object (its agent's rule for HTTP hooks).
+ProcessResult run_http(const InstalledCommand& hook, std::string payload, std::stop_token stop) {
+  const ClaudeCodeCommand& c = hook.command;
+  const auto failed = [&](std::string_view why) {
+    return ExternalHookError(fmt::format("{} ({}): {}", c.label, c.source, why));
+  };
+  ProcessResult run;
+  try {
+    run = post_hook_payload(*hook.http, {.url = c.url, .headers = c.headers, .allowed_env_vars = c.allowed_env_vars},
+                            std::move(payload), c.timeout, std::move(stop));
+  } catch (const Error& error) {
+    throw failed(error.what());
+  }
+  if (!run.stdout_text.empty()) {
+    boost::system::error_code error;
+    if (const boost::json::value answer = boost::json::parse(run.stdout_text, error); error || !answer.is_object())
+      throw failed(fmt::format("{} answered with a body that is not a JSON object (an HTTP hook answers with the "
+                               "JSON a command prints, or nothing): {}",
+                               c.url, printable(std::string_view(run.stdout_text).substr(0, 300))));
+  }
+  return run;
 }
 
 // The project a hook of these options runs for: the engine's, else the working directory.
@@ -259,8 +289,8 @@ void limit_follow_ups(InstalledCommand& hook, const SubagentEndEvent& event, std
 }
 
 bool CommandInvocation::operator<(const CommandInvocation& other) const {
-  return std::tie(program, arguments, environment, working_directory, input) <
-         std::tie(other.program, other.arguments, other.environment, other.working_directory, other.input);
+  return std::tie(program, arguments, request, environment, working_directory, input) <
+         std::tie(other.program, other.arguments, other.request, other.environment, other.working_directory, other.input);
 }
 
 template <class E>
@@ -269,11 +299,16 @@ CommandInvocation invocation_of(const InstalledCommand& hook, const E& event) {
   const ClaudeCodeCommand& c = hook.command;
   const ClaudeCodeOptions& options = *hook.options;
   const fs::path project = project_of(options);
+  const bool http = !c.url.empty();
   CommandInvocation invocation{
-      .program = !c.exec.empty() ? fs::path(c.exec) : c.program.empty() ? fs::path("/bin/sh") : c.program,
-      .arguments = !c.exec.empty()     ? c.arguments
-                   : c.program.empty() ? std::vector<std::string>{"-c", c.command}
-                                       : std::vector<std::string>{},
+      .program = http               ? fs::path()
+                 : !c.exec.empty()  ? fs::path(c.exec)
+                 : c.program.empty() ? fs::path("/bin/sh")
+                                     : c.program,
+      .arguments = http || !c.exec.empty() ? c.arguments
+                   : c.program.empty()     ? std::vector<std::string>{"-c", c.command}
+                                           : std::vector<std::string>{},
+      .request = {},
       .environment = {},
       .working_directory = c.working_directory.empty() ? project : (project / c.working_directory).lexically_normal(),
       .input = {},
@@ -291,6 +326,10 @@ CommandInvocation invocation_of(const InstalledCommand& hook, const E& event) {
     invocation.transcript = claude_code_transcript_path(options.transcript_dir, event.context.session_id);
     transcript = invocation.transcript.string();
   }
+  if (http) {
+    invocation.request = c.url;
+    for (const auto& [name, value] : c.headers) invocation.request += fmt::format("\n{}: {}", name, value);
+  }
   invocation.input =
       write_json(std::get<FormatRun<E>>(*format.runs).payload(event, c.event, options.tool_names, transcript, project));
   invocation.env_file = !format.env_file_variable.empty() && sets_environment<E>;
@@ -305,6 +344,7 @@ namespace {
 ProcessResult run_command(const InstalledCommand& hook, CommandInvocation invocation, std::stop_token stop,
                           std::vector<EnvironmentVariable>* exported) {
   const ClaudeCodeCommand& c = hook.command;
+  if (!c.url.empty()) return run_http(hook, std::move(invocation.input), std::move(stop));
   const ProjectDirectory directory(project_of(*hook.options));
   // Its own directory, where the links on its way lead now: inside its
   // project, and there (handler_directory.hpp).
@@ -402,7 +442,9 @@ ProcessResult run_claude_code_command(const ClaudeCodeCommand& command, const Ho
                                       const ClaudeCodeOptions& options) {
   const auto hook = std::make_shared<const detail::InstalledCommand>(
       &detail::hook_format_of(command.protocol), command, ClaudeCodeMatcher(""), std::nullopt,
-      std::make_shared<const ClaudeCodeOptions>(options));
+      std::make_shared<const ClaudeCodeOptions>(options),
+      command.url.empty() ? nullptr
+                          : std::make_shared<detail::HttpClient>(detail::HttpClientOptions{.allowance = options.network}));
   return std::visit([&](const auto& e) { return detail::run_command(*hook, detail::invocation_of(*hook, e)); }, event);
 }
 

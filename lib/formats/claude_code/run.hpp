@@ -11,6 +11,7 @@
 #include "bus/recording/handler_report.hpp"
 #include "formats/claude_code/permission_rule.hpp"
 #include "formats/hook_format.hpp"
+#include "net/http_client.hpp"
 
 #include <cstdint>
 #include <exception>
@@ -37,6 +38,9 @@ struct InstalledCommand {
   std::optional<PermissionRule> rule;  // its "if"
   // Those of its install call: the tool names its layer's commands see, the project, the transcripts.
   std::shared_ptr<const ClaudeCodeOptions> options;
+  // An HTTP handler's client (one per install call, sending where
+  // options->network allows); null for a command.
+  std::shared_ptr<HttpClient> http;
   std::mutex once_mutex;
   std::set<std::string> sessions_run;  // for `once`
   std::mutex follow_up_mutex;
@@ -67,8 +71,10 @@ void limit_follow_ups(InstalledCommand& hook, const SubagentEndEvent& event, std
 // a hook file directly, in the project (or its own directory), with its
 // format's variables and its own.
 struct CommandInvocation {
-  std::filesystem::path program;
+  std::filesystem::path program;  // empty for an HTTP handler
   std::vector<std::string> arguments;
+  // An HTTP handler's request as written: its URL and headers, one per line.
+  std::string request;
   std::vector<std::pair<std::string, std::string>> environment;
   std::filesystem::path working_directory;
   std::string input;

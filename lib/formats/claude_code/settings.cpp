@@ -9,6 +9,7 @@
 #include "formats/claude_code/permission_rule.hpp"
 #include "formats/codex/codex_toml.hpp"
 #include "formats/handler_directory.hpp"
+#include "net/url.hpp"
 #include "support/files.hpp"
 #include "support/sha256.hpp"
 
@@ -28,15 +29,18 @@ namespace {
 namespace fs = std::filesystem;
 
 // A handler's timeout: a positive number of the format's unit, up to a day.
-Duration read_timeout(const detail::HookFormat& format, const ConfigValue& value) {
+// An HTTP handler's counts its own unit where the format says so (Qwen Code's seconds).
+Duration read_timeout(const detail::HookFormat& format, const ConfigValue& value, bool http = false) {
+  const bool own_unit = http && format.http_timeout_unit != Duration::zero();
+  const Duration unit = own_unit ? format.http_timeout_unit : format.timeout_unit;
+  const std::string_view unit_name = own_unit ? format.http_timeout_unit_name : format.timeout_unit_name;
   const auto& json = value.json();
-  if (!json.is_number()) value.fail_expected(fmt::format("number of {}", format.timeout_unit_name));
+  if (!json.is_number()) value.fail_expected(fmt::format("number of {}", unit_name));
   const double count = json.to_number<double>();
-  const double a_day = std::chrono::duration<double>(std::chrono::hours(24)) / format.timeout_unit;
+  const double a_day = std::chrono::duration<double>(std::chrono::hours(24)) / unit;
   if (!(count > 0 && count <= a_day))
-    throw ConfigError(value.location(), fmt::format("expected a number of {} from 0 to {}, got {}",
-                                                    format.timeout_unit_name, a_day, count));
-  const double milliseconds = std::chrono::duration<double, Duration::period>(format.timeout_unit).count();
+    throw ConfigError(value.location(), fmt::format("expected a number of {} from 0 to {}, got {}", unit_name, a_day, count));
+  const double milliseconds = std::chrono::duration<double, Duration::period>(unit).count();
   return Duration(static_cast<Duration::rep>(std::ceil(count * milliseconds)));
 }
 
@@ -74,9 +78,54 @@ std::string label_of(const std::string& command) {
   return command.size() <= kMax ? command : command.substr(0, kMax) + "...";
 }
 
+// A name for the bus of an HTTP handler: its URL, without the scheme, cut as a command is.
+std::string label_of_url(std::string_view url) {
+  if (const std::size_t scheme = url.find("://"); scheme != std::string_view::npos) url.remove_prefix(scheme + 3);
+  constexpr std::size_t kMax = 48;
+  return url.size() <= kMax ? std::string(url) : std::string(url.substr(0, kMax)) + "...";
+}
+
 // The keys of a command handler that hookbus reads.
 constexpr std::array<std::string_view, 9> kHandlerKeys = {"type", "command",       "timeout", "async", "asyncRewake",
                                                           "once", "statusMessage", "if",      "shell"};
+
+// The keys of an HTTP handler (`"type": "http"`) besides those of every
+// handler (type, timeout, once, statusMessage, if), and the command
+// handler's keys that mean nothing for one.
+constexpr std::array<std::string_view, 3> kHttpHandlerKeys = {"url", "headers", "allowedEnvVars"};
+constexpr std::array<std::string_view, 4> kCommandOnlyKeys = {"command", "async", "asyncRewake", "shell"};
+
+// An HTTP handler's request (ClaudeCodeCommand::url): its URL, checked now
+// (an http:// or https:// URL, no credentials in it), its headers and the
+// variables they may name. Where the request may go is decided when it is
+// sent, by the user's and the managed config (docs/security.md, "Network").
+void read_http_handler(const detail::HookFormat& format, const ConfigObject& entry, ClaudeCodeCommand& command) {
+  const ConfigValue url = entry.required("url", "string");
+  command.url = url.as_nonempty_string();
+  if (command.url.find('$') != std::string::npos)
+    throw ConfigError(url.location(), fmt::format("hookbus puts no variable into an HTTP hook's URL (only its "
+                                                  "\"headers\" take $VAR from \"allowedEnvVars\"): write the URL "
+                                                  "out, or move the value to a header; {} documents the handler",
+                                                  format.documentation));
+  try {
+    (void)detail::parse_http_url(command.url);
+  } catch (const ConfigError&) {
+    throw;
+  } catch (const Error& error) {
+    throw ConfigError(url.location(), error.what());
+  }
+  if (auto headers = entry.find("headers"))
+    for (const auto& [name, value] : headers->as_object().members()) {
+      const std::string text = value.as_string();
+      if (name.empty() || name.find_first_of("\r\n:") != std::string::npos ||
+          text.find_first_of("\r\n") != std::string::npos)
+        throw ConfigError(value.location(), "a header's name must be a non-empty word without ':', and neither its "
+                                            "name nor its value may hold a line break");
+      command.headers.emplace_back(name, text);
+    }
+  if (auto names = entry.find("allowedEnvVars"))
+    for (const auto& name : names->as_array()) command.allowed_env_vars.push_back(name.as_nonempty_string());
+}
 
 // The events on which a handler's "if" is evaluated; Claude Code never runs
 // a handler with one on any other.
@@ -312,15 +361,23 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
             format.handler_lists == HandlerLists::handlers ? read_matcher(entry, event) : group_matcher;
         const bool flat = format.handler_lists != HandlerLists::groups;  // a command unless its type says otherwise
         const std::string type = !flat || entry.find("type") ? entry.required("type", "string").as_string() : "command";
-        if (type != "command") {
-          note(entry.location(), fmt::format("hook type \"{}\" is not supported (only \"command\" hooks run "
-                                             "outside {}); not imported",
-                                             type, format.agent));
+        const bool http = type == "http" && format.http_handlers;
+        if (type != "command" && !http) {
+          note(entry.location(), fmt::format("hook type \"{}\" is not supported (only {} hooks run outside {}); "
+                                             "not imported",
+                                             type, format.http_handlers ? "\"command\" and \"http\"" : "\"command\"",
+                                             format.agent));
           continue;
         }
         for (const auto& [key, why] : format.inert_handler_keys)
           if (const auto inert = entry.find(key)) note(inert->location(), why);
-        for (const auto& [key, value] : entry.members())
+        for (const auto& [key, value] : entry.members()) {
+          const auto is = [&key](const auto& keys) { return std::find(keys.begin(), keys.end(), key) != keys.end(); };
+          if (http && is(kCommandOnlyKeys)) {
+            note(value.location(), "a command handler's key; an HTTP handler has none; ignored");
+            continue;
+          }
+          if (http && is(kHttpHandlerKeys)) continue;
           if (std::none_of(format.inert_handler_keys.begin(), format.inert_handler_keys.end(),
                            [&](const auto& inert) { return inert.first == key; }) &&
               std::find(kHandlerKeys.begin(), kHandlerKeys.end(), key) == kHandlerKeys.end() &&
@@ -334,7 +391,8 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
               (format.environment_key.empty() || key != format.environment_key) &&
               (format.exec_key.empty() || (key != format.exec_key && key != format.exec_arguments_key)))
             note(value.location(), "not a key hookbus knows; ignored");
-        if (auto shell = entry.find("shell")) {
+        }
+        if (auto shell = http ? std::nullopt : entry.find("shell")) {
           const std::string name = shell->as_string();
           if (name == "powershell") {
             note(shell->location(), "a PowerShell command is not imported: hookbus runs commands with /bin/sh, and "
@@ -346,10 +404,12 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
             throw ConfigError(shell->location(), fmt::format("expected \"bash\" or \"powershell\", got \"{}\"", name));
         }
         ClaudeCodeCommand command;
-        const std::optional<ConfigValue> exec = format.exec_key.empty() ? std::nullopt : entry.find(format.exec_key);
+        if (http) read_http_handler(format, entry, command);
+        const std::optional<ConfigValue> exec =
+            http || format.exec_key.empty() ? std::nullopt : entry.find(format.exec_key);
         if (exec) {
           read_exec_handler(format, entry, *exec, command);
-        } else if (auto arguments = format.exec_arguments_key.empty() ? std::nullopt
+        } else if (auto arguments = http || format.exec_arguments_key.empty() ? std::nullopt
                                                                       : entry.find(format.exec_arguments_key)) {
           throw ConfigError(arguments->location(),
                             fmt::format("\"{}\" gives the arguments of \"{}\", which this hook does not have; add "
@@ -357,9 +417,10 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
                                         format.exec_arguments_key, format.exec_key, format.exec_key,
                                         format.exec_arguments_key));
         }
-        if (auto cwd = format.working_directory_key.empty() ? std::nullopt : entry.find(format.working_directory_key))
+        if (auto cwd = http || format.working_directory_key.empty() ? std::nullopt
+                                                                    : entry.find(format.working_directory_key))
           command.working_directory = read_working_directory(*cwd, layer, project_dir);
-        if (auto env = format.environment_key.empty() ? std::nullopt : entry.find(format.environment_key))
+        if (auto env = http || format.environment_key.empty() ? std::nullopt : entry.find(format.environment_key))
           command.environment = read_environment(format, *env);
         if (auto rule = entry.find("if")) {
           command.if_rule = rule->as_string();
@@ -377,13 +438,14 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
           command.rule_root = plugin_root.empty() ? rule_root(file, layer) : plugin_root;
         }
         command.event = event;
-        command.timeout = event_default_timeout(format, event);
+        command.timeout = http && format.http_default_timeout != Duration::zero() ? format.http_default_timeout
+                                                                                  : event_default_timeout(format, event);
         command.matcher = matcher;
         // The command for this system (VS Code's "linux"), else "command"; one for other systems only is skipped.
         std::optional<ConfigValue> command_value = entry.find("command");
         if (auto own = format.os_command_key.empty() ? std::nullopt : entry.find(format.os_command_key))
           command_value = own;
-        if (!command_value && !exec) {
+        if (!command_value && !exec && !http) {
           const auto other = std::find_if(format.other_os_command_keys.begin(), format.other_os_command_keys.end(),
                                           [&](const auto& key_system) { return entry.find(key_system.first); });
           if (other != format.other_os_command_keys.end()) {
@@ -394,14 +456,14 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
             continue;
           }
         }
-        if (!exec)
+        if (!exec && !http)
           command.command = command_value ? command_value->as_nonempty_string()
                                           : entry.required("command", "string").as_nonempty_string();
         const FormatEvent& format_event = *find_format_event(format, event);
         std::optional<ConfigValue> timeout = format.timeout_key.empty() ? std::nullopt : entry.find(format.timeout_key);
         if (!timeout) timeout = entry.find("timeout");
         if (timeout) {
-          command.timeout = read_timeout(format, *timeout);
+          command.timeout = read_timeout(format, *timeout, http);
           if (format_event.max_timeout != Duration::zero() && command.timeout > format_event.max_timeout) {
             command.timeout = format_event.max_timeout;
             note(timeout->location(), fmt::format("{} gives a {} handler at most {} {}, and so does hookbus",
@@ -446,7 +508,7 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
         if (auto status = entry.find("statusMessage")) command.status_message = status->as_string();
         if (auto name = format.hook_name_key.empty() ? std::nullopt : entry.find(format.hook_name_key))
           command.name = name->as_string();
-        command.label = label_of(command_line(command));
+        command.label = http ? label_of_url(command.url) : label_of(command_line(command));
         command.source = fmt::format("{}: {}", file.string(), entry.location().path);
         command.layer = layer;
         command.plugin_root = plugin_root;

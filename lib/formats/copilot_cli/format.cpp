@@ -133,7 +133,8 @@ const HookFormat& copilot_cli_format() {
                                  .timeout_key = "timeoutSec",
                                  .handlers_run_in_order = true,
                                  .working_directory_key = "cwd",
-                                 .environment_key = "env"};
+                                 .environment_key = "env",
+                                 .http_handlers = true};
   return format;
 }
 

@@ -107,7 +107,12 @@ const HookFormat& qwen_code_format() {
                                  .inert_handler_keys = {},
                                  .tool_aliases = {},
                                  .fail_mode_key = "failMode",
-                                 .sequential_key = "sequential"};
+                                 .sequential_key = "sequential",
+                                 // Its HTTP hooks count seconds, 600 by default (its hooks reference).
+                                 .http_handlers = true,
+                                 .http_timeout_unit = std::chrono::seconds(1),
+                                 .http_timeout_unit_name = "seconds",
+                                 .http_default_timeout = std::chrono::seconds(600)};
   return format;
 }
 
