@@ -8,6 +8,7 @@
 #include "catalogue/json_text.hpp"
 #include "config/file_to_write.hpp"
 #include "config/format_checks.hpp"
+#include "config/http_request_entry.hpp"
 #include "net/url.hpp"
 #include "support/file_safety.hpp"
 #include "support/files.hpp"
@@ -223,26 +224,9 @@ std::vector<std::string> read_string_list(const ConfigValue& value) {
 // the hookbus events it declares, as a hook file that is never asked `HOOK
 // hook`. It speaks hookbus's protocol and runs once per event.
 void read_http_hook(const ConfigObject& settings, const ConfigValue& url, HookSettings& hook) {
-  hook.url = url.as_nonempty_string();
-  if (hook.url.find('$') != std::string::npos)
-    throw ConfigError(url.location(), "hookbus puts no variable into an HTTP hook's URL (only its \"headers\" take "
-                                      "$VAR from \"allowed_env_vars\"): write the URL out");
-  try {
-    (void)detail::parse_http_url(hook.url);
-  } catch (const ConfigError&) {
-    throw;
-  } catch (const Error& error) {
-    throw ConfigError(url.location(), error.what());
-  }
-  if (auto headers = settings.find("headers"))
-    for (const auto& [name, value] : headers->as_object().members()) {
-      const std::string text = value.as_string();
-      if (name.empty() || name.find_first_of("\r\n:") != std::string::npos ||
-          text.find_first_of("\r\n") != std::string::npos)
-        throw ConfigError(value.location(), "a header's name must be a non-empty word without ':', and neither its "
-                                            "name nor its value may hold a line break");
-      hook.headers.emplace_back(name, text);
-    }
+  detail::HttpRequestEntry request = detail::read_http_request(url, settings.find("headers"), "allowed_env_vars");
+  hook.url = std::move(request.url);
+  hook.headers = std::move(request.headers);
   if (auto names = settings.find("allowed_env_vars")) hook.allowed_env_vars = read_string_list(*names);
   if (hook.protocol && *hook.protocol != HookProtocol::hookbus)
     throw ConfigError(settings.location().key("protocol"),

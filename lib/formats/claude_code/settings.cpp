@@ -9,7 +9,7 @@
 #include "formats/claude_code/permission_rule.hpp"
 #include "formats/codex/codex_toml.hpp"
 #include "formats/handler_directory.hpp"
-#include "net/url.hpp"
+#include "config/http_request_entry.hpp"
 #include "support/files.hpp"
 #include "support/sha256.hpp"
 
@@ -99,30 +99,11 @@ constexpr std::array<std::string_view, 4> kCommandOnlyKeys = {"command", "async"
 // (an http:// or https:// URL, no credentials in it), its headers and the
 // variables they may name. Where the request may go is decided when it is
 // sent, by the user's and the managed config (docs/security.md, "Network").
-void read_http_handler(const detail::HookFormat& format, const ConfigObject& entry, ClaudeCodeCommand& command) {
-  const ConfigValue url = entry.required("url", "string");
-  command.url = url.as_nonempty_string();
-  if (command.url.find('$') != std::string::npos)
-    throw ConfigError(url.location(), fmt::format("hookbus puts no variable into an HTTP hook's URL (only its "
-                                                  "\"headers\" take $VAR from \"allowedEnvVars\"): write the URL "
-                                                  "out, or move the value to a header; {} documents the handler",
-                                                  format.documentation));
-  try {
-    (void)detail::parse_http_url(command.url);
-  } catch (const ConfigError&) {
-    throw;
-  } catch (const Error& error) {
-    throw ConfigError(url.location(), error.what());
-  }
-  if (auto headers = entry.find("headers"))
-    for (const auto& [name, value] : headers->as_object().members()) {
-      const std::string text = value.as_string();
-      if (name.empty() || name.find_first_of("\r\n:") != std::string::npos ||
-          text.find_first_of("\r\n") != std::string::npos)
-        throw ConfigError(value.location(), "a header's name must be a non-empty word without ':', and neither its "
-                                            "name nor its value may hold a line break");
-      command.headers.emplace_back(name, text);
-    }
+void read_http_handler(const ConfigObject& entry, ClaudeCodeCommand& command) {
+  detail::HttpRequestEntry request =
+      detail::read_http_request(entry.required("url", "string"), entry.find("headers"), "allowedEnvVars");
+  command.url = std::move(request.url);
+  command.headers = std::move(request.headers);
   if (auto names = entry.find("allowedEnvVars"))
     for (const auto& name : names->as_array()) command.allowed_env_vars.push_back(name.as_nonempty_string());
 }
@@ -404,7 +385,7 @@ ClaudeCodeSettings detail::read_format_settings(const HookFormat& format, const 
             throw ConfigError(shell->location(), fmt::format("expected \"bash\" or \"powershell\", got \"{}\"", name));
         }
         ClaudeCodeCommand command;
-        if (http) read_http_handler(format, entry, command);
+        if (http) read_http_handler(entry, command);
         const std::optional<ConfigValue> exec =
             http || format.exec_key.empty() ? std::nullopt : entry.find(format.exec_key);
         if (exec) {
