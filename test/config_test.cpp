@@ -171,7 +171,8 @@ TEST_F(ConfigTest, DocumentMustBeAnObject) { EXPECT_EQ(load_error("[]"), "expect
 TEST_F(ConfigTest, UnknownTopLevelKeyIsAnErrorListingTheKnownOnes) {
   EXPECT_EQ(load_error(R"({"timeout": 5})"),
             "timeout: unknown key; expected one of: builtins, hook_directories, timeout_ms, hooks, claude_code, "
-            "agent_hooks, disable_all_hooks, allow_managed_hooks_only, project_trust, detached_processes, trace");
+            "agent_hooks, disable_all_hooks, allow_managed_hooks_only, project_trust, detached_processes, trace, "
+            "network");
 }
 
 TEST_F(ConfigTest, WrongTypeIsAnErrorNamingThePathAndBothTypes) {

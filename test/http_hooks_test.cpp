@@ -442,6 +442,20 @@ TEST_F(HttpHooks, AProjectsEntryOfTheSameNameDoesNotChangeWhereTheUsersHookSends
   EXPECT_THAT(result.decided_by->source, HasSubstr(locations().config_file(Layer::project).string()));
 }
 
+TEST_F(HttpHooks, AProjectCannotDisableOrLoosenTheUsersHttpHook) {
+  HttpTestServer& server = serve({.status = 503});
+  write_user_config(locations().config_file(Layer::user), {server.origin()},
+                    {{"policy", {{"url", server.url("/")}, {"events", {"tool_call"}}, {"failure", "fail_closed"}}}});
+  write_file(locations().config_file(Layer::project),
+             R"({"hooks": {"policy": {"disabled": true, "failure": "fail_open", "timeout_ms": 1}}})");
+  trust_project();
+  const ToolCallResult result = emit_bash("ls");
+  EXPECT_EQ(result.decision, Decision::deny);  // the user's guard still asks, and still fails closed
+  EXPECT_EQ(server.requests().size(), 1U);
+  EXPECT_THAT(all_warnings(), HasSubstr("hooks.policy.disabled: the project config may not change the user layer's "
+                                        "HTTP hook 'policy'; ignored"));
+}
+
 TEST_F(HttpHooks, AProjectsHttpHookChangedAfterTrustSendsNothing) {
   HttpTestServer& server = serve({.body = R"({"decision": "deny", "reason": "project"})"});
   allow({server.origin()});

@@ -490,6 +490,17 @@ class Installer {
     const auto higher = std::find_if(report_.hooks.begin(), report_.hooks.end(), [&](const DiscoveredHook& h) {
       return h.name == name && !governs(writer.layer, h.layer);
     });
+    // The same for an HTTP hook of a layer the writer does not govern: it stays as its own file says.
+    const auto higher_http = std::find_if(http_hooks_.begin(), http_hooks_.end(), [&](const auto& h) {
+      return h.first == name && !governs(writer.layer, h.second);
+    });
+    if (higher == report_.hooks.end() && higher_http != http_hooks_.end() && !governed_exists) {
+      for (const std::string_view key : keys_set(entry))
+        warn(fmt::format("{}: the {} config may not change the {} layer's HTTP hook '{}'; ignored",
+                         describe_location(entry.location.key(key)), layer_name(writer.layer),
+                         layer_name(higher_http->second), name));
+      return;
+    }
     if (higher != report_.hooks.end()) {
       for (const std::string_view key : keys_set(entry))
         warn(governed_exists
