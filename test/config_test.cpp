@@ -190,7 +190,7 @@ TEST_F(ConfigTest, HookDirectoryOfWrongTypeNamesItsIndex) {
 TEST_F(ConfigTest, UnknownHookOverrideKeyIsAnError) {
   EXPECT_EQ(load_error(R"({"hooks": {"guard": {"timeout": 5}}})"),
             "hooks.guard.timeout: unknown key; expected one of: timeout_ms, failure, disabled, protocol, events, "
-            "matcher, tools, mode, instances, start, async, sequential");
+            "matcher, tools, mode, instances, start, async, sequential, url, headers, allowed_env_vars");
 }
 
 TEST_F(ConfigTest, FailurePolicyMustBeFailOpenOrFailClosed) {
