@@ -1,6 +1,7 @@
 // An HTTP hook's request as a file writes it (config/http_request_entry.hpp).
 #include "config/http_request_entry.hpp"
 
+#include "net/http_client.hpp"
 #include "net/url.hpp"
 
 #include <fmt/format.h>
@@ -22,16 +23,18 @@ HttpRequestEntry read_http_request(const ConfigValue& url, const std::optional<C
   } catch (const Error& error) {
     throw ConfigError(url.location(), error.what());
   }
-  if (headers)
-    for (const auto& [name, value] : headers->as_object().members()) {
-      const std::string text = value.as_string();
-      if (name.empty() || name.find_first_of("\r\n:") != std::string::npos ||
-          text.find_first_of("\r\n") != std::string::npos)
-        throw ConfigError(value.location(), "a header's name must be a non-empty word without ':', and neither its "
-                                            "name nor its value may hold a line break");
-      request.headers.emplace_back(name, text);
-    }
+  if (headers) request.headers = read_http_headers(*headers);
   return request;
+}
+
+std::vector<std::pair<std::string, std::string>> read_http_headers(const ConfigValue& headers) {
+  std::vector<std::pair<std::string, std::string>> read;
+  for (const auto& [name, value] : headers.as_object().members()) {
+    std::string text = value.as_string();
+    if (auto why = header_refusal(name, text)) throw ConfigError(value.location(), *why);
+    read.emplace_back(name, std::move(text));
+  }
+  return read;
 }
 
 }  // namespace hookbus::detail

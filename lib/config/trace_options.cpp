@@ -5,6 +5,7 @@
 #include <hookbus/trace_options.hpp>
 
 #include "config/file_to_write.hpp"
+#include "config/http_request_entry.hpp"
 #include "net/url.hpp"
 
 #include <fmt/format.h>
@@ -48,36 +49,6 @@ Options read_rotated_file(const ConfigValue& value, bool in_project) {
   return options;
 }
 
-// An HTTP header name is a token (RFC 9110): letters, digits and !#$%&'*+-.^_`|~.
-bool is_header_name(std::string_view name) {
-  constexpr std::string_view symbols = "!#$%&'*+-.^_`|~";
-  return !name.empty() && std::all_of(name.begin(), name.end(), [&](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           symbols.find(c) != std::string_view::npos;
-  });
-}
-
-// "headers": {"NAME": "VALUE", ...}, checked as the HTTP client would, so a
-// mistake is the config's error, not a drop at every request. An error
-// names the header, never its value: it may be a secret.
-std::vector<std::pair<std::string, std::string>> read_headers(const ConfigValue& value) {
-  std::vector<std::pair<std::string, std::string>> headers;
-  for (const auto& [name, header] : value.as_object().members()) {
-    if (!is_header_name(name))
-      throw ConfigError(header.location(), "not an HTTP header name: give letters, digits and !#$%&'*+-.^_`|~");
-    constexpr std::array<std::string_view, 4> hookbus_sets{"host", "content-length", "transfer-encoding", "content-type"};
-    std::string lower = name;
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (std::find(hookbus_sets.begin(), hookbus_sets.end(), lower) != hookbus_sets.end())
-      throw ConfigError(header.location(), fmt::format("{} is set by hookbus for each request: leave it out", name));
-    std::string text = header.as_string();
-    if (text.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos)
-      throw ConfigError(header.location(), "the value holds a line break (CR or LF) or NUL, which would end the header");
-    headers.emplace_back(name, std::move(text));
-  }
-  return headers;
-}
-
 // "otlp" as {"endpoint": "URL", ...}: a Collector's OTLP/HTTP receiver. The
 // network allowance is not read here: setup() gives the managed and user
 // config's (install_layer_builtins), which no project can widen.
@@ -91,7 +62,7 @@ OtlpHttpTraceOptions read_otlp_http(const ConfigObject& object) {
   } catch (const Error& error) {
     throw ConfigError(endpoint.location(), error.what());
   }
-  if (auto headers = object.find("headers")) options.headers = read_headers(*headers);
+  if (auto headers = object.find("headers")) options.headers = detail::read_http_headers(*headers);
   if (auto spans = object.find("max_queued_spans"))
     options.max_queued_spans = static_cast<std::size_t>(spans->as_integer(1, kMaxQueueCapacity));
   if (auto spans = object.find("max_batch_spans"))

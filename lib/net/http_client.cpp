@@ -7,6 +7,8 @@
 // allowance).
 #include "net/http_client.hpp"
 
+#include <hookbus/log.hpp>
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -261,32 +263,9 @@ HttpAnswer HttpConnection::exchange_over(Stream& stream, const RequestMessage& r
           .location = std::string(response[http::field::location])};
 }
 
-// RFC 9110's token: what a header's name is made of.
-bool is_token(std::string_view name) {
-  constexpr std::string_view punctuation = "!#$%&'*+-.^_`|~";
-  return !name.empty() && std::all_of(name.begin(), name.end(), [&](unsigned char c) {
-    return std::isalnum(c) != 0 || punctuation.find(static_cast<char>(c)) != std::string_view::npos;
-  });
-}
-
-// A CR or LF would end the header early and start one the caller did not
-// mean: a header injection. A name that is wrong is not shown, a value never.
 void check_request_header(const HttpUrl& url, std::string_view name, std::string_view value) {
-  if (!is_token(name))
-    throw Error(fmt::format("a header for {} has a name that is not an HTTP token (letters, digits and "
-                            "!#$%&'*+-.^_`|~): not sent",
-                            url.text()));
-  if (value.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos)
-    throw Error(fmt::format("the value of header {} for {} holds a CR, LF or NUL, which would inject a header: "
-                            "not sent",
-                            name, url.text()));
-  for (const std::string_view framing : {"Host", "Content-Length", "Transfer-Encoding"}) {
-    if (name.size() == framing.size() &&
-        std::equal(name.begin(), name.end(), framing.begin(), [](unsigned char a, unsigned char b) {
-          return std::tolower(a) == std::tolower(b);
-        }))
-      throw Error(fmt::format("header {} for {} is the client's own to set: leave it out", name, url.text()));
-  }
+  if (auto why = header_refusal(name, value))
+    throw Error(fmt::format("header {} for {}: {}; not sent", printable(name), url.text(), *why));
 }
 
 RequestMessage request_message(const HttpUrl& url, const HttpRequest& request) {
@@ -318,6 +297,22 @@ HttpUrl redirect_target(const HttpUrl& from, std::string_view location) {
 }
 
 }  // namespace
+
+std::optional<std::string> header_refusal(std::string_view name, std::string_view value) {
+  constexpr std::string_view punctuation = "!#$%&'*+-.^_`|~";
+  const bool token = !name.empty() && std::all_of(name.begin(), name.end(), [&](unsigned char c) {
+    return std::isalnum(c) != 0 || punctuation.find(static_cast<char>(c)) != std::string_view::npos;
+  });
+  if (!token) return "not an HTTP header name: give letters, digits and !#$%&'*+-.^_`|~";
+  if (value.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos)
+    return "the value holds a line break (CR or LF) or NUL, which would end the header";
+  for (const std::string_view own : {"Host", "Content-Length", "Transfer-Encoding", "Content-Type"})
+    if (name.size() == own.size() && std::equal(name.begin(), name.end(), own.begin(), [](unsigned char a, unsigned char b) {
+          return std::tolower(a) == std::tolower(b);
+        }))
+      return "set by hookbus on every request: leave it out";
+  return std::nullopt;
+}
 
 std::optional<std::string> origin_refusal(const HttpUrl& url, const NetworkAllowance& allowance) {
   const std::string origin = url.origin();
@@ -457,7 +452,9 @@ HttpResponse HttpClient::post(const HttpRequest& request) {
   const Clock::time_point deadline =
       request.timeout < std::chrono::duration_cast<Duration>(Clock::time_point::max() - now) ? now + request.timeout
                                                                                              : Clock::time_point::max();
-  check_request_header(request.url, "Content-Type", request.content_type);
+  // The client's own Content-Type: only its value is the caller's.
+  if (request.content_type.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos)
+    throw Error(fmt::format("the Content-Type for {} holds a line break or NUL: not sent", request.url.text()));
   for (const auto& [name, value] : request.headers) check_request_header(request.url, name, value);
   HttpUrl url = request.url;
   for (int redirects = 0;; ++redirects) {

@@ -49,6 +49,15 @@ std::optional<std::string> origin_refusal(const HttpUrl& url, const NetworkAllow
 // address. nullopt when it may.
 std::optional<std::string> address_refusal(const HttpUrl& url, const boost::asio::ip::address& address);
 
+// Why a request header may not be sent, nullopt when it may: a name that is
+// not an HTTP token (RFC 9110), a value that holds a line break (CR or LF) or
+// NUL, which would end the header and start another (a header injection),
+// or one the client sets on every request (Host, Content-Length,
+// Transfer-Encoding, Content-Type). The reason never quotes the value (it
+// may be a secret), nor the name: the caller names it. The client and
+// config's readers of headers (HTTP hooks, the OTLP exporter) share it.
+std::optional<std::string> header_refusal(std::string_view name, std::string_view value);
+
 struct HttpRequest {
   HttpUrl url;
   std::vector<std::pair<std::string, std::string>> headers;  // sent as given, after Host and Content-Type
