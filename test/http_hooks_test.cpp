@@ -338,6 +338,19 @@ TEST_F(HttpHooks, CredentialsInTheUrlAreAnErrorNamingTheEntry) {
   EXPECT_THAT(error, Not(HasSubstr("secret")));
 }
 
+TEST_F(HttpHooks, AHeaderThatWouldInjectAnotherIsAnErrorNamingItAndNotQuotingTheValue) {
+  http_hook("http://127.0.0.1:9/", {{"headers", {{"X-Token", "s3cret\r\nX-Injected: yes"}}}});
+  const std::string error = setup_error();
+  EXPECT_THAT(error, HasSubstr("hooks.PreToolUse[0].hooks[0].headers.X-Token"));
+  EXPECT_THAT(error, HasSubstr("line break"));
+  EXPECT_THAT(error, Not(HasSubstr("s3cret")));
+}
+
+TEST_F(HttpHooks, AHeaderTheClientSetsItselfIsAnError) {
+  http_hook("http://127.0.0.1:9/", {{"headers", {{"content-length", "0"}}}});
+  EXPECT_THAT(setup_error(), HasSubstr("set by hookbus on every request: leave it out"));
+}
+
 TEST_F(HttpHooks, ACommandHandlersKeyOnAnHttpHandlerIsNotedAndIgnored) {
   HttpTestServer& server = serve({.body = deny("still runs")});
   allow({server.origin()});
