@@ -54,9 +54,11 @@ class ChannelBase {
   virtual void changed() noexcept = 0;
 };
 
-// What connecting a handler needs to know besides the handler.
+// What connecting a handler needs to know besides the handler, for the one
+// constructor call: it refers to the bus's shared_ptr rather than copying it
+// (two locked operations fewer per connect).
 struct RegistrationSite {
-  std::shared_ptr<BusState> bus;
+  const std::shared_ptr<BusState>& bus;
   ChannelBase* channel;
   std::atomic<std::uint32_t>* listeners;  // the count the emit fast path reads; lives in the bus
   std::string_view event;                 // wire name, or "*" / "on_handler_error"; static storage

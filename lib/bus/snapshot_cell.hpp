@@ -84,7 +84,10 @@ class SnapshotCell {
     Freed freed;
     std::lock_guard lock(mutex_);
     ++version_;
-    freed = retire(std::unique_ptr<const T>(current_.exchange(nullptr)));
+    std::unique_ptr<const T> replaced(current_.exchange(nullptr));
+    // Already clear, nothing waiting: a connect or disconnect between emits.
+    if (!replaced && retired_.empty()) return;
+    freed = retire(std::move(replaced));
   }
 
   // Changes counted so far; publish_if_unchanged compares against it.
