@@ -10,9 +10,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <array>
-#include <cctype>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>

@@ -296,6 +296,12 @@ HttpUrl redirect_target(const HttpUrl& from, std::string_view location) {
   return parse_http_url(absolute);
 }
 
+// A CR or LF would end a header and start one the caller did not mean (a
+// header injection); a NUL ends it for some servers.
+bool ends_a_header(std::string_view value) {
+  return value.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos;
+}
+
 }  // namespace
 
 std::optional<std::string> header_refusal(std::string_view name, std::string_view value) {
@@ -304,7 +310,7 @@ std::optional<std::string> header_refusal(std::string_view name, std::string_vie
     return std::isalnum(c) != 0 || punctuation.find(static_cast<char>(c)) != std::string_view::npos;
   });
   if (!token) return "not an HTTP header name: give letters, digits and !#$%&'*+-.^_`|~";
-  if (value.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos)
+  if (ends_a_header(value))
     return "the value holds a line break (CR or LF) or NUL, which would end the header";
   for (const std::string_view own : {"Host", "Content-Length", "Transfer-Encoding", "Content-Type"})
     if (name.size() == own.size() && std::equal(name.begin(), name.end(), own.begin(), [](unsigned char a, unsigned char b) {
@@ -453,7 +459,7 @@ HttpResponse HttpClient::post(const HttpRequest& request) {
       request.timeout < std::chrono::duration_cast<Duration>(Clock::time_point::max() - now) ? now + request.timeout
                                                                                              : Clock::time_point::max();
   // The client's own Content-Type: only its value is the caller's.
-  if (request.content_type.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos)
+  if (ends_a_header(request.content_type))
     throw Error(fmt::format("the Content-Type for {} holds a line break or NUL: not sent", request.url.text()));
   for (const auto& [name, value] : request.headers) check_request_header(request.url, name, value);
   HttpUrl url = request.url;
