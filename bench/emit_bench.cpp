@@ -349,6 +349,18 @@ void connect_signals2(benchmark::State& state, int staying) {
   }
 }
 
+// The same on a Signals2 signal with priority groups, as any registry that
+// keeps HandlerOptions::priority on Signals2 must be: the least a hookbus
+// connect can cost (docs/performance.md, "connect + disconnect").
+void connect_signals2_grouped(benchmark::State& state, int staying) {
+  bs2::signal<void(const TurnStartEvent&), bs2::optional_last_value<void>, int> signal;
+  for (int i = 0; i < staying; ++i) signal.connect(0, Observe{});
+  for (auto _ : state) {
+    bs2::connection connection = signal.connect(0, Observe{});
+    connection.disconnect();
+  }
+}
+
 void connect_vector(benchmark::State& state, int staying) {
   std::vector<std::function<void(const TurnStartEvent&)>> slots;
   for (int i = 0; i < staying; ++i) slots.emplace_back(Observe{});
@@ -475,6 +487,7 @@ void register_emit_benchmarks() {
   add_case("catchall", {1}, catchall_hookbus, catchall_signals2, catchall_vector, catchall_sigc);
   benchmark::RegisterBenchmark("catchall_view/hookbus/1", catchall_view_hookbus);
   add_case("connect", {0, 8}, connect_hookbus, connect_signals2, connect_vector, connect_sigc);
+  for (const int n : {0, 8}) add(fmt::format("connect/signals2_grouped/{}", n), connect_signals2_grouped, n);
 
   benchmark::RegisterBenchmark("threads2/hookbus/1", threads_hookbus)->Threads(2);
   benchmark::RegisterBenchmark("threads2/signals2/1", threads_signals2)->Threads(2);

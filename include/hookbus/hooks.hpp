@@ -429,7 +429,9 @@ class Hooks {
   // the channels (and Signals2, their registry) out of this header.
   friend struct detail::BusInstantiations;
   // `answers`: whether the handler can change the outcome (detail::can_answer).
-  template <Event E> Connection connect(Handler<E> handler, HandlerOptions options, bool answers = true);
+  // The options are taken by reference and their strings moved into the
+  // handler's registration: a connect copies none of them.
+  template <Event E> Connection connect(Handler<E> handler, HandlerOptions&& options, bool answers = true);
   template <Event E> result_t<E> dispatch(const E& event);
   template <Event E> result_t<E> dispatch(E&& event);
   HookOutcome dispatch_variant(const HookEvent& event);

@@ -513,10 +513,12 @@ std::shared_ptr<DeliveryQueueOf<Item>> start_queue(BusState& bus, const HandlerO
 
 // Connects a slot to `channel` in its priority group (at the front of the
 // group when `at_front`) and counts it in `listeners`. `make_slot(base)`
-// builds the slot from its SlotBase (keep_alive, identity).
+// builds the slot from its SlotBase (keep_alive, identity). The options'
+// label, source, protocol and track are moved into the registration (see
+// Registration's constructor); `make_slot` reads the others.
 template <class Slot, class MakeSlot>
 Connection connect_slot(const std::shared_ptr<BusState>& bus, SlotsOf<Slot> slots, std::atomic<std::uint32_t>& listeners,
-                        std::string_view event, const HandlerOptions& options, bool at_front, MakeSlot&& make_slot) {
+                        std::string_view event, HandlerOptions& options, bool at_front, MakeSlot&& make_slot) {
   Channel& channel = slots.channel();
   auto identity =
       std::make_shared<Registration>(RegistrationSite{bus, &channel, &listeners, event, channel.next_sequence()}, options);
@@ -542,7 +544,7 @@ namespace detail {
 // Connects a handler of E, typed or by name (the other one empty).
 template <Event E>
 Connection connect_handler(const std::shared_ptr<BusState>& state, Handler<E> typed, NamedHandler named,
-                           const HandlerOptions& options, bool answers, RunAhead<E> ahead = {}) {
+                           HandlerOptions& options, bool answers, RunAhead<E> ahead = {}) {
   if (!typed && !named) throw std::invalid_argument("hookbus: empty handler for '" + std::string(E::type) + "'");
   if (options.queued)
     throw std::invalid_argument("hookbus: queued delivery was asked for a handler of '" + std::string(E::type) +
@@ -562,7 +564,7 @@ Connection connect_handler(const std::shared_ptr<BusState>& state, Handler<E> ty
 }  // namespace detail
 
 template <Event E>
-Connection Hooks::connect(Handler<E> handler, HandlerOptions options, bool answers) {
+Connection Hooks::connect(Handler<E> handler, HandlerOptions&& options, bool answers) {
   return detail::connect_handler<E>(state_, std::move(handler), nullptr, options, answers);
 }
 
@@ -734,7 +736,8 @@ Connection Hooks::on_emission(EmissionObserver observer, HandlerOptions options)
 Connection Hooks::on_handler_error(ErrorListener listener) {
   if (!listener) throw std::invalid_argument("hookbus: empty error listener");
   using Slot = detail::ObserverSlot<const HandlerFailure>;
-  return detail::connect_slot(state_, state_->listeners(true), state_->error_listeners, "on_handler_error", HandlerOptions{},
+  HandlerOptions options;
+  return detail::connect_slot(state_, state_->listeners(true), state_->error_listeners, "on_handler_error", options,
                               false, [&](detail::SlotBase base) {
                                 return std::make_shared<const Slot>(std::move(base), std::move(listener));
                               });
@@ -1029,7 +1032,7 @@ template Message Hooks::run_wrapped<BeforeModelCallEvent>(const BeforeModelCallE
 struct detail::BusInstantiations {
   template <Event E>
   static Connection connect_running_ahead(Hooks& hooks, Handler<E> handler, RunAhead<E> ahead,
-                                          const HandlerOptions& options) {
+                                          HandlerOptions& options) {
     if (!ahead) throw std::invalid_argument("hookbus: empty run-ahead for '" + std::string(E::type) + "'");
     return connect_handler<E>(hooks.state_, std::move(handler), nullptr, options, true, std::move(ahead));
   }
